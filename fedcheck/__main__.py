@@ -1,0 +1,3 @@
+from fedcheck.cli import main
+
+raise SystemExit(main())

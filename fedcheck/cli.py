@@ -1,0 +1,127 @@
+"""The ``fedcheck`` console script.
+
+Exit codes: 0 when every check ran (whatever the verdicts), 1 when a check errored, 2 on a
+usage error (one line on stderr naming the option).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+__all__ = ["main"]
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with a one-line usage error and exit status 2."""
+
+    def error(self, message: str):  # noqa: D102
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _int_at_least(lower: int):
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be an integer >= {lower}, got {text!r}") from None
+        if value < lower:
+            raise argparse.ArgumentTypeError(f"must be an integer >= {lower}, got {text!r}")
+        return value
+
+    parse.__name__ = f"integer >= {lower}"
+    return parse
+
+
+def _build_parser() -> _Parser:
+    parser = _Parser(prog="fedcheck", description="Numerical checks of federated-learning theorems.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    rep = sub.add_parser("report", help="run the registered checks and write the report")
+    rep.add_argument("--only", nargs="+", action="extend", metavar="PREFIX", default=[],
+                     help="run only claims whose id is PREFIX or starts with PREFIX. (e.g. pgfl, dp.gaussian_zcdp)")
+    rep.add_argument("--profile", choices=("ci", "thorough"), default="ci",
+                     help="sample sizes of the checks (default: ci)")
+    rep.add_argument("--out", type=Path, default=None, metavar="DIR", help="output directory (default: reports/out)")
+    rep.add_argument("--seed", type=_int_at_least(0), default=0, metavar="S", help="root seed (default: 0)")
+    rep.add_argument("--workers", type=_int_at_least(1), default=1, metavar="N",
+                     help="local worker processes for independent runs (default: 1, serial)")
+    rep.add_argument("--dask-scheduler", default=None, metavar="ADDRESS",
+                     help="run independent runs on an existing dask.distributed cluster, e.g. tcp://host:8786")
+    rep.add_argument("--quiet", action="store_true", help="no progress bar")
+    rep.add_argument("--json", action="store_true", help="also print results.json to stdout")
+
+    rep.set_defaults(subparser=rep)
+    cl = sub.add_parser("claims", help="list the claim registry")
+    cl.add_argument("--json", action="store_true", help="print the registry as JSON")
+    return parser
+
+
+def _cmd_claims(args) -> int:
+    from verify.registry import all_claims
+
+    claims = all_claims()
+    if args.json:
+        json.dump([c.to_json() for c in claims], sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    width = max(len(c.id) for c in claims)
+    for c in claims:
+        print(f"{c.id:<{width}}  {c.expected.value:<13}  {c.title}")
+    return 0
+
+
+def _cmd_report(args, parser: _Parser) -> int:
+    from tqdm import tqdm
+
+    from reports import DEFAULT_OUT_DIR, build_report
+    from verify.executor import make_executor
+    from verify.records import CheckContext, Verdict
+    from verify.registry import select_claims
+    from verify.runner import run_claims
+
+    if args.workers > 1 and args.dask_scheduler:
+        parser.error("argument --workers: cannot be combined with --dask-scheduler")
+    try:
+        claims = select_claims(args.only)
+    except ValueError as exc:
+        parser.error(f"argument --only: {exc}")
+    try:
+        executor = make_executor(args.workers, args.dask_scheduler)
+    except (ValueError, OSError, TimeoutError) as exc:
+        parser.error(f"argument --dask-scheduler: cannot use {args.dask_scheduler!r}: {exc}".replace("\n", " "))
+    out_dir = args.out if args.out is not None else DEFAULT_OUT_DIR
+    ctx = CheckContext(profile=args.profile, seed=args.seed, executor=executor)
+    bar = tqdm(total=len(claims), desc="fedcheck", unit="claim", file=sys.stderr,
+               disable=args.quiet or not sys.stderr.isatty())
+
+    def on_done(result):
+        bar.set_postfix_str(f"{result.claim_id}: {result.verdict.value}")
+        bar.update()
+
+    try:
+        results = run_claims(claims, ctx, on_done=on_done)
+    finally:
+        bar.close()
+        executor.close()
+    meta = {"profile": args.profile, "seed": args.seed, "executor": executor.name,
+            "only": list(args.only)}
+    document = build_report(claims, results, out_dir, meta)
+    if args.json:
+        json.dump(document, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    elif not args.quiet:
+        counts = {v.value: sum(r.verdict is v for r in results) for v in Verdict}
+        print(f"wrote {out_dir / 'index.html'}: " + ", ".join(f"{n} {k}" for k, n in counts.items() if n),
+              file=sys.stderr)
+    return 1 if any(r.verdict is Verdict.ERROR for r in results) else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _build_parser()
+    args = parser.parse_args(argv)
+    if args.command == "claims":
+        return _cmd_claims(args)
+    return _cmd_report(args, args.subparser)

@@ -1,0 +1,134 @@
+"""Render the theorem-check report as one self-contained HTML page (figures linked as PNG files)."""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from verify.records import CheckResult, Claim, Verdict
+
+__all__ = ["render_html"]
+
+PAPER_TITLES = {
+    "dp": "Differential-privacy background (thesis ch. 2; Bun & Steinke 2016)",
+    "fedpdm": "FedPDM-DP (seed 001)",
+    "gtv": "GTV primal-dual method (seed 002)",
+    "npfl_rl": "NPFL-RL (thesis ch. 6)",
+    "paofed": "PAO-Fed (thesis ch. 4, Publication 4)",
+    "pgfl": "PGFL and private PGFL (seeds 000 / 003, thesis ch. 5)",
+    "zcdp_nfl": "zCDP-NFL (thesis ch. 3, Publication 2)",
+}
+
+_CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;max-width:72rem;
+     color:#1d2430;line-height:1.45;padding:0 1rem}
+h1{margin-bottom:.2rem} h2{border-bottom:2px solid #d8dee8;padding-bottom:.2rem;margin-top:2.2rem}
+.meta{color:#566;font-size:.9rem}
+.card{border:1px solid #d8dee8;border-radius:8px;padding:1rem 1.2rem;margin:1rem 0;background:#fbfcfe}
+.card h3{margin:.1rem 0 .4rem 0;font-size:1.05rem}
+.id{font-family:ui-monospace,monospace;font-size:.85rem;color:#445}
+.badge{display:inline-block;padding:.1rem .55rem;border-radius:999px;font-size:.8rem;font-weight:600;
+       color:#fff;vertical-align:middle;margin-right:.4rem}
+.confirmed{background:#1f7a3d}.refuted{background:#b3261e}.not_checkable{background:#7a6a1f}.error{background:#555}
+.unexpected{border:2px solid #b3261e}
+table.kv{border-collapse:collapse;font-size:.9rem;margin:.4rem 0}
+table.kv td{padding:.15rem .6rem .15rem 0;vertical-align:top}
+table.kv td:first-child{color:#566;white-space:nowrap}
+pre{background:#f1f4f8;padding:.5rem;border-radius:4px;overflow-x:auto;font-size:.8rem;max-height:16rem}
+img{max-width:100%;border:1px solid #e3e7ee;margin:.4rem .4rem 0 0}
+.summary-table td,.summary-table th{padding:.2rem .8rem;text-align:left}
+"""
+
+
+def _e(text: Any) -> str:
+    return html.escape("" if text is None else str(text))
+
+
+def _num(x: Any) -> str:
+    return "–" if x is None else (f"{x:.6g}" if isinstance(x, float) else _e(x))
+
+
+def _short_json(value: Any, limit: int = 4000) -> str:
+    text = json.dumps(value, indent=1, default=str)
+    return text if len(text) <= limit else text[:limit] + f"\n… ({len(text) - limit} more characters in results.json)"
+
+
+def _badge(verdict: Verdict) -> str:
+    return f'<span class="badge {verdict.value}">{verdict.value.replace("_", " ")}</span>'
+
+
+def _card(claim: Claim, result: CheckResult, figure_paths: Mapping[str, str], claims: Mapping[str, Claim]) -> str:
+    unexpected = result.verdict is not claim.expected
+    rows = [
+        ("statement", _e(claim.statement)),
+        ("stated in", "<br>".join(_e(c) for c in claim.citations)),
+        ("hypotheses", "; ".join(_e(h) for h in claim.hypotheses)),
+        ("result", _e(result.summary)),
+        ("measured", f"{_num(result.measured)} &nbsp; <b>bound</b> {_num(result.bound)} &nbsp; "
+                     f"<b>margin</b> {_num(result.margin)}"),
+        ("quantity", _e(result.quantity)),
+        ("expected verdict", f"{_e(claim.expected.value)} — {_e(claim.reason)}"),
+    ]
+    if result.monte_carlo is not None:
+        mc = result.monte_carlo
+        rows.append(("Monte Carlo", f"n = {mc.n}, alpha = {mc.alpha:g}, seed = {mc.seed}"))
+    fix = claim.corrected_by or result.corrected_claim
+    if fix:
+        fixed = claims.get(fix)
+        rows.append(("corrected statement", f'<a href="#{_e(fix)}">{_e(fix)}</a>: {_e(fixed.statement if fixed else "")}'))
+    if claim.corrects:
+        rows.append(("corrects", f'<a href="#{_e(claim.corrects)}">{_e(claim.corrects)}</a>'))
+    rows.append(("runtime", f"{result.runtime_s:.2f} s, seed {result.seed}"))
+    table = "".join(f"<tr><td>{k}</td><td>{v}</td></tr>" for k, v in rows)
+    extra = ""
+    if result.counterexample:
+        extra += f"<p><b>Counterexample</b> (parameters that reproduce it)</p><pre>{_e(_short_json(result.counterexample))}</pre>"
+    if result.error:
+        extra += f"<p><b>Error</b></p><pre>{_e(result.error)}</pre>"
+    images = "".join(f'<img src="{_e(figure_paths[f.name])}" alt="{_e(f.title)}">' for f in result.figures
+                     if f.name in figure_paths)
+    warn = (f"<p><b>Unexpected verdict:</b> the registry expects {_e(claim.expected.value)}.</p>" if unexpected else "")
+    return (f'<div class="card{" unexpected" if unexpected else ""}" id="{_e(claim.id)}">'
+            f'<h3>{_badge(result.verdict)}{_e(claim.title)}</h3><div class="id">{_e(claim.id)}</div>{warn}'
+            f'<table class="kv">{table}</table>{extra}{images}</div>')
+
+
+def render_html(
+    claims: Sequence[Claim],
+    results: Sequence[CheckResult],
+    figure_paths: Mapping[str, Mapping[str, str]],
+    meta: Mapping[str, Any],
+) -> str:
+    """The report page. ``figure_paths[claim_id][figure_name]`` is the PNG path relative to the page."""
+    by_id = {c.id: c for c in claims}
+    pairs = [(by_id[r.claim_id], r) for r in results]
+    counts = {v: sum(r.verdict is v for r in results) for v in Verdict}
+    parts = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>fedcheck report</title>"
+             f"<style>{_CSS}</style></head><body><h1>fedcheck theorem-check report</h1>",
+             "<p class='meta'>" + " · ".join(f"{_e(k)}: {_e(v)}" for k, v in meta.items()) + "</p>",
+             "<table class='summary-table'><tr>" + "".join(f"<th>{_badge(v)}</th>" for v in Verdict) + "</tr><tr>"
+             + "".join(f"<td>{counts[v]}</td>" for v in Verdict) + "</tr></table>"]
+
+    findings = [(c, r) for c, r in pairs if r.verdict is Verdict.REFUTED]
+    parts.append("<h2 id='findings'>Findings</h2>")
+    if findings:
+        parts.append("<p>Claims of the papers that fedcheck refutes, each with a counterexample that reproduces "
+                     "and, where one exists, the corrected statement that fedcheck checks instead.</p>")
+        parts.extend(_card(c, r, figure_paths.get(c.id, {}), by_id) for c, r in findings)
+    else:
+        parts.append("<p>No claim checked in this run is refuted.</p>")
+    errors = [(c, r) for c, r in pairs if r.verdict is Verdict.ERROR]
+    if errors:
+        parts.append("<h2 id='errors'>Checks that errored</h2>")
+        parts.extend(_card(c, r, figure_paths.get(c.id, {}), by_id) for c, r in errors)
+
+    for paper in sorted({c.paper for c, _ in pairs}):
+        parts.append(f"<h2 id='paper-{_e(paper)}'>{_e(PAPER_TITLES.get(paper, paper))}</h2>")
+        parts.extend(_card(c, r, figure_paths.get(c.id, {}), by_id)
+                     for c, r in pairs if c.paper == paper and r.verdict not in (Verdict.REFUTED, Verdict.ERROR))
+        parts.extend(f"<p>{_badge(r.verdict)}<a href='#{_e(c.id)}'>{_e(c.id)}</a> (above)</p>"
+                     for c, r in pairs if c.paper == paper and r.verdict in (Verdict.REFUTED, Verdict.ERROR))
+    parts.append("</body></html>\n")
+    return "\n".join(parts)

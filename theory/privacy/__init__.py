@@ -1,0 +1,5 @@
+"""Privacy accounting closed forms: Gaussian mechanism, zCDP, conversions."""
+
+from theory.privacy.gaussian import gaussian_sigma_for_zcdp, gaussian_zcdp, renyi_divergence_gaussians
+
+__all__ = ["gaussian_sigma_for_zcdp", "gaussian_zcdp", "renyi_divergence_gaussians"]

@@ -1,0 +1,66 @@
+"""Turn the evidence a check gathered over many parameter points into one CheckResult."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from verify.records import CheckContext, CheckResult, Evidence, FigureSpec, MonteCarlo, Verdict
+
+__all__ = ["result_from_evidence", "worst"]
+
+
+def _severity(e: Evidence) -> float:
+    """How close to (or past) its bound one point is: measured/bound, or measured-bound if bound <= 0."""
+    if e.bound > 0 and math.isfinite(e.bound):
+        return e.measured / e.bound
+    return e.measured - e.bound
+
+
+def worst(evidence: Sequence[Evidence]) -> Evidence:
+    """The failing point with the largest severity, else the passing point closest to its bound."""
+    if not evidence:
+        raise ValueError("evidence must hold at least one point")
+    failing = [e for e in evidence if not e.holds]
+    return max(failing or evidence, key=_severity)
+
+
+def result_from_evidence(
+    claim_id: str,
+    evidence: Sequence[Evidence],
+    *,
+    ctx: CheckContext,
+    quantity: str,
+    what: str,
+    figures: Sequence[FigureSpec] = (),
+    corrected_claim: str | None = None,
+    monte_carlo: MonteCarlo | None = None,
+    details: Mapping[str, Any] | None = None,
+) -> CheckResult:
+    """``confirmed`` if every point holds, otherwise ``refuted`` with the worst point as counterexample.
+
+    ``what`` names the property in the one-line summary, e.g. "sum form = product form".
+    """
+    w = worst(evidence)
+    n_fail = sum(not e.holds for e in evidence)
+    verdict = Verdict.REFUTED if n_fail else Verdict.CONFIRMED
+    if n_fail:
+        summary = f"{what}: violated at {n_fail} of {len(evidence)} points; worst {w.measured:.6g} > {w.bound:.6g}"
+    else:
+        summary = f"{what}: holds at all {len(evidence)} points; worst {w.measured:.6g} <= {w.bound:.6g}"
+    return CheckResult(
+        claim_id=claim_id,
+        verdict=verdict,
+        summary=summary,
+        quantity=quantity,
+        measured=w.measured,
+        bound=w.bound,
+        margin=w.bound - w.measured,
+        counterexample=dict(w.parameters) if n_fail else None,
+        corrected_claim=corrected_claim,
+        monte_carlo=monte_carlo,
+        seed=ctx.seed,
+        figures=tuple(figures),
+        details={"points_checked": len(evidence), "points_violated": n_fail, **(details or {})},
+    )

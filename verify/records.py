@@ -1,0 +1,332 @@
+"""Records that flow from checks to reports: claims, citations, figures and check results.
+
+A :class:`Claim` is declared once, in the ``verify`` module that checks it; the registry
+(:mod:`verify.registry`) collects them, the tests in ``verify/`` run them and the report renders
+their :class:`CheckResult`.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "CheckContext",
+    "CheckResult",
+    "Citation",
+    "Claim",
+    "Evidence",
+    "FigureSpec",
+    "MonteCarlo",
+    "Series",
+    "Verdict",
+]
+
+_CLAIM_ID = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+$")
+
+
+class Verdict(str, enum.Enum):
+    """Outcome of checking a claim."""
+
+    CONFIRMED = "confirmed"
+    REFUTED = "refuted"
+    NOT_CHECKABLE = "not_checkable"
+    ERROR = "error"
+
+
+def _frozen_mapping(value: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """A private copy (records must stay picklable for the process and dask executors)."""
+    return None if value is None else dict(value)
+
+
+def _jsonable(value: Any) -> Any:
+    """Plain-JSON form of numbers, arrays and containers (NaN/inf become strings)."""
+    if isinstance(value, (np.floating, float)):
+        x = float(value)
+        return x if math.isfinite(x) else repr(x)
+    if isinstance(value, (np.integer, int)) and not isinstance(value, bool):
+        return int(value)
+    if isinstance(value, np.ndarray):
+        return [_jsonable(v) for v in value.tolist()]
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, enum.Enum):
+        return value.value
+    return value
+
+
+@dataclass(frozen=True, kw_only=True)
+class Citation:
+    """Where a claim is stated: a seed file with the paper's own label, or an external source.
+
+    000 and 003 number things differently, so a seed citation always names the seed file.
+    """
+
+    label: str
+    seed: str = ""
+    equation: str = ""
+    lines: str = ""
+    external: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.label:
+            raise ValueError("label must be a non-empty string, got ''")
+        if not self.seed and not self.external:
+            raise ValueError(f"Citation {self.label!r} needs a seed file or an external source")
+        if self.seed and not re.fullmatch(r"\d{3}_[0-9a-f]{16}\.txt", self.seed):
+            raise ValueError(f"seed must be a seed file name like '000_133b71fd0aa99eb4.txt', got {self.seed!r}")
+
+    def __str__(self) -> str:
+        parts = [self.external] if self.external else [f"seed {self.seed}"]
+        parts.append(self.label)
+        if self.equation:
+            parts.append(f"eq. {self.equation}")
+        if self.lines:
+            parts.append(f"lines {self.lines}")
+        return ", ".join(parts)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Series:
+    """One curve or point set of a figure."""
+
+    label: str
+    x: tuple[float, ...]
+    y: tuple[float, ...]
+    style: str = "line"  # "line", "points", "step" or "dashed"
+    group: str = ""  # series of one group share a colour (a closed form and its numerical check)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "x", tuple(float(v) for v in self.x))
+        object.__setattr__(self, "y", tuple(float(v) for v in self.y))
+        if len(self.x) != len(self.y):
+            raise ValueError(f"Series {self.label!r}: x has {len(self.x)} points but y has {len(self.y)}")
+        if self.style not in {"line", "points", "step", "dashed"}:
+            raise ValueError(f"style must be one of line, points, step, dashed; got {self.style!r}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class FigureSpec:
+    """A figure as data; :mod:`reports` renders it (checks never write files)."""
+
+    name: str
+    title: str
+    xlabel: str
+    ylabel: str
+    series: tuple[Series, ...]
+    xscale: str = "linear"
+    yscale: str = "linear"
+
+    def __post_init__(self) -> None:
+        if not re.fullmatch(r"[a-z0-9_]+", self.name):
+            raise ValueError(f"figure name must match [a-z0-9_]+, got {self.name!r}")
+        if not self.series:
+            raise ValueError(f"figure {self.name!r} needs at least one series")
+        for axis in (self.xscale, self.yscale):
+            if axis not in {"linear", "log", "symlog"}:
+                raise ValueError(f"axis scale must be linear, log or symlog; got {axis!r}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class MonteCarlo:
+    """What a Monte-Carlo check must record: sample size, failure probability and seed."""
+
+    n: int
+    alpha: float
+    seed: int
+
+    def __post_init__(self) -> None:
+        if self.n < 1:
+            raise ValueError(f"n must be >= 1, got {self.n}")
+        if not 0.0 < self.alpha < 1.0:
+            raise ValueError(f"alpha must be in (0, 1), got {self.alpha}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Evidence:
+    """The outcome of evaluating a claim on one parameter point: a measured value and its bound.
+
+    ``holds`` is decided by the check's own tolerance policy (see :mod:`verify.tolerance`); the
+    record keeps the numbers so that a report can show them.
+    """
+
+    measured: float
+    bound: float
+    holds: bool
+    parameters: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "parameters", _frozen_mapping(self.parameters))
+
+
+@dataclass(frozen=True, kw_only=True)
+class CheckContext:
+    """What a check receives: the profile, the root seed and the executor for independent runs."""
+
+    profile: str = "ci"
+    seed: int = 0
+    executor: Any = None
+
+    def __post_init__(self) -> None:
+        if self.profile not in {"ci", "thorough"}:
+            raise ValueError(f"profile must be 'ci' or 'thorough', got {self.profile!r}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise ValueError(f"seed must be a non-negative integer, got {self.seed!r}")
+        if self.executor is None:
+            from verify.executor import SerialExecutor
+
+            object.__setattr__(self, "executor", SerialExecutor())
+
+    def seed_sequence(self, claim_id: str) -> np.random.SeedSequence:
+        """Seed sequence of one claim: depends on the root seed and the claim id only.
+
+        So running a subset of the registry (``--only``) gives each claim the same numbers.
+        """
+        return np.random.SeedSequence([self.seed, *claim_id.encode()])
+
+    @property
+    def thorough(self) -> bool:
+        return self.profile == "thorough"
+
+
+@dataclass(frozen=True, kw_only=True)
+class CheckResult:
+    """The result record of one claim's check; ``results.json`` holds a list of these.
+
+    ``measured``/``bound``/``margin`` describe the worst case the check found, in the units of
+    ``quantity``; ``margin = bound - measured`` (positive: the bound held with room to spare).
+    """
+
+    claim_id: str
+    verdict: Verdict
+    summary: str
+    quantity: str = ""
+    measured: float | None = None
+    bound: float | None = None
+    margin: float | None = None
+    counterexample: Mapping[str, Any] | None = None
+    corrected_claim: str | None = None
+    monte_carlo: MonteCarlo | None = None
+    seed: int | None = None
+    figures: tuple[FigureSpec, ...] = ()
+    details: Mapping[str, Any] = field(default_factory=dict)
+    runtime_s: float = 0.0
+    error: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "verdict", Verdict(self.verdict))
+        object.__setattr__(self, "counterexample", _frozen_mapping(self.counterexample))
+        object.__setattr__(self, "details", _frozen_mapping(self.details))
+        if self.verdict is Verdict.REFUTED and not self.counterexample:
+            raise ValueError(f"{self.claim_id}: a refuted verdict needs a counterexample")
+        if self.verdict is Verdict.ERROR and not self.error:
+            raise ValueError(f"{self.claim_id}: an error verdict needs the error text")
+
+    def to_json(self, figure_paths: Mapping[str, str] | None = None) -> dict[str, Any]:
+        """JSON form (schema documented in README.md, "results.json")."""
+        paths = figure_paths or {}
+        mc = self.monte_carlo
+        return {
+            "claim_id": self.claim_id,
+            "verdict": self.verdict.value,
+            "summary": self.summary,
+            "quantity": self.quantity,
+            "measured": _jsonable(self.measured),
+            "bound": _jsonable(self.bound),
+            "margin": _jsonable(self.margin),
+            "counterexample": _jsonable(self.counterexample),
+            "corrected_claim": self.corrected_claim,
+            "monte_carlo": None if mc is None else {"n": mc.n, "alpha": mc.alpha, "seed": mc.seed},
+            "seed": self.seed,
+            "figures": [paths.get(f.name, f.name) for f in self.figures],
+            "details": _jsonable(self.details),
+            "runtime_s": self.runtime_s,
+            "error": self.error,
+        }
+
+
+@dataclass(frozen=True, kw_only=True)
+class Claim:
+    """One theorem, lemma, corollary or bound of a paper, with the check that tests it.
+
+    Attributes
+    ----------
+    id : str
+        ``paper.label`` in lower case, e.g. ``pgfl.theorem2``.
+    paper : str
+        The report section; must equal the first component of ``id``.
+    title : str
+        Short human title.
+    citations : tuple of Citation
+        Where the claim is stated (seed file, the paper's label, equation).
+    statement : str
+        The claim in words, as the paper makes it (or, for a corrected claim, as fedcheck states it).
+    hypotheses : tuple of str
+        The conditions under which the claim is asserted; checks sample only such instances.
+    check : callable
+        ``check(ctx: CheckContext) -> CheckResult``. Must be a module-level function.
+    expected : Verdict
+        The verdict fedcheck has established, with ``reason`` saying why.
+    reproduce : callable, optional
+        For a refuted claim: ``reproduce(counterexample) -> Evidence`` re-evaluates the claim at
+        the recorded counterexample; the registry test asserts the violation still reproduces.
+    corrected_by / corrects : str, optional
+        Links a refuted claim to the corrected statement that fedcheck also checks.
+    """
+
+    id: str
+    paper: str
+    title: str
+    citations: tuple[Citation, ...]
+    statement: str
+    hypotheses: tuple[str, ...]
+    check: Callable[[CheckContext], CheckResult]
+    expected: Verdict
+    reason: str
+    reproduce: Callable[[Mapping[str, Any]], Evidence] | None = None
+    corrected_by: str | None = None
+    corrects: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "expected", Verdict(self.expected))
+        object.__setattr__(self, "citations", tuple(self.citations))
+        object.__setattr__(self, "hypotheses", tuple(self.hypotheses))
+        if not _CLAIM_ID.match(self.id):
+            raise ValueError(f"id must look like 'paper.label' in lower case, got {self.id!r}")
+        if self.id.split(".")[0] != self.paper:
+            raise ValueError(f"paper must be the first component of id {self.id!r}, got {self.paper!r}")
+        if not self.citations:
+            raise ValueError(f"{self.id}: citations must name at least one source")
+        if not self.statement or not self.reason:
+            raise ValueError(f"{self.id}: statement and reason must be non-empty")
+        if not callable(self.check):
+            raise TypeError(f"{self.id}: check must be callable, got {self.check!r}")
+        if self.expected is Verdict.ERROR:
+            raise ValueError(f"{self.id}: expected must be confirmed, refuted or not_checkable, not error")
+        if self.expected is Verdict.REFUTED and self.reproduce is None:
+            raise ValueError(f"{self.id}: a claim expected to be refuted needs a reproduce function")
+        if self.corrected_by is not None and self.expected is not Verdict.REFUTED:
+            raise ValueError(f"{self.id}: only a refuted claim has a corrected_by claim")
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "paper": self.paper,
+            "title": self.title,
+            "citations": [str(c) for c in self.citations],
+            "statement": self.statement,
+            "hypotheses": list(self.hypotheses),
+            "check": f"{self.check.__module__}.{self.check.__qualname__}",
+            "expected": self.expected.value,
+            "reason": self.reason,
+            "corrected_by": self.corrected_by,
+            "corrects": self.corrects,
+        }

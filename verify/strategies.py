@@ -1,0 +1,49 @@
+"""All Hypothesis strategies of fedcheck.
+
+Each strategy builds instances that satisfy the hypotheses of the claim it serves, by
+construction (``@st.composite``), never by filtering.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import strategies as st
+
+__all__ = ["etas", "gaussian_mechanisms", "renyi_orders", "tau_sequences"]
+
+_unit = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
+
+
+@st.composite
+def tau_sequences(draw, *, max_len: int = 300) -> np.ndarray:
+    """Inter-cluster weights tau_1..tau_n in [0, 1]: arbitrary, constant, geometric, tiny or near 1."""
+    n = draw(st.integers(min_value=1, max_value=max_len))
+    kind = draw(st.sampled_from(["arbitrary", "constant", "geometric", "tiny", "near_one"]))
+    if kind == "arbitrary":
+        return np.array(draw(st.lists(_unit, min_size=n, max_size=n)))
+    if kind == "constant":
+        return np.full(n, draw(_unit))
+    if kind == "geometric":
+        tau0 = draw(_unit)
+        beta = draw(st.floats(min_value=0.0, max_value=1.0))
+        return tau0 * beta ** np.arange(1, n + 1)
+    exponents = np.array(draw(st.lists(st.floats(min_value=-15.0, max_value=0.0), min_size=n, max_size=n)))
+    return 10.0**exponents if kind == "tiny" else 1.0 - 10.0**exponents
+
+
+def etas() -> st.SearchStrategy[float]:
+    """Squared cluster distances eta >= 0 (zero included), over twelve decades."""
+    return st.one_of(st.just(0.0), st.floats(min_value=-6.0, max_value=6.0).map(lambda e: 10.0**e))
+
+
+@st.composite
+def gaussian_mechanisms(draw, *, max_ratio: float = 10.0) -> tuple[float, float]:
+    """(sensitivity Delta >= 0, sigma > 0) with Delta / sigma <= max_ratio, sigma in [1e-3, 1e3]."""
+    sigma = 10.0 ** draw(st.floats(min_value=-3.0, max_value=3.0))
+    ratio = draw(st.one_of(st.just(0.0), st.floats(min_value=1e-4, max_value=max_ratio)))
+    return ratio * sigma, sigma
+
+
+def renyi_orders() -> st.SearchStrategy[float]:
+    """Rényi orders alpha in (1, 256]."""
+    return st.floats(min_value=1.0, max_value=256.0, exclude_min=True)

@@ -59,6 +59,6 @@ def real_vector(name: str, values: object, interval: str, *, min_length: int = 1
     bad = ~_inside(x, interval)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"{name}[{i}] must be a finite real in {interval}, got {x[i]!r}")
+        raise ValueError(f"{name}[{i}] must be a finite real in {interval}, got {float(x[i])!r}")
     x.setflags(write=False)
     return x

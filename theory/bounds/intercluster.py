@@ -213,9 +213,10 @@ def corollary_single_step_bound(tau_n, eta):
 
     Examples
     --------
-    It is the last entry of :func:`intercluster_bound` for the sequence ``(0, ..., 0, tau_n)``:
+    It is the last entry of the Theorem II bound for the sequence ``(0, ..., 0, tau_n)``
+    (exactly so for the literal sum, whose other terms vanish):
 
-    >>> float(intercluster_bound([0.0, 0.0, 0.25], 2.0)[-1]) == corollary_single_step_bound(0.25, 2.0)
+    >>> float(intercluster_bound_sum([0.0, 0.0, 0.25], 2.0)[-1]) == corollary_single_step_bound(0.25, 2.0)
     True
     """
     tau_n = real_scalar("tau_n", tau_n, "[0, 1]")

@@ -1,0 +1,68 @@
+"""The runner turns failures into records, and every registered check can fail (mutation tests)."""
+
+import numpy as np
+import pytest
+
+from theory.bounds import intercluster_bound
+from theory.privacy import gaussian_zcdp
+from verify.dp.gaussian_zcdp import check_gaussian_zcdp
+from verify.pgfl.theorem2_bound import check_bound_identity, check_corollary_value
+from verify.records import CheckContext, CheckResult, Citation, Claim, Verdict
+from verify.runner import run_claim, run_claims
+
+
+def raising_check(ctx):
+    raise RuntimeError("solver diverged")
+
+
+def wrong_id_check(ctx):
+    return CheckResult(claim_id="toy.other", verdict=Verdict.CONFIRMED, summary="s")
+
+
+def _claim(check):
+    return Claim(id="toy.c", paper="toy", title="t", citations=(Citation(external="x", label="y"),),
+                 statement="s", hypotheses=(), check=check, expected=Verdict.CONFIRMED, reason="r")
+
+
+@pytest.mark.parametrize(("check", "text"), [(raising_check, "RuntimeError: solver diverged"),
+                                             (wrong_id_check, "returned a result for 'toy.other'")])
+def test_failures_become_error_records_with_traceback(check, text):
+    seen = []
+    [result] = run_claims([_claim(check)], CheckContext(seed=3), on_done=seen.append)
+    assert result.verdict is Verdict.ERROR and text in result.summary
+    assert "Traceback" in result.error and result.seed == 3 and seen == [result]
+
+
+def test_runtime_is_recorded():
+    claim = _claim(lambda ctx: CheckResult(claim_id="toy.c", verdict=Verdict.CONFIRMED, summary="s"))
+    assert run_claim(claim, CheckContext()).runtime_s >= 0.0
+
+
+def _inflated_bound(taus, eta):
+    return np.asarray(intercluster_bound(taus, eta)) * (1.0 + 1e-10)
+
+
+def _deflated_rho(sensitivity, sigma):
+    return gaussian_zcdp(sensitivity, sigma) * (1.0 - 1e-7)
+
+
+@pytest.mark.parametrize(
+    ("check", "kwargs"),
+    [(check_bound_identity, {"bound": _inflated_bound}),
+     (check_corollary_value, {"bound": _inflated_bound}),
+     (check_gaussian_zcdp, {"rho_fn": _deflated_rho})],
+    ids=["theorem2-identity", "corollary", "gaussian-zcdp"],
+)
+def test_checks_refute_a_slightly_wrong_closed_form(check, kwargs):
+    """A relative error of 1e-10 (bounds) or 1e-7 (zCDP) must be caught: the checks can fail."""
+    result = check(CheckContext(), **kwargs)
+    assert result.verdict is Verdict.REFUTED, result.summary
+    assert result.counterexample and result.measured > result.bound
+
+
+def test_same_seed_same_numbers_different_seed_different_points():
+    a = check_gaussian_zcdp(CheckContext(seed=5))
+    b = check_gaussian_zcdp(CheckContext(seed=5))
+    c = check_gaussian_zcdp(CheckContext(seed=6))
+    assert a.measured == b.measured
+    assert a.measured != c.measured

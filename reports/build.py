@@ -28,7 +28,8 @@ def _version() -> str:
 
 
 def _figure_file(claim_id: str, name: str) -> str:
-    return f"figures/{claim_id.replace('.', '_')}__{name}.png"
+    """Unique per (claim, figure): claim ids are unique and figure names unique within a result."""
+    return f"figures/{claim_id}__{name}.png"
 
 
 def results_document(
@@ -37,9 +38,9 @@ def results_document(
     """The results.json document (figure paths are relative to the report directory)."""
     by_id = {c.id: c for c in claims}
     return {
+        **meta,
         "schema": SCHEMA,
         "fedcheck_version": _version(),
-        **meta,
         "claims": [by_id[r.claim_id].to_json() for r in results],
         "results": [r.to_json({f.name: _figure_file(r.claim_id, f.name) for f in r.figures}) for r in results],
     }
@@ -56,15 +57,19 @@ def build_report(
     Returns the results document. ``meta`` (profile, seed, executor, ...) is copied into both.
     """
     out_dir = Path(out_dir)
-    (out_dir / "figures").mkdir(parents=True, exist_ok=True)
+    figure_dir = out_dir / "figures"
+    figure_dir.mkdir(parents=True, exist_ok=True)
+    for stale in figure_dir.glob("*__*.png"):  # figures of an earlier run (possibly other claims)
+        stale.unlink()
     meta = {"generated_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), **meta}
+    document = results_document(claims, results, meta)
+    # results.json first: a plotting failure must not lose the results.
+    (out_dir / "results.json").write_text(json.dumps(document, indent=2, allow_nan=False) + "\n", encoding="utf-8")
     figure_paths: dict[str, dict[str, str]] = {}
     for result in results:
         for spec in result.figures:
             rel = _figure_file(result.claim_id, spec.name)
             render_figure(spec, out_dir / rel)
             figure_paths.setdefault(result.claim_id, {})[spec.name] = rel
-    document = results_document(claims, results, meta)
-    (out_dir / "results.json").write_text(json.dumps(document, indent=2, allow_nan=False) + "\n", encoding="utf-8")
     (out_dir / "index.html").write_text(render_html(claims, results, figure_paths, meta), encoding="utf-8")
     return document

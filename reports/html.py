@@ -38,7 +38,7 @@ table.kv td{padding:.15rem .6rem .15rem 0;vertical-align:top}
 table.kv td:first-child{color:#566;white-space:nowrap}
 pre{background:#f1f4f8;padding:.5rem;border-radius:4px;overflow-x:auto;font-size:.8rem;max-height:16rem}
 img{max-width:100%;border:1px solid #e3e7ee;margin:.4rem .4rem 0 0}
-.summary-table td,.summary-table th{padding:.2rem .8rem;text-align:left}
+.summary-table td,.summary-table th{padding:.2rem .8rem;text-align:center}
 """
 
 
@@ -53,6 +53,13 @@ def _num(x: Any) -> str:
 def _short_json(value: Any, limit: int = 4000) -> str:
     text = json.dumps(value, indent=1, default=str)
     return text if len(text) <= limit else text[:limit] + f"\n… ({len(text) - limit} more characters in results.json)"
+
+
+def _registered(claim_id: str) -> Claim | None:
+    """A claim of the full registry (a corrected claim may be outside an ``--only`` selection)."""
+    from verify.registry import all_claims
+
+    return next((c for c in all_claims() if c.id == claim_id), None)
 
 
 def _badge(verdict: Verdict) -> str:
@@ -76,7 +83,7 @@ def _card(claim: Claim, result: CheckResult, figure_paths: Mapping[str, str], cl
         rows.append(("Monte Carlo", f"n = {mc.n}, alpha = {mc.alpha:g}, seed = {mc.seed}"))
     fix = claim.corrected_by or result.corrected_claim
     if fix:
-        fixed = claims.get(fix)
+        fixed = claims.get(fix) or _registered(fix)
         rows.append(("corrected statement", f'<a href="#{_e(fix)}">{_e(fix)}</a>: {_e(fixed.statement if fixed else "")}'))
     if claim.corrects:
         rows.append(("corrects", f'<a href="#{_e(claim.corrects)}">{_e(claim.corrects)}</a>'))
@@ -107,7 +114,8 @@ def render_html(
     counts = {v: sum(r.verdict is v for r in results) for v in Verdict}
     parts = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>fedcheck report</title>"
              f"<style>{_CSS}</style></head><body><h1>fedcheck theorem-check report</h1>",
-             "<p class='meta'>" + " · ".join(f"{_e(k)}: {_e(v)}" for k, v in meta.items()) + "</p>",
+             "<p class='meta'>" + " · ".join(f"{_e(k)}: {_e(', '.join(v) if isinstance(v, list) else v)}"
+                                      for k, v in meta.items() if v not in ([], None, "")) + "</p>",
              "<table class='summary-table'><tr>" + "".join(f"<th>{_badge(v)}</th>" for v in Verdict) + "</tr><tr>"
              + "".join(f"<td>{counts[v]}</td>" for v in Verdict) + "</tr></table>"]
 

@@ -47,6 +47,8 @@ def _frozen_mapping(value: Mapping[str, Any] | None) -> dict[str, Any] | None:
 
 def _jsonable(value: Any) -> Any:
     """Plain-JSON form of numbers, arrays and containers (NaN/inf become strings)."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
     if isinstance(value, (np.floating, float)):
         x = float(value)
         return x if math.isfinite(x) else repr(x)
@@ -229,6 +231,10 @@ class CheckResult:
             raise ValueError(f"{self.claim_id}: a refuted verdict needs a counterexample")
         if self.verdict is Verdict.ERROR and not self.error:
             raise ValueError(f"{self.claim_id}: an error verdict needs the error text")
+        object.__setattr__(self, "figures", tuple(self.figures))
+        names = [f.name for f in self.figures]
+        if len(set(names)) != len(names):
+            raise ValueError(f"{self.claim_id}: figure names must be unique within a result, got {names}")
 
     def to_json(self, figure_paths: Mapping[str, str] | None = None) -> dict[str, Any]:
         """JSON form (schema documented in README.md, "results.json")."""
@@ -248,7 +254,7 @@ class CheckResult:
             "seed": self.seed,
             "figures": [paths.get(f.name, f.name) for f in self.figures],
             "details": _jsonable(self.details),
-            "runtime_s": self.runtime_s,
+            "runtime_s": _jsonable(self.runtime_s),
             "error": self.error,
         }
 

@@ -105,3 +105,17 @@ def test_the_real_registry_is_consistent_and_selectable():
         select_claims(["pg"])  # prefixes match whole id components only
     with pytest.raises(ValueError, match="claim_id must be a registered claim"):
         get_claim("nope.nothing")
+
+
+def test_result_json_is_plain_and_figure_names_are_unique():
+    fig = FigureSpec(name="f", title="t", xlabel="x", ylabel="y", series=(Series(label="a", x=(1,), y=(1,)),))
+    with pytest.raises(ValueError, match="figure names must be unique"):
+        CheckResult(claim_id="toy.x", verdict=Verdict.CONFIRMED, summary="s", figures=(fig, fig))
+    import json
+
+    import numpy as np
+
+    record = CheckResult(claim_id="toy.x", verdict=Verdict.CONFIRMED, summary="s", measured=float("inf"),
+                         details={"holds": np.bool_(True), "v": np.float64("nan")}, runtime_s=float("nan"))
+    text = json.dumps(record.to_json(), allow_nan=False)
+    assert json.loads(text)["details"] == {"holds": True, "v": "nan"}

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import strategies as st
 
-__all__ = ["etas", "gaussian_mechanisms", "renyi_orders", "tau_sequences"]
+__all__ = ["etas", "gaussian_mechanisms", "geometric_privacy_schedules", "renyi_orders", "tau_sequences"]
 
 _unit = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
 
@@ -47,3 +47,15 @@ def gaussian_mechanisms(draw, *, max_ratio: float = 10.0) -> tuple[float, float]
 def renyi_orders() -> st.SearchStrategy[float]:
     """Rényi orders alpha in (1, 256]."""
     return st.floats(min_value=1.0, max_value=256.0, exclude_min=True)
+
+
+@st.composite
+def geometric_privacy_schedules(draw) -> tuple[float, float, int, float]:
+    """(phi0 > 0, zeta in [0.5, 1], rounds N >= 1, sensitivity > 0) with zeta^-N inside the double range."""
+    phi0 = 10.0 ** draw(st.floats(min_value=-6.0, max_value=1.0))
+    zeta = draw(st.floats(min_value=0.5, max_value=1.0))
+    log_decay = -np.log(zeta)
+    max_rounds = int(min(2000, 600.0 / log_decay)) if log_decay > 0 else 2000
+    rounds = draw(st.integers(min_value=1, max_value=max_rounds))
+    sensitivity = 10.0 ** draw(st.floats(min_value=-3.0, max_value=3.0))
+    return phi0, zeta, rounds, sensitivity

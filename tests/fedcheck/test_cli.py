@@ -27,7 +27,9 @@ def test_report_only_pgfl_json_prints_valid_json_and_writes_files(tmp_path):
     document = json.loads(proc.stdout)
     assert document["seed"] == 3 and document["only"] == ["pgfl"]
     assert {r["claim_id"].split(".")[0] for r in document["results"]} == {"pgfl"}
-    assert all(r["verdict"] == "confirmed" for r in document["results"])
+    expected = {c["id"]: c["expected"] for c in document["claims"]}
+    assert all(r["verdict"] == expected[r["claim_id"]] for r in document["results"])
+    assert "refuted" in {r["verdict"] for r in document["results"]}  # pgfl.theorem4.reported_total
     assert json.loads((tmp_path / "results.json").read_text()) == document
     assert (tmp_path / "index.html").is_file()
 

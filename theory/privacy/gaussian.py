@@ -79,7 +79,8 @@ def gaussian_zcdp(sensitivity, sigma):
     scale = _noise_scale("sigma", sigma)
     if scale == math.inf:
         return 0.0
-    return 0.5 * (delta / scale) ** 2
+    ratio = delta / scale
+    return 0.5 * (ratio * ratio)  # inf (no privacy) rather than OverflowError past ~1e154
 
 
 def gaussian_sigma_for_zcdp(sensitivity, rho):
@@ -158,4 +159,5 @@ def renyi_divergence_gaussians(mean_distance, sigma, alpha):
     distance = real_scalar("mean_distance", mean_distance, "[0, inf)")
     scale = real_scalar("sigma", sigma, "(0, inf)")
     order = real_scalar("alpha", alpha, "(1, inf)")
-    return order * (0.5 * (distance / scale) ** 2)
+    ratio = distance / scale
+    return order * (0.5 * (ratio * ratio))

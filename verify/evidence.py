@@ -6,9 +6,20 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from verify.executor import map_seeded
 from verify.records import CheckContext, CheckResult, Evidence, FigureSpec, MonteCarlo, Verdict
 
-__all__ = ["result_from_evidence", "worst"]
+__all__ = ["result_from_evidence", "sample_evidence", "worst"]
+
+
+def sample_evidence(ctx: CheckContext, claim_id: str, batch_fn, n_batches: int, args=()) -> list[Evidence]:
+    """Run ``batch_fn(rng, *args) -> list[Evidence]`` for ``n_batches`` seeded batches and concatenate.
+
+    Batches go through ``ctx.executor`` with generators spawned from ``ctx.seed_sequence(claim_id)``,
+    so the evidence is the same on every executor.
+    """
+    batches = map_seeded(ctx.executor, batch_fn, ctx.seed_sequence(claim_id), n_batches, args)
+    return [e for batch in batches for e in batch]
 
 
 def _severity(e: Evidence) -> float:

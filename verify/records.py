@@ -92,7 +92,7 @@ class Citation:
         if self.equation:
             parts.append(f"eq. {self.equation}")
         if self.lines:
-            parts.append(f"lines {self.lines}")
+            parts.append(f"{'lines' if any(c in self.lines for c in '-,') else 'line'} {self.lines}")
         return ", ".join(parts)
 
 

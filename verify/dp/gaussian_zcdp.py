@@ -22,8 +22,7 @@ import numpy as np
 from scipy import integrate, optimize
 
 from theory.privacy import gaussian_zcdp
-from verify.evidence import result_from_evidence
-from verify.executor import map_seeded
+from verify.evidence import result_from_evidence, sample_evidence
 from verify.records import CheckContext, CheckResult, Citation, Claim, Evidence, FigureSpec, Series, Verdict
 from verify.tolerance import QUAD_EPSREL, UNIT_ROUNDOFF, gamma
 
@@ -119,9 +118,7 @@ def _figure() -> FigureSpec:
 def check_gaussian_zcdp(ctx: CheckContext, *, rho_fn=gaussian_zcdp) -> CheckResult:
     """Random (Δ, σ) on log scales at every order in ORDERS, plus Δ = σ = 1."""
     p = _PROFILE[ctx.profile]
-    seed = ctx.seed_sequence("dp.gaussian_zcdp")
-    batches = map_seeded(ctx.executor, _batch, seed, p["batches"], (p["per_batch"], rho_fn))
-    evidence = [e for batch in batches for e in batch]
+    evidence = sample_evidence(ctx, "dp.gaussian_zcdp", _batch, p["batches"], (p["per_batch"], rho_fn))
     evidence += [evaluate_gaussian_zcdp(1.0, 1.0, a, rho_fn=rho_fn) for a in ORDERS]
     return result_from_evidence(
         "dp.gaussian_zcdp", evidence, ctx=ctx,

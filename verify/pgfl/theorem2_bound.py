@@ -17,8 +17,7 @@ from theory.bounds import (
     intercluster_bound_recursive,
     intercluster_bound_sum,
 )
-from verify.evidence import result_from_evidence
-from verify.executor import map_seeded
+from verify.evidence import result_from_evidence, sample_evidence
 from verify.records import CheckContext, CheckResult, Citation, Claim, Evidence, FigureSpec, Series, Verdict
 from verify.tolerance import gamma, relative_gap
 
@@ -112,9 +111,8 @@ def _bound_figure() -> FigureSpec:
 def check_bound_identity(ctx: CheckContext, *, bound=intercluster_bound) -> CheckResult:
     """Random tau sequences (six shapes) and the paper's schedules; three evaluations must agree."""
     p = _PROFILE[ctx.profile]
-    seed = ctx.seed_sequence("pgfl.theorem2.bound_closed_form")
-    batches = map_seeded(ctx.executor, _identity_batch, seed, p["batches"], (p["per_batch"], p["max_len"], bound))
-    evidence = [e for batch in batches for e in batch]
+    evidence = sample_evidence(ctx, "pgfl.theorem2.bound_closed_form", _identity_batch, p["batches"],
+                               (p["per_batch"], p["max_len"], bound))
     evidence += [evaluate_bound_identity(schedule(200), 1.0, bound=bound) for schedule in PAPER_SCHEDULES.values()]
     return result_from_evidence(
         "pgfl.theorem2.bound_closed_form", evidence, ctx=ctx,
@@ -146,9 +144,8 @@ def _corollary_batch(rng: np.random.Generator, count: int, max_len: int, bound) 
 def check_corollary_value(ctx: CheckContext, *, bound=intercluster_bound) -> CheckResult:
     """Random (n, tau_n, eta) and the paper's tau in {0.1, 0.4, 0.9}: B_n equals tau_n * eta."""
     p = _PROFILE[ctx.profile]
-    seed = ctx.seed_sequence("pgfl.corollary.bound_value")
-    batches = map_seeded(ctx.executor, _corollary_batch, seed, p["batches"], (p["per_batch"], p["max_len"], bound))
-    evidence = [e for batch in batches for e in batch]
+    evidence = sample_evidence(ctx, "pgfl.corollary.bound_value", _corollary_batch, p["batches"],
+                               (p["per_batch"], p["max_len"], bound))
     evidence += [evaluate_corollary_value(400, tau, 1.0, bound=bound) for tau in (0.1, 0.4, 0.9)]
     tau_grid = np.linspace(0.0, 1.0, 21)
     figure = FigureSpec(

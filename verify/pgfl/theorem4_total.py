@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from theory.privacy import gaussian_zcdp, zcdp_compose, zcdp_total_geometric, zcdp_total_variance_decay
-from verify.evidence import result_from_evidence
+from verify.evidence import result_from_evidence, sample_evidence
 from verify.executor import map_seeded
 from verify.records import CheckContext, CheckResult, Citation, Claim, Evidence, FigureSpec, Series, Verdict
 from verify.tolerance import gamma, relative_gap
@@ -158,9 +158,8 @@ def _closed_form_batch(rng: np.random.Generator, count: int, total_fn) -> list[E
 
 def check_total_closed_form(ctx: CheckContext, *, total_fn=zcdp_total_variance_decay) -> CheckResult:
     """Random (phi0, zeta, N, Delta) and the experiment's (0.001, 0.99, 300)."""
-    batches = map_seeded(ctx.executor, _closed_form_batch, ctx.seed_sequence("pgfl.theorem4.total_closed_form"),
-                         4 if ctx.profile == "ci" else 16, (25, total_fn))
-    evidence = [e for b in batches for e in b]
+    evidence = sample_evidence(ctx, "pgfl.theorem4.total_closed_form", _closed_form_batch,
+                               4 if ctx.profile == "ci" else 16, (25, total_fn))
     evidence.append(evaluate_total_closed_form(0.001, 0.99, 300, 1.0, total_fn=total_fn))
     rounds = np.arange(1, 301)
     figure = FigureSpec(

@@ -56,6 +56,10 @@ def _build_parser() -> _Parser:
     rep.set_defaults(subparser=rep)
     cl = sub.add_parser("claims", help="list the claim registry")
     cl.add_argument("--json", action="store_true", help="print the registry as JSON")
+
+    from fedcheck.privacy_cli import add_privacy_parser
+
+    add_privacy_parser(sub)
     return parser
 
 
@@ -124,4 +128,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "claims":
         return _cmd_claims(args)
+    if args.command == "privacy":
+        from fedcheck.privacy_cli import run_privacy
+
+        return run_privacy(args)
     return _cmd_report(args, args.subparser)

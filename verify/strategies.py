@@ -9,7 +9,14 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import strategies as st
 
-__all__ = ["etas", "gaussian_mechanisms", "geometric_privacy_schedules", "renyi_orders", "tau_sequences"]
+__all__ = [
+    "etas",
+    "gaussian_mechanisms",
+    "geometric_privacy_schedules",
+    "renyi_orders",
+    "tau_sequences",
+    "zcdp_conversion_points",
+]
 
 _unit = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
 
@@ -59,3 +66,15 @@ def geometric_privacy_schedules(draw) -> tuple[float, float, int, float]:
     rounds = draw(st.integers(min_value=1, max_value=max_rounds))
     sensitivity = 10.0 ** draw(st.floats(min_value=-3.0, max_value=3.0))
     return phi0, zeta, rounds, sensitivity
+
+
+@st.composite
+def zcdp_conversion_points(draw) -> tuple[float, float]:
+    """(rho, delta) with rho in [1e-8, 1e5] (log scale) and delta in [1e-300, 0.999] (log scale, or near 1)."""
+    rho = 10.0 ** draw(st.floats(min_value=-8.0, max_value=5.0))
+    kind = draw(st.sampled_from(["log", "near_one"]))
+    if kind == "log":
+        delta = 10.0 ** draw(st.floats(min_value=-300.0, max_value=-1e-3))
+    else:
+        delta = 1.0 - 10.0 ** draw(st.floats(min_value=-3.0, max_value=-0.3))
+    return rho, delta

@@ -1,0 +1,541 @@
+r"""PGFL and privacy-preserving PGFL (ridge loss), vectorised over clients and Monte-Carlo runs.
+
+Reference implementation of Algorithm 1 (non-private, multi-step server update) and Algorithm 2
+(dynamic zCDP) of shared/spec/pgfl.md sections 2.2-2.3, with every unspecified detail of section 2.7
+a validated field of :class:`PGFLConfig`. All clients of all servers advance as arrays of shape
+``(runs, K, d)``; servers' models are ``(runs, S, Q, d)``. Randomness only through the ``rng``
+argument; two runs called with generators from the same seed share data-independent draws (privacy
+noise and client scheduling) exactly: common random numbers, as Theorem II's check needs.
+
+References
+----------
+.. [1] seed 000_133b71fd0aa99eb4.txt, Algorithms 1-2, eqs. (4)-(5), (8)-(12); seed
+   004_180cd372987d137b.txt, Algorithms 4-5, eqs. (5.4)-(5.12).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import networkx as nx
+import numpy as np
+
+__all__ = [
+    "PGFLConfig",
+    "PGFLProblem",
+    "PGFLRun",
+    "cluster_optima",
+    "eta_cluster_distance",
+    "fixed_point_tau0",
+    "iteration_spectral_radius",
+    "nmsd_observer",
+    "run_pgfl",
+    "server_models_observer",
+    "synthetic_regression",
+]
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    a = np.array(a, copy=True)
+    a.setflags(write=False)
+    return a
+
+
+@dataclass(frozen=True, kw_only=True)
+class PGFLProblem:
+    """A PGFL instance: server graph, client placement, cluster labels and ridge data.
+
+    Client objective (spec 1.2): :math:`f_k(w) = \\lVert y_k - X_k w\\rVert^2/D_k + (\\lambda/|C_{s(k)}|)\\lVert w\\rVert^2`.
+
+    Attributes
+    ----------
+    adjacency : (S, S) bool array
+        Symmetric server graph without self-loops (an empty graph is ClusterFL, variant V3).
+    client_server, client_cluster : (K,) int arrays
+        Server ``s(k)`` in ``0..S-1`` and cluster ``q(k)`` in ``0..Q-1`` of every client.
+    n_clusters : int
+        Q >= 1.
+    X, y : tuple of arrays
+        Client ``k``'s features ``(D_k, d)`` and responses ``(D_k,)``, ``D_k >= 1``.
+    lam : float
+        Ridge weight lambda >= 0.
+    true_models : (Q, d) array or None
+        Data-generating cluster models (for the NMSD metric), when known.
+    """
+
+    adjacency: np.ndarray
+    client_server: np.ndarray
+    client_cluster: np.ndarray
+    n_clusters: int
+    X: tuple
+    y: tuple
+    lam: float
+    true_models: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        adj = np.asarray(self.adjacency, dtype=bool)
+        if adj.ndim != 2 or adj.shape[0] != adj.shape[1] or adj.shape[0] < 1:
+            raise ValueError(f"adjacency must be a square (S, S) matrix with S >= 1, got shape {adj.shape}")
+        if not np.array_equal(adj, adj.T) or adj.diagonal().any():
+            raise ValueError("adjacency must be symmetric with a zero diagonal (servers are not their own neighbours)")
+        S = adj.shape[0]
+        if isinstance(self.n_clusters, bool) or not isinstance(self.n_clusters, (int, np.integer)) or self.n_clusters < 1:
+            raise ValueError(f"n_clusters must be an integer >= 1, got {self.n_clusters!r}")
+        servers = np.asarray(self.client_server)
+        clusters = np.asarray(self.client_cluster)
+        if servers.ndim != 1 or servers.size < 1 or servers.shape != clusters.shape:
+            raise ValueError(f"client_server and client_cluster must be 1-D of equal length K >= 1, got "
+                             f"{servers.shape} and {clusters.shape}")
+        if not np.issubdtype(servers.dtype, np.integer) or servers.min() < 0 or servers.max() >= S:
+            raise ValueError(f"client_server entries must be integers in [0, {S - 1}]")
+        if not np.issubdtype(clusters.dtype, np.integer) or clusters.min() < 0 or clusters.max() >= self.n_clusters:
+            raise ValueError(f"client_cluster entries must be integers in [0, {self.n_clusters - 1}]")
+        K = servers.size
+        if len(self.X) != K or len(self.y) != K:
+            raise ValueError(f"X and y must hold one array per client (K = {K}), got {len(self.X)} and {len(self.y)}")
+        X = tuple(_readonly(np.asarray(x, dtype=np.float64)) for x in self.X)
+        y = tuple(_readonly(np.asarray(v, dtype=np.float64)) for v in self.y)
+        d = X[0].shape[1] if X[0].ndim == 2 else -1
+        for k, (xk, yk) in enumerate(zip(X, y)):
+            if xk.ndim != 2 or xk.shape[1] != d or xk.shape[0] < 1 or yk.shape != (xk.shape[0],):
+                raise ValueError(f"X[{k}] must be (D_k >= 1, d = {d}) and y[{k}] (D_k,), got {xk.shape} and {yk.shape}")
+            if not (np.all(np.isfinite(xk)) and np.all(np.isfinite(yk))):
+                raise ValueError(f"X[{k}] and y[{k}] must be finite")
+        lam = float(self.lam)
+        if not (math.isfinite(lam) and lam >= 0.0):
+            raise ValueError(f"lam must be a finite real in [0, inf), got {self.lam!r}")
+        if self.true_models is not None:
+            tm = np.asarray(self.true_models, dtype=np.float64)
+            if tm.shape != (self.n_clusters, d):
+                raise ValueError(f"true_models must have shape (Q, d) = ({self.n_clusters}, {d}), got {tm.shape}")
+            object.__setattr__(self, "true_models", _readonly(tm))
+        object.__setattr__(self, "adjacency", _readonly(adj))
+        object.__setattr__(self, "client_server", _readonly(servers.astype(np.int64)))
+        object.__setattr__(self, "client_cluster", _readonly(clusters.astype(np.int64)))
+        object.__setattr__(self, "X", X)
+        object.__setattr__(self, "y", y)
+        object.__setattr__(self, "lam", lam)
+
+    # Derived quantities (cached; the record is immutable).
+    @property
+    def S(self) -> int:
+        return self.adjacency.shape[0]
+
+    @property
+    def K(self) -> int:
+        return self.client_server.size
+
+    @property
+    def d(self) -> int:
+        return self.X[0].shape[1]
+
+    @functools.cached_property
+    def samples(self) -> np.ndarray:
+        """D_k, shape (K,)."""
+        return _readonly(np.array([x.shape[0] for x in self.X]))
+
+    @functools.cached_property
+    def clients_per_server(self) -> np.ndarray:
+        """|C_s| of the server of every client, shape (K,)."""
+        counts = np.bincount(self.client_server, minlength=self.S)
+        return _readonly(counts[self.client_server])
+
+    @functools.cached_property
+    def hessians(self) -> np.ndarray:
+        """Data part of the client Hessians, (2/D_k) X_k^T X_k, shape (K, d, d)."""
+        return _readonly(np.stack([2.0 / x.shape[0] * x.T @ x for x in self.X]))
+
+    @functools.cached_property
+    def linear_terms(self) -> np.ndarray:
+        """(2/D_k) X_k^T y_k, shape (K, d)."""
+        return _readonly(np.stack([2.0 / x.shape[0] * x.T @ v for x, v in zip(self.X, self.y)]))
+
+    @functools.cached_property
+    def ridge_weights(self) -> np.ndarray:
+        """2 lambda / |C_s(k)|: the client's share of the regulariser's curvature, shape (K,)."""
+        return _readonly(2.0 * self.lam / self.clients_per_server)
+
+    @functools.cached_property
+    def groups(self) -> np.ndarray:
+        """One-hot membership (S*Q, K): row s*Q + q marks the clients of C_{s,(q)}."""
+        g = np.zeros((self.S * self.n_clusters, self.K))
+        g[self.client_server * self.n_clusters + self.client_cluster, np.arange(self.K)] = 1.0
+        return _readonly(g)
+
+    @functools.cached_property
+    def closed_neighbourhoods(self) -> np.ndarray:
+        """N_s including s, as a 0/1 matrix (S, S)."""
+        return _readonly(self.adjacency.astype(np.float64) + np.eye(self.S))
+
+    @functools.cached_property
+    def max_curvature(self) -> float:
+        """L_max = max_k lambda_max(grad^2 f_k) (spec 2.5: rho in [0.1, 0.5] L_max is the tested range)."""
+        eig = np.linalg.eigvalsh(self.hessians)[:, -1]
+        return float(np.max(eig + self.ridge_weights))
+
+
+@dataclass(frozen=True, kw_only=True)
+class PGFLConfig:
+    """Algorithm, schedules and every unspecified detail of spec section 2.7, validated.
+
+    Attributes
+    ----------
+    rho : float
+        ADMM penalty rho > 0.
+    taus : tuple of float
+        tau^(1), tau^(2), ... in [0, 1]; the last value repeats when the run is longer. Use
+        :meth:`constant_tau` or :meth:`geometric_tau` (V2: tau_0 beta^n) to build it.
+    algorithm : {"alg1", "alg2"}
+        Algorithm 1 (non-private) or Algorithm 2 (privacy-preserving, noisy uploads).
+    dual_ref : {"local_aggregate", "server_model"}
+        Algorithm 2's dual update reference (literal reading: ``local_aggregate``).
+    phi0 : float or None
+        Initial zCDP parameter phi^(0) > 0 (Algorithm 2); ``None`` means no noise.
+    zeta : float
+        Noise variance decay in (0, 1].
+    C : float
+        Gradient bound C_k > 0 used for the sensitivity 2C/(rho D_k) (ridge has none: nominal).
+    noise_convention : {"I", "II"}
+        "I": release n uses zeta^n delta2(0); "II": zeta^(n-1) delta2(0).
+    scheduled : int or None
+        Clients each server samples per iteration (V4), or ``None`` for full participation.
+    aggregation : {"cache", "fresh"}
+        With scheduling: average the last message of every client that has sent (cache) or only this
+        iteration's (fresh).
+    """
+
+    rho: float
+    taus: tuple = (0.0,)
+    algorithm: str = "alg1"
+    dual_ref: str = "local_aggregate"
+    phi0: float | None = None
+    zeta: float = 1.0
+    C: float = 1.0
+    noise_convention: str = "I"
+    scheduled: int | None = None
+    aggregation: str = "cache"
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.rho, (int, float)) and math.isfinite(self.rho) and self.rho > 0):
+            raise ValueError(f"rho must be a finite real in (0, inf), got {self.rho!r}")
+        taus = tuple(float(t) for t in np.atleast_1d(np.asarray(self.taus, dtype=np.float64)))
+        if not taus or any(not (0.0 <= t <= 1.0) for t in taus):
+            raise ValueError(f"taus must be a non-empty sequence in [0, 1], got {self.taus!r}")
+        object.__setattr__(self, "taus", taus)
+        if self.algorithm not in ("alg1", "alg2"):
+            raise ValueError(f"algorithm must be 'alg1' or 'alg2', got {self.algorithm!r}")
+        if self.dual_ref not in ("local_aggregate", "server_model"):
+            raise ValueError(f"dual_ref must be 'local_aggregate' or 'server_model', got {self.dual_ref!r}")
+        if self.phi0 is not None:
+            if self.algorithm != "alg2":
+                raise ValueError("phi0 (privacy noise) requires algorithm='alg2'")
+            if not (math.isfinite(self.phi0) and self.phi0 > 0):
+                raise ValueError(f"phi0 must be a finite real in (0, inf) or None, got {self.phi0!r}")
+        if not (0.0 < self.zeta <= 1.0):
+            raise ValueError(f"zeta must be in (0, 1], got {self.zeta!r}")
+        if not (math.isfinite(self.C) and self.C > 0):
+            raise ValueError(f"C must be a finite real in (0, inf), got {self.C!r}")
+        if self.noise_convention not in ("I", "II"):
+            raise ValueError(f"noise_convention must be 'I' or 'II', got {self.noise_convention!r}")
+        if self.scheduled is not None and (isinstance(self.scheduled, bool) or not isinstance(self.scheduled, int)
+                                           or self.scheduled < 1):
+            raise ValueError(f"scheduled must be an integer >= 1 or None, got {self.scheduled!r}")
+        if self.aggregation not in ("cache", "fresh"):
+            raise ValueError(f"aggregation must be 'cache' or 'fresh', got {self.aggregation!r}")
+
+    @staticmethod
+    def constant_tau(tau: float) -> tuple:
+        return (float(tau),)
+
+    @staticmethod
+    def geometric_tau(tau0: float, beta: float, iterations: int) -> tuple:
+        """V2: tau^(n) = tau_0 beta^n, n = 1..iterations."""
+        return tuple(float(tau0) * float(beta) ** np.arange(1, iterations + 1))
+
+    def tau(self, n: int) -> float:
+        """tau^(n) for iteration n >= 1."""
+        return self.taus[min(n, len(self.taus)) - 1]
+
+    def noise_variance(self, samples: np.ndarray, n: int) -> np.ndarray:
+        """delta_k^{2(n)} per client (zero without privacy): Delta_k^2/(2 phi0) zeta^n (convention I)."""
+        if self.phi0 is None:
+            return np.zeros(samples.shape)
+        sensitivity = 2.0 * self.C / (self.rho * samples)
+        power = n if self.noise_convention == "I" else n - 1
+        return sensitivity**2 / (2.0 * self.phi0) * self.zeta**power
+
+
+@dataclass(frozen=True, kw_only=True)
+class PGFLState:
+    """Iterates of all runs: clients (R, K, d), duals (R, K, d), server models (R, S, Q, d), caches."""
+
+    w_clients: np.ndarray
+    phi: np.ndarray
+    w_servers: np.ndarray
+    w_hat: np.ndarray
+    w_tilde_servers: np.ndarray
+    msg_w: np.ndarray
+    msg_phi: np.ndarray
+    sent: np.ndarray
+
+
+@dataclass(frozen=True, kw_only=True)
+class PGFLRun:
+    """Result of :func:`run_pgfl`: final state, the observations and the release pattern."""
+
+    state: PGFLState
+    observations: np.ndarray | None
+    releases: np.ndarray = field(repr=False)  # (iterations, R, K) bool: who uploaded at each iteration
+
+
+def _initial_state(problem: PGFLProblem, runs: int) -> PGFLState:
+    R, K, S, Q, d = runs, problem.K, problem.S, problem.n_clusters, problem.d
+    z = np.zeros
+    return PGFLState(w_clients=z((R, K, d)), phi=z((R, K, d)), w_servers=z((R, S, Q, d)), w_hat=z((R, S, Q, d)),
+                     w_tilde_servers=z((R, S, Q, d)), msg_w=z((R, K, d)), msg_phi=z((R, K, d)),
+                     sent=np.zeros((R, K), dtype=bool))
+
+
+def _select(problem: PGFLProblem, config: PGFLConfig, rng: np.random.Generator, runs: int) -> np.ndarray:
+    """(R, K) mask of the clients uploading this iteration (draws are made even with full participation)."""
+    keys = rng.random((runs, problem.K))
+    if config.scheduled is None:
+        return np.ones((runs, problem.K), dtype=bool)
+    # rank of each client's key among the clients of its server
+    order = np.argsort(keys + problem.client_server[None, :] * 2.0, axis=1, kind="stable")
+    starts = np.concatenate([[0], np.cumsum(np.bincount(problem.client_server, minlength=problem.S))[:-1]])
+    ranks = np.empty_like(order)
+    positions = np.broadcast_to(np.arange(problem.K), order.shape)
+    np.put_along_axis(ranks, order, positions - starts[problem.client_server[order]], axis=1)
+    return ranks < config.scheduled
+
+
+def _client_solve_ridge(problem: PGFLProblem, rho: float) -> np.ndarray:
+    """(H_k + (2 lambda/|C_s| + rho) I)^{-1}, shape (K, d, d): the ridge client step's matrix."""
+    eye = np.eye(problem.d)
+    return np.linalg.inv(problem.hessians + (problem.ridge_weights + rho)[:, None, None] * eye)
+
+
+def _step(problem: PGFLProblem, config: PGFLConfig, inverse: np.ndarray, state: PGFLState, n: int,
+          noise: np.ndarray, selected: np.ndarray, *, linear_only: bool = False) -> PGFLState:
+    """One iteration of Algorithm 1 or 2 for all runs at once (``linear_only`` drops the data term)."""
+    rho, Q = config.rho, problem.n_clusters
+    s_k, q_k = problem.client_server, problem.client_cluster
+    server_of_client = state.w_servers[:, s_k, q_k, :]                       # (R, K, d)
+    data = 0.0 if linear_only else problem.linear_terms
+    w_new = np.einsum("kij,rkj->rki", inverse, data + state.phi + rho * server_of_client)   # eq. (4)
+    sel = selected[..., None]
+    w_clients = np.where(sel, w_new, state.w_clients)
+    released = w_clients + noise                                              # eq. (11); noise = 0 for Alg. 1
+    msg_w = np.where(sel, released, state.msg_w)
+    msg_phi = np.where(sel, state.phi, state.msg_phi)
+    sent = state.sent | selected
+    weights = (sent if config.aggregation == "cache" else selected).astype(np.float64)      # (R, K)
+    counts = weights @ problem.groups.T                                       # (R, S*Q)
+    sums_w = np.einsum("gk,rk,rkd->rgd", problem.groups, weights, msg_w)
+    sums_phi = np.einsum("gk,rk,rkd->rgd", problem.groups, weights, msg_phi)
+    defined = counts > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        tilde = np.where(defined[..., None], (sums_w - sums_phi / rho) / np.maximum(counts, 1)[..., None], 0.0)
+    R = tilde.shape[0]
+    tilde = tilde.reshape(R, problem.S, Q, -1)                                # eq. (8)/(12)
+    defined = defined.reshape(R, problem.S, Q)
+    A = problem.closed_neighbourhoods
+    numer = np.einsum("sp,rpqd->rsqd", A, tilde * defined[..., None])
+    denom = np.einsum("sp,rpq->rsq", A, defined.astype(np.float64))
+    w_hat = np.where(denom[..., None] > 0, numer / np.maximum(denom, 1)[..., None], state.w_hat)   # eq. (9)
+    tau = config.tau(n)
+    if Q > 1:                                                                  # eq. (10)
+        w_servers = (1.0 - tau) * w_hat + tau / (Q - 1) * (w_hat.sum(axis=2, keepdims=True) - w_hat)
+    else:
+        w_servers = w_hat
+    if config.algorithm == "alg1":
+        reference, own = w_servers[:, s_k, q_k, :], w_clients
+    elif config.dual_ref == "local_aggregate":
+        reference, own = tilde[:, s_k, q_k, :], released
+    else:
+        reference, own = w_servers[:, s_k, q_k, :], released
+    phi = np.where(sel, state.phi + rho * (reference - own), state.phi)        # eq. (5)
+    return PGFLState(w_clients=w_clients, phi=phi, w_servers=w_servers, w_hat=w_hat, w_tilde_servers=tilde,
+                     msg_w=msg_w, msg_phi=msg_phi, sent=sent)
+
+
+def run_pgfl(problem: PGFLProblem, config: PGFLConfig, iterations: int, rng: np.random.Generator, *,
+             runs: int = 1, observe: Callable[[PGFLState], np.ndarray] | None = None) -> PGFLRun:
+    """Run ``runs`` independent copies for ``iterations`` iterations.
+
+    Per iteration the generator draws, in this order, the scheduling keys ``(runs, K)`` and the noise
+    ``(runs, K, d)``, whatever the configuration, so two configurations run from equal seeds see the
+    same scheduling and the same standard-normal noise (common random numbers).
+
+    Returns the final state, ``observe(state)`` stacked over iterations (shape ``(iterations, ...)``),
+    and the boolean release pattern ``(iterations, runs, K)``.
+    """
+    if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
+        raise ValueError(f"iterations must be an integer >= 1, got {iterations!r}")
+    if isinstance(runs, bool) or not isinstance(runs, int) or runs < 1:
+        raise ValueError(f"runs must be an integer >= 1, got {runs!r}")
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+    inverse = _client_solve_ridge(problem, config.rho)
+    state = _initial_state(problem, runs)
+    observations, releases = [], np.empty((iterations, runs, problem.K), dtype=bool)
+    for n in range(1, iterations + 1):
+        selected = _select(problem, config, rng, runs)
+        std = np.sqrt(config.noise_variance(problem.samples, n))
+        noise = rng.standard_normal((runs, problem.K, problem.d)) * std[None, :, None]
+        state = _step(problem, config, inverse, state, n, noise, selected)
+        releases[n - 1] = selected
+        if observe is not None:
+            observations.append(observe(state))
+    return PGFLRun(state=state, observations=np.stack(observations) if observe is not None else None,
+                   releases=releases)
+
+
+def nmsd_observer(problem: PGFLProblem) -> Callable[[PGFLState], np.ndarray]:
+    """NMSD of the client models against the data-generating models (spec 5.1), per run: (R,)."""
+    if problem.true_models is None:
+        raise ValueError("problem.true_models is None: the NMSD needs the data-generating models")
+    truth = problem.true_models[problem.client_cluster]                       # (K, d)
+    norms = np.sum(truth**2, axis=1)
+
+    def observe(state: PGFLState) -> np.ndarray:
+        return np.mean(np.sum((state.w_clients - truth) ** 2, axis=2) / norms, axis=1)
+
+    return observe
+
+
+def server_models_observer(state: PGFLState) -> np.ndarray:
+    """The server models w_{s,(q)}, (R, S, Q, d)."""
+    return state.w_servers.copy()
+
+
+def cluster_optima(problem: PGFLProblem) -> np.ndarray:
+    r"""(Pa): :math:`w^\star_{(q)} = \arg\min_w \sum_{k\in C_{(q)}} f_k(w)` for every cluster, shape (Q, d).
+
+    Ridge: the linear system :math:`\sum_k (H_k + 2\lambda/|C_{s(k)}|\,I) w = \sum_k h_k`.
+    """
+    Q, d = problem.n_clusters, problem.d
+    optima = np.empty((Q, d))
+    eye = np.eye(d)
+    for q in range(Q):
+        members = problem.client_cluster == q
+        if not members.any():
+            raise ValueError(f"cluster {q} has no client: its optimum is undefined")
+        lhs = (problem.hessians[members] + problem.ridge_weights[members, None, None] * eye).sum(axis=0)
+        optima[q] = np.linalg.solve(lhs, problem.linear_terms[members].sum(axis=0))
+    return _readonly(optima)
+
+
+def eta_cluster_distance(optima: np.ndarray) -> float:
+    r""":math:`\eta = \max_{q,r}\lVert w^\star_{(q)} - w^\star_{(r)}\rVert_2^2` (seed 000 eq. (28))."""
+    w = np.asarray(optima, dtype=np.float64)
+    diff = w[:, None, :] - w[None, :, :]
+    return float(np.max(np.sum(diff**2, axis=2)))
+
+
+def fixed_point_tau0(problem: PGFLProblem, config: PGFLConfig) -> tuple[np.ndarray, float]:
+    r"""(Pc): the fixed point of the implemented iteration for tau = 0, full participation, no noise.
+
+    Per cluster, with :math:`g_s(w) = G_s w - c_s` the mean gradient over :math:`C_{s,(q)}` and
+    :math:`A` the row-normalised closed-neighbourhood matrix (spec 2.8 item 2):
+
+    * Algorithm 1: :math:`(I - A)w + \rho^{-1} A\,g(w) = 0`;
+    * Algorithm 2 (``local_aggregate``): :math:`(I - A)v + \rho^{-1} g(v) = 0`, :math:`w = A v`;
+    * Algorithm 2 (``server_model``): the same equations as Algorithm 1.
+
+    Returns the server models ``(S, Q, d)`` and the largest relative residual of the solved systems.
+    Raises ValueError if some (server, cluster) group is empty.
+    """
+    S, Q, d = problem.S, problem.n_clusters, problem.d
+    counts = problem.groups.sum(axis=1).reshape(S, Q)
+    if np.any(counts == 0):
+        raise ValueError("every (server, cluster) group must hold a client for the fixed point of spec 2.8")
+    A = problem.closed_neighbourhoods / problem.closed_neighbourhoods.sum(axis=1, keepdims=True)
+    eye_d = np.eye(d)
+    curv = problem.hessians + problem.ridge_weights[:, None, None] * eye_d
+    result = np.empty((S, Q, d))
+    worst = 0.0
+    for q in range(Q):
+        G = np.zeros((S, d, d))
+        c = np.zeros((S, d))
+        for s in range(S):
+            members = (problem.client_server == s) & (problem.client_cluster == q)
+            G[s] = curv[members].mean(axis=0)
+            c[s] = problem.linear_terms[members].mean(axis=0)
+        blockdiag = np.zeros((S * d, S * d))
+        for s in range(S):
+            blockdiag[s * d:(s + 1) * d, s * d:(s + 1) * d] = G[s]
+        I_A = np.kron(np.eye(S) - A, eye_d)
+        A_d = np.kron(A, eye_d)
+        literal = config.algorithm == "alg2" and config.dual_ref == "local_aggregate"
+        if literal:
+            lhs, rhs = I_A + blockdiag / config.rho, c.ravel() / config.rho
+        else:
+            lhs, rhs = I_A + A_d @ blockdiag / config.rho, A_d @ c.ravel() / config.rho
+        sol = np.linalg.solve(lhs, rhs)
+        worst = max(worst, float(np.linalg.norm(lhs @ sol - rhs) / max(np.linalg.norm(rhs), 1e-300)))
+        w = (A_d @ sol if literal else sol).reshape(S, d)
+        result[:, q, :] = w
+    return _readonly(result), worst
+
+
+def iteration_spectral_radius(problem: PGFLProblem, config: PGFLConfig) -> float:
+    """Spectral radius r(T) of the affine map (server models, duals) -> next, full participation, no noise.
+
+    Builds T column by column from the homogeneous step (exact: the map is affine), so it is meant for
+    small instances (state dimension S*Q*d + K*d up to a few thousand). Uses tau^(1).
+    """
+    S, Q, d, K = problem.S, problem.n_clusters, problem.d, problem.K
+    n_srv, n_dual = S * Q * d, K * d
+    dim = n_srv + n_dual
+    if dim > 4000:
+        raise ValueError(f"state dimension {dim} too large for a dense iteration matrix (limit 4000)")
+    inverse = _client_solve_ridge(problem, config.rho)
+    selected = np.ones((dim, K), dtype=bool)
+    basis = np.eye(dim)
+    state = PGFLState(
+        w_clients=np.zeros((dim, K, d)), phi=basis[:, n_srv:].reshape(dim, K, d),
+        w_servers=basis[:, :n_srv].reshape(dim, S, Q, d), w_hat=np.zeros((dim, S, Q, d)),
+        w_tilde_servers=np.zeros((dim, S, Q, d)), msg_w=np.zeros((dim, K, d)), msg_phi=np.zeros((dim, K, d)),
+        sent=np.zeros((dim, K), dtype=bool))
+    nxt = _step(problem, config, inverse, state, 1, np.zeros((dim, K, d)), selected, linear_only=True)
+    T = np.concatenate([nxt.w_servers.reshape(dim, n_srv), nxt.phi.reshape(dim, n_dual)], axis=1).T
+    return float(np.max(np.abs(np.linalg.eigvals(T))))
+
+
+def synthetic_regression(rng: np.random.Generator, *, servers: int = 10, clients_per_server: int = 15, d: int = 60,
+                         clusters: int = 3, samples: tuple[int, int] = (2, 9), gamma: float = 0.15,
+                         noise_variance: float = 0.1, average_degree: float = 3.0, lam: float = 1.0) -> PGFLProblem:
+    r"""The regression setting of spec 5.1 (seed 000 lines 410-421): defaults are the paper's sizes.
+
+    Connected random server graph with ``average_degree * servers / 2`` edges (rejection sampling),
+    clients assigned to clusters i.i.d. uniformly, :math:`w^\circ_{(q)} = (1+\gamma_q) w_0` with
+    :math:`\gamma_q \sim U(-\gamma, \gamma)`, :math:`x \sim N(0, I_d)`, :math:`D_k \sim U\{2..9\}` and
+    observation noise of variance ``noise_variance``.
+    """
+    edges = int(round(average_degree * servers / 2))
+    edges = min(edges, servers * (servers - 1) // 2)
+    for _ in range(1000):
+        graph = nx.gnm_random_graph(servers, edges, seed=int(rng.integers(2**31)))
+        if servers == 1 or nx.is_connected(graph):
+            break
+    else:  # pragma: no cover
+        raise ValueError(f"could not draw a connected graph with {servers} servers and {edges} edges")
+    adjacency = nx.to_numpy_array(graph, nodelist=range(servers)).astype(bool)
+    K = servers * clients_per_server
+    client_server = np.repeat(np.arange(servers), clients_per_server)
+    client_cluster = rng.integers(clusters, size=K)
+    w0 = rng.standard_normal(d)
+    truth = (1.0 + rng.uniform(-gamma, gamma, size=clusters))[:, None] * w0[None, :]
+    X, y = [], []
+    for k in range(K):
+        D = int(rng.integers(samples[0], samples[1] + 1))
+        xk = rng.standard_normal((D, d))
+        X.append(xk)
+        y.append(xk @ truth[client_cluster[k]] + math.sqrt(noise_variance) * rng.standard_normal(D))
+    return PGFLProblem(adjacency=adjacency, client_server=client_server, client_cluster=client_cluster,
+                       n_clusters=clusters, X=tuple(X), y=tuple(y), lam=lam, true_models=truth)

@@ -1,0 +1,140 @@
+"""Reference PGFL: the implementation invariants of spec R6, fixed points, scheduling and noise."""
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from reference_impl.pgfl import (
+    PGFLConfig,
+    PGFLProblem,
+    _client_solve_ridge,
+    _initial_state,
+    _step,
+    cluster_optima,
+    eta_cluster_distance,
+    fixed_point_tau0,
+    iteration_spectral_radius,
+    nmsd_observer,
+    run_pgfl,
+    synthetic_regression,
+)
+
+EPS = np.finfo(float).eps
+
+
+@pytest.fixture(scope="module")
+def problem():
+    # every (server, cluster) group non-empty for this seed (checked in test_fixed_point...)
+    return synthetic_regression(np.random.default_rng(5), servers=5, clients_per_server=5, d=3, clusters=2,
+                                average_degree=2)
+
+
+def _random_state(problem, rng, runs=2):
+    s = _initial_state(problem, runs)
+    return type(s)(**{**s.__dict__, "phi": rng.standard_normal(s.phi.shape),
+                      "w_servers": rng.standard_normal(s.w_servers.shape)})
+
+
+def test_w_hat_identity_cancels_the_duals(problem):
+    """Spec 2.8 item 1: w_hat = A [w_server^(n-1) - (1/rho) mean_k grad f_k(w_k^(n))], exact without noise."""
+    rng = np.random.default_rng(0)
+    cfg = PGFLConfig(rho=3.0, taus=(0.3,))
+    state = _random_state(problem, rng)
+    nxt = _step(problem, cfg, _client_solve_ridge(problem, cfg.rho), state, 1, 0.0, np.ones((2, problem.K), bool))
+    grads = (np.einsum("kij,rkj->rki", problem.hessians, nxt.w_clients) - problem.linear_terms
+             + problem.ridge_weights[None, :, None] * nxt.w_clients)
+    counts = problem.groups.sum(axis=1)
+    mean_grad = (np.einsum("gk,rkd->rgd", problem.groups, grads) / counts[:, None]).reshape(2, problem.S, 2, -1)
+    A = problem.closed_neighbourhoods / problem.closed_neighbourhoods.sum(axis=1, keepdims=True)
+    expected = np.einsum("sp,rpqd->rsqd", A, state.w_servers - mean_grad / cfg.rho)
+    assert np.max(np.abs(nxt.w_hat - expected)) <= 1e3 * EPS * max(1.0, np.max(np.abs(expected)))
+
+
+def test_literal_algorithm2_duals_sum_to_zero_per_group(problem):
+    cfg = PGFLConfig(rho=2.0, algorithm="alg2", phi0=0.5, C=0.1)
+    phi = run_pgfl(problem, cfg, 5, np.random.default_rng(1), runs=3).state.phi
+    sums = np.einsum("gk,rkd->rgd", problem.groups, phi)
+    assert np.max(np.abs(sums)) <= 1e-12 * max(1.0, np.max(np.abs(phi)))
+
+
+def test_tau_zero_means_no_mixing_and_noise_free_alg2_server_model_is_alg1_bit_for_bit(problem):
+    rng_state = np.random.default_rng(2)
+    a = run_pgfl(problem, PGFLConfig(rho=2.0), 7, np.random.default_rng(rng_state.integers(1 << 30)))
+    assert np.array_equal(a.state.w_servers, a.state.w_hat)
+    b = run_pgfl(problem, PGFLConfig(rho=2.0, algorithm="alg2", dual_ref="server_model"), 7, np.random.default_rng(3))
+    c = run_pgfl(problem, PGFLConfig(rho=2.0), 7, np.random.default_rng(4))
+    assert np.array_equal(b.state.w_servers, c.state.w_servers) and np.array_equal(b.state.phi, c.state.phi)
+
+
+def test_single_server_is_standard_admm_and_reaches_the_cluster_optimum():
+    p = synthetic_regression(np.random.default_rng(0), servers=1, clients_per_server=8, d=4, clusters=2)
+    run = run_pgfl(p, PGFLConfig(rho=0.25 * p.max_curvature), 3000, np.random.default_rng(0))
+    target = cluster_optima(p)
+    assert np.max(np.abs(run.state.w_servers[0, 0] - target)) <= 1e-10 * np.max(np.abs(target))
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"algorithm": "alg2"}, {"algorithm": "alg2", "dual_ref": "server_model"}])
+def test_iterates_reach_the_solved_fixed_point(problem, kwargs):
+    cfg = PGFLConfig(rho=0.25 * problem.max_curvature, **kwargs)
+    fp, residual = fixed_point_tau0(problem, cfg)
+    assert residual <= 1e3 * EPS
+    assert iteration_spectral_radius(problem, cfg) < 1.0
+    run = run_pgfl(problem, cfg, 4000, np.random.default_rng(0))
+    assert np.max(np.abs(run.state.w_servers[0] - fp)) <= 1e-10 * np.max(np.abs(fp))
+
+
+def test_scheduling_selects_exactly_m_clients_per_server_and_is_shared_across_tau(problem):
+    a = run_pgfl(problem, PGFLConfig(rho=2.0, scheduled=2), 6, np.random.default_rng(9), runs=4)
+    per_server = np.stack([a.releases[..., problem.client_server == s].sum(axis=-1) for s in range(problem.S)])
+    assert np.all(per_server == 2)
+    b = run_pgfl(problem, PGFLConfig(rho=2.0, scheduled=2, taus=(0.7,)), 6, np.random.default_rng(9), runs=4)
+    assert np.array_equal(a.releases, b.releases)  # common random numbers
+
+
+def test_injected_noise_has_the_calibrated_variance(problem):
+    """Chi-square test (two-sided, alpha = 1e-6) of the noise of the last release of every client."""
+    cfg = PGFLConfig(rho=2.0, algorithm="alg2", phi0=0.01, zeta=0.9, C=0.5)
+    n_iter, runs = 4, 200
+    run = run_pgfl(problem, cfg, n_iter, np.random.default_rng(11), runs=runs)
+    noise = run.state.msg_w - run.state.w_clients                       # (R, K, d)
+    variance = cfg.noise_variance(problem.samples, n_iter)              # convention I: zeta^n delta2(0)
+    statistic = np.sum(noise**2 / variance[None, :, None])
+    dof = noise.size
+    lo, hi = stats.chi2.ppf([0.5e-6, 1 - 0.5e-6], dof)
+    assert lo <= statistic <= hi
+
+
+def test_eta_and_nmsd():
+    assert eta_cluster_distance(np.array([[0.0, 0.0], [3.0, 4.0], [0.0, 1.0]])) == 25.0
+    p = synthetic_regression(np.random.default_rng(1), servers=2, clients_per_server=3, d=2, clusters=2)
+    obs = run_pgfl(p, PGFLConfig(rho=1.0), 3, np.random.default_rng(0), runs=2, observe=nmsd_observer(p)).observations
+    assert obs.shape == (3, 2) and np.all(obs >= 0)
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [
+    ({"rho": 0.0}, "rho must be a finite real in"),
+    ({"rho": 1.0, "taus": (1.5,)}, r"taus must be a non-empty sequence in \[0, 1\]"),
+    ({"rho": 1.0, "algorithm": "alg3"}, "algorithm must be"),
+    ({"rho": 1.0, "phi0": 0.1}, "requires algorithm='alg2'"),
+    ({"rho": 1.0, "algorithm": "alg2", "phi0": -1.0}, "phi0 must be"),
+    ({"rho": 1.0, "zeta": 0.0}, r"zeta must be in \(0, 1\]"),
+    ({"rho": 1.0, "scheduled": 0}, "scheduled must be an integer >= 1"),
+    ({"rho": 1.0, "aggregation": "stale"}, "aggregation must be"),
+])
+def test_config_validation(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        PGFLConfig(**kwargs)
+
+
+def test_problem_validation():
+    base = dict(adjacency=np.zeros((1, 1), bool), client_server=np.array([0]), client_cluster=np.array([0]),
+                n_clusters=1, X=(np.ones((2, 2)),), y=(np.ones(2),), lam=1.0)
+    PGFLProblem(**base)
+    with pytest.raises(ValueError, match="adjacency must be symmetric"):
+        PGFLProblem(**{**base, "adjacency": np.ones((1, 1), bool)})
+    with pytest.raises(ValueError, match=r"client_cluster entries must be integers in \[0, 0\]"):
+        PGFLProblem(**{**base, "client_cluster": np.array([1])})
+    with pytest.raises(ValueError, match="lam must be a finite real"):
+        PGFLProblem(**{**base, "lam": -1.0})
+    with pytest.raises(ValueError, match=r"X\[0\] must be"):
+        PGFLProblem(**{**base, "y": (np.ones(3),)})

@@ -29,6 +29,7 @@ __all__ = [
     "PGFLRun",
     "cluster_optima",
     "eta_cluster_distance",
+    "fixed_point",
     "fixed_point_tau0",
     "iteration_spectral_radius",
     "nmsd_observer",
@@ -483,11 +484,11 @@ def fixed_point_tau0(problem: PGFLProblem, config: PGFLConfig) -> tuple[np.ndarr
     return _readonly(result), worst
 
 
-def iteration_spectral_radius(problem: PGFLProblem, config: PGFLConfig) -> float:
-    """Spectral radius r(T) of the affine map (server models, duals) -> next, full participation, no noise.
+def _affine_map(problem: PGFLProblem, config: PGFLConfig) -> tuple[np.ndarray, np.ndarray]:
+    """(T, c) with u -> T u + c the iteration on u = (server models, duals), full participation, no noise.
 
-    Builds T column by column from the homogeneous step (exact: the map is affine), so it is meant for
-    small instances (state dimension S*Q*d + K*d up to a few thousand). Uses tau^(1).
+    Built column by column from the homogeneous step (exact: the map is affine), for constant tau
+    (tau^(1) is used). Meant for small instances (state dimension S*Q*d + K*d up to 4000).
     """
     S, Q, d, K = problem.S, problem.n_clusters, problem.d, problem.K
     n_srv, n_dual = S * Q * d, K * d
@@ -495,16 +496,42 @@ def iteration_spectral_radius(problem: PGFLProblem, config: PGFLConfig) -> float
     if dim > 4000:
         raise ValueError(f"state dimension {dim} too large for a dense iteration matrix (limit 4000)")
     inverse = _client_solve_ridge(problem, config.rho)
-    selected = np.ones((dim, K), dtype=bool)
+
+    def stacked(batch: int, servers: np.ndarray, duals: np.ndarray, linear_only: bool) -> np.ndarray:
+        state = PGFLState(
+            w_clients=np.zeros((batch, K, d)), phi=duals.reshape(batch, K, d),
+            w_servers=servers.reshape(batch, S, Q, d), w_hat=np.zeros((batch, S, Q, d)),
+            w_tilde_servers=np.zeros((batch, S, Q, d)), msg_w=np.zeros((batch, K, d)),
+            msg_phi=np.zeros((batch, K, d)), sent=np.zeros((batch, K), dtype=bool))
+        nxt = _step(problem, config, inverse, state, 1, np.zeros((batch, K, d)), np.ones((batch, K), dtype=bool),
+                    linear_only=linear_only)
+        return np.concatenate([nxt.w_servers.reshape(batch, n_srv), nxt.phi.reshape(batch, n_dual)], axis=1)
+
     basis = np.eye(dim)
-    state = PGFLState(
-        w_clients=np.zeros((dim, K, d)), phi=basis[:, n_srv:].reshape(dim, K, d),
-        w_servers=basis[:, :n_srv].reshape(dim, S, Q, d), w_hat=np.zeros((dim, S, Q, d)),
-        w_tilde_servers=np.zeros((dim, S, Q, d)), msg_w=np.zeros((dim, K, d)), msg_phi=np.zeros((dim, K, d)),
-        sent=np.zeros((dim, K), dtype=bool))
-    nxt = _step(problem, config, inverse, state, 1, np.zeros((dim, K, d)), selected, linear_only=True)
-    T = np.concatenate([nxt.w_servers.reshape(dim, n_srv), nxt.phi.reshape(dim, n_dual)], axis=1).T
+    T = stacked(dim, basis[:, :n_srv], basis[:, n_srv:], True).T
+    c = stacked(1, np.zeros((1, n_srv)), np.zeros((1, n_dual)), False)[0]
+    return T, c
+
+
+def iteration_spectral_radius(problem: PGFLProblem, config: PGFLConfig) -> float:
+    """Spectral radius r(T) of the iteration (full participation, no noise, tau^(1) held constant)."""
+    T, _ = _affine_map(problem, config)
     return float(np.max(np.abs(np.linalg.eigvals(T))))
+
+
+def fixed_point(problem: PGFLProblem, config: PGFLConfig) -> tuple[np.ndarray, float, float]:
+    """Fixed point of the iteration for any constant tau (full participation, no noise), small instances.
+
+    Solves (I - T) u = c for the affine map of :func:`iteration_spectral_radius`. Returns the server models
+    ``(S, Q, d)``, the relative residual of the solve and r(T); the iterates converge to it iff r(T) < 1.
+    """
+    T, c = _affine_map(problem, config)
+    lhs = np.eye(T.shape[0]) - T
+    u = np.linalg.solve(lhs, c)
+    residual = float(np.linalg.norm(lhs @ u - c) / max(np.linalg.norm(c), 1e-300))
+    radius = float(np.max(np.abs(np.linalg.eigvals(T))))
+    n_srv = problem.S * problem.n_clusters * problem.d
+    return _readonly(u[:n_srv].reshape(problem.S, problem.n_clusters, problem.d)), residual, radius
 
 
 def synthetic_regression(rng: np.random.Generator, *, servers: int = 10, clients_per_server: int = 15, d: int = 60,

@@ -138,3 +138,15 @@ def test_problem_validation():
         PGFLProblem(**{**base, "lam": -1.0})
     with pytest.raises(ValueError, match=r"X\[0\] must be"):
         PGFLProblem(**{**base, "y": (np.ones(3),)})
+
+
+@pytest.mark.parametrize("tau", [0.0, 0.3, 0.8])
+def test_general_fixed_point_is_the_limit_of_the_iterates(tau):
+    from reference_impl.pgfl import fixed_point
+
+    p = synthetic_regression(np.random.default_rng(2), servers=2, clients_per_server=4, d=2, clusters=3)
+    cfg = PGFLConfig(rho=0.5 * p.max_curvature, taus=(tau,))
+    fp, residual, radius = fixed_point(p, cfg)
+    assert residual <= 1e3 * EPS and radius < 1.0
+    run = run_pgfl(p, cfg, 3000, np.random.default_rng(0))
+    assert np.max(np.abs(run.state.w_servers[0] - fp)) <= 1e-9 * np.max(np.abs(fp))

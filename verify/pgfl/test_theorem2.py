@@ -1,0 +1,62 @@
+"""Property tests of PGFL Theorem II and its Corollary on the running algorithm (findings and correction)."""
+
+import pytest
+from hypothesis import example, given, settings, target
+from hypothesis import strategies as st
+
+from verify.pgfl.theorem2 import (
+    anisotropic_instance,
+    evaluate_corollary_identity,
+    evaluate_equal_optima,
+    evaluate_steady_state,
+)
+
+curvatures = st.floats(min_value=1e-2, max_value=1e2)
+
+
+@st.composite
+def equal_optima_points(draw):
+    """(a1, a2, w0, rho, tau) with a1 != a2 by a factor >= 1.5, w0 != 0, rho > 0, tau in (0, 1)."""
+    a1 = draw(curvatures)
+    a2 = a1 * draw(st.floats(min_value=1.5, max_value=100.0))
+    w0 = draw(st.floats(min_value=0.1, max_value=10.0)) * draw(st.sampled_from([-1.0, 1.0]))
+    rho = 10.0 ** draw(st.floats(min_value=-2.0, max_value=2.0)) * a1
+    tau = draw(st.floats(min_value=0.01, max_value=0.99))
+    return a1, a2, w0, rho, tau
+
+
+@pytest.mark.claim("pgfl.theorem2")
+@pytest.mark.claim("pgfl.corollary")
+@given(point=equal_optima_points())
+@example(point=(1.0, 3.0, 1.0, 1.0, 0.4))
+def test_equal_optima_violate_the_bound_for_every_rho(point):
+    """Property: two clusters with equal optima (eta = 0, so B_n = tau eta = 0) and different curvatures have
+    D_1 = tau^2 w0^2 (2a1/(2a1+rho) - 2a2/(2a2+rho))^2 > 0 for every rho > 0: Theorem II and the Corollary fail."""
+    evidence = evaluate_equal_optima(*point)
+    target(evidence.measured, label="D_1 (bound is 0)")
+    assert evidence.parameters["closed_form_agrees"], evidence
+    assert not evidence.holds and evidence.measured > 0.0
+
+
+@pytest.mark.claim("pgfl.theorem2_steady_state")
+@settings(max_examples=20)
+@given(rho_mult=st.floats(min_value=0.5, max_value=1.0), tau=st.floats(min_value=0.2, max_value=0.5))
+@example(rho_mult=1.0, tau=0.4)
+def test_limit_exceeds_eta_with_anisotropic_hessians(rho_mult, tau):
+    """Property: on the anisotropic two-cluster instance the limit of D_n exceeds eta for tau in [0.2, 0.5],
+    rho in [0.5, 1] L_max (the limit is the squared gap of the two exact fixed points; r(T) < 1 is checked)."""
+    evidence = evaluate_steady_state(rho_mult * anisotropic_instance().max_curvature, tau, iterations=2)
+    target(evidence.measured / evidence.bound, label="lim D_n / eta")
+    assert not evidence.holds and evidence.parameters["fixed_point_residual"] < 1e-12
+
+
+@pytest.mark.claim("pgfl.corollary_identity")
+@settings(max_examples=30)
+@given(seed=st.integers(0, 2**30), n=st.integers(1, 40), tau=st.floats(min_value=0.01, max_value=1.0),
+       rho_mult=st.floats(min_value=0.1, max_value=2.0), noise=st.booleans())
+def test_single_step_gap_is_tau_times_the_w_hat_spread(seed, n, tau, rho_mult, noise):
+    """Property: with tau^(i) = 0 for i < n, w_bar^(n) - w^(n) = tau^(n)(w_hat_q - mean_{r != q} w_hat_r) at every
+    server, with or without privacy noise (common random numbers), so D_n <= tau^2 max ||w_hat_q - w_hat_r||^2."""
+    evidence = evaluate_corollary_identity(seed, n, tau, rho_mult, noise=noise)
+    target(evidence.measured, label="identity error / rounding bound")
+    assert evidence.holds, evidence

@@ -27,6 +27,8 @@ __all__ = [
     "PGFLConfig",
     "PGFLProblem",
     "PGFLRun",
+    "accuracy_observer",
+    "cluster_gradient_norm",
     "cluster_optima",
     "eta_cluster_distance",
     "fixed_point",
@@ -47,7 +49,7 @@ def _readonly(a: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True, kw_only=True)
 class PGFLProblem:
-    """A PGFL instance: server graph, client placement, cluster labels and ridge data.
+    r"""A PGFL instance: server graph, client placement, cluster labels and ridge data.
 
     Client objective (spec 1.2): :math:`f_k(w) = \\lVert y_k - X_k w\\rVert^2/D_k + (\\lambda/|C_{s(k)}|)\\lVert w\\rVert^2`.
 
@@ -60,11 +62,15 @@ class PGFLProblem:
     n_clusters : int
         Q >= 1.
     X, y : tuple of arrays
-        Client ``k``'s features ``(D_k, d)`` and responses ``(D_k,)``, ``D_k >= 1``.
+        Client ``k``'s features ``(D_k, d)`` and responses ``(D_k,)``, ``D_k >= 1`` (labels in {0, 1} for
+        the logistic loss).
     lam : float
         Ridge weight lambda >= 0.
     true_models : (Q, d) array or None
         Data-generating cluster models (for the NMSD metric), when known.
+    loss : {"ridge", "logistic"}
+        Ridge: :math:`\ell_k = \lVert y_k - X_k w\rVert^2`. Logistic (spec 2.1, seed 000 eqs. (54)-(55)):
+        :math:`\ell = \log(1 + e^{w^T x}) - y\,w^T x`, :math:`y \in \{0, 1\}`; regulariser :math:`\lVert w\rVert^2` for both.
     """
 
     adjacency: np.ndarray
@@ -75,8 +81,11 @@ class PGFLProblem:
     y: tuple
     lam: float
     true_models: np.ndarray | None = None
+    loss: str = "ridge"
 
     def __post_init__(self) -> None:
+        if self.loss not in ("ridge", "logistic"):
+            raise ValueError(f"loss must be 'ridge' or 'logistic', got {self.loss!r}")
         adj = np.asarray(self.adjacency, dtype=bool)
         if adj.ndim != 2 or adj.shape[0] != adj.shape[1] or adj.shape[0] < 1:
             raise ValueError(f"adjacency must be a square (S, S) matrix with S >= 1, got shape {adj.shape}")
@@ -105,6 +114,8 @@ class PGFLProblem:
                 raise ValueError(f"X[{k}] must be (D_k >= 1, d = {d}) and y[{k}] (D_k,), got {xk.shape} and {yk.shape}")
             if not (np.all(np.isfinite(xk)) and np.all(np.isfinite(yk))):
                 raise ValueError(f"X[{k}] and y[{k}] must be finite")
+            if self.loss == "logistic" and not np.all((yk == 0.0) | (yk == 1.0)):
+                raise ValueError(f"y[{k}] must hold labels in {{0, 1}} for the logistic loss")
         lam = float(self.lam)
         if not (math.isfinite(lam) and lam >= 0.0):
             raise ValueError(f"lam must be a finite real in [0, inf), got {self.lam!r}")
@@ -146,8 +157,21 @@ class PGFLProblem:
 
     @functools.cached_property
     def hessians(self) -> np.ndarray:
-        """Data part of the client Hessians, (2/D_k) X_k^T X_k, shape (K, d, d)."""
-        return _readonly(np.stack([2.0 / x.shape[0] * x.T @ x for x in self.X]))
+        """Data part of the client Hessians, shape (K, d, d): (2/D_k) X_k^T X_k for ridge (exact), and its
+        upper bound (1/(4 D_k)) X_k^T X_k for the logistic loss (sigma(1 - sigma) <= 1/4)."""
+        scale = 2.0 if self.loss == "ridge" else 0.25
+        return _readonly(np.stack([scale / x.shape[0] * x.T @ x for x in self.X]))
+
+    @functools.cached_property
+    def padded(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Data padded to D_max: X (K, D_max, d), y (K, D_max) and per-sample weights 1/D_k (0 on padding)."""
+        D = self.samples
+        X = np.zeros((self.K, int(D.max()), self.d))
+        y = np.zeros((self.K, int(D.max())))
+        weights = np.zeros((self.K, int(D.max())))
+        for k, (xk, yk) in enumerate(zip(self.X, self.y)):
+            X[k, : D[k]], y[k, : D[k]], weights[k, : D[k]] = xk, yk, 1.0 / D[k]
+        return _readonly(X), _readonly(y), _readonly(weights)
 
     @functools.cached_property
     def linear_terms(self) -> np.ndarray:
@@ -320,14 +344,71 @@ def _client_solve_ridge(problem: PGFLProblem, rho: float) -> np.ndarray:
     return np.linalg.inv(problem.hessians + (problem.ridge_weights + rho)[:, None, None] * eye)
 
 
-def _step(problem: PGFLProblem, config: PGFLConfig, inverse: np.ndarray, state: PGFLState, n: int,
-          noise: np.ndarray, selected: np.ndarray, *, linear_only: bool = False) -> PGFLState:
-    """One iteration of Algorithm 1 or 2 for all runs at once (``linear_only`` drops the data term)."""
+#: Gradient-norm tolerance of the logistic client solve (spec 2.1: Newton to ||grad|| <= 1e-10).
+LOGISTIC_GRADIENT_TOL = 1e-10
+
+
+def _logistic_client_objective(problem, rho, w, anchor, phi):
+    X, y, weights = problem.padded
+    z = np.einsum("kid,rkd->rki", X, w)
+    data = np.sum(weights * (np.logaddexp(0.0, z) - y * z), axis=-1)
+    reg = 0.5 * problem.ridge_weights * np.sum(w * w, axis=-1)
+    return data + reg - np.sum(phi * (w - anchor), axis=-1) + 0.5 * rho * np.sum((w - anchor) ** 2, axis=-1)
+
+
+def _logistic_client_step(problem: PGFLProblem, rho: float, anchor: np.ndarray, phi: np.ndarray,
+                          warm: np.ndarray) -> np.ndarray:
+    """Solve (4) for the logistic loss for all runs and clients: damped Newton to ||grad|| <= 1e-10.
+
+    The objective is (rho + 2 lambda/|C_s|)-strongly convex, so the minimiser is unique; the step halves
+    until the objective does not increase (per client), which makes every iteration a descent step.
+    """
+    X, y, weights = problem.padded
+    shift = (problem.ridge_weights + rho)[None, :, None]
+    eye = np.eye(problem.d)
+    w = warm.copy()
+    for _ in range(100):
+        z = np.einsum("kid,rkd->rki", X, w)
+        p = 0.5 * (1.0 + np.tanh(0.5 * z))                                     # sigmoid, overflow-free
+        grad = np.einsum("kid,rki->rkd", X, weights * (p - y)) + shift * w - phi - rho * anchor
+        if np.max(np.linalg.norm(grad, axis=-1)) <= LOGISTIC_GRADIENT_TOL:
+            return w
+        curvature = weights * p * (1.0 - p)
+        hess = np.einsum("kid,rki,kie->rkde", X, curvature, X) + shift[..., None] * eye
+        step = np.linalg.solve(hess, grad[..., None])[..., 0]
+        base = _logistic_client_objective(problem, rho, w, anchor, phi)
+        # Newton decrement g^T H^{-1} g: once it is at rounding level the objective cannot rank trial
+        # points, and the full step is taken (quadratic convergence region).
+        settled = np.sum(grad * step, axis=-1) <= 1e-14 * np.maximum(1.0, np.abs(base))
+        t = np.ones(w.shape[:2])
+        for _ in range(40):
+            trial = w - t[..., None] * step
+            worse = (_logistic_client_objective(problem, rho, trial, anchor, phi) > base) & ~settled
+            if not worse.any():
+                break
+            t = np.where(worse, 0.5 * t, t)
+        w = w - t[..., None] * step
+    raise ArithmeticError("logistic client solve did not reach ||grad|| <= 1e-10 in 100 Newton steps")
+
+
+def _client_solver(problem: PGFLProblem, rho: float, *, linear_only: bool = False):
+    """The client step (4) as ``solve(anchor, phi, warm) -> w`` for all runs and clients."""
+    if problem.loss == "ridge":
+        inverse = _client_solve_ridge(problem, rho)
+        data = 0.0 if linear_only else problem.linear_terms
+        return lambda anchor, phi, warm: np.einsum("kij,rkj->rki", inverse, data + phi + rho * anchor)
+    if linear_only:
+        raise ValueError("the logistic iteration is not affine: no iteration matrix or linear fixed point")
+    return lambda anchor, phi, warm: _logistic_client_step(problem, rho, anchor, phi, warm)
+
+
+def _step(problem: PGFLProblem, config: PGFLConfig, solve, state: PGFLState, n: int,
+          noise: np.ndarray, selected: np.ndarray) -> PGFLState:
+    """One iteration of Algorithm 1 or 2 for all runs at once; ``solve`` is from :func:`_client_solver`."""
     rho, Q = config.rho, problem.n_clusters
     s_k, q_k = problem.client_server, problem.client_cluster
     server_of_client = state.w_servers[:, s_k, q_k, :]                       # (R, K, d)
-    data = 0.0 if linear_only else problem.linear_terms
-    w_new = np.einsum("kij,rkj->rki", inverse, data + state.phi + rho * server_of_client)   # eq. (4)
+    w_new = solve(server_of_client, state.phi, state.w_clients)               # eq. (4)
     sel = selected[..., None]
     w_clients = np.where(sel, w_new, state.w_clients)
     released = w_clients + noise                                              # eq. (11); noise = 0 for Alg. 1
@@ -381,14 +462,14 @@ def run_pgfl(problem: PGFLProblem, config: PGFLConfig, iterations: int, rng: np.
         raise ValueError(f"runs must be an integer >= 1, got {runs!r}")
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
-    inverse = _client_solve_ridge(problem, config.rho)
+    solve = _client_solver(problem, config.rho)
     state = _initial_state(problem, runs)
     observations, releases = [], np.empty((iterations, runs, problem.K), dtype=bool)
     for n in range(1, iterations + 1):
         selected = _select(problem, config, rng, runs)
         std = np.sqrt(config.noise_variance(problem.samples, n))
         noise = rng.standard_normal((runs, problem.K, problem.d)) * std[None, :, None]
-        state = _step(problem, config, inverse, state, n, noise, selected)
+        state = _step(problem, config, solve, state, n, noise, selected)
         releases[n - 1] = selected
         if observe is not None:
             observations.append(observe(state))
@@ -409,6 +490,28 @@ def nmsd_observer(problem: PGFLProblem) -> Callable[[PGFLState], np.ndarray]:
     return observe
 
 
+def accuracy_observer(problem: PGFLProblem, X_test, y_test) -> Callable[[PGFLState], np.ndarray]:
+    """Mean test accuracy of the client models on their cluster's test set, per run: (R,).
+
+    ``X_test[q]``, ``y_test[q]`` are cluster q's test features and {0, 1} labels (spec 5.2).
+    """
+    if problem.loss != "logistic":
+        raise ValueError("accuracy_observer needs a logistic problem")
+    Q = problem.n_clusters
+    if len(X_test) != Q or len(y_test) != Q:
+        raise ValueError(f"X_test and y_test must hold one array per cluster (Q = {Q})")
+
+    def observe(state: PGFLState) -> np.ndarray:
+        acc = np.zeros(state.w_clients.shape[0])
+        for q in range(Q):
+            members = problem.client_cluster == q
+            scores = np.einsum("id,rkd->rki", X_test[q], state.w_clients[:, members, :])
+            acc += np.sum(np.mean((scores > 0) == (np.asarray(y_test[q]) > 0.5), axis=-1), axis=-1)
+        return acc / problem.K
+
+    return observe
+
+
 def server_models_observer(state: PGFLState) -> np.ndarray:
     """The server models w_{s,(q)}, (R, S, Q, d)."""
     return state.w_servers.copy()
@@ -417,8 +520,11 @@ def server_models_observer(state: PGFLState) -> np.ndarray:
 def cluster_optima(problem: PGFLProblem) -> np.ndarray:
     r"""(Pa): :math:`w^\star_{(q)} = \arg\min_w \sum_{k\in C_{(q)}} f_k(w)` for every cluster, shape (Q, d).
 
-    Ridge: the linear system :math:`\sum_k (H_k + 2\lambda/|C_{s(k)}|\,I) w = \sum_k h_k`.
+    Ridge: the linear system :math:`\sum_k (H_k + 2\lambda/|C_{s(k)}|\,I) w = \sum_k h_k`. Logistic: CVXPY
+    (Clarabel) on the same objective, certified by the gradient norm at the returned point.
     """
+    if problem.loss == "logistic":
+        return _cluster_optima_logistic(problem)
     Q, d = problem.n_clusters, problem.d
     optima = np.empty((Q, d))
     eye = np.eye(d)
@@ -429,6 +535,55 @@ def cluster_optima(problem: PGFLProblem) -> np.ndarray:
         lhs = (problem.hessians[members] + problem.ridge_weights[members, None, None] * eye).sum(axis=0)
         optima[q] = np.linalg.solve(lhs, problem.linear_terms[members].sum(axis=0))
     return _readonly(optima)
+
+
+def _cluster_optima_logistic(problem: PGFLProblem) -> np.ndarray:
+    """CVXPY (Clarabel, default tolerances) for each cluster, then Newton polishing to ||grad|| <= 1e-12.
+
+    The exponential-cone solve is the independent ground truth; its accuracy (about 1e-7 in the gradient)
+    is then driven to rounding level by Newton steps on the same objective, which certify the result.
+    """
+    import cvxpy as cp
+
+    optima = np.empty((problem.n_clusters, problem.d))
+    eye = np.eye(problem.d)
+    for q in range(problem.n_clusters):
+        members = np.flatnonzero(problem.client_cluster == q)
+        if members.size == 0:
+            raise ValueError(f"cluster {q} has no client: its optimum is undefined")
+        w = cp.Variable(problem.d)
+        terms = []
+        for k in members:
+            z = problem.X[k] @ w
+            terms.append(cp.sum(cp.logistic(z) - cp.multiply(problem.y[k], z)) / problem.samples[k]
+                         + 0.5 * problem.ridge_weights[k] * cp.sum_squares(w))
+        cp.Problem(cp.Minimize(cp.sum(terms))).solve(solver=cp.CLARABEL)
+        x = np.asarray(w.value, dtype=np.float64)
+        for _ in range(50):
+            grad, hess = np.zeros(problem.d), np.zeros((problem.d, problem.d))
+            for k in members:
+                xk, D = problem.X[k], problem.samples[k]
+                p = 0.5 * (1.0 + np.tanh(0.5 * (xk @ x)))
+                grad += xk.T @ (p - problem.y[k]) / D + problem.ridge_weights[k] * x
+                hess += (xk.T * (p * (1.0 - p))) @ xk / D + problem.ridge_weights[k] * eye
+            if np.linalg.norm(grad) <= 1e-12:
+                break
+            x = x - np.linalg.solve(hess, grad)
+        optima[q] = x
+    return _readonly(optima)
+
+
+def cluster_gradient_norm(problem: PGFLProblem, q: int, w: np.ndarray) -> float:
+    """||sum_{k in C_(q)} grad f_k(w)||: the certificate of an optimum of (Pa) (both losses)."""
+    total = np.zeros(problem.d)
+    for k in np.flatnonzero(problem.client_cluster == q):
+        xk, yk, D = problem.X[k], problem.y[k], problem.samples[k]
+        if problem.loss == "ridge":
+            total += 2.0 / D * xk.T @ (xk @ w - yk)
+        else:
+            total += xk.T @ (0.5 * (1.0 + np.tanh(0.5 * (xk @ w))) - yk) / D
+        total += problem.ridge_weights[k] * w
+    return float(np.linalg.norm(total))
 
 
 def eta_cluster_distance(optima: np.ndarray) -> float:
@@ -451,6 +606,8 @@ def fixed_point_tau0(problem: PGFLProblem, config: PGFLConfig) -> tuple[np.ndarr
     Returns the server models ``(S, Q, d)`` and the largest relative residual of the solved systems.
     Raises ValueError if some (server, cluster) group is empty.
     """
+    if problem.loss != "ridge":
+        raise ValueError("fixed_point_tau0 solves the linear (ridge) fixed point; the logistic one is nonlinear")
     S, Q, d = problem.S, problem.n_clusters, problem.d
     counts = problem.groups.sum(axis=1).reshape(S, Q)
     if np.any(counts == 0):
@@ -495,16 +652,14 @@ def _affine_map(problem: PGFLProblem, config: PGFLConfig) -> tuple[np.ndarray, n
     dim = n_srv + n_dual
     if dim > 4000:
         raise ValueError(f"state dimension {dim} too large for a dense iteration matrix (limit 4000)")
-    inverse = _client_solve_ridge(problem, config.rho)
-
     def stacked(batch: int, servers: np.ndarray, duals: np.ndarray, linear_only: bool) -> np.ndarray:
         state = PGFLState(
             w_clients=np.zeros((batch, K, d)), phi=duals.reshape(batch, K, d),
             w_servers=servers.reshape(batch, S, Q, d), w_hat=np.zeros((batch, S, Q, d)),
             w_tilde_servers=np.zeros((batch, S, Q, d)), msg_w=np.zeros((batch, K, d)),
             msg_phi=np.zeros((batch, K, d)), sent=np.zeros((batch, K), dtype=bool))
-        nxt = _step(problem, config, inverse, state, 1, np.zeros((batch, K, d)), np.ones((batch, K), dtype=bool),
-                    linear_only=linear_only)
+        solve = _client_solver(problem, config.rho, linear_only=linear_only)
+        nxt = _step(problem, config, solve, state, 1, np.zeros((batch, K, d)), np.ones((batch, K), dtype=bool))
         return np.concatenate([nxt.w_servers.reshape(batch, n_srv), nxt.phi.reshape(batch, n_dual)], axis=1)
 
     basis = np.eye(dim)

@@ -1,0 +1,162 @@
+"""Data for the PGFL experiments: local files the user names, and scikit-learn's bundled digits.
+
+Nothing is downloaded. MNIST and MedMNIST (OrganAMNIST) are read from ``.npz`` files in their usual
+published layouts; a PGFL problem can also be read from a user's ``.npz`` (layout in
+:func:`load_pgfl_npz`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+
+from reference_impl.pgfl import PGFLProblem
+
+__all__ = [
+    "DIGIT_TASKS",
+    "ClassificationTask",
+    "classification_problem",
+    "load_digits_images",
+    "load_medmnist_npz",
+    "load_mnist_npz",
+    "load_pgfl_npz",
+]
+
+#: Spec pgfl.md 5.2: per cluster, (classes labelled 0, classes labelled 1). M-1 low similarity, M-2 high.
+DIGIT_TASKS = {
+    "M-1": (((1,), (8,)), ((1,), (9,)), ((7,), (8,))),
+    "M-2": (((1, 2, 3), (6, 7, 8)), ((1, 2, 3), (7, 8, 9)), ((1, 2, 3), (6, 8, 9))),
+}
+
+
+def _require(path: Path, keys: tuple[str, ...]) -> dict:
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"path must name an existing .npz file, got {str(path)!r}")
+    with np.load(path, allow_pickle=False) as data:
+        missing = [k for k in keys if k not in data.files]
+        if missing:
+            raise ValueError(f"{path.name} must contain arrays {', '.join(keys)}; missing {', '.join(missing)}")
+        return {k: np.asarray(data[k]) for k in data.files}
+
+
+def _images(name: str, images: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    images = np.asarray(images)
+    labels = np.asarray(labels).reshape(-1)
+    if images.ndim < 2 or images.shape[0] != labels.shape[0]:
+        raise ValueError(f"{name}: images must be (n, ...) with one label each, got {images.shape} and {labels.shape}")
+    flat = images.reshape(images.shape[0], -1).astype(np.float64)
+    top = flat.max() if flat.size else 1.0
+    return flat / (top if top > 0 else 1.0), labels.astype(np.int64)
+
+
+def load_mnist_npz(path) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """MNIST from a local ``.npz`` with ``x_train, y_train, x_test, y_test`` (the Keras layout).
+
+    Returns flattened images scaled to [0, 1] and integer labels: ``(X_train, y_train, X_test, y_test)``.
+    """
+    data = _require(path, ("x_train", "y_train", "x_test", "y_test"))
+    return (*_images("train", data["x_train"], data["y_train"]), *_images("test", data["x_test"], data["y_test"]))
+
+
+def load_medmnist_npz(path) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """MedMNIST (e.g. ``organamnist.npz``) with ``train_images, train_labels, test_images, test_labels``."""
+    data = _require(path, ("train_images", "train_labels", "test_images", "test_labels"))
+    return (*_images("train", data["train_images"], data["train_labels"]),
+            *_images("test", data["test_images"], data["test_labels"]))
+
+
+def load_digits_images() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """scikit-learn's bundled 8x8 digits (no network): a stratified 2/3 - 1/3 train/test split, seed 0."""
+    from sklearn.datasets import load_digits
+
+    digits = load_digits()
+    X, y = _images("digits", digits.images, digits.target)
+    rng = np.random.default_rng(0)
+    test = np.zeros(y.size, dtype=bool)
+    for c in np.unique(y):
+        idx = np.flatnonzero(y == c)
+        test[rng.permutation(idx)[: idx.size // 3]] = True
+    return X[~test], y[~test], X[test], y[test]
+
+
+class ClassificationTask(NamedTuple):
+    """A logistic PGFL problem and each cluster's test set (features, {0, 1} labels)."""
+
+    problem: PGFLProblem
+    X_test: tuple
+    y_test: tuple
+
+
+def _unit_ball(X: np.ndarray) -> np.ndarray:
+    """Scale rows to norm <= 1, so the logistic gradient bound is C_k = 1 (spec 5.2)."""
+    norms = np.linalg.norm(X, axis=1, keepdims=True)
+    return X / np.maximum(norms, 1.0)
+
+
+def classification_problem(rng: np.random.Generator, X_train, y_train, X_test, y_test, tasks, *, servers: int = 10,
+                           clients_per_server: int = 15, samples: tuple[int, int] = (2, 4),
+                           average_degree: float = 3.0, lam: float = 1e-2) -> ClassificationTask:
+    """Spec 5.2: clients of cluster q hold D_k samples from its two class sets (label 0 / 1, Bernoulli(1/2)).
+
+    ``tasks[q] = (classes_labelled_0, classes_labelled_1)``. The server graph is drawn as in
+    :func:`reference_impl.pgfl.synthetic_regression`; clusters are assigned i.i.d. uniformly.
+    Returns the logistic :class:`PGFLProblem` and each cluster's test set.
+    """
+    from reference_impl.pgfl import synthetic_regression
+
+    Q = len(tasks)
+    graph = synthetic_regression(rng, servers=servers, clients_per_server=1, d=1, clusters=1,
+                                 average_degree=average_degree).adjacency
+    K = servers * clients_per_server
+    client_cluster = rng.integers(Q, size=K)
+    X_train, X_test = _unit_ball(np.asarray(X_train, float)), _unit_ball(np.asarray(X_test, float))
+    pools = []
+    for zero, one in tasks:
+        pools.append((np.flatnonzero(np.isin(y_train, zero)), np.flatnonzero(np.isin(y_train, one))))
+        if pools[-1][0].size == 0 or pools[-1][1].size == 0:
+            raise ValueError(f"tasks: classes {zero} or {one} have no training image")
+    X, y = [], []
+    for k in range(K):
+        zero_pool, one_pool = pools[client_cluster[k]]
+        D = int(rng.integers(samples[0], samples[1] + 1))
+        labels = (rng.random(D) < 0.5).astype(np.float64)
+        idx = np.where(labels == 1.0, rng.choice(one_pool, D), rng.choice(zero_pool, D))
+        X.append(X_train[idx])
+        y.append(labels)
+    tests_X, tests_y = [], []
+    for zero, one in tasks:
+        mask = np.isin(y_test, zero) | np.isin(y_test, one)
+        tests_X.append(X_test[mask])
+        tests_y.append(np.isin(y_test[mask], one).astype(np.float64))
+    problem = PGFLProblem(adjacency=graph, client_server=np.repeat(np.arange(servers), clients_per_server),
+                          client_cluster=client_cluster, n_clusters=Q, X=tuple(X), y=tuple(y), lam=lam,
+                          loss="logistic")
+    return ClassificationTask(problem, tuple(tests_X), tuple(tests_y))
+
+
+def load_pgfl_npz(path, *, loss: str = "ridge", lam: float = 1.0) -> PGFLProblem:
+    """A PGFL problem from a user's ``.npz``.
+
+    Keys: ``X_0 .. X_{K-1}`` (each ``(D_k, d)``), ``y_0 .. y_{K-1}`` (each ``(D_k,)``), ``client_server``
+    ``(K,)`` and ``client_cluster`` ``(K,)`` integer arrays, optionally ``adjacency`` ``(S, S)`` (symmetric
+    0/1, zero diagonal; default: the complete graph on the servers that appear) and ``true_models``
+    ``(Q, d)`` (enables the NMSD metric).
+    """
+    data = _require(path, ("client_server", "client_cluster"))
+    servers = data["client_server"].astype(np.int64)
+    clusters = data["client_cluster"].astype(np.int64)
+    K = servers.size
+    missing = [f"X_{k}" for k in range(K) if f"X_{k}" not in data] + [f"y_{k}" for k in range(K) if f"y_{k}" not in data]
+    if missing:
+        raise ValueError(f"{Path(path).name} must contain X_k and y_k for k = 0..{K - 1}; missing {', '.join(missing[:5])}")
+    S = int(servers.max()) + 1 if K else 0
+    adjacency = data.get("adjacency")
+    if adjacency is None:
+        adjacency = ~np.eye(S, dtype=bool)
+    true_models = data.get("true_models")
+    return PGFLProblem(adjacency=np.asarray(adjacency).astype(bool), client_server=servers, client_cluster=clusters,
+                       n_clusters=int(clusters.max()) + 1, X=tuple(data[f"X_{k}"] for k in range(K)),
+                       y=tuple(data[f"y_{k}"] for k in range(K)), lam=lam, true_models=true_models, loss=loss)

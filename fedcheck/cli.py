@@ -58,8 +58,10 @@ def _build_parser() -> _Parser:
     cl.add_argument("--json", action="store_true", help="print the registry as JSON")
 
     from fedcheck.privacy_cli import add_privacy_parser
+    from fedcheck.run_cli import add_run_parser
 
     add_privacy_parser(sub)
+    add_run_parser(sub, _int_at_least)
     return parser
 
 
@@ -132,4 +134,8 @@ def main(argv: list[str] | None = None) -> int:
         from fedcheck.privacy_cli import run_privacy
 
         return run_privacy(args)
+    if args.command == "run":
+        from fedcheck.run_cli import run_command
+
+        return run_command(args)
     return _cmd_report(args, args.subparser)

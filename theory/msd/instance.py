@@ -1,0 +1,187 @@
+r"""The PAO-Fed analysis instance: the parameters the mean / mean-square analysis depends on.
+
+Notation of shared/spec/paofed.md section 1.4 (seed 004_180cd372987d137b.txt, Chapter 4 and
+Publication 4). The instance describes the analysis model (assumptions I1-I5 of spec 3.1): linear data
+:math:`y = z^T w^\star + \eta`, every client has a sample every iteration, regressors independent
+over clients and time, random selection matrices with :math:`E[M] = p_m I`.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["SELECTION_LAWS", "PAOFedInstance", "reference_instance", "selection_second_moment"]
+
+#: Selection laws of spec 3.5: uniform random m-subset, cyclic window at a random offset, i.i.d. Bernoulli.
+SELECTION_LAWS = ("subset", "window", "bernoulli")
+
+
+def _readonly(a) -> np.ndarray:
+    a = np.array(a, dtype=np.float64, copy=True)
+    a.setflags(write=False)
+    return a
+
+
+def selection_second_moment(D: int, m: int, law: str) -> np.ndarray:
+    r""":math:`\Pi = E[\mathrm{diag}(M)\,\mathrm{diag}(M)^T]` (D x D), so that :math:`E[M Y M] = \Pi \circ Y`.
+
+    * ``subset``: :math:`\Pi_{ii} = m/D`, :math:`\Pi_{ij} = m(m-1)/(D(D-1))`;
+    * ``window`` (cyclic window of length m at a uniform offset): :math:`\Pi_{ij} = \max(0, m - d(i,j))/D`,
+      :math:`d` the cyclic distance;
+    * ``bernoulli`` (i.i.d. entries with probability :math:`p_m = m/D`): :math:`\Pi_{ij} = p_m^2`,
+      :math:`\Pi_{ii} = p_m`.
+
+    References
+    ----------
+    .. [1] shared/spec/paofed.md 3.5 (selection second moment; erratum E11 of P4 App. A, seed 004 line 2899).
+
+    Examples
+    --------
+    Every law has :math:`E[M] = p_m I` on the diagonal:
+
+    >>> import numpy as np
+    >>> all(np.allclose(np.diag(selection_second_moment(5, 2, law)), 0.4) for law in SELECTION_LAWS)
+    True
+    """
+    if isinstance(D, bool) or not isinstance(D, (int, np.integer)) or D < 1:
+        raise ValueError(f"D must be an integer >= 1, got {D!r}")
+    if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or not 1 <= m <= D:
+        raise ValueError(f"m must be an integer in [1, D = {D}], got {m!r}")
+    if law not in SELECTION_LAWS:
+        raise ValueError(f"selection must be one of {', '.join(SELECTION_LAWS)}, got {law!r}")
+    p = m / D
+    if law == "subset":
+        off = m * (m - 1) / (D * (D - 1)) if D > 1 else 0.0
+        Pi = np.full((D, D), off)
+    elif law == "window":
+        i = np.arange(D)
+        dist = np.abs(i[:, None] - i[None, :])
+        dist = np.minimum(dist, D - dist)
+        Pi = np.maximum(0, m - dist) / D
+    else:
+        Pi = np.full((D, D), p * p)
+    np.fill_diagonal(Pi, p)
+    return _readonly(Pi)
+
+
+@dataclass(frozen=True, kw_only=True)
+class PAOFedInstance:
+    r"""Parameters of the PAO-Fed mean / mean-square analysis.
+
+    Attributes
+    ----------
+    K, D, l_max, m : int
+        Clients, model dimension, maximum delay, entries shared per message (:math:`1 \le m \le D`).
+    selection : {"subset", "window", "bernoulli"}
+        Law of the random selection matrices (spec 3.5).
+    p : (K,) array
+        Participation probabilities :math:`p_k \in (0, 1]`.
+    delta : float
+        Delay parameter :math:`\delta \in [0, 1)`: :math:`\pi_l = (1-\delta)\delta^l`.
+    alpha : (l_max + 1,) array
+        Staleness weights, :math:`\alpha_0 = 1`, :math:`\alpha_l \ge 0`.
+    sigma2_eta : (K,) array
+        Observation-noise variances :math:`\sigma^2_{\eta,k} \ge 0`.
+    R : (K, D, D) array
+        Regressor covariances :math:`R_k` (symmetric positive semi-definite).
+    w_star : (D,) array
+        Optimum :math:`w^\star`.
+    mu : float
+        Step size :math:`\mu > 0`.
+    """
+
+    K: int
+    D: int
+    l_max: int
+    m: int
+    selection: str
+    p: np.ndarray
+    delta: float
+    alpha: np.ndarray
+    sigma2_eta: np.ndarray
+    R: np.ndarray
+    w_star: np.ndarray
+    mu: float
+
+    def __post_init__(self) -> None:
+        for name, lower in (("K", 1), ("D", 1), ("l_max", 0)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < lower:
+                raise ValueError(f"{name} must be an integer >= {lower}, got {value!r}")
+        if isinstance(self.m, bool) or not isinstance(self.m, (int, np.integer)) or not 1 <= self.m <= self.D:
+            raise ValueError(f"m must be an integer in [1, D = {self.D}], got {self.m!r}")
+        if self.selection not in SELECTION_LAWS:
+            raise ValueError(f"selection must be one of {', '.join(SELECTION_LAWS)}, got {self.selection!r}")
+        p = np.asarray(self.p, dtype=np.float64)
+        if p.shape != (self.K,) or not np.all((p > 0) & (p <= 1)):
+            raise ValueError(f"p must have shape (K,) = ({self.K},) with entries in (0, 1], got {self.p!r}")
+        if not (isinstance(self.delta, (int, float)) and 0.0 <= self.delta < 1.0):
+            raise ValueError(f"delta must be a real in [0, 1), got {self.delta!r}")
+        alpha = np.asarray(self.alpha, dtype=np.float64)
+        if alpha.shape != (self.l_max + 1,) or alpha[0] != 1.0 or np.any(alpha < 0) or not np.all(np.isfinite(alpha)):
+            raise ValueError(f"alpha must have shape (l_max + 1,) = ({self.l_max + 1},), alpha[0] = 1 and "
+                             f"finite entries >= 0, got {self.alpha!r}")
+        s2 = np.asarray(self.sigma2_eta, dtype=np.float64)
+        if s2.shape != (self.K,) or np.any(s2 < 0) or not np.all(np.isfinite(s2)):
+            raise ValueError(f"sigma2_eta must have shape (K,) = ({self.K},) with finite entries >= 0")
+        R = np.asarray(self.R, dtype=np.float64)
+        if R.shape != (self.K, self.D, self.D) or not np.all(np.isfinite(R)):
+            raise ValueError(f"R must have shape (K, D, D) = ({self.K}, {self.D}, {self.D}) with finite entries")
+        asym = np.max(np.abs(R - np.swapaxes(R, 1, 2)))
+        if asym > 1e-12 * max(1.0, np.max(np.abs(R))):
+            raise ValueError(f"R must be symmetric (max asymmetry {asym:.3g})")
+        if np.min(np.linalg.eigvalsh(R)) < -1e-12 * max(1.0, np.max(np.abs(R))):
+            raise ValueError("R must be positive semi-definite")
+        w = np.asarray(self.w_star, dtype=np.float64)
+        if w.shape != (self.D,) or not np.all(np.isfinite(w)):
+            raise ValueError(f"w_star must have shape (D,) = ({self.D},) with finite entries")
+        if not (isinstance(self.mu, (int, float)) and math.isfinite(self.mu) and self.mu > 0):
+            raise ValueError(f"mu must be a finite real in (0, inf), got {self.mu!r}")
+        for name, value in (("p", p), ("alpha", alpha), ("sigma2_eta", s2), ("R", R), ("w_star", w)):
+            object.__setattr__(self, name, _readonly(value))
+        object.__setattr__(self, "delta", float(self.delta))
+        object.__setattr__(self, "mu", float(self.mu))
+
+    @property
+    def p_m(self) -> float:
+        """Selection density m / D."""
+        return self.m / self.D
+
+    @property
+    def n_blocks(self) -> int:
+        """N_b = 1 + K (l_max + 1) D-blocks of the extended state (spec 3.2, corrected layout)."""
+        return 1 + self.K * (self.l_max + 1)
+
+    @functools.cached_property
+    def delay_pmf(self) -> np.ndarray:
+        """pi_l = (1 - delta) delta^l, l = 0..l_max."""
+        return _readonly((1.0 - self.delta) * self.delta ** np.arange(self.l_max + 1))
+
+    @functools.cached_property
+    def lambda_max(self) -> float:
+        """max_{k,i} lambda_i(R_k)."""
+        return float(np.max(np.linalg.eigvalsh(self.R)))
+
+    @functools.cached_property
+    def Pi(self) -> np.ndarray:
+        """Selection second moment (see :func:`selection_second_moment`)."""
+        return selection_second_moment(self.D, self.m, self.selection)
+
+    def with_mu(self, mu: float) -> "PAOFedInstance":
+        """The same instance with another step size."""
+        return PAOFedInstance(**{f: getattr(self, f) for f in self.__dataclass_fields__ if f != "mu"}, mu=mu)
+
+
+def reference_instance(mu_times_lambda_max: float = 0.1) -> PAOFedInstance:
+    """The deterministic reference instance of shared/spec/paofed.md 4.1 (mu given as mu * lambda_max)."""
+    K, D = 4, 5
+    idx = np.arange(D)
+    R = np.stack([r ** np.abs(idx[:, None] - idx[None, :]) for r in (0.1, 0.3, 0.5, 0.7)])
+    lam = float(np.max(np.linalg.eigvalsh(R)))
+    return PAOFedInstance(K=K, D=D, l_max=2, m=2, selection="subset", p=np.array([0.9, 0.6, 0.4, 0.2]), delta=0.3,
+                          alpha=np.array([1.0, 0.5, 0.25]), sigma2_eta=np.array([0.01, 0.02, 0.015, 0.03]), R=R,
+                          w_star=np.array([1.0, -0.5, 0.25, 0.0, 0.5]), mu=mu_times_lambda_max / lam)

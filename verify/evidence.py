@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from verify.executor import map_seeded
 from verify.records import CheckContext, CheckResult, Evidence, FigureSpec, MonteCarlo, Verdict
 
-__all__ = ["result_from_evidence", "sample_evidence", "worst"]
+__all__ = ["result_from_evidence", "sample_evidence", "with_minimal_counterexample", "worst"]
 
 
 def sample_evidence(ctx: CheckContext, claim_id: str, batch_fn, n_batches: int, args=()) -> list[Evidence]:
@@ -75,3 +76,21 @@ def result_from_evidence(
         figures=tuple(figures),
         details={"points_checked": len(evidence), "points_violated": n_fail, **(details or {})},
     )
+
+
+def with_minimal_counterexample(result: CheckResult, evidence: Sequence[Evidence],
+                                size: Callable[[Evidence], float], label: str) -> CheckResult:
+    """Report the *smallest* violating point (by ``size``) as the counterexample of a refuted result.
+
+    :func:`verify.evidence.result_from_evidence` reports the most severe point; for an erratum the
+    minimal instance is the more useful counterexample. The most severe one is kept in ``details``.
+    """
+    if result.verdict is not Verdict.REFUTED:
+        return result
+    failing = [e for e in evidence if not e.holds]
+    minimal = min(failing, key=size)
+    details = {**result.details, "most_severe_counterexample": result.counterexample,
+               "counterexample_choice": f"smallest {label} among the violating points"}
+    summary = f"{result.summary}; minimal counterexample {label} = {size(minimal):g} (measured {minimal.measured:.6g})"
+    return dataclasses.replace(result, summary=summary, counterexample=dict(minimal.parameters), measured=minimal.measured,
+                               bound=minimal.bound, margin=minimal.bound - minimal.measured, details=details)

@@ -20,6 +20,8 @@ import math
 import numpy as np
 from scipy import stats
 
+from theory._rounding import EPS, UNIT_ROUNDOFF, gamma  # one definition, shared with theory/ and reference_impl/
+
 __all__ = [
     "EPS",
     "QUAD_EPSREL",
@@ -30,27 +32,9 @@ __all__ = [
     "relative_gap",
 ]
 
-EPS = float(np.finfo(np.float64).eps)
-UNIT_ROUNDOFF = EPS / 2.0
 #: Relative tolerance requested from adaptive quadrature (scipy.integrate.quad). Integrands built
 #: from differences of large log densities carry ~1e-12 relative noise, so 1e-12 is not reachable.
 QUAD_EPSREL = 1e-10
-
-
-def gamma(n_ops: int) -> float:
-    r"""Higham's :math:`\gamma_n = nu/(1-nu)`: relative error bound of ``n_ops`` rounded operations.
-
-    A library function accurate to one ulp (``log1p``, ``expm1``) counts as two operations.
-
-    >>> gamma(1) > UNIT_ROUNDOFF
-    True
-    """
-    if isinstance(n_ops, bool) or not isinstance(n_ops, (int, np.integer)) or n_ops < 0:
-        raise ValueError(f"n_ops must be a non-negative integer, got {n_ops!r}")
-    nu = int(n_ops) * UNIT_ROUNDOFF
-    if nu >= 1.0:
-        raise ValueError(f"n_ops must be below 1/u = {1 / UNIT_ROUNDOFF:.3g}, got {n_ops}")
-    return nu / (1.0 - nu)
 
 
 def relative_gap(a, b):

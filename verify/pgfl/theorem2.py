@@ -122,46 +122,55 @@ def evaluate_equal_optima(a1: float, a2: float, w0: float, rho: float, tau: floa
                                 "D_1": d1, "D_1_closed_form": predicted, "closed_form_agrees": bool(agrees)})
 
 
+def _horizon(base: int, rho_mult: float) -> int:
+    """Iterations for a penalty rho = rho_mult L_max: the peak of D_n / B_n moves to n proportional to rho
+    (spec pgfl.md, Review note R-a), so the horizon grows with rho (60 iterations per unit of rho / L_max)."""
+    return max(base, int(math.ceil(60.0 * rho_mult)))
+
+
 def _paper_like_sweep(ctx: CheckContext):
     """Max_n D_n / B_n over rho for random instances (small at ci, the paper's size at thorough)."""
     if ctx.thorough:
         sizes = dict(servers=10, clients_per_server=15, d=60, clusters=3, lam=0.1, noise_variance=0.0)
-        instances, iterations = 6, 1500
+        instances, base = 6, 1500
     else:
         sizes = dict(servers=4, clients_per_server=5, d=8, clusters=3, lam=0.1, noise_variance=0.0)
-        instances, iterations = 2, 400
+        instances, base = 2, 400
     seeds = ctx.seed_sequence("pgfl.theorem2.sweep").generate_state(instances)
     table, curves = [], {}
     for i, seed in enumerate(seeds):
         problem = synthetic_regression(np.random.default_rng(int(seed)), **sizes)
         eta = eta_cluster_distance(cluster_optima(problem))
-        bound = intercluster_bound(np.full(iterations, 0.4), eta)
-        row = {"instance": i, "seed": int(seed), "eta": eta, "ratio_by_rho": {}}
+        row = {"instance": i, "seed": int(seed), "eta": eta, "ratio_by_rho": {}, "iterations_by_rho": {}}
         for mult in RHO_GRID:
+            iterations = _horizon(base, mult)
+            bound = intercluster_bound(np.full(iterations, 0.4), eta)
             gaps = gap_sequence(problem, PGFLConfig(rho=mult * problem.max_curvature, taus=(0.4,)), iterations,
                                 seed=int(seed))
             ratio = gaps / bound
             row["ratio_by_rho"][mult] = float(ratio.max())
+            row["iterations_by_rho"][mult] = iterations
             if i == 0:
                 curves[mult] = ratio
         holding = [m for m in RHO_GRID if all(row["ratio_by_rho"][x] <= 1.0 for x in RHO_GRID if x >= m)]
         row["smallest_rho_over_Lmax_from_which_bound_holds"] = min(holding) if holding else f"none up to {RHO_GRID[-1]}"
         table.append(row)
-    return table, curves, iterations
+    return table, curves, base
 
 
 def check_theorem2(ctx: CheckContext) -> CheckResult:
     """Exact counterexample over a grid of rho and tau, plus the paper-like sweep of rho (tau = 0.4)."""
     evidence = [evaluate_equal_optima(1.0, 3.0, 1.0, rho, tau)
                 for rho in (1e-2, 1e-1, 1.0, 1e1, 1e2, 1e3) for tau in (0.1, 0.4, 0.9)]
-    table, curves, iterations = _paper_like_sweep(ctx)
+    table, curves, base = _paper_like_sweep(ctx)
     worst = max(evidence, key=lambda e: e.measured - e.bound)
-    n = np.arange(1, iterations + 1)
+    longest = max(c.size for c in curves.values())
     figure_ratio = FigureSpec(
         name="ratio_vs_iteration", title="Theorem II: D_n / B_n (tau = 0.4, noise-free), instance 0",
         xlabel="iteration n", ylabel="D_n / B_n", xscale="log", yscale="log",
-        series=tuple(Series(label=f"rho = {m:g} L_max", x=n, y=np.maximum(curves[m], 1e-300)) for m in RHO_GRID)
-        + (Series(label="bound (ratio 1)", x=(1, iterations), y=(1.0, 1.0), style="dashed"),))
+        series=tuple(Series(label=f"rho = {m:g} L_max", x=np.arange(1, curves[m].size + 1),
+                            y=np.maximum(curves[m], 1e-300)) for m in RHO_GRID)
+        + (Series(label="bound (ratio 1)", x=(1, longest), y=(1.0, 1.0), style="dashed"),))
     figure_rho = FigureSpec(
         name="max_ratio_vs_rho", title="Theorem II: max_n D_n / B_n against rho (tau = 0.4)",
         xlabel="rho / L_max", ylabel="max_n D_n / B_n", xscale="log", yscale="log",
@@ -181,7 +190,8 @@ def check_theorem2(ctx: CheckContext) -> CheckResult:
         measured=worst.measured, bound=worst.bound, margin=worst.bound - worst.measured,
         counterexample=dict(worst.parameters), corrected_claim=None, seed=ctx.seed,
         figures=(figure_ratio, figure_rho),
-        details={"smallest_rho_table": table, "iterations": iterations, "rho_grid_over_Lmax": list(RHO_GRID)})
+        details={"smallest_rho_table": table, "base_iterations": base, "rho_grid_over_Lmax": list(RHO_GRID),
+                 "horizon_rule": "max(base, 60 rho/L_max) iterations per rho"})
 
 
 def evaluate_steady_state(rho: float, tau: float, iterations: int = 3000) -> Evidence:

@@ -252,3 +252,209 @@ def fedpdm_accounting_regimes(draw) -> tuple[float, float, int]:
     delta = 10.0 ** draw(st.floats(min_value=-8.0, max_value=-3.0))
     n = int(round(10.0 ** draw(st.floats(min_value=float(np.log10(15.0)), max_value=3.0))))
     return epsilon, delta, n
+
+
+# --- PGFL Theorem I (tau = 0 convergence; verify/pgfl/theorem1.py) ---------------------------------
+
+
+def _pgfl_connected_edges(draw, servers: int, *, tree_only: bool) -> list[tuple[int, int]]:
+    """A spanning tree (server i joins a drawn earlier server) plus, unless ``tree_only``, drawn extra edges."""
+    edges = {(draw(st.integers(min_value=0, max_value=i - 1)), i) for i in range(1, servers)}
+    others = [(i, j) for i in range(servers) for j in range(i + 1, servers) if (i, j) not in edges]
+    if others and not tree_only:
+        edges |= set(draw(st.lists(st.sampled_from(others), unique=True, max_size=len(others))))
+    return sorted(edges)
+
+
+@st.composite
+def pgfl_tau0_instances(draw, *, min_servers: int = 1, max_servers: int = 4, tree_only: bool = False) -> dict:
+    """Parameters of a ridge PGFL instance for Theorem I (built by ``verify.pgfl.theorem1.build_instance``).
+
+    S in [min_servers, max_servers], Q in {2, 3}, clients per server in [Q, 5] (every group C_{s,(q)} is
+    non-empty by construction), d in [2, 4], D_k in [d, 10], lambda in [1e-3, 1] (log-uniform), a connected
+    graph (spanning tree plus drawn edges; a tree when ``tree_only``), data ``gaussian`` (spec 5.1) or
+    ``identical`` (the sharp case of the stability threshold), and rho/L_max in [0.1, 0.5] intersected with
+    rho > 1.1 L_max m/(1+m) (m = -lambda_min(A_srv), at most 1/3 for S <= 4, so the range is non-empty).
+    """
+    from verify.pgfl.theorem1 import stability_threshold_factor  # lazy: keeps this module numpy-only at import
+
+    S = draw(st.integers(min_value=min_servers, max_value=max_servers))
+    Q = draw(st.integers(min_value=2, max_value=3))
+    d = draw(st.integers(min_value=2, max_value=4))
+    edges = _pgfl_connected_edges(draw, S, tree_only=tree_only)
+    adjacency = np.zeros((S, S), dtype=bool)
+    for s, p in edges:
+        adjacency[s, p] = adjacency[p, s] = True
+    low = max(0.1, 1.1 * stability_threshold_factor(adjacency))
+    if low >= 0.5:
+        raise ValueError(f"max_servers = {max_servers} allows graphs whose stability threshold exceeds 0.5 L_max / 1.1")
+    return {"seed": draw(st.integers(min_value=0, max_value=2**32 - 1)), "servers": S,
+            "clients_per_server": draw(st.integers(min_value=Q, max_value=5)), "clusters": Q, "d": d,
+            "lam": 10.0 ** draw(st.floats(min_value=-3.0, max_value=0.0)), "samples": (d, 10),
+            "data": draw(st.sampled_from(["gaussian", "identical"])), "edges": edges,
+            "rho_factor": draw(st.floats(min_value=low, max_value=0.5))}
+
+
+@st.composite
+def pgfl_private_instances(draw) -> dict:
+    """Parameters for Theorem I with privacy noise (Algorithm 2): ``conditioned`` data (every client's data
+    Hessian has eigenvalues in [1, 4]; with the ridge term h_max <= 5), S in [1, 3], Q in {2, 3}, clients per
+    server in [Q, 4], d in [2, 3], lambda in [1e-3, 1], zeta in {0.9, 0.97} and rho/L_max in [0.18, 0.5]
+    (zeta = 0.9) or [0.1, 0.5] (zeta = 0.97). Then the proven contraction bound
+    r(T)^2 <= max(rho/(rho + h_min), L_max/(L_max + rho)) <= max(5f/(5f + 1), 1/(1 + f)) is at most
+    zeta - 0.05 (f = rho/L_max): the noise dominates by construction."""
+    S = draw(st.integers(min_value=1, max_value=3))
+    Q = draw(st.integers(min_value=2, max_value=3))
+    d = draw(st.integers(min_value=2, max_value=3))
+    zeta = draw(st.sampled_from([0.9, 0.97]))
+    return {"seed": draw(st.integers(min_value=0, max_value=2**32 - 1)), "servers": S,
+            "clients_per_server": draw(st.integers(min_value=Q, max_value=4)), "clusters": Q, "d": d,
+            "lam": 10.0 ** draw(st.floats(min_value=-3.0, max_value=0.0)), "samples": (d, 10),
+            "data": "conditioned", "edges": _pgfl_connected_edges(draw, S, tree_only=False),
+            "rho_factor": draw(st.floats(min_value=0.18 if zeta == 0.9 else 0.1, max_value=0.5)),
+            "zeta": zeta, "phi0": 0.05, "C": 1.0}
+
+
+_PAOFED_EXCHANGE_ALGORITHMS = ("paofed-c0", "paofed-u0", "paofed-c1", "paofed-u1", "paofed-c2", "paofed-u2",
+                               "pso-fed", "online-fed", "online-fedsgd")
+
+
+@st.composite
+def paofed_communication_cases(draw) -> dict:
+    """A short PAO-Fed / PSO-Fed / Online-Fed run (case dict of verify.paofed.sim_communication): K <= 8 clients,
+    D <= 40, m in [1, D], schedule circshift / uniform subset / random window (exactly m entries), random
+    availability, data arrival and delays; client 0 has a sample, is available and is contacted at every
+    iteration (server_fraction = 1), so at least one message is exchanged."""
+    K = draw(st.integers(min_value=1, max_value=8))
+    D = draw(st.integers(min_value=1, max_value=40))
+    algorithm = draw(st.sampled_from(_PAOFED_EXCHANGE_ALGORITHMS))
+    case = {"K": K, "D": D, "m": draw(st.integers(min_value=1, max_value=D)),
+            "p": [1.0] + draw(st.lists(_unit, min_size=K - 1, max_size=K - 1)),
+            "data_rate": [1.0] + draw(st.lists(_unit, min_size=K - 1, max_size=K - 1)),
+            "delta": draw(st.floats(min_value=0.0, max_value=0.95)), "l_max": draw(st.integers(min_value=0, max_value=6)),
+            "algorithm": algorithm, "iterations": draw(st.integers(min_value=1, max_value=25)),
+            "seed": draw(st.integers(min_value=0, max_value=2**31 - 1)), "runs": draw(st.integers(min_value=1, max_value=3))}
+    case["server_fraction"] = 1.0              # s < 1 (Online-Fed, PSO-Fed) could leave a run without any message
+    if not algorithm.startswith("online"):
+        case["schedule"] = draw(st.sampled_from(("circshift", "subset", "window")))
+    return case
+
+
+def paofed_reference_step_sizes() -> st.SearchStrategy[float]:
+    """mu * lambda_max on the PAO-Fed reference instance (spec 4.1) where rho(F_exact) < 1 and the Monte-Carlo
+    steady state is reached within a few hundred iterations."""
+    return st.sampled_from((0.1, 0.2))
+
+
+# ---- PAO-Fed mean / mean-square analysis (seed 004, Ch. 4 / P4; theory.msd, verify.paofed) ------------------
+
+
+@st.composite
+def _paofed_spd_stack(draw, K: int, D: int, lo: float = 0.2, hi: float = 2.0) -> list:
+    """K symmetric positive definite D x D matrices with eigenvalues in [lo, hi] (rotation from the QR factor of a
+    drawn matrix, which is orthogonal even when the drawn matrix is singular)."""
+    out = []
+    for _ in range(K):
+        raw = np.array(draw(st.lists(st.floats(min_value=-1.0, max_value=1.0), min_size=D * D,
+                                     max_size=D * D))).reshape(D, D)
+        Q, _ = np.linalg.qr(raw + 1e-3 * np.eye(D))
+        ev = np.array(draw(st.lists(st.floats(min_value=lo, max_value=hi), min_size=D, max_size=D)))
+        R = (Q * ev) @ Q.T
+        out.append((0.5 * (R + R.T)).tolist())
+    return out
+
+
+@st.composite
+def paofed_instances(draw, *, max_K: int = 3, max_D: int = 3, max_l: int = 2, max_N: int | None = None,
+                     nonnegative_server_weight: bool = True, mu_times_lambda: tuple[float, float] = (0.05, 0.4)) -> dict:
+    """A PAO-Fed analysis instance as plain data (``verify.paofed._common.instance_to_dict`` form).
+
+    K in [2, max_K], l_max in [0, max_l], D in [2, max_D] with N = (1 + K(l_max + 1)) D <= max_N (D is drawn
+    from the sizes that fit), m in [1, D], selection law subset / window / bernoulli, p in [0.05, 1], delta in
+    [0, 0.9], alpha_0 = 1 and alpha_l in [0, 1], R_k positive definite (eigenvalues in [0.2, 2]), noise in
+    [0.001, 0.05], mu lambda_max in ``mu_times_lambda``. With ``nonnegative_server_weight`` the weights
+    alpha_{l >= 1} are scaled down so that p_m sum_l alpha_l P(K_{n,l} nonempty) <= 1 - 1e-9, i.e. E[B_n] >= 0
+    ([E8]'s condition), by construction.
+    """
+    K = draw(st.integers(min_value=2, max_value=max_K))
+    L = draw(st.integers(min_value=0, max_value=max_l))
+    n_blocks = 1 + K * (L + 1)
+    top_D = max_D if max_N is None else max(2, min(max_D, max_N // n_blocks))
+    D = draw(st.integers(min_value=2, max_value=top_D))
+    m = draw(st.integers(min_value=1, max_value=D))
+    p = np.array(draw(st.lists(st.floats(min_value=0.05, max_value=1.0), min_size=K, max_size=K)))
+    delta = draw(st.floats(min_value=0.0, max_value=0.9))
+    alpha = np.array([1.0] + draw(st.lists(st.floats(min_value=0.0, max_value=1.0), min_size=L, max_size=L)))
+    if nonnegative_server_weight and L > 0:
+        pi = (1.0 - delta) * delta ** np.arange(L + 1)
+        P = 1.0 - np.prod(1.0 - p[:, None] * pi[None, :], axis=0)  # P(K_{n,l} nonempty)
+        rest = (m / D) * float(np.sum(alpha[1:] * P[1:]))
+        budget = (1.0 - 1e-9) - (m / D) * P[0]
+        if rest > budget and rest > 0.0:
+            alpha[1:] *= max(budget, 0.0) / rest
+    R = draw(_paofed_spd_stack(K, D))
+    lam = float(np.max(np.linalg.eigvalsh(np.array(R))))
+    return {"K": K, "D": D, "l_max": L, "m": m, "selection": draw(st.sampled_from(["subset", "window", "bernoulli"])),
+            "p": p.tolist(), "delta": delta, "alpha": alpha.tolist(),
+            "sigma2_eta": draw(st.lists(st.floats(min_value=0.001, max_value=0.05), min_size=K, max_size=K)),
+            "R": R, "w_star": draw(st.lists(st.floats(min_value=-1.0, max_value=1.0), min_size=D, max_size=D)),
+            "mu": draw(st.floats(min_value=mu_times_lambda[0], max_value=mu_times_lambda[1])) / lam}
+
+
+@st.composite
+def paofed_enumeration_cases(draw) -> dict:
+    """(p, delta, alpha, selection law, x_seed) at the enumeration size K = 2, D = 3, m = 2, l_max = 1
+    (``verify.paofed.expectations_enumeration.evaluate_expectations``); the law is subset or window (the
+    i.i.d. Bernoulli law has 6561 B-outcomes and is left to the thorough registry run)."""
+    return {"p": draw(st.lists(st.floats(min_value=0.05, max_value=1.0), min_size=2, max_size=2)),
+            "delta": draw(st.floats(min_value=0.0, max_value=0.9)),
+            "alpha": [1.0, draw(st.floats(min_value=0.0, max_value=1.0))],
+            "selection": draw(st.sampled_from(["subset", "window"])),
+            "x_seed": draw(st.integers(min_value=0, max_value=2**31 - 1))}
+
+
+def paofed_spd_stacks(K: int, D: int, lo: float = 0.01, hi: float = 3.0) -> st.SearchStrategy[list]:
+    """K positive definite D x D regressor covariances with eigenvalues in [lo, hi] (plain nested lists)."""
+    return _paofed_spd_stack(K, D, lo, hi)
+
+
+# --- PGFL regression experiments R-1 ... R-7 (verify/pgfl/experiments.py) -----------------------
+
+
+def pgfl_experiment_seeds() -> st.SearchStrategy[int]:
+    """Root seeds of a Monte-Carlo experiment (every replicate's instance and algorithm seed derive from it)."""
+    return st.integers(min_value=0, max_value=2**32 - 1)
+
+
+def pgfl_moderate_taus() -> st.SearchStrategy[float]:
+    """Constant inter-cluster weights tau in [0.2, 0.5] (around the paper's 0.4, inside R-4's (0.1, 0.5))."""
+    return st.floats(min_value=0.2, max_value=0.5)
+
+
+def pgfl_large_taus() -> st.SearchStrategy[float]:
+    """Large constant inter-cluster weights tau in [0.6, 0.95] (R-4's "too large" end of the grid)."""
+    return st.floats(min_value=0.6, max_value=0.95)
+
+
+def pgfl_dissimilar_gammas() -> st.SearchStrategy[float]:
+    """Cluster-model spreads gamma in [0.6, 0.8] (gamma_q ~ U(-gamma, gamma)): at least R-5's dissimilarity."""
+    return st.floats(min_value=0.6, max_value=0.8)
+
+
+def pgfl_tau_decays() -> st.SearchStrategy[float]:
+    """Decay factors beta in [0.95, 0.99] of tau^(n) = 0.4 beta^n (the paper's 0.98 inside)."""
+    return st.floats(min_value=0.95, max_value=0.99)
+
+
+@st.composite
+def pgfl_phi0_pairs(draw) -> tuple[float, float]:
+    """(small, large) initial zCDP parameters: small in [1e-4, 3e-4], large in [1e-2, 1e-1] (log-uniform)."""
+    small = 10.0 ** draw(st.floats(min_value=-4.0, max_value=float(np.log10(3e-4))))
+    large = 10.0 ** draw(st.floats(min_value=-2.0, max_value=-1.0))
+    return small, large
+
+
+@st.composite
+def pgfl_zeta_pairs(draw) -> tuple[float, float]:
+    """(small, large) noise-variance decay factors: small in [0.9, 0.95], large in [0.995, 0.999]."""
+    return draw(st.floats(min_value=0.9, max_value=0.95)), draw(st.floats(min_value=0.995, max_value=0.999))

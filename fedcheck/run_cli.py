@@ -134,6 +134,9 @@ def load_pgfl_config(path: Path, iterations: int):
 def add_run_parser(sub, int_at_least) -> None:
     run = sub.add_parser("run", help="run a reference implementation on a configuration")
     algorithms = run.add_subparsers(dest="algorithm", required=True, parser_class=type(run))
+    from fedcheck.paofed_cli import add_paofed_run_parser
+
+    add_paofed_run_parser(algorithms, int_at_least)
     pgfl = algorithms.add_parser("pgfl", help="PGFL (Algorithms 1-2) from a TOML configuration")
     pgfl.add_argument("config", type=Path, metavar="CONFIG.toml")
     pgfl.add_argument("--iterations", type=int_at_least(1), default=300, metavar="N", help="iterations (default 300)")
@@ -145,6 +148,11 @@ def add_run_parser(sub, int_at_least) -> None:
 
 def run_command(args) -> int:
     import numpy as np
+
+    if args.algorithm == "paofed":
+        from fedcheck.paofed_cli import run_paofed
+
+        return run_paofed(args)
 
     from reference_impl.pgfl import nmsd_observer, run_pgfl
 

@@ -1,0 +1,160 @@
+"""PAO-Fed steady-state MSD: structured (matrix-free (S2)) vs naive (explicit F, dense LU), and the paper scale.
+
+Run: .venv/bin/python benchmarks/bench_msd.py [--naive-budget 20] [--structured-budget 60] [--skip-paper]
+
+Prints three tables, measured in this process (2 cores, other jobs may be running):
+
+1. naive vs structured steady-state MSD (exact F, Gaussian regressors) on growing instances (K = 4,
+   l_max = 2, D = 3..7, then K = 3, D = 10: N = 39..100, the naive route's limit), up to the largest N whose
+   naive solve fits in ``--naive-budget`` seconds; both values are checked equal (relative gap <= 1e-10)
+   and the time ratio is reported;
+2. the structured solver alone (BiCGSTAB on the vectorised (S2), exact F) on growing instances until one
+   takes longer than ``--structured-budget`` seconds;
+3. the paper's scale (K = 256, D = 200, l_max = 10, m = 4, p in {0.25, 0.1, 0.025, 0.005} x 64, delta = 0.2,
+   alpha_l = 0.2^l, mu = 0.4) through the exact diagonal reduction of the seed's truncated F with white
+   features R_k = 1.02 I (the seed's max lambda(R_k) = 1.02): time and peak traced memory (tracemalloc).
+
+Instances are deterministic (fixed seeds); timings are wall-clock (time.perf_counter).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import tracemalloc
+
+import numpy as np
+
+from theory.msd import (
+    NAIVE_MAX_N,
+    PAOFedInstance,
+    analysis_moments,
+    diagonal_msd_steady_state,
+    msd_steady_state,
+    msd_steady_state_naive,
+    scalar_problems,
+    spectral_radius_F,
+)
+
+
+def family_instance(K: int, D: int, l_max: int, mu_times_lambda: float = 0.1) -> PAOFedInstance:
+    """Reference-like instance (spec 4.1 pattern): p cycles (0.9, 0.6, 0.4, 0.2), delta = 0.3, alpha_l = 0.5^l,
+    m = ceil(D / 2), Toeplitz R_k with rho_k cycling (0.1, 0.3, 0.5, 0.7), fixed w* and noise."""
+    rng = np.random.default_rng(K * 1000 + D * 10 + l_max)
+    idx = np.arange(D)
+    rhos = np.resize([0.1, 0.3, 0.5, 0.7], K)
+    R = np.stack([r ** np.abs(idx[:, None] - idx[None, :]) for r in rhos])
+    lam = float(np.max(np.linalg.eigvalsh(R)))
+    return PAOFedInstance(K=K, D=D, l_max=l_max, m=(D + 1) // 2, selection="subset",
+                          p=np.resize([0.9, 0.6, 0.4, 0.2], K), delta=0.3, alpha=0.5 ** np.arange(l_max + 1),
+                          sigma2_eta=rng.uniform(0.01, 0.03, K), R=R, w_star=rng.standard_normal(D),
+                          mu=mu_times_lambda / lam)
+
+
+def timed(fn):
+    t = time.perf_counter()
+    out = fn()
+    return out, time.perf_counter() - t
+
+
+def naive_vs_structured(budget: float) -> list[dict]:
+    rows = []
+    for K, D, l_max in [(4, 3, 2), (4, 4, 2), (4, 5, 2), (4, 6, 2), (4, 7, 2), (3, 10, 2)]:
+        inst = family_instance(K, D, l_max)
+        m = analysis_moments(inst)
+        sol, t_s = timed(lambda: msd_steady_state(m, "exact", method="gmres", rtol=1e-13))
+        naive, t_n = timed(lambda: msd_steady_state_naive(m, "exact", solver="dense"))
+        gap = abs(naive - sol.msd) / abs(naive)
+        rows.append({"N": m.N, "D": D, "naive_s": t_n, "structured_s": t_s, "ratio": t_n / t_s, "gap": gap,
+                     "residual": sol.residual})
+        print(f"  N = {m.N:4d} (K = {K}, D = {D}, l_max = {l_max}): naive {t_n:8.2f} s, structured {t_s:6.3f} s, "
+              f"ratio {t_n / t_s:8.1f}x, relative gap {gap:.1e}", flush=True)
+        assert gap <= 1e-10, "naive and structured disagree"
+        if t_n > budget or m.N >= NAIVE_MAX_N:  # over budget, or at the naive route's size limit
+            break
+    return rows
+
+
+def structured_scaling(budget: float) -> list[dict]:
+    rows = []
+    for K, D, l_max in [(4, 5, 2), (8, 10, 3), (12, 12, 3), (16, 16, 3), (16, 20, 3), (18, 22, 3), (20, 24, 3),
+                        (24, 28, 3), (28, 32, 3), (32, 36, 3), (36, 40, 3), (40, 44, 3)]:
+        inst = family_instance(K, D, l_max)
+        m = analysis_moments(inst)
+        tracemalloc.start()
+        sol, t = timed(lambda: msd_steady_state(m, "exact", method="bicgstab", rtol=1e-10))
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        rows.append({"N": m.N, "K": K, "D": D, "l_max": l_max, "seconds": t, "iterations": sol.iterations,
+                     "residual": sol.residual, "peak_MB": peak / 2**20, "msd_dB": 10 * np.log10(sol.msd)})
+        print(f"  N = {m.N:5d} (K = {K}, D = {D}, l_max = {l_max}): {t:7.2f} s, {sol.iterations} BiCGSTAB iterations, "
+              f"residual {sol.residual:.1e}, peak {peak / 2**20:8.1f} MB, MSD {10 * np.log10(sol.msd):.3f} dB",
+              flush=True)
+        if t > budget:
+            break
+    return rows
+
+
+def paper_scale(with_rho: bool) -> dict:
+    K, D, L = 256, 200, 10
+    rng = np.random.default_rng(2024)
+    w = rng.standard_normal(D)
+    tracemalloc.start()
+    t0 = time.perf_counter()
+    inst = PAOFedInstance(K=K, D=D, l_max=L, m=4, selection="window", p=np.repeat([0.25, 0.1, 0.025, 0.005], 64),
+                          delta=0.2, alpha=0.2 ** np.arange(L + 1), sigma2_eta=rng.uniform(0.005, 0.03, K),
+                          R=np.broadcast_to(1.02 * np.eye(D), (K, D, D)).copy(), w_star=w / np.linalg.norm(w),
+                          mu=0.4)
+    t_inst = time.perf_counter() - t0
+    m, t_mom = timed(lambda: analysis_moments(inst))
+    probs, t_split = timed(lambda: scalar_problems(m))
+    (msd, residual), t_solve = timed(lambda: diagonal_msd_steady_state(m, method="bicgstab", rtol=1e-12))
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    out = {"N_b": m.n_blocks, "N": m.N, "scalar_problems": len(probs), "instance_s": t_inst, "moments_s": t_mom,
+           "solve_s": t_solve, "peak_MB": peak / 2**20, "msd_dB": 10 * np.log10(msd), "residual": residual,
+           "full_C_TB": 8 * m.N ** 2 / 1e12}
+    if with_rho:
+        rho, t_rho = timed(lambda: spectral_radius_F(probs[0].moments, "seed", tol=1e-8))
+        out.update(rho_F_seed=rho, rho_s=t_rho)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--naive-budget", type=float, default=20.0)
+    ap.add_argument("--structured-budget", type=float, default=60.0)
+    ap.add_argument("--skip-paper", action="store_true")
+    ap.add_argument("--skip-naive", action="store_true")
+    ap.add_argument("--paper-rho", action="store_true", help="also rho(F_seed) of the paper-scale scalar problem")
+    args = ap.parse_args()
+
+    if not args.skip_naive:
+        print("1. naive (explicit F, dense LU) vs structured ((S2), GMRES), exact F:")
+        rows = naive_vs_structured(args.naive_budget)
+        best = max((r for r in rows if r["naive_s"] <= args.naive_budget), key=lambda r: r["N"], default=rows[0])
+        print(f"  -> largest N with naive <= {args.naive_budget:.0f} s: N = {best['N']}, naive {best['naive_s']:.2f} s, "
+              f"structured {best['structured_s']:.3f} s, ratio {best['ratio']:.0f}x")
+
+    print("\n2. structured alone (BiCGSTAB, exact F, rtol 1e-10):")
+    srows = structured_scaling(args.structured_budget)
+    ok = [r for r in srows if r["seconds"] <= args.structured_budget]
+    if ok:
+        r = ok[-1]
+        print(f"  -> largest N within {args.structured_budget:.0f} s: N = {r['N']} ({r['seconds']:.1f} s, "
+              f"F would be {r['N'] ** 2} x {r['N'] ** 2}, {8 * r['N'] ** 4 / 1e12:.2f} TB dense)")
+
+    if not args.skip_paper:
+        print("\n3. paper scale through the diagonal reduction (seed's truncated F, R_k = 1.02 I):")
+        p = paper_scale(args.paper_rho)
+        print(f"  N_b = {p['N_b']}, N = {p['N']} (full C would need {p['full_C_TB']:.2f} TB); "
+              f"{p['scalar_problems']} scalar problem(s) of {p['N_b']}^2 unknowns")
+        print(f"  instance {p['instance_s']:.1f} s, moments {p['moments_s']:.2f} s, solve {p['solve_s']:.1f} s, "
+              f"peak traced memory {p['peak_MB']:.0f} MB")
+        print(f"  MSD_inf (seed F) = {p['msd_dB']:.3f} dB, (S2) residual {p['residual']:.1e}")
+        if "rho_F_seed" in p:
+            print(f"  rho(F_seed) = {p['rho_F_seed']:.6f} ({p['rho_s']:.1f} s, Arnoldi tol 1e-8)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,142 @@
+"""PAO-Fed simulation throughput at the paper's size: vectorised reference vs a per-client loop.
+
+Run: .venv/bin/python benchmarks/bench_paofed_sim.py [--runs R] [--iterations N]
+Both implementations consume the same pre-drawn randomness (availability, delays, selections, RFF
+regressors of the spec 1.3 data) for PAO-Fed-U1 on K = 256 clients, D = 200, l_max = 10, delta = 0.2
+(shared/spec/paofed.md 5); they are checked equal (server and client models, every iteration) before
+anything is timed. Prints the time ratio loop / vectorised per iteration, the peak-memory ratio and the
+vectorised end-to-end throughput (draws and MSE-test included).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import tracemalloc
+
+import numpy as np
+
+from reference_impl.paofed import (
+    _Selector,
+    _draw,
+    _initial_state,
+    _step,
+    algorithm_config,
+    experiment_environment,
+    run_paofed,
+    staleness_weights,
+)
+from reference_impl.paofed_data import SyntheticRFFData
+
+
+def loop_step(env, config, alpha, state, draws, n):
+    """One iteration of P1-P8 written the obvious way: Python loops over runs, clients and buffer slots."""
+    R, K, D = state.wk.shape
+    G = env.slots
+    slot = n % G
+    M_all = np.broadcast_to(draws.M, (R, K, D))
+    S_all = np.broadcast_to(draws.S, (R, K, D))
+    for r in range(R):
+        w = state.w[r].copy()
+        for k in range(K):
+            state.arrival[r, k, slot] = -1
+            if not draws.has_data[r, k]:
+                continue
+            z, y = draws.z[r, k], draws.y[r, k]
+            local = state.wk[r, k]
+            part = draws.participants[r, k]
+            start = np.where(M_all[r, k], w, local) if part else local
+            e = y - start @ z
+            if part or config.autonomous:
+                state.wk[r, k] = start + config.mu * z * e
+            if part:
+                state.buf_vals[r, k, slot] = state.wk[r, k]
+                state.buf_mask[r, k, slot] = S_all[r, k]
+                if draws.kept[r, k]:
+                    state.arrival[r, k, slot] = n + draws.delays[r, k]
+        groups = {}
+        for k in range(K):
+            for s in range(G):
+                if state.arrival[r, k, s] == n:
+                    groups.setdefault((n - s) % G, []).append((k, s))
+                    state.arrival[r, k, s] = -1
+        new = w.copy()
+        for age, members in groups.items():
+            for k, s in members:
+                mask = state.buf_mask[r, k, s]
+                new[mask] += alpha[age] / len(members) * (state.buf_vals[r, k, s][mask] - w[mask])
+        state.w[r] = new
+
+
+def _copy(state):
+    return type(state)(**{k: v.copy() for k, v in state.__dict__.items()})
+
+
+def measure(fn, repeats):
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    tracemalloc.start()
+    fn()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return float(np.median(times)), peak
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=4)
+    parser.add_argument("--iterations", type=int, default=40, help="iterations checked and timed")
+    args = parser.parse_args()
+    env = experiment_environment()
+    config = algorithm_config("paofed-u1")
+    data = SyntheticRFFData(K=env.K, D=env.D)
+    alpha = staleness_weights(config, env.l_max)
+    streams = tuple(np.random.default_rng(0).spawn(3))
+    selector = _Selector(config, env, streams[2], args.runs)
+    data_state = data.start(streams[1], args.runs)
+    draws = [_draw(env, config, selector, data, data_state, streams, n, args.runs) for n in range(args.iterations)]
+
+    # 1. equality over the whole sequence
+    fast, slow = _initial_state(env, args.runs), _initial_state(env, args.runs)
+    counts = {k: np.zeros(args.runs, dtype=np.int64) for k in ("messages", "uplink_params", "downlink_params",
+                                                                 "uplink_bits", "downlink_bits", "delivered", "discarded")}
+    worst = 0.0
+    for n, d in enumerate(draws):
+        _step(env, config, alpha, fast, d, n, counts)
+        loop_step(env, config, alpha, slow, d, n)
+        worst = max(worst, float(np.max(np.abs(fast.w - slow.w))), float(np.max(np.abs(fast.wk - slow.wk))))
+    assert worst <= 1e-12, worst
+    print(f"PAO-Fed-U1, K = {env.K}, D = {env.D}, l_max = {env.l_max}, runs = {args.runs}: vectorised = loop over "
+          f"{args.iterations} iterations (max |difference| {worst:.1e}); {int(counts['delivered'].sum())} messages used")
+
+    # 2. time per iteration on the same draws (state reset each repetition)
+    def vectorised():
+        state = _initial_state(env, args.runs)
+        for n, d in enumerate(draws):
+            _step(env, config, alpha, state, d, n, {k: v.copy() for k, v in counts.items()})
+
+    def looped():
+        state = _initial_state(env, args.runs)
+        for n, d in enumerate(draws):
+            loop_step(env, config, alpha, state, d, n)
+
+    t_vec, m_vec = measure(vectorised, 3)
+    t_loop, m_loop = measure(looped, 1)
+    per = args.iterations
+    print(f"vectorised: {1e3 * t_vec / per:.2f} ms/iteration, peak {m_vec / 2**20:.1f} MiB")
+    print(f"per-client loop: {1e3 * t_loop / per:.2f} ms/iteration, peak {m_loop / 2**20:.1f} MiB")
+    print(f"time ratio loop / vectorised: {t_loop / t_vec:.1f}x; memory ratio: {m_loop / max(m_vec, 1):.2f}x")
+
+    # 3. end-to-end throughput of the reference (draws, RFF regressors and MSE-test included)
+    t = time.perf_counter()
+    run_paofed(env, config, data, args.iterations, np.random.default_rng(1), runs=args.runs)
+    total = time.perf_counter() - t
+    print(f"end to end (run_paofed): {1e3 * total / per:.2f} ms/iteration for {args.runs} runs "
+          f"= {args.runs * per / total:.0f} run-iterations/s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,355 @@
+"""``fedcheck run paofed CONFIG.toml``: run the reference PAO-Fed (or a baseline) on a user's configuration.
+
+Two simulations (shared/spec/paofed.md 4.2):
+
+* ``[data] source = "linear"`` (default): **SIM-F** -- the faithful algorithm on linear Gaussian data of an
+  analysis instance (section ``[instance]``; every field defaults to the reference instance of spec 4.1).
+  Metric: the server MSD.
+* ``[data] source = "synthetic-rff"``: **SIM-E** -- the nonlinear data of spec 1.3 in the RFF space with the
+  asynchronous environment of spec 5 (sections ``[data]``, ``[environment]``). Metric: MSE-test.
+
+``--algorithm`` picks one of :data:`reference_impl.paofed.ALGORITHMS`; the ``[algorithm]`` section holds the
+[CHOICE]s of spec 2 (baseline fractions, SignSGD step, overlap rule, ...). The learning curve is printed in
+dB (``--json``: ``{"algorithm", "iterations", "runs", "curve_db", "metric"}``, ``curve_db[n]`` for the server
+model ``w_n``, n = 0..iterations). A bad field exits with status 2 and one line naming ``section.field``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+try:  # Python >= 3.11
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+__all__ = ["ConfigError", "PAOFedSetup", "add_paofed_run_parser", "load_paofed_config", "run_paofed"]
+
+_SECTIONS = {
+    "simulation": {"iterations"},
+    "instance": {"K", "D", "l_max", "m", "selection", "p", "delta", "alpha", "sigma2_eta", "toeplitz_rho", "R",
+                 "w_star", "mu", "mu_times_lambda_max"},
+    "data": {"source", "K", "D", "sigma_kappa", "test_size", "input_order", "bracket", "ar_clock", "data_groups",
+             "horizon"},
+    "environment": {"p_groups", "delta", "l_max", "delay_step", "delay_tail"},
+    "algorithm": {"mu", "m", "schedule", "staleness", "overlap_rule", "full_downlink", "online_fed_fraction",
+                  "pso_fed_m", "pso_fed_fraction", "sign_step", "sign_noise", "sign_aggregation",
+                  "baseline_aggregation"},
+}
+_SOURCES = ("linear", "synthetic-rff")
+
+
+class ConfigError(ValueError):
+    """A bad configuration field; the message names it as ``section.field``."""
+
+
+@dataclass(frozen=True)
+class PAOFedSetup:
+    """What a configuration describes: environment, algorithm, data, iterations and a label."""
+
+    env: object
+    config: object
+    data: object
+    iterations: int
+    simulation: str
+
+
+def _get(table: dict, section: str, name: str, default):
+    return table.get(section, {}).get(name, default)
+
+
+def _scalar(table, section, name, kind, default=None, *, check=None, allowed=""):
+    value = _get(table, section, name, default)
+    if value is None:
+        return None
+    if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+        raise ConfigError(f"{section}.{name} must be {allowed or kind.__name__}, got {value!r}")
+    if kind is float and not math.isfinite(value):
+        raise ConfigError(f"{section}.{name} must be {allowed or 'a finite real'}, got {value!r}")
+    if check is not None and not check(value):
+        raise ConfigError(f"{section}.{name} must be {allowed}, got {value!r}")
+    return value
+
+
+def _reals(table, section, name, default, *, allowed="a list of reals"):
+    value = _get(table, section, name, default)
+    if value is None:
+        return None
+    import numpy as np
+
+    try:
+        raw = np.asarray(value)
+        arr = raw.astype(np.float64)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{section}.{name} must be {allowed}, got {value!r}") from None
+    if raw.dtype.kind not in "iuf" or arr.size == 0 or not np.all(np.isfinite(arr)):
+        raise ConfigError(f"{section}.{name} must be {allowed}, got {value!r}")
+    return arr
+
+
+def _prefixed(section: str, exc: ValueError) -> ConfigError:
+    """Errors of the validated records start with the field name: prefix the section."""
+    return ConfigError(f"{section}.{exc}".replace("\n", " "))
+
+
+def _load_table(path: Path) -> dict:
+    try:
+        table = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except (FileNotFoundError, IsADirectoryError):
+        raise ConfigError(f"CONFIG must be an existing TOML file, got {str(path)!r}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"CONFIG is not valid TOML: {exc}") from None
+    for section, body in table.items():
+        if section not in _SECTIONS:
+            raise ConfigError(f"{section} is not a section (allowed: {', '.join(_SECTIONS)})")
+        if not isinstance(body, dict):
+            raise ConfigError(f"{section} must be a table [{section}], got {body!r}")
+        unknown = set(body) - _SECTIONS[section]
+        if unknown:
+            raise ConfigError(f"{section}.{sorted(unknown)[0]} is not a field "
+                              f"(allowed: {', '.join(sorted(_SECTIONS[section]))})")
+    return table
+
+
+def _instance(table):
+    import numpy as np
+
+    from theory.msd.instance import SELECTION_LAWS, PAOFedInstance, reference_instance
+
+    ref = reference_instance()
+    sec = "instance"
+    pos = dict(check=lambda v: v >= 1, allowed="an integer >= 1")
+    K = _scalar(table, sec, "K", int, ref.K, **pos)
+    D = _scalar(table, sec, "D", int, ref.D, **pos)
+    l_max = _scalar(table, sec, "l_max", int, ref.l_max, check=lambda v: v >= 0, allowed="an integer >= 0")
+    m = _scalar(table, sec, "m", int, ref.m, check=lambda v: 1 <= v <= D, allowed=f"an integer in [1, D = {D}]")
+    selection = _scalar(table, sec, "selection", str, ref.selection, check=lambda v: v in SELECTION_LAWS,
+                        allowed=" or ".join(repr(s) for s in SELECTION_LAWS))
+    if "R" in table.get(sec, {}) and "toeplitz_rho" in table.get(sec, {}):
+        raise ConfigError("instance.R: give at most one of instance.R and instance.toeplitz_rho")
+    if "R" in table.get(sec, {}):
+        R = _reals(table, sec, "R", None, allowed=f"a K x D x D = {K} x {D} x {D} nested list of reals")
+        if R.shape != (K, D, D):
+            raise ConfigError(f"instance.R must be a K x D x D = {K} x {D} x {D} nested list, got shape {R.shape}")
+    else:
+        rho = _reals(table, sec, "toeplitz_rho", [0.1, 0.3, 0.5, 0.7] if K == ref.K else None,
+                     allowed=f"a list of K = {K} reals in (-1, 1)")
+        if rho is None:
+            raise ConfigError(f"instance.toeplitz_rho must be given (a list of K = {K} reals in (-1, 1)) when K != 4")
+        if rho.shape != (K,) or np.any(np.abs(rho) >= 1):
+            raise ConfigError(f"instance.toeplitz_rho must be a list of K = {K} reals in (-1, 1), got {rho.tolist()}")
+        idx = np.arange(D)
+        R = np.stack([r ** np.abs(idx[:, None] - idx[None, :]) for r in rho])
+    w_star = _reals(table, sec, "w_star", ref.w_star.tolist() if D == ref.D else None,
+                    allowed=f"a list of D = {D} reals")
+    if w_star is None:
+        raise ConfigError(f"instance.w_star must be given (a list of D = {D} reals) when D != 5")
+    kwargs = dict(K=K, D=D, l_max=l_max, m=m, selection=selection, R=R, w_star=w_star,
+                  p=_reals(table, sec, "p", ref.p.tolist()), delta=_scalar(table, sec, "delta", float, ref.delta),
+                  alpha=_reals(table, sec, "alpha", ref.alpha.tolist()),
+                  sigma2_eta=_reals(table, sec, "sigma2_eta", ref.sigma2_eta.tolist()))
+    mu = _scalar(table, sec, "mu", float, check=lambda v: v > 0, allowed="a real > 0")
+    scale = _scalar(table, sec, "mu_times_lambda_max", float, check=lambda v: v > 0, allowed="a real > 0")
+    if mu is not None and scale is not None:
+        raise ConfigError("instance.mu: give at most one of instance.mu and instance.mu_times_lambda_max")
+    try:
+        inst = PAOFedInstance(**kwargs, mu=1.0)
+    except ValueError as exc:
+        raise _prefixed(sec, exc) from None
+    if mu is None:
+        mu = (0.1 if scale is None else scale) / inst.lambda_max
+    return inst.with_mu(mu)
+
+
+def _algorithm(table, name, *, source, instance):
+    from reference_impl.paofed import SCHEDULES, algorithm_config
+
+    sec = "algorithm"
+    unit = dict(check=lambda v: 0 < v <= 1, allowed="a real in (0, 1]")
+    overrides = {
+        "overlap_rule": _scalar(table, sec, "overlap_rule", str, "none", check=lambda v: v in ("none", "most_recent"),
+                                allowed="'none' or 'most_recent'"),
+        "full_downlink": _scalar(table, sec, "full_downlink", bool, False, allowed="true or false"),
+        "sign_step": _scalar(table, sec, "sign_step", float, 1e-3, check=lambda v: v > 0, allowed="a real > 0"),
+        "sign_noise": _scalar(table, sec, "sign_noise", float, 0.0, check=lambda v: v >= 0, allowed="a real >= 0"),
+    }
+    online_fraction = _scalar(table, sec, "online_fed_fraction", float, 0.02, **unit)
+    pso_fraction = _scalar(table, sec, "pso_fed_fraction", float, 0.5, **unit)
+    pso_m = _scalar(table, sec, "pso_fed_m", int, None, check=lambda v: v >= 1, allowed="an integer >= 1")
+    sign_agg = _scalar(table, sec, "sign_aggregation", str, "sign_majority",
+                       check=lambda v: v in ("sign_majority", "sign_mean"), allowed="'sign_majority' or 'sign_mean'")
+    base_agg = _scalar(table, sec, "baseline_aggregation", str, "average", check=lambda v: v in ("average", "partial"),
+                       allowed="'average' (choice A) or 'partial' (choice B)")
+    if source == "linear":
+        for field in ("mu", "m"):
+            if field in table.get(sec, {}):
+                raise ConfigError(f"algorithm.{field}: with data.source = 'linear' the step and m come from [instance]")
+        mu, m = instance.mu, instance.m
+        default_schedule, default_staleness = "instance", "instance"
+    else:
+        mu = _scalar(table, sec, "mu", float, 0.4, check=lambda v: v > 0, allowed="a real > 0")
+        m = _scalar(table, sec, "m", int, 4, check=lambda v: v >= 1, allowed="an integer >= 1")
+        default_schedule, default_staleness = "circshift", "variant"
+    schedules = ("instance",) + tuple(s for s in SCHEDULES if s != "full")
+    schedule = _scalar(table, sec, "schedule", str, default_schedule, check=lambda v: v in schedules,
+                       allowed=" or ".join(repr(s) for s in schedules))
+    staleness = _scalar(table, sec, "staleness", str, default_staleness, check=lambda v: v in ("instance", "variant"),
+                        allowed="'instance' or 'variant'")
+    if instance is None and "instance" in (schedule, staleness):
+        raise ConfigError(f"algorithm.{'schedule' if schedule == 'instance' else 'staleness'}: 'instance' needs "
+                          f"data.source = 'linear'")
+    if name.startswith("paofed-") or name == "pso-fed":
+        overrides["schedule"] = instance.selection if schedule == "instance" else schedule
+        if staleness == "instance":
+            overrides["alpha"] = tuple(instance.alpha)
+    if name == "online-fed":
+        overrides["server_fraction"] = online_fraction
+    if name == "pso-fed":
+        overrides["server_fraction"] = pso_fraction
+        m = pso_m if pso_m is not None else (m if source == "linear" else None)
+    if name in ("online-fed", "online-fedsgd"):
+        overrides["aggregation"] = base_agg
+        if base_agg == "partial":
+            overrides["alpha"] = None
+            overrides["staleness_decay"] = 1.0
+    if name == "signsgd":
+        overrides["aggregation"] = sign_agg
+    try:
+        return algorithm_config(name, mu=mu, m=m, **overrides)
+    except ValueError as exc:
+        raise _prefixed(sec, exc) from None
+
+
+def load_paofed_config(path, algorithm: str = "paofed-u1", *, iterations: int | None = None) -> PAOFedSetup:
+    """Parse CONFIG.toml into a :class:`PAOFedSetup`; ConfigError names the offending ``section.field``."""
+    import numpy as np
+
+    from reference_impl.paofed import ALGORITHMS, AsyncEnvironment, LinearData, experiment_environment
+    from reference_impl.paofed_data import SyntheticRFFData
+
+    if algorithm not in ALGORITHMS:
+        raise ConfigError(f"--algorithm must be one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
+    table = _load_table(Path(path))
+    n_iter = _scalar(table, "simulation", "iterations", int, 2000, check=lambda v: v >= 1, allowed="an integer >= 1")
+    if iterations is not None:
+        n_iter = iterations
+    source = _scalar(table, "data", "source", str, "linear", check=lambda v: v in _SOURCES,
+                     allowed=" or ".join(repr(s) for s in _SOURCES))
+    if source == "linear":
+        for sec in ("environment",):
+            if sec in table:
+                raise ConfigError(f"{sec}: the [{sec}] section needs data.source = 'synthetic-rff' "
+                                  f"(SIM-F takes p, delta, l_max from [instance])")
+        extra = set(table.get("data", {})) - {"source"}
+        if extra:
+            raise ConfigError(f"data.{sorted(extra)[0]} needs data.source = 'synthetic-rff'")
+        inst = _instance(table)
+        env = AsyncEnvironment(K=inst.K, D=inst.D, p=inst.p, delta=inst.delta, l_max=inst.l_max)
+        data = LinearData.from_instance(inst)
+        config = _algorithm(table, algorithm, source=source, instance=inst)
+        label = "SIM-F: linear data of the instance"
+    else:
+        if "instance" in table:
+            raise ConfigError("instance: the [instance] section needs data.source = 'linear'")
+        sec = "data"
+        pos = dict(check=lambda v: v >= 1, allowed="an integer >= 1")
+        K = _scalar(table, sec, "K", int, 256, **pos)
+        D = _scalar(table, sec, "D", int, 200, **pos)
+        horizon = _scalar(table, sec, "horizon", int, 2000, **pos)
+        groups = _reals(table, sec, "data_groups", [500, 1000, 1500, 2000],
+                        allowed=f"a list of sample counts in [0, horizon = {horizon}]")
+        if np.any(groups < 0) or np.any(groups > horizon):
+            raise ConfigError(f"data.data_groups must be a list of sample counts in [0, horizon = {horizon}], "
+                              f"got {groups.tolist()}")
+        env_sec = "environment"
+        p_groups = _reals(table, env_sec, "p_groups", [0.25, 0.1, 0.025, 0.005], allowed="a list of reals in [0, 1]")
+        if np.any(p_groups < 0) or np.any(p_groups > 1):
+            raise ConfigError(f"environment.p_groups must be a list of reals in [0, 1], got {p_groups.tolist()}")
+        try:
+            env = experiment_environment(
+                K=K, D=D, p_groups=tuple(p_groups), data_groups=tuple(groups), horizon=horizon,
+                delta=_scalar(table, env_sec, "delta", float, 0.2, check=lambda v: 0 <= v < 1, allowed="a real in [0, 1)"),
+                l_max=_scalar(table, env_sec, "l_max", int, 10, check=lambda v: v >= 0, allowed="an integer >= 0"),
+                delay_step=_scalar(table, env_sec, "delay_step", int, 1, **pos),
+                delay_tail=_scalar(table, env_sec, "delay_tail", str, "discard",
+                                   check=lambda v: v in ("discard", "cap"), allowed="'discard' or 'cap'"))
+        except ValueError as exc:
+            if isinstance(exc, ConfigError):
+                raise
+            raise _prefixed(env_sec, exc) from None
+        try:
+            data = SyntheticRFFData(
+                K=K, D=D, sigma_kappa=_scalar(table, sec, "sigma_kappa", float, 5.0, check=lambda v: v > 0,
+                                              allowed="a real > 0"),
+                test_size=_scalar(table, sec, "test_size", int, 500, **pos),
+                input_order=_scalar(table, sec, "input_order", str, "literal"),
+                bracket=_scalar(table, sec, "bracket", str, "classical"),
+                ar_clock=_scalar(table, sec, "ar_clock", str, "sample"))
+        except ValueError as exc:
+            if isinstance(exc, ConfigError):
+                raise
+            raise _prefixed(sec, exc) from None
+        config = _algorithm(table, algorithm, source=source, instance=None)
+        if config.schedule != "full" and config.m > D:
+            raise ConfigError(f"algorithm.m must be an integer in [1, D = {D}], got {config.m}")
+        label = "SIM-E: nonlinear data of spec 1.3 in the RFF space"
+    return PAOFedSetup(env=env, config=config, data=data, iterations=n_iter, simulation=label)
+
+
+def add_paofed_run_parser(run_subparsers, int_at_least) -> None:
+    """Add ``paofed`` to the sub-commands of ``fedcheck run`` (``run_subparsers``: the ``add_subparsers`` object)."""
+    from reference_impl.paofed import ALGORITHMS
+
+    p = run_subparsers.add_parser("paofed", help="PAO-Fed (SIM-F on linear data, SIM-E on RFF data) from a TOML file")
+    p.add_argument("config", type=Path, metavar="CONFIG.toml")
+    p.add_argument("--runs", type=int_at_least(1), default=1, metavar="R", help="Monte-Carlo runs (default 1)")
+    p.add_argument("--seed", type=int_at_least(0), default=0, metavar="S", help="root seed (default 0)")
+    p.add_argument("--iterations", type=int_at_least(1), default=None, metavar="N",
+                   help="iterations (default: [simulation] iterations, else 2000)")
+    p.add_argument("--algorithm", dest="paofed_algorithm", choices=ALGORITHMS, default="paofed-u1", metavar="NAME",
+                   help="one of " + ", ".join(ALGORITHMS) + " (default paofed-u1)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(subparser=p, handler=run_paofed)
+
+
+def run_paofed(args) -> int:
+    """Run the configured simulation and print the learning curve in dB (exit status 0)."""
+    import numpy as np
+
+    from reference_impl.paofed import run_paofed as simulate
+
+    parser = args.subparser
+    try:
+        setup = load_paofed_config(args.config, args.paofed_algorithm, iterations=args.iterations)
+    except ValueError as exc:
+        parser.error(str(exc).replace("\n", " "))
+    run = simulate(setup.env, setup.config, setup.data, setup.iterations, np.random.default_rng(args.seed),
+                   runs=args.runs)
+    curve_db = run.curve_db()
+    if args.json:
+        json.dump({"algorithm": setup.config.name, "iterations": setup.iterations, "runs": args.runs,
+                   "curve_db": [float(v) for v in curve_db], "metric": run.metric}, sys.stdout)
+        sys.stdout.write("\n")
+        return 0
+    cfg, env = setup.config, setup.env
+    entries = env.D if cfg.schedule == "full" else cfg.m
+    print(f"{cfg.name} ({setup.simulation}): K = {env.K}, D = {env.D}, {setup.iterations} iterations, "
+          f"{args.runs} run(s), seed {args.seed}")
+    half = setup.iterations // 2
+    steady = 10.0 * np.log10(np.mean(run.curve[half:]))
+    print(f"{run.metric.upper()} after the last iteration: {curve_db[-1]:.3f} dB; mean over n = {half}.."
+          f"{setup.iterations}: {steady:.3f} dB")
+    comm = run.communication
+    if int(np.sum(comm.messages)):
+        up, down = comm.savings(env.D)
+        print(f"communication: {int(np.sum(comm.messages))} exchanges, {entries} of D = {env.D} entries per message; "
+              f"savings uplink {100 * up:.1f} %, downlink {100 * down:.1f} %, load {comm.load_bits():.0f} bits "
+              f"per exchanging client and iteration")
+    print("learning curve: use --json for all values")
+    return 0

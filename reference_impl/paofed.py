@@ -1,0 +1,940 @@
+r"""PAO-Fed and its baselines, vectorised over Monte-Carlo runs x clients x model entries.
+
+Reference implementation of shared/spec/paofed.md (seed 004_180cd372987d137b.txt, Chapter 4,
+Algorithm 3, eqs. (4.5)-(4.14); Publication P4, Algorithm 1, eqs. (7)-(15)):
+
+* :func:`run_paofed` -- the algorithm itself, steps P1-P9 of spec 2.4, with every variant of spec 2.5
+  (C0/U0/C1/U1/C2/U2), the baselines of spec 2.6 (Online-Fed, Online-FedSGD, PSO-Fed, SignSGD), the
+  asynchronous environment of spec 2.1-2.2 (data arrival, Bernoulli availability, geometric message
+  delays with a message buffer of ``l_max + 1`` slots per client and exactly-once delivery) and the
+  optional overlap rule of P4 (``overlap_rule``). With linear data (:class:`LinearData`) and the
+  settings of :func:`faithful_setup` this is **SIM-F** of spec 4.2; with the experiment data of
+  :mod:`reference_impl.paofed_data` it is **SIM-E**.
+* :func:`run_analysis_model` -- **SIM-A** of spec 4.2: the model the mean-square analysis is exact for
+  (independent draws of a, M, b, S and z at every iteration, assumptions I1-I5 of spec 3.1).
+
+Arrays are ``(runs, K, D)`` for clients and ``(runs, D)`` for the server; no Python loop over runs or
+clients inside an iteration. Randomness only through the ``rng`` argument, which is split into three
+independent streams (behaviour: data arrival, availability, delays; data: regressors, inputs, noise;
+algorithm: random selections, server sub-sampling, sign noise). Every stream draws arrays of a fixed
+shape at every iteration, so two algorithms run with generators from the same seed see exactly the same
+asynchronous behaviour and the same data (spec 5: "the asynchronous behaviours are simulated once per
+Monte-Carlo iteration and are identical for all the algorithms", seed line 1097).
+
+Iteration indices start at 0 (the seed counts from 1); ``curve[n]`` is the metric of the server model
+:math:`w_n`, so ``curve[0]`` is the metric of :math:`w_0 = 0`.
+
+References
+----------
+.. [1] seed 004_180cd372987d137b.txt, Chapter 4 (lines 789-1181): (4.5)-(4.6) selection rotation,
+   (4.9)-(4.12) local and autonomous updates, (4.13)-(4.14) aggregation, Algorithm 3 (lines 936-939).
+.. [2] shared/spec/paofed.md sections 2 (algorithms and [CHOICE] defaults), 3.1-3.2 (analysis model,
+   extended state), 4.2 (simulators SIM-A / SIM-F / SIM-E).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from theory.msd.instance import SELECTION_LAWS, PAOFedInstance
+
+__all__ = [
+    "ALGORITHMS",
+    "BITS_PER_PARAMETER",
+    "ONLINE_FED_FRACTION",
+    "PSO_FED_FRACTION",
+    "PSO_FED_M",
+    "SCHEDULES",
+    "SIGN_STEP",
+    "AlgorithmConfig",
+    "AnalysisRun",
+    "AsyncEnvironment",
+    "CommunicationCounts",
+    "LinearData",
+    "SimulationRun",
+    "StepRecord",
+    "algorithm_config",
+    "circshift_window",
+    "draw_selection",
+    "environment_from_instance",
+    "experiment_environment",
+    "faithful_setup",
+    "run_analysis_model",
+    "run_faithful",
+    "run_paofed",
+    "staleness_weights",
+    "time_average",
+]
+
+#: Selection schedules: the deterministic circshift windows of the experiments (spec 2.3), the random laws
+#: of the analysis (spec 3.5; "a pseudo-random selection process can be used in place of the circshift
+#: operator", seed line 870) and "full" (M = S = I: no partial sharing).
+SCHEDULES = ("circshift", *SELECTION_LAWS, "full")
+#: Algorithm names accepted by :func:`algorithm_config` (spec 2.5 variants and spec 2.6 baselines).
+ALGORITHMS = ("paofed-u1", "paofed-c0", "paofed-u0", "paofed-c1", "paofed-c2", "paofed-u2", "online-fed",
+              "online-fedsgd", "pso-fed", "signsgd")
+#: 32 bits per exchanged model parameter (seed line 1137); a SignSGD uplink entry is 1 bit.
+BITS_PER_PARAMETER = 32
+#: [CHOICE] spec 2.6: Online-Fed sub-samples each available client with probability s = 0.02 (98 % reduction).
+ONLINE_FED_FRACTION = 0.02
+#: [CHOICE] spec 2.6: PSO-Fed = PAO-Fed-C0 with m = 8 and server sub-sampling s, "tailored to reduce the overall
+#: communication load by 98 %" (seed line 1152), i.e. (m/D) s = 0.02 per available client and direction relative to
+#: Online-FedSGD. The spec's pair m = 8, s = 0.25 gives (8/200) 0.25 = 0.01 (99 %), so s = 0.5 is used here.
+PSO_FED_M = 8
+PSO_FED_FRACTION = 0.5
+#: [CHOICE] spec 2.6: SignSGD server step gamma (tune per data set; the seed gives none).
+SIGN_STEP = 1e-3
+
+_AGGREGATIONS = ("partial", "average", "sign_majority", "sign_mean")
+_OVERLAP_RULES = ("none", "most_recent")
+_UPLINKS = ("next", "current")
+_DELAY_TAILS = ("discard", "cap")
+
+
+def _readonly(a, dtype=np.float64) -> np.ndarray:
+    a = np.array(a, dtype=dtype, copy=True)
+    a.setflags(write=False)
+    return a
+
+
+def _is_int(value, lower: int) -> bool:
+    return not isinstance(value, bool) and isinstance(value, (int, np.integer)) and value >= lower
+
+
+def _is_real(value) -> bool:
+    return not isinstance(value, bool) and isinstance(value, (int, float, np.integer, np.floating)) \
+        and math.isfinite(float(value))
+
+
+# --------------------------------------------------------------------------------------------------
+# Records
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class AsyncEnvironment:
+    r"""The asynchronous environment: clients, data arrival, availability and message delays.
+
+    Attributes
+    ----------
+    K, D : int
+        Clients and model (RFF) dimension.
+    p : (K,) array
+        Participation probabilities :math:`p_k \in [0, 1]` (Bernoulli trial of a client with a new sample,
+        spec 2.1; seed lines 840, 1095).
+    delta : float
+        Delay parameter :math:`\delta \in [0, 1)`: :math:`P(L \ge l) = \delta^l` (spec 2.2, reading [E5]).
+    l_max : int
+        Maximum effective delay; messages older than ``l_max`` are discarded (:math:`\alpha_l = 0`).
+    data_rate : (K,) array
+        Probability that client k receives a new sample at an iteration (1: every iteration, assumption I2;
+        spec 1.3 [CHOICE]: :math:`N_g / 2000` for data group g).
+    delay_step : int
+        Delays are multiples of ``delay_step``: :math:`L = \text{step}\cdot G`, G geometric with
+        :math:`P(G \ge i) = \delta^i` (1: the default law; 10: the "increased straggler" environment).
+    delay_tail : {"discard", "cap"}
+        Delays above ``l_max``: discarded (default, spec 2.2) or capped at the largest multiple of
+        ``delay_step`` not above ``l_max`` (spec 2.2 [CHOICE] for the straggler environment,
+        :math:`P(L = 60) = \delta^6`).
+    """
+
+    K: int
+    D: int
+    p: np.ndarray
+    delta: float
+    l_max: int
+    data_rate: np.ndarray | None = None
+    delay_step: int = 1
+    delay_tail: str = "discard"
+
+    def __post_init__(self) -> None:
+        for name, lower in (("K", 1), ("D", 1), ("l_max", 0), ("delay_step", 1)):
+            if not _is_int(getattr(self, name), lower):
+                raise ValueError(f"{name} must be an integer >= {lower}, got {getattr(self, name)!r}")
+        p = np.asarray(self.p, dtype=np.float64)
+        if p.shape != (self.K,) or not np.all((p >= 0) & (p <= 1)):
+            raise ValueError(f"p must have shape (K,) = ({self.K},) with entries in [0, 1], got {self.p!r}")
+        if not (_is_real(self.delta) and 0.0 <= self.delta < 1.0):
+            raise ValueError(f"delta must be a real in [0, 1), got {self.delta!r}")
+        rate = np.ones(self.K) if self.data_rate is None else np.asarray(self.data_rate, dtype=np.float64)
+        if rate.shape != (self.K,) or not np.all((rate >= 0) & (rate <= 1)):
+            raise ValueError(f"data_rate must have shape (K,) = ({self.K},) with entries in [0, 1], "
+                             f"got {self.data_rate!r}")
+        if self.delay_tail not in _DELAY_TAILS:
+            raise ValueError(f"delay_tail must be one of {', '.join(_DELAY_TAILS)}, got {self.delay_tail!r}")
+        object.__setattr__(self, "p", _readonly(p))
+        object.__setattr__(self, "data_rate", _readonly(rate))
+        object.__setattr__(self, "delta", float(self.delta))
+
+    @property
+    def slots(self) -> int:
+        """Message-buffer slots per client: l_max + 1 (spec 4.2)."""
+        return self.l_max + 1
+
+    def delay_pmf(self) -> np.ndarray:
+        r"""P(L = l) for l = 0..l_max (mass of discarded delays excluded): :math:`(1-\delta)\delta^l` for step 1."""
+        pmf = np.zeros(self.l_max + 1)
+        top = self.l_max // self.delay_step
+        i = np.arange(top + 1)
+        mass = (1.0 - self.delta) * self.delta ** i
+        if self.delay_tail == "cap":
+            mass[-1] = self.delta ** top
+        pmf[i * self.delay_step] = mass
+        return pmf
+
+
+@dataclass(frozen=True, kw_only=True)
+class AlgorithmConfig:
+    r"""One algorithm: PAO-Fed variant or baseline, with every [CHOICE] of spec 2 as a field.
+
+    Use :func:`algorithm_config` to build the named algorithms of spec 2.5-2.6.
+
+    Attributes
+    ----------
+    name : str
+        Label (reports only).
+    mu : float
+        Local LMS step size :math:`\mu > 0` (unused by SignSGD, whose clients only send gradient signs).
+    m : int
+        Entries per partial-sharing message, :math:`1 \le m \le D` (ignored by ``schedule = "full"``).
+    schedule : {"circshift", "subset", "window", "bernoulli", "full"}
+        Selection matrices. ``circshift``: cyclic windows rotated by m per iteration (spec 2.3;
+        uncoordinated: client k starts at :math:`m(n + k)`, k = 1..K; coordinated: all at :math:`m(n+1)`).
+        ``subset``/``window``/``bernoulli``: drawn at random every iteration from the law of spec 3.5.
+        ``full``: :math:`M = S = I` (Online-Fed, Online-FedSGD, SignSGD).
+    coordinated : bool
+        Coordinated sharing: every client uses the server's selection, :math:`M_{k,n} = M_{1,n}`.
+    uplink : {"next", "current"}
+        :math:`S_{k,n} = M_{k,n+1}` (variants *1, *2; eq. (4.6)) or :math:`S_{k,n} = M_{k,n}` (variants *0).
+    alpha : tuple of float or None
+        Explicit staleness weights :math:`(\alpha_0 = 1, \alpha_1, \dots, \alpha_{l_{max}})`; if ``None``,
+        :math:`\alpha_l = \text{staleness\_decay}^l` (see :func:`staleness_weights`).
+    staleness_decay : float
+        0.2 for variants *2, 1 otherwise (seed lines 1105-1107).
+    autonomous : bool
+        Clients with a new sample that do not exchange with the server update locally (P4, eqs. (4.11)-(4.12)).
+    aggregation : {"partial", "average", "sign_majority", "sign_mean"}
+        ``partial``: P7-P8 (eqs. (4.13)-(4.14)). ``average``: [CHOICE] (A) of spec 2.6 -- the server model
+        becomes the mean of all full models arriving at n (any age <= l_max), unchanged if none arrives.
+        ``sign_majority`` / ``sign_mean``: SignSGD, :math:`w_{n+1} = w_n + \gamma\,\mathrm{sign}(\sum \mathrm{sign}\,g)`
+        or :math:`w_n + \gamma\,\mathrm{mean}(\mathrm{sign}\,g)` over the arriving messages.
+    server_fraction : float
+        Server sub-sampling s in (0, 1]: each available client is contacted with probability s
+        (Online-Fed 0.02, PSO-Fed 0.5 [CHOICE]); 1 contacts every available client.
+    overlap_rule : {"none", "most_recent"}
+        P4's overlap rule (spec 2.4): for each entry, only the youngest delay group touching it counts.
+        ``none`` for every theory check.
+    full_downlink : bool
+        Fig. 4.6a: :math:`M_{k,n} = I` (the received server model replaces the local one) while the uplink
+        keeps its m-entry schedule [CHOICE].
+    sign_step, sign_noise : float
+        SignSGD: server step :math:`\gamma > 0`; stochastic-sign noise :math:`\xi \sim U[-B, B]^D`, B >= 0
+        (0: deterministic sign).
+    """
+
+    name: str
+    mu: float
+    m: int = 4
+    schedule: str = "circshift"
+    coordinated: bool = False
+    uplink: str = "next"
+    alpha: tuple | None = None
+    staleness_decay: float = 1.0
+    autonomous: bool = True
+    aggregation: str = "partial"
+    server_fraction: float = 1.0
+    overlap_rule: str = "none"
+    full_downlink: bool = False
+    sign_step: float = SIGN_STEP
+    sign_noise: float = 0.0
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name:
+            raise ValueError(f"name must be a non-empty string, got {self.name!r}")
+        if not (_is_real(self.mu) and self.mu > 0):
+            raise ValueError(f"mu must be a finite real in (0, inf), got {self.mu!r}")
+        if not _is_int(self.m, 1):
+            raise ValueError(f"m must be an integer >= 1, got {self.m!r}")
+        if self.schedule not in SCHEDULES:
+            raise ValueError(f"schedule must be one of {', '.join(SCHEDULES)}, got {self.schedule!r}")
+        if not isinstance(self.coordinated, bool):
+            raise ValueError(f"coordinated must be a bool, got {self.coordinated!r}")
+        if self.uplink not in _UPLINKS:
+            raise ValueError(f"uplink must be one of {', '.join(_UPLINKS)}, got {self.uplink!r}")
+        if self.alpha is not None:
+            alpha = tuple(float(a) for a in np.atleast_1d(np.asarray(self.alpha, dtype=np.float64)))
+            if not alpha or alpha[0] != 1.0 or any(not (math.isfinite(a) and a >= 0) for a in alpha):
+                raise ValueError(f"alpha must be a non-empty sequence with alpha[0] = 1 and finite entries >= 0, "
+                                 f"got {self.alpha!r}")
+            object.__setattr__(self, "alpha", alpha)
+        if not (_is_real(self.staleness_decay) and 0.0 <= self.staleness_decay <= 1.0):
+            raise ValueError(f"staleness_decay must be a real in [0, 1], got {self.staleness_decay!r}")
+        if not isinstance(self.autonomous, bool):
+            raise ValueError(f"autonomous must be a bool, got {self.autonomous!r}")
+        if self.aggregation not in _AGGREGATIONS:
+            raise ValueError(f"aggregation must be one of {', '.join(_AGGREGATIONS)}, got {self.aggregation!r}")
+        if self.aggregation != "partial" and self.schedule != "full":
+            raise ValueError(f"aggregation {self.aggregation!r} needs schedule = 'full' (full models or full "
+                             f"sign vectors), got schedule {self.schedule!r}")
+        if not (_is_real(self.server_fraction) and 0.0 < self.server_fraction <= 1.0):
+            raise ValueError(f"server_fraction must be a real in (0, 1], got {self.server_fraction!r}")
+        if self.overlap_rule not in _OVERLAP_RULES:
+            raise ValueError(f"overlap_rule must be one of {', '.join(_OVERLAP_RULES)}, got {self.overlap_rule!r}")
+        if not isinstance(self.full_downlink, bool):
+            raise ValueError(f"full_downlink must be a bool, got {self.full_downlink!r}")
+        if not (_is_real(self.sign_step) and self.sign_step > 0):
+            raise ValueError(f"sign_step must be a finite real in (0, inf), got {self.sign_step!r}")
+        if not (_is_real(self.sign_noise) and self.sign_noise >= 0):
+            raise ValueError(f"sign_noise must be a finite real in [0, inf), got {self.sign_noise!r}")
+        for name in ("mu", "staleness_decay", "server_fraction", "sign_step", "sign_noise"):
+            object.__setattr__(self, name, float(getattr(self, name)))
+
+    @property
+    def sends_signs(self) -> bool:
+        """SignSGD: clients send sign(g) instead of a model portion."""
+        return self.aggregation.startswith("sign")
+
+
+def staleness_weights(config: AlgorithmConfig, l_max: int) -> np.ndarray:
+    r""":math:`(\alpha_0, \dots, \alpha_{l_{max}})`: ``config.alpha`` or :math:`\alpha_l = \text{decay}^l` (:math:`0^0 = 1`).
+
+    Seed 004 lines 922 and 1105-1107 (eq. (4.14)): :math:`\alpha_0 = 1`, :math:`\alpha_l = 0.2^l` for the *2
+    variants, 1 otherwise, 0 beyond :math:`l_{max}`.
+
+    >>> w = staleness_weights(algorithm_config("paofed-c2"), 3)
+    >>> bool(w[0] == 1.0 and np.allclose(w[1:] / w[:-1], 0.2))
+    True
+    """
+    if not _is_int(l_max, 0):
+        raise ValueError(f"l_max must be an integer >= 0, got {l_max!r}")
+    if config.alpha is not None:
+        if len(config.alpha) != l_max + 1:
+            raise ValueError(f"alpha must have l_max + 1 = {l_max + 1} entries, got {len(config.alpha)}")
+        return np.array(config.alpha)
+    return config.staleness_decay ** np.arange(l_max + 1, dtype=np.float64)
+
+
+def algorithm_config(name: str, *, mu: float = 0.4, m: int | None = None, **overrides) -> AlgorithmConfig:
+    """The named algorithms of spec 2.5 (PAO-Fed variants) and 2.6 (baselines) with their [CHOICE] defaults.
+
+    ``paofed-{c,u}{0,1,2}``: c = coordinated / u = uncoordinated circshift windows; 0: S = M_n, alpha = 1;
+    1: S = M_{n+1}, alpha = 1; 2: S = M_{n+1}, alpha_l = 0.2^l. ``online-fed``: full models, no autonomous
+    update, server sub-sampling s = 0.02, aggregation (A). ``online-fedsgd``: the same with s = 1.
+    ``pso-fed``: PAO-Fed-C0 with m = 8 and s = 0.5 ((m/D) s = 0.02 for D = 200). ``signsgd``: full downlink,
+    sign uplink, majority vote. ``m`` defaults to 4 (8 for PSO-Fed). Any field of :class:`AlgorithmConfig` can be overridden by keyword.
+
+    >>> algorithm_config("paofed-u1").uplink, algorithm_config("pso-fed").m
+    ('next', 8)
+    """
+    if name not in ALGORITHMS:
+        raise ValueError(f"name must be one of {', '.join(ALGORITHMS)}, got {name!r}")
+    if m is None:
+        m = PSO_FED_M if name == "pso-fed" else 4
+    if name.startswith("paofed-"):
+        kind, digit = name[-2], name[-1]
+        base = dict(name=name, mu=mu, m=m, schedule="circshift", coordinated=kind == "c",
+                    uplink="current" if digit == "0" else "next", staleness_decay=0.2 if digit == "2" else 1.0)
+    elif name in ("online-fed", "online-fedsgd"):
+        base = dict(name=name, mu=mu, m=m, schedule="full", autonomous=False, aggregation="average",
+                    server_fraction=ONLINE_FED_FRACTION if name == "online-fed" else 1.0)
+    elif name == "pso-fed":
+        base = dict(name=name, mu=mu, m=m, schedule="circshift", coordinated=True, uplink="current",
+                    server_fraction=PSO_FED_FRACTION)
+    else:
+        base = dict(name=name, mu=mu, m=m, schedule="full", autonomous=False, aggregation="sign_majority")
+    base.update(overrides)
+    return AlgorithmConfig(**base)
+
+
+@dataclass(frozen=True, kw_only=True)
+class LinearData:
+    r"""Linear data of the analysis (assumption I1): :math:`y_{k,n} = z_{k,n}^T w^\star + \eta_{k,n}`.
+
+    Regressors :math:`z_{k,n} \sim N(0, R_k)` i.i.d. over k and n, or drawn uniformly from a fixed ``pool``
+    of vectors per client (spec 4.2: "uniform resampling from a fixed pool of RFF vectors whose empirical
+    moments define R_k"). Metric: the server MSD :math:`\lVert w_n - w^\star\rVert^2`.
+
+    Attributes
+    ----------
+    R : (K, D, D) array
+        Regressor covariances (ignored when ``pool`` is given; then :math:`R_k` is the pool's second moment).
+    w_star : (D,) array
+    sigma2_eta : (K,) array
+        Noise variances >= 0.
+    pool : (K, P, D) array or None
+    """
+
+    R: np.ndarray
+    w_star: np.ndarray
+    sigma2_eta: np.ndarray
+    pool: np.ndarray | None = None
+    metric_name: str = field(default="msd", init=False)
+
+    def __post_init__(self) -> None:
+        w = np.asarray(self.w_star, dtype=np.float64)
+        if w.ndim != 1 or w.size < 1 or not np.all(np.isfinite(w)):
+            raise ValueError(f"w_star must be a finite vector of length D >= 1, got shape {w.shape}")
+        D = w.size
+        s2 = np.asarray(self.sigma2_eta, dtype=np.float64)
+        if s2.ndim != 1 or s2.size < 1 or np.any(s2 < 0) or not np.all(np.isfinite(s2)):
+            raise ValueError(f"sigma2_eta must be a vector (K,) of finite entries >= 0, got {self.sigma2_eta!r}")
+        K = s2.size
+        if self.pool is not None:
+            pool = np.asarray(self.pool, dtype=np.float64)
+            if pool.ndim != 3 or pool.shape[0] != K or pool.shape[2] != D or pool.shape[1] < 1:
+                raise ValueError(f"pool must have shape (K, P, D) = ({K}, P >= 1, {D}), got {pool.shape}")
+            R = np.einsum("kpi,kpj->kij", pool, pool) / pool.shape[1]
+            object.__setattr__(self, "pool", _readonly(pool))
+        else:
+            R = np.asarray(self.R, dtype=np.float64)
+            if R.shape != (K, D, D) or not np.all(np.isfinite(R)):
+                raise ValueError(f"R must have shape (K, D, D) = ({K}, {D}, {D}) with finite entries, got {R.shape}")
+            if np.max(np.abs(R - np.swapaxes(R, 1, 2))) > 1e-12 * max(1.0, np.max(np.abs(R))):
+                raise ValueError("R must be symmetric")
+            if np.min(np.linalg.eigvalsh(R)) < -1e-12 * max(1.0, np.max(np.abs(R))):
+                raise ValueError("R must be positive semi-definite")
+        lam, vec = np.linalg.eigh(R)
+        object.__setattr__(self, "R", _readonly(R))
+        object.__setattr__(self, "w_star", _readonly(w))
+        object.__setattr__(self, "sigma2_eta", _readonly(s2))
+        object.__setattr__(self, "_factor", _readonly(vec * np.sqrt(np.clip(lam, 0.0, None))[:, None, :]))
+
+    @classmethod
+    def from_instance(cls, instance: PAOFedInstance) -> "LinearData":
+        return cls(R=instance.R, w_star=instance.w_star, sigma2_eta=instance.sigma2_eta)
+
+    @property
+    def K(self) -> int:
+        return self.sigma2_eta.size
+
+    @property
+    def D(self) -> int:
+        return self.w_star.size
+
+    def start(self, rng: np.random.Generator, runs: int):
+        return None
+
+    def draw(self, state, rng: np.random.Generator, n: int, has_data: np.ndarray):
+        """(z, y) for every client of every run, shapes (R, K, D) and (R, K); fixed-shape draws."""
+        R = has_data.shape[0]
+        if self.pool is None:
+            z = np.matmul(self._factor, rng.standard_normal((R, self.K, self.D, 1)))[..., 0]
+        else:
+            pick = rng.integers(self.pool.shape[1], size=(R, self.K))
+            z = self.pool[np.arange(self.K)[None, :], pick]
+        y = z @ self.w_star + np.sqrt(self.sigma2_eta) * rng.standard_normal((R, self.K))
+        return z, y
+
+    def metric(self, state, w: np.ndarray) -> np.ndarray:
+        """Server MSD per run, (R,)."""
+        return np.sum((w - self.w_star) ** 2, axis=1)
+
+
+@dataclass(frozen=True, kw_only=True)
+class CommunicationCounts:
+    """Exchanged parameters and bits per run, shapes (R,); ``messages`` counts client-iterations with an exchange.
+
+    A message is counted when it is sent (also if it is later discarded as too old). ``downlink_*`` counts the
+    server-to-client portions :math:`M_{k,n} w_n`, ``uplink_*`` the client-to-server messages.
+    """
+
+    messages: np.ndarray
+    uplink_params: np.ndarray
+    downlink_params: np.ndarray
+    uplink_bits: np.ndarray
+    downlink_bits: np.ndarray
+    delivered: np.ndarray
+    discarded: np.ndarray
+
+    def savings(self, D: int) -> tuple[float, float]:
+        """Pooled (uplink, downlink) savings :math:`1 - \\text{params}/(\\text{messages}\\cdot D)` against full models."""
+        total = float(np.sum(self.messages)) * D
+        if total == 0:
+            raise ValueError("no message was exchanged: the savings are undefined")
+        return 1.0 - float(np.sum(self.uplink_params)) / total, 1.0 - float(np.sum(self.downlink_params)) / total
+
+    def load_bits(self) -> float:
+        """Average uplink bits per exchanging client and iteration (seed line 1137: 128 bits for m = 4)."""
+        return float(np.sum(self.uplink_bits)) / max(float(np.sum(self.messages)), 1.0)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SimulationRun:
+    """Result of :func:`run_paofed`: learning curve per run, final models and communication counts."""
+
+    curve: np.ndarray            # (iterations + 1, R): metric of w_n, n = 0..iterations
+    metric: str                  # "msd" or "mse_test"
+    w: np.ndarray                # (R, D) final server models
+    w_clients: np.ndarray        # (R, K, D) final local models
+    communication: CommunicationCounts
+    algorithm: str
+
+    def curve_db(self) -> np.ndarray:
+        """10 log10 of the run-averaged curve (the seed's learning curves, eq. (4.36))."""
+        return 10.0 * np.log10(np.mean(self.curve, axis=1))
+
+
+@dataclass(frozen=True, kw_only=True)
+class AnalysisRun:
+    """Result of :func:`run_analysis_model`: the server MSD per run and the final models."""
+
+    msd: np.ndarray              # (iterations + 1, R)
+    w: np.ndarray                # (R, D)
+    w_clients: np.ndarray        # (R, K, D)
+
+
+@dataclass(frozen=True, kw_only=True)
+class StepRecord:
+    """What :func:`run_paofed` hands to ``observe`` after iteration n (arrays are copies).
+
+    ``delivered`` lists the messages the server used at n as arrays ``(run, client, age)``; ``arrival_time``
+    is ``n + delay`` for every message sent at n, -1 for a client that sent nothing or whose message is
+    discarded (delay > l_max).
+    """
+
+    n: int
+    has_data: np.ndarray
+    participants: np.ndarray
+    z: np.ndarray
+    y: np.ndarray
+    M: np.ndarray
+    S: np.ndarray
+    delays: np.ndarray
+    arrival_time: np.ndarray
+    delivered: tuple[np.ndarray, np.ndarray, np.ndarray]
+    w_before: np.ndarray
+    w_after: np.ndarray
+    w_clients_after: np.ndarray
+
+
+# --------------------------------------------------------------------------------------------------
+# Environments
+# --------------------------------------------------------------------------------------------------
+
+
+def environment_from_instance(instance: PAOFedInstance) -> AsyncEnvironment:
+    """The SIM-F environment of an analysis instance: a sample at every iteration (I2), its p, delta, l_max."""
+    return AsyncEnvironment(K=instance.K, D=instance.D, p=instance.p, delta=instance.delta, l_max=instance.l_max)
+
+
+def experiment_environment(*, K: int = 256, D: int = 200, p_groups=(0.25, 0.1, 0.025, 0.005),
+                           data_groups=(500, 1000, 1500, 2000), horizon: int = 2000, delta: float = 0.2,
+                           l_max: int = 10, delay_step: int = 1, delay_tail: str = "discard") -> AsyncEnvironment:
+    r"""The asynchronous setting of the experiments (spec 1.3, 2.1, 5; seed lines 1080, 1095-1097).
+
+    Clients are split evenly into ``len(data_groups)`` data groups and, independently, into
+    ``len(p_groups)`` availability groups ([CHOICE]: K/16 clients per cell for 4 x 4 groups, client k in
+    data group :math:`\lfloor k G_d / K\rfloor` and availability group :math:`\lfloor k G_d G_a / K\rfloor \bmod G_a`).
+    A client of data group g receives a sample at an iteration with probability :math:`N_g/\text{horizon}`
+    ([CHOICE], so it gets about :math:`N_g` samples in ``horizon`` iterations).
+    """
+    if not _is_int(K, 1):
+        raise ValueError(f"K must be an integer >= 1, got {K!r}")
+    if not _is_int(horizon, 1):
+        raise ValueError(f"horizon must be an integer >= 1, got {horizon!r}")
+    n_d, n_a = len(data_groups), len(p_groups)
+    if n_d < 1 or n_a < 1:
+        raise ValueError("data_groups and p_groups must be non-empty")
+    sizes = np.asarray(data_groups, dtype=np.float64)
+    if np.any(sizes < 0) or np.any(sizes > horizon):
+        raise ValueError(f"data_groups must hold sample counts in [0, horizon = {horizon}], got {data_groups!r}")
+    k = np.arange(K)
+    data_group = k * n_d // K
+    avail_group = (k * n_d * n_a // K) % n_a
+    return AsyncEnvironment(K=K, D=D, p=np.asarray(p_groups, dtype=np.float64)[avail_group], delta=delta,
+                            l_max=l_max, data_rate=sizes[data_group] / horizon, delay_step=delay_step,
+                            delay_tail=delay_tail)
+
+
+def faithful_setup(instance: PAOFedInstance) -> tuple[AsyncEnvironment, AlgorithmConfig, LinearData]:
+    """SIM-F of spec 4.2 for an analysis instance.
+
+    P1-P9 exactly, linear Gaussian data, every client has data every iteration, random selections from the
+    instance's law with :math:`S_{k,n} = M_{k,n+1}`, the instance's alpha and mu, geometric delays,
+    exactly-once delivery, ``overlap_rule = "none"``.
+    """
+    config = AlgorithmConfig(name="paofed-sim-f", mu=instance.mu, m=instance.m, schedule=instance.selection,
+                             uplink="next", alpha=tuple(instance.alpha))
+    return environment_from_instance(instance), config, LinearData.from_instance(instance)
+
+
+# --------------------------------------------------------------------------------------------------
+# Selections
+# --------------------------------------------------------------------------------------------------
+
+
+def circshift_window(D: int, m: int, starts) -> np.ndarray:
+    r"""0/1 masks of the cyclic windows :math:`\{(s + j) \bmod D: j = 0..m-1\}`, shape ``starts.shape + (D,)``.
+
+    ``diag(M_{k,n}) = circshift(diag(M_{1,0}), s)`` with :math:`M_{1,0} = [1_m; 0_{D-m}]` (spec 2.3;
+    MATLAB circshift = numpy.roll).
+
+    >>> circshift_window(5, 2, np.array([4])).astype(int).tolist()
+    [[1, 0, 0, 0, 1]]
+    """
+    starts = np.asarray(starts)
+    return (np.arange(D) - starts[..., None]) % D < m
+
+
+def draw_selection(rng: np.random.Generator, law: str, D: int, m: int, shape: tuple) -> np.ndarray:
+    r"""Random selection masks of shape ``shape + (D,)`` from a law of spec 3.5.
+
+    ``subset``: a uniform m-subset; ``window``: a cyclic window of length m at a uniform offset;
+    ``bernoulli``: i.i.d. entries with probability m/D. :math:`E[\mathrm{diag}\,M] = (m/D) 1` for all three.
+    """
+    if law == "subset":
+        if m == D:
+            return np.ones(shape + (D,), dtype=bool)
+        u = rng.random(shape + (D,))
+        kth = np.partition(u, m - 1, axis=-1)[..., m - 1:m]
+        return u <= kth
+    if law == "window":
+        return circshift_window(D, m, rng.integers(D, size=shape))
+    if law == "bernoulli":
+        return rng.random(shape + (D,)) < m / D
+    raise ValueError(f"law must be one of {', '.join(SELECTION_LAWS)}, got {law!r}")
+
+
+class _Selector:
+    """M_{k,n} and S_{k,n} for every run and client (broadcastable to (R, K, D), bool)."""
+
+    def __init__(self, config: AlgorithmConfig, env: AsyncEnvironment, rng: np.random.Generator, runs: int):
+        self.config, self.D, self.K, self.R = config, env.D, env.K, runs
+        self.m = env.D if config.schedule == "full" else config.m
+        if self.m > env.D:
+            raise ValueError(f"m must be an integer in [1, D = {env.D}], got {config.m!r}")
+        self.shape = (runs, 1 if config.coordinated else env.K)
+        self.current = None
+        if config.schedule in SELECTION_LAWS:
+            self.current = draw_selection(rng, config.schedule, self.D, self.m, self.shape)
+        self.clients = np.arange(1, env.K + 1)
+        self._windows: dict[int, np.ndarray] = {}
+
+    def _window(self, n: int) -> np.ndarray:
+        """Circshift masks of iteration n, (1, K or 1, D); periodic in n with period D / gcd(m, D) (cached)."""
+        key = n % (self.D // math.gcd(self.m, self.D))
+        if key not in self._windows:
+            starts = np.full(1, self.m * (key + 1)) if self.config.coordinated else self.m * (key + self.clients)
+            self._windows[key] = circshift_window(self.D, self.m, starts % self.D)[None]
+        return self._windows[key]
+
+    def masks(self, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        cfg = self.config
+        if cfg.schedule == "full":
+            full = np.ones((1, 1, self.D), dtype=bool)
+            return full, full
+        if cfg.schedule == "circshift":
+            M = self._window(n)
+            S = self._window(n + 1) if cfg.uplink == "next" else M
+        else:
+            M = self.current
+            nxt = draw_selection(rng, cfg.schedule, self.D, self.m, self.shape)
+            S = nxt if cfg.uplink == "next" else M
+            self.current = nxt
+        if cfg.full_downlink:
+            M = np.ones((1, 1, self.D), dtype=bool)
+        return M, S
+
+
+# --------------------------------------------------------------------------------------------------
+# The algorithm (SIM-F / SIM-E)
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _State:
+    """Mutable iterates of all runs (internal)."""
+
+    w: np.ndarray             # (R, D)
+    wk: np.ndarray            # (R, K, D)
+    buf_vals: np.ndarray      # (R, K, G, D): message payloads (full local model or sign vector)
+    buf_mask: np.ndarray      # (R, K, G, D) bool: S_{k,t} of the message in the slot
+    arrival: np.ndarray       # (R, K, G) int: arrival iteration, -1 = empty slot
+
+
+@dataclass
+class _Draws:
+    """Everything random at one iteration (internal; the benchmark's loop consumes the same draws)."""
+
+    has_data: np.ndarray      # (R, K) bool
+    participants: np.ndarray  # (R, K) bool: exchanges with the server (available and contacted)
+    delays: np.ndarray        # (R, K) int
+    kept: np.ndarray          # (R, K) bool: delay <= l_max after the tail rule
+    z: np.ndarray             # (R, K, D)
+    y: np.ndarray             # (R, K)
+    M: np.ndarray             # broadcastable to (R, K, D), bool
+    S: np.ndarray             # broadcastable to (R, K, D), bool
+    sign_noise: np.ndarray | None
+
+
+def _initial_state(env: AsyncEnvironment, runs: int) -> _State:
+    R, K, D, G = runs, env.K, env.D, env.slots
+    return _State(w=np.zeros((R, D)), wk=np.zeros((R, K, D)), buf_vals=np.zeros((R, K, G, D)),
+                  buf_mask=np.zeros((R, K, G, D), dtype=bool), arrival=np.full((R, K, G), -1, dtype=np.int64))
+
+
+def _draw_delays(env: AsyncEnvironment, rng: np.random.Generator, shape: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """Geometric delays P(G >= i) = delta^i, scaled by delay_step; (delays, kept)."""
+    if env.delta == 0.0:
+        g = np.zeros(shape, dtype=np.int64)
+    else:
+        g = rng.geometric(1.0 - env.delta, size=shape).astype(np.int64) - 1
+    if env.delay_tail == "cap":
+        g = np.minimum(g, env.l_max // env.delay_step)
+    delays = g * env.delay_step
+    return delays, delays <= env.l_max
+
+
+def _draw(env, config, selector, data, data_state, streams, n: int, runs: int) -> _Draws:
+    behaviour, data_rng, algorithm = streams
+    shape = (runs, env.K)
+    has_data = behaviour.random(shape) < env.data_rate
+    available = has_data & (behaviour.random(shape) < env.p)
+    delays, kept = _draw_delays(env, behaviour, shape)
+    participants = available
+    if config.server_fraction < 1.0:
+        participants = available & (algorithm.random(shape) < config.server_fraction)
+    M, S = selector.masks(n, algorithm)
+    noise = None
+    if config.sends_signs and config.sign_noise > 0:
+        noise = algorithm.uniform(-config.sign_noise, config.sign_noise, size=shape + (env.D,))
+    z, y = data.draw(data_state, data_rng, n, has_data)
+    return _Draws(has_data=has_data, participants=participants, delays=delays, kept=kept, z=z, y=y, M=M, S=S,
+                  sign_noise=noise)
+
+
+def _aggregate_partial(w: np.ndarray, r: np.ndarray, ages: np.ndarray, vals: np.ndarray, masks: np.ndarray,
+                       alpha: np.ndarray, overlap_rule: str) -> np.ndarray:
+    r"""P7-P8: :math:`w + \sum_l \alpha_l |\mathcal K_{n,l}|^{-1} \sum_{k} S (v - w)` over the listed messages.
+
+    ``r`` (run), ``ages`` (l), ``vals`` (payloads, (A, D)) and ``masks`` (S, (A, D)) list the A messages.
+    With ``most_recent``, an entry touched by several delay groups keeps only its youngest group's
+    messages; the group sizes :math:`|\mathcal K_{n,l}|` are unchanged (spec 2.4).
+    """
+    R, D = w.shape
+    G = alpha.size
+    counts = np.zeros((R, G))
+    np.add.at(counts, (r, ages), 1.0)
+    beta = alpha[ages] / counts[r, ages]
+    if overlap_rule == "most_recent":
+        touched = np.zeros((R, G, D), dtype=bool)
+        np.logical_or.at(touched, (r, ages), masks)
+        youngest = np.argmax(touched, axis=1)                                   # (R, D)
+        masks = masks & (ages[:, None] == youngest[r])
+    contrib = beta[:, None] * np.where(masks, vals - w[r], 0.0)
+    out = w.copy()
+    np.add.at(out, r, contrib)
+    return out
+
+
+def _step(env: AsyncEnvironment, config: AlgorithmConfig, alpha: np.ndarray, state: _State, draws: _Draws,
+          n: int, counts: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One iteration n of P1-P9 on every run and client, in place. Returns the delivered (run, client, age)."""
+    w, wk = state.w, state.wk
+    part = draws.participants
+    R, K, D = wk.shape
+    M_all = np.broadcast_to(draws.M, (R, K, D))
+    S_all = np.broadcast_to(draws.S, (R, K, D))
+    # Only clients with a new sample compute (P1); work on their rows.
+    computing = part if (config.sends_signs or not config.autonomous) else draws.has_data
+    rc, kc = np.nonzero(computing)
+    z = draws.z[rc, kc]
+    talks = part[rc, kc]
+    local = wk[rc, kc]
+    # P3 / P4: start from the received portion merged into the local model, or from the local model.
+    start = np.where(talks[:, None] & M_all[rc, kc], w[rc], local)
+    e = draws.y[rc, kc] - np.einsum("ad,ad->a", start, z)
+    rp, kp = np.nonzero(part)
+    if config.sends_signs:
+        g = z * e[:, None]
+        if draws.sign_noise is not None:
+            g = g + draws.sign_noise[rc, kc]
+        payload = np.sign(g)                       # computing == participants, same order as (rp, kp)
+    else:
+        wk[rc, kc] = start + config.mu * z * e[:, None]
+        payload = wk[rp, kp]
+    # Send (S_{k,n} w_{k,n+1}, n) to slot n mod (l_max + 1), whose previous message expired at n - 1.
+    G = env.slots
+    slot = n % G
+    state.buf_vals[rp, kp, slot] = payload
+    state.buf_mask[rp, kp, slot] = S_all[rp, kp]
+    state.arrival[:, :, slot] = np.where(part & draws.kept, n + draws.delays, -1)
+    counts["messages"] += part.sum(axis=1)
+    up_params = np.sum(part * np.broadcast_to(draws.S.sum(axis=-1), (R, K)), axis=1)
+    down_params = np.sum(part * np.broadcast_to(draws.M.sum(axis=-1), (R, K)), axis=1)
+    counts["uplink_params"] += up_params
+    counts["downlink_params"] += down_params
+    counts["uplink_bits"] += up_params * (1 if config.sends_signs else BITS_PER_PARAMETER)
+    counts["downlink_bits"] += down_params * BITS_PER_PARAMETER
+    counts["discarded"] += np.sum(part & ~draws.kept, axis=1)
+    # P5: collect the messages arriving at n (each exactly once: the slot is emptied on delivery).
+    r, k, s = np.nonzero(state.arrival == n)
+    ages = (n - s) % G
+    if r.size:
+        state.arrival[r, k, s] = -1
+        counts["delivered"] += np.bincount(r, minlength=w.shape[0])
+        vals = state.buf_vals[r, k, s]
+        if config.aggregation == "partial":                                       # P6-P8
+            state.w = _aggregate_partial(w, r, ages, vals, state.buf_mask[r, k, s], alpha, config.overlap_rule)
+        else:
+            total = np.zeros_like(w)
+            np.add.at(total, r, vals)
+            got = np.bincount(r, minlength=w.shape[0])
+            has = got > 0
+            new = w.copy()
+            if config.aggregation == "average":
+                new[has] = total[has] / got[has, None]
+            elif config.aggregation == "sign_majority":
+                new[has] += config.sign_step * np.sign(total[has])
+            else:
+                new[has] += config.sign_step * total[has] / got[has, None]
+            state.w = new
+    return r, k, ages
+
+
+def run_paofed(env: AsyncEnvironment, config: AlgorithmConfig, data, iterations: int, rng: np.random.Generator, *,
+               runs: int = 1, observe: Callable[[StepRecord], None] | None = None) -> SimulationRun:
+    r"""Run an algorithm (PAO-Fed variant or baseline) for ``iterations`` iterations on ``runs`` runs.
+
+    Parameters
+    ----------
+    env : AsyncEnvironment
+    config : AlgorithmConfig
+    data : LinearData or a data source of :mod:`reference_impl.paofed_data`
+        Must have ``K``, ``D``, ``metric_name``, ``start(rng, runs)``, ``draw(state, rng, n, has_data)`` and
+        ``metric(state, w)``.
+    iterations : int
+        Number of iterations N >= 1; the curve has N + 1 points (w_0 .. w_N).
+    rng : numpy.random.Generator
+        Split into behaviour / data / algorithm streams (common random numbers across algorithms).
+    runs : int
+        Monte-Carlo runs R (leading axis of every array).
+    observe : callable, optional
+        Called with a :class:`StepRecord` after every iteration (tests; slows the run down).
+
+    Notes
+    -----
+    One iteration n (spec 2.4): every client with a new sample (probability ``data_rate``) draws its
+    availability; available clients (contacted with probability ``server_fraction``) merge
+    :math:`M_{k,n} w_n` into their local model, take an LMS step and send :math:`(S_{k,n} w_{k,n+1}, n)`,
+    which arrives at :math:`n + L`; clients with a sample that do not exchange take an autonomous step if
+    ``autonomous``; the server aggregates the messages arriving at n by age (P5-P8).
+    """
+    if not isinstance(env, AsyncEnvironment):
+        raise TypeError(f"env must be an AsyncEnvironment, got {type(env).__name__}")
+    if not isinstance(config, AlgorithmConfig):
+        raise TypeError(f"config must be an AlgorithmConfig, got {type(config).__name__}")
+    if not _is_int(iterations, 1):
+        raise ValueError(f"iterations must be an integer >= 1, got {iterations!r}")
+    if not _is_int(runs, 1):
+        raise ValueError(f"runs must be an integer >= 1, got {runs!r}")
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+    if (data.K, data.D) != (env.K, env.D):
+        raise ValueError(f"data has (K, D) = ({data.K}, {data.D}) but env has ({env.K}, {env.D})")
+    alpha = staleness_weights(config, env.l_max)
+    streams = tuple(rng.spawn(3))
+    selector = _Selector(config, env, streams[2], runs)
+    data_state = data.start(streams[1], runs)
+    state = _initial_state(env, runs)
+    zeros = lambda: np.zeros(runs, dtype=np.int64)  # noqa: E731
+    counts = {k: zeros() for k in ("messages", "uplink_params", "downlink_params", "uplink_bits", "downlink_bits",
+                                   "delivered", "discarded")}
+    curve = np.empty((iterations + 1, runs))
+    curve[0] = data.metric(data_state, state.w)
+    for n in range(iterations):
+        draws = _draw(env, config, selector, data, data_state, streams, n, runs)
+        w_before = state.w.copy() if observe is not None else None
+        delivered = _step(env, config, alpha, state, draws, n, counts)
+        curve[n + 1] = data.metric(data_state, state.w)
+        if observe is not None:
+            arrival = np.where(draws.participants & draws.kept, n + draws.delays, -1)
+            observe(StepRecord(n=n, has_data=draws.has_data.copy(), participants=draws.participants.copy(),
+                               z=draws.z.copy(), y=draws.y.copy(),
+                               M=np.broadcast_to(draws.M, state.wk.shape).copy(),
+                               S=np.broadcast_to(draws.S, state.wk.shape).copy(), delays=draws.delays.copy(),
+                               arrival_time=arrival, delivered=delivered, w_before=w_before,
+                               w_after=state.w.copy(), w_clients_after=state.wk.copy()))
+    comm = CommunicationCounts(**{k: _readonly(v, np.int64) for k, v in counts.items()})
+    return SimulationRun(curve=curve, metric=data.metric_name, w=state.w, w_clients=state.wk, communication=comm,
+                         algorithm=config.name)
+
+
+def run_faithful(instance: PAOFedInstance, iterations: int, rng: np.random.Generator, *, runs: int = 1,
+                 observe=None) -> SimulationRun:
+    """SIM-F (spec 4.2) of an analysis instance: :func:`run_paofed` with :func:`faithful_setup`."""
+    env, config, data = faithful_setup(instance)
+    return run_paofed(env, config, data, iterations, rng, runs=runs, observe=observe)
+
+
+# --------------------------------------------------------------------------------------------------
+# The analysis model (SIM-A)
+# --------------------------------------------------------------------------------------------------
+
+
+def run_analysis_model(instance: PAOFedInstance, iterations: int, rng: np.random.Generator, *, runs: int = 1,
+                       pool: np.ndarray | None = None) -> AnalysisRun:
+    r"""SIM-A of spec 4.2: the recursion (4.20) with every random matrix drawn independently (I1-I5).
+
+    At every iteration n, independently of everything else: :math:`a_{k,n} \sim \mathrm{Bern}(p_k)`;
+    :math:`M_{k,n}` from the instance's selection law; :math:`z_{k,n} \sim N(0, R_k)` (or uniformly from
+    ``pool``); :math:`y = z^T w^\star + \eta`; :math:`b_{k,n,l} \sim \mathrm{Bern}(p_k \pi_l)` independent
+    over (k, l) and of :math:`a`; a fresh :math:`S_{k,n-l}` for every (k, l). Every client has a sample
+    every iteration and updates (P3 if :math:`a = 1`, autonomous P4 otherwise). The server uses the stored
+    :math:`w_{k,n+1-l}` for group l (the corrected layout of spec 3.2, [E2]); models before time 0 are 0,
+    which is the extended-state initialisation :math:`w_{e,0} = 0`. The closed forms with the exact
+    :math:`\mu^2` term describe exactly this process.
+
+    Returns the server MSD :math:`\lVert w_n - w^\star\rVert^2` for n = 0..iterations, per run.
+    """
+    if not isinstance(instance, PAOFedInstance):
+        raise TypeError(f"instance must be a PAOFedInstance, got {type(instance).__name__}")
+    if not _is_int(iterations, 1):
+        raise ValueError(f"iterations must be an integer >= 1, got {iterations!r}")
+    if not _is_int(runs, 1):
+        raise ValueError(f"runs must be an integer >= 1, got {runs!r}")
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+    K, D, G, m, law = instance.K, instance.D, instance.l_max + 1, instance.m, instance.selection
+    data = (LinearData.from_instance(instance) if pool is None
+            else LinearData(R=instance.R, w_star=instance.w_star, sigma2_eta=instance.sigma2_eta, pool=pool))
+    R = runs
+    r_kl = instance.p[:, None] * instance.delay_pmf[None, :]                 # (K, G): P(b_{k,n,l} = 1)
+    alpha = instance.alpha
+    w = np.zeros((R, D))
+    wk = np.zeros((R, K, D))
+    hist = np.zeros((R, K, G, D))       # slot (t mod G) holds w_{k,t+1}
+    msd = np.empty((iterations + 1, R))
+    msd[0] = data.metric(None, w)
+    ages = np.arange(G)
+    ones = np.ones((R, K))
+    for n in range(iterations):
+        a = rng.random((R, K)) < instance.p
+        M = draw_selection(rng, law, D, m, (R, K))
+        z, y = data.draw(None, rng, n, ones)
+        start = np.where(a[..., None] & M, w[:, None, :], wk)
+        e = y - np.einsum("rkd,rkd->rk", start, z)
+        wk = start + instance.mu * z * e[..., None]
+        hist[:, :, n % G] = wk
+        b = rng.random((R, K, G)) < r_kl
+        S = draw_selection(rng, law, D, m, (R, K, G))
+        stored = hist[:, :, (n - ages) % G]                                     # [..., l, :] = w_{k,n+1-l}
+        counts = b.sum(axis=1)                                                   # (R, G) = |K_{n,l}|
+        beta = alpha[None, None, :] * b / np.maximum(counts, 1)[:, None, :]      # (R, K, G)
+        w = w + np.einsum("rkl,rkld->rd", beta, np.where(S, stored - w[:, None, None, :], 0.0))
+        msd[n + 1] = data.metric(None, w)
+    return AnalysisRun(msd=msd, w=w, w_clients=wk)
+
+
+def time_average(curve: np.ndarray, start: int) -> np.ndarray:
+    """Per-run time average of a learning curve (iterations + 1, R) over n = start..end: (R,) i.i.d. samples."""
+    curve = np.asarray(curve, dtype=np.float64)
+    if curve.ndim != 2:
+        raise ValueError(f"curve must be 2-D (iterations + 1, runs), got shape {curve.shape}")
+    if not _is_int(start, 0) or start >= curve.shape[0]:
+        raise ValueError(f"start must be an integer in [0, {curve.shape[0] - 1}], got {start!r}")
+    return curve[start:].mean(axis=0)

@@ -1,0 +1,121 @@
+"""`fedcheck run paofed CONFIG.toml`: the example config (SIM-F), SIM-E, algorithms, one-line field errors.
+
+The parser is built here the way fedcheck.cli wires ``run`` (a ``run`` sub-command whose sub-parsers take
+``add_paofed_run_parser``), so the tests do not depend on the wiring in fedcheck/cli.py.
+"""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fedcheck.cli import _int_at_least, _Parser
+from fedcheck.paofed_cli import add_paofed_run_parser, load_paofed_config
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "fedcheck" / "examples" / "paofed_reference.toml"
+
+
+def _main(argv):
+    parser = _Parser(prog="fedcheck")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    run = sub.add_parser("run")
+    algorithms = run.add_subparsers(dest="algorithm", required=True, parser_class=type(run))
+    add_paofed_run_parser(algorithms, _int_at_least)
+    args = parser.parse_args(argv)
+    assert args.algorithm == "paofed"
+    return args.handler(args)
+
+
+def test_example_config_is_the_reference_instance_sim_f():
+    from theory.msd.instance import reference_instance
+
+    setup = load_paofed_config(EXAMPLE)
+    ref = reference_instance(0.1)
+    assert setup.iterations == 2000 and setup.data.metric_name == "msd"
+    np.testing.assert_array_equal(setup.data.R, ref.R)
+    np.testing.assert_array_equal(setup.data.w_star, ref.w_star)
+    np.testing.assert_array_equal(setup.env.p, ref.p)
+    assert setup.env.delta == ref.delta and setup.env.l_max == ref.l_max
+    cfg = setup.config
+    assert cfg.name == "paofed-u1" and cfg.schedule == "subset" and cfg.uplink == "next" and cfg.m == 2
+    assert cfg.alpha == (1.0, 0.5, 0.25) and np.isclose(cfg.mu, ref.mu) and cfg.overlap_rule == "none"
+
+
+def test_example_config_json(capsys):
+    assert _main(["run", "paofed", str(EXAMPLE), "--iterations", "300", "--runs", "20", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out) == {"algorithm", "iterations", "runs", "curve_db", "metric"}
+    assert out["algorithm"] == "paofed-u1" and out["iterations"] == 300 and out["runs"] == 20
+    assert out["metric"] == "msd" and len(out["curve_db"]) == 301
+    assert np.isclose(out["curve_db"][0], 10 * np.log10(1.5625)) and out["curve_db"][-1] < -20.0
+
+
+def test_text_output_and_determinism(capsys):
+    argv = ["run", "paofed", str(EXAMPLE), "--iterations", "50", "--seed", "3"]
+    assert _main(argv) == 0
+    first = capsys.readouterr().out
+    assert _main(argv) == 0
+    assert capsys.readouterr().out == first and "paofed-u1" in first and "savings uplink 60.0 %" in first
+
+
+@pytest.mark.parametrize("name", ["paofed-c0", "paofed-u0", "paofed-c1", "paofed-c2", "paofed-u2", "online-fed",
+                                  "online-fedsgd", "pso-fed", "signsgd"])
+def test_every_algorithm_runs_on_the_example(capsys, name):
+    assert _main(["run", "paofed", str(EXAMPLE), "--iterations", "20", "--algorithm", name, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["algorithm"] == name and len(out["curve_db"]) == 21 and np.all(np.isfinite(out["curve_db"]))
+
+
+def test_sim_e_synthetic_rff(tmp_path, capsys):
+    (tmp_path / "e.toml").write_text(
+        '[simulation]\niterations = 60\n[data]\nsource = "synthetic-rff"\nK = 16\nD = 30\ntest_size = 50\n'
+        'horizon = 60\ndata_groups = [15, 30, 45, 60]\n[environment]\nl_max = 3\n[algorithm]\nmu = 0.4\nm = 3\n')
+    assert _main(["run", "paofed", str(tmp_path / "e.toml"), "--runs", "2", "--algorithm", "paofed-c2", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["metric"] == "mse_test" and len(out["curve_db"]) == 61 and out["curve_db"][-1] < out["curve_db"][0]
+    setup = load_paofed_config(tmp_path / "e.toml", "paofed-c2")
+    assert setup.config.schedule == "circshift" and setup.config.coordinated and setup.config.staleness_decay == 0.2
+    assert setup.env.K == 16 and setup.env.l_max == 3 and np.allclose(sorted(set(setup.env.data_rate)), [0.25, 0.5, 0.75, 1])
+
+
+@pytest.mark.parametrize(("text", "field"), [
+    ("[instance]\nK = 0\n", "instance.K"),
+    ("[instance]\np = [0.9, 0.6]\n", "instance.p"),
+    ("[instance]\ndelta = 1.5\n", "instance.delta"),
+    ("[instance]\nmu = 0.1\nmu_times_lambda_max = 0.1\n", "instance.mu"),
+    ("[instance]\nselection = 'random'\n", "instance.selection"),
+    ("[instance]\nK = 3\n", "instance.toeplitz_rho"),
+    ("[instance]\nbogus = 1\n", "instance.bogus"),
+    ("[algorithm]\noverlap_rule = 'oldest'\n", "algorithm.overlap_rule"),
+    ("[algorithm]\nmu = 0.4\n", "algorithm.mu"),
+    ("[algorithm]\nonline_fed_fraction = 0\n", "algorithm.online_fed_fraction"),
+    ("[data]\nsource = 'csv'\n", "data.source"),
+    ("[data]\nsigma_kappa = 5.0\n", "data.sigma_kappa"),
+    ("[data]\nsource = 'synthetic-rff'\nsigma_kappa = -1.0\n", "data.sigma_kappa"),
+    ("[data]\nsource = 'synthetic-rff'\ninput_order = 'reversed'\n", "data.input_order"),
+    ("[data]\nsource = 'synthetic-rff'\n[environment]\ndelta = 1.0\n", "environment.delta"),
+    ("[data]\nsource = 'synthetic-rff'\n[environment]\np_groups = [2.0]\n", "environment.p_groups"),
+    ("[data]\nsource = 'synthetic-rff'\nD = 3\n[algorithm]\nm = 4\n", "algorithm.m"),
+    ("[data]\nsource = 'synthetic-rff'\n[algorithm]\nschedule = 'instance'\n", "algorithm.schedule"),
+    ("[data]\nsource = 'synthetic-rff'\n[instance]\nK = 4\n", "instance"),
+    ("[simulation]\niterations = 0\n", "simulation.iterations"),
+    ("[other]\nx = 1\n", "other"),
+    ("not toml = = =", "CONFIG"),
+])
+def test_bad_fields_exit_2_with_one_line_naming_the_field(tmp_path, capsys, text, field):
+    (tmp_path / "c.toml").write_text(text)
+    with pytest.raises(SystemExit) as exc:
+        _main(["run", "paofed", str(tmp_path / "c.toml"), "--iterations", "3"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and field in err
+
+
+def test_missing_file_and_unknown_algorithm_exit_2(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exc:
+        _main(["run", "paofed", str(tmp_path / "none.toml")])
+    assert exc.value.code == 2 and "CONFIG" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        _main(["run", "paofed", str(EXAMPLE), "--algorithm", "fedavg"])
+    assert exc.value.code == 2 and "--algorithm" in capsys.readouterr().err

@@ -1,0 +1,100 @@
+"""Structured operators A, R_mu, B and (S1)/(S2) against the explicit matrices (spec 3.6, 4.3 items 7-8)."""
+
+import numpy as np
+import pytest
+
+from theory.msd import (
+    analysis_moments,
+    apply_A,
+    apply_B,
+    apply_F,
+    apply_R,
+    bvec,
+    f_matrix,
+    middle_factor,
+    msd_steady_state,
+    msd_transient,
+    msd_transient_naive,
+    qa_matrix,
+    qb_matrix,
+    reference_instance,
+    spectral_radius_F,
+)
+from verify.paofed._common import instance_to_dict, random_instance
+
+
+@pytest.fixture(scope="module")
+def small():
+    inst = random_instance(np.random.default_rng(11), max_K=3, max_D=3, max_l=1)
+    return analysis_moments(inst)
+
+
+@pytest.mark.parametrize("symmetric", [True, False])
+def test_operators_equal_explicit_matrices(small, symmetric):
+    m = small
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((m.N, m.N))
+    if symmetric:
+        X = X + X.T
+    D = m.D
+    assert np.max(np.abs(bvec(apply_A(m, X), D) - qa_matrix(m) @ bvec(X, D))) <= 1e-13
+    assert np.max(np.abs(bvec(apply_B(m, X), D) - qb_matrix(m) @ bvec(X, D))) <= 1e-13
+    for model in ("seed", "exact"):
+        assert np.max(np.abs(bvec(apply_R(m, X, model, 0.3), D) - middle_factor(m, model, 0.3) @ bvec(X, D))) <= 1e-13
+        assert np.max(np.abs(bvec(apply_F(m, X, model, 0.3), D) - f_matrix(m, model, 0.3) @ bvec(X, D))) <= 1e-12
+
+
+def test_buffers_give_the_same_result_and_are_checked(small):
+    m = small
+    X = np.random.default_rng(4).standard_normal((m.N, m.N))
+    out, work = np.empty_like(X), (np.empty_like(X), np.empty_like(X))
+    assert np.array_equal(apply_F(m, X, "exact", out=out, work=work), apply_F(m, X, "exact"))
+    with pytest.raises(ValueError, match="share"):
+        apply_A(m, X, out=X)
+
+
+def test_transient_equals_seed_weighting_recursion(small):
+    for model in ("seed", "exact"):
+        a = msd_transient(small, 40, model)
+        b = msd_transient_naive(small, 40, model)
+        assert np.max(np.abs(a - b) / b) <= 1e-12
+
+
+@pytest.mark.parametrize("method", ["gmres", "bicgstab", "fixed_point"])
+def test_steady_state_methods_agree_and_certify_residual(method):
+    inst = reference_instance(0.1)
+    sol = msd_steady_state(inst, "exact", method=method, rtol=1e-13 if method != "fixed_point" else 1e-14)
+    assert sol.residual <= 1e-12
+    assert abs(10 * np.log10(sol.msd) - (-30.073)) <= 5e-4  # spec 4.1 (labelled regression value)
+    assert sol.C.shape == (65, 65) and np.allclose(sol.C, sol.C.T, atol=1e-15)
+
+
+def test_transient_tends_to_steady_state():
+    inst = reference_instance(0.2)
+    msd = msd_transient(inst, 1500, "exact")
+    assert abs(msd[-1] / msd_steady_state(inst, "exact").msd - 1) <= 1e-9
+
+
+def test_unstable_step_has_no_steady_state():
+    inst = reference_instance(0.9)  # beyond the exact threshold 0.6724 / lambda_max
+    assert spectral_radius_F(inst, "exact") > 1
+    with pytest.raises(ValueError, match="not solved"):
+        msd_steady_state(inst, "exact", method="fixed_point", maxiter=300)
+
+
+@pytest.mark.parametrize(("kwargs", "text"), [({"model": "gauss"}, "model must"), ({"method": "lu"}, "method must"),
+                                              ({"rtol": 2.0}, "rtol must"), ({"mu": -1.0}, "mu must")])
+def test_bad_arguments(kwargs, text):
+    with pytest.raises(ValueError, match=text):
+        msd_steady_state(reference_instance(), **kwargs)
+
+
+def test_spectral_radius_dense_path_for_tiny_problems():
+    inst = random_instance(np.random.default_rng(0), max_K=2, max_D=2, max_l=0)
+    d = instance_to_dict(inst)
+    d.update(K=1, p=d["p"][:1], sigma2_eta=d["sigma2_eta"][:1], R=d["R"][:1], D=2)
+    from verify.paofed._common import instance_from_dict
+
+    tiny = instance_from_dict(d)  # N = 2 x 2 = 4, N^2 = 16 <= 64: materialised
+    F = f_matrix(tiny, "seed")
+    assert abs(spectral_radius_F(tiny, "seed") - np.max(np.abs(np.linalg.eigvals(F)))) <= 1e-14

@@ -1,0 +1,454 @@
+r"""Structured (matrix-free) mean-square analysis of PAO-Fed: the covariance recursion (S1)/(S2).
+
+With :math:`C_n = E[\tilde w_{e,n}\tilde w_{e,n}^T]` (:math:`N \times N`) and hypotheses I1-I5,
+:math:`\mathrm{bvec}(C_{n+1}) = \mathcal F\,\mathrm{bvec}(C_n) + \mu^2 h`, i.e.
+
+.. math::
+
+    C_{n+1} &= \mathcal B(\mathcal R_\mu(\mathcal A(C_n))) + \mu^2\mathcal B(E[\Phi]),
+    \qquad C_0 = w_e^\star w_e^{\star T},\qquad \mathrm{MSD}_n = \mathrm{tr}([C_n]_{00}) \qquad (S1)\\
+    C_\infty &= \mathcal B\mathcal R_\mu\mathcal A(C_\infty) + \mu^2\mathcal B(E[\Phi]),
+    \qquad \mathrm{MSD}_\infty = \mathrm{tr}([C_\infty]_{00}) \qquad (S2)
+
+with :math:`\mathcal A(X) = E[A_eXA_e^T]`, :math:`\mathcal B(Y) = E[B_eYB_e^T]`,
+:math:`\mathcal R_\mu(X) = X - \mu(R_eX + XR_e)` (the seed's :math:`\mathcal F`, Assumption A5) plus
+:math:`\mu^2E[Z_eZ_e^TXZ_eZ_e^T]` for the exact :math:`\mathcal F` (zero-mean Gaussian regressors:
+:math:`RXR + RX^TR + \mathrm{tr}(RX)R` on local diagonal blocks, :math:`R_kXR_{k'}` off the diagonal).
+:math:`\mathcal F` itself, :math:`(N_bD)^2 \times (N_bD)^2`, is never formed.
+
+Models: ``"seed"`` = Ch. (4.26) / P4 (28) (the :math:`\mu^2` term dropped); ``"exact"`` = spec 3.5
+:math:`\mathcal F_{exact}` with Gaussian regressors :math:`z_{k,n} \sim N(0, R_k)`.
+
+References
+----------
+.. [1] seed 004_180cd372987d137b.txt, Ch. (4.23)-(4.34) lines 1004-1072, P4 (25)-(38) lines 2698-2785
+   (with errata E12-E14 of spec 6).
+.. [2] shared/spec/paofed.md 3.5 (F_exact, noise term) and 3.6 (block formulas of A, R_mu, B; (S1), (S2)).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.sparse import linalg as spla
+
+from theory.msd.expectations import AnalysisMoments, _moments
+
+__all__ = [
+    "MODELS",
+    "SteadyState",
+    "apply_A",
+    "apply_B",
+    "apply_F",
+    "apply_R",
+    "initial_covariance",
+    "msd_steady_state",
+    "msd_transient",
+    "noise_covariance",
+    "spectral_radius_F",
+]
+
+#: Mean-square models: the seed's truncated F (Ch. (4.26), P4 (28)) and the exact F with Gaussian regressors.
+MODELS = ("seed", "exact")
+
+
+def _check_model(model: str) -> str:
+    if model not in MODELS:
+        raise ValueError(f"model must be one of {', '.join(MODELS)}, got {model!r}")
+    return model
+
+
+def _matrix(X: np.ndarray, m: AnalysisMoments) -> np.ndarray:
+    X = np.asarray(X, dtype=np.float64)
+    if X.shape != (m.N, m.N):
+        raise ValueError(f"X must have shape (N, N) = ({m.N}, {m.N}), got {X.shape}")
+    return X
+
+
+def _add_diagonal_blocks(Z: np.ndarray, first_block: int, D: int, blocks: np.ndarray) -> None:
+    """Z[b, b] += blocks[k] for the consecutive blocks b = first_block + k (in place)."""
+    for k, blk in enumerate(blocks):
+        r = (first_block + k) * D
+        Z[r:r + D, r:r + D] += blk
+
+
+def _output(X: np.ndarray, out: np.ndarray | None) -> np.ndarray:
+    if out is None:
+        return np.empty_like(X)
+    if out.shape != X.shape or out.dtype != np.float64 or np.shares_memory(out, X):
+        raise ValueError("out must be a float64 array of the shape of the input that does not share its memory")
+    return out
+
+
+def apply_A(m: AnalysisMoments, X: np.ndarray, *, out: np.ndarray | None = None) -> np.ndarray:
+    r""":math:`\mathcal A(X) = E[A_e X A_e^T]` (spec 3.6).
+
+    .. math::
+
+        \mathcal A(X) = \bar A X \bar A^T + \sum_k e_ke_k^T \otimes \bigl((p_k\Pi - c_k^2 11^T)\circ
+        (X_{00} - X_{0k} - X_{k0} + X_{kk})\bigr)
+
+    with :math:`\bar A = E[A_e]`; block-wise this is the formula of spec 3.6 (local/non-local,
+    :math:`k \ne k'`, :math:`k = k'`). Cost :math:`O(K N_b D^2)`.
+
+    Examples
+    --------
+    :math:`\mathcal A` fixes :math:`11^T \otimes W` (all blocks equal):
+
+    >>> import numpy as np
+    >>> from theory.msd.instance import reference_instance
+    >>> from theory.msd.expectations import analysis_moments
+    >>> m = analysis_moments(reference_instance())
+    >>> X = np.kron(np.ones((13, 13)), np.eye(5) + 1.0)
+    >>> bool(np.allclose(apply_A(m, X), X))
+    True
+    """
+    X = _matrix(X, m)
+    K, D, N = m.K, m.D, m.N
+    c = m.c
+    loc = slice(D, (K + 1) * D)
+    # blocks of X needed by the correction term (before X is combined)
+    x00 = X[:D, :D]
+    x0k = X[:D, loc].reshape(D, K, D).transpose(1, 0, 2)
+    xk0 = X[loc, :D].reshape(K, D, D)
+    xkk = np.stack([X[(k + 1) * D:(k + 2) * D, (k + 1) * D:(k + 2) * D] for k in range(K)])
+    delta = x00[None] - x0k - xk0 + xkk
+    Z = _output(X, out)
+    Z[...] = X
+    Z[loc] = (c[:, None, None] * X[None, :D] + (1.0 - c)[:, None, None] * X[loc].reshape(K, D, N)).reshape(K * D, N)
+    Z[:, loc] = (c[None, :, None] * Z[:, None, :D]
+                 + (1.0 - c)[None, :, None] * Z[:, loc].reshape(N, K, D)).reshape(N, K * D)
+    weight = m.p[:, None, None] * m.Pi[None] - (c ** 2)[:, None, None]
+    _add_diagonal_blocks(Z, 1, D, weight * delta)
+    return Z
+
+
+def apply_R(m: AnalysisMoments, X: np.ndarray, model: str = "seed", mu: float | None = None, *,
+            out: np.ndarray | None = None) -> np.ndarray:
+    r""":math:`\mathcal R_\mu(X) = X - \mu(R_eX + XR_e)` [:math:`+\,\mu^2E[Z_eZ_e^TXZ_eZ_e^T]` for ``exact``].
+
+    Gaussian fourth moment (``exact``): :math:`\mu^2R_kX_{kk'}R_{k'}` on local blocks :math:`k \ne k'`,
+    :math:`\mu^2(R_kX_{kk}R_k + R_kX_{kk}^TR_k + \mathrm{tr}(R_kX_{kk})R_k)` on local diagonal blocks.
+    Cost :math:`O(K N_b D^3)` (+ :math:`O(K^2D^3)`).
+
+    References
+    ----------
+    .. [1] spec 3.5 (R_4 for zero-mean Gaussian z, Isserlis) and 3.6.
+    """
+    _check_model(model)
+    mu = m.mu if mu is None else float(mu)
+    X = _matrix(X, m)
+    K, D, N = m.K, m.D, m.N
+    loc = slice(D, (K + 1) * D)
+    Z = _output(X, out)
+    Z[...] = X
+    Z[loc] -= mu * np.einsum("kab,kbn->kan", m.R, X[loc].reshape(K, D, N)).reshape(K * D, N)
+    Z[:, loc] -= mu * np.einsum("nkb,kbc->nkc", X[:, loc].reshape(N, K, D), m.R).reshape(N, K * D)
+    if model == "exact":
+        XL = X[loc, loc].reshape(K, D, K, D)
+        fourth = np.einsum("kab,kbjc,jcd->kajd", m.R, XL, m.R, optimize=True)
+        k = np.arange(K)
+        xkk = XL[k, :, k]  # (K, D, D)
+        diag = (np.einsum("kab,kcb,kcd->kad", m.R, xkk, m.R, optimize=True)
+                + np.einsum("kab,kba->k", m.R, xkk)[:, None, None] * m.R)
+        Z[loc, loc] += mu * mu * fourth.reshape(K * D, K * D)
+        _add_diagonal_blocks(Z, 1, D, mu * mu * diag)
+    return Z
+
+
+def apply_B(m: AnalysisMoments, Y: np.ndarray, *, out: np.ndarray | None = None,
+            work: np.ndarray | None = None) -> np.ndarray:
+    r""":math:`\mathcal B(Y) = E[B_e Y B_e^T]` (spec 3.6).
+
+    .. math::
+
+        \mathcal B(Y) = \bar BY\bar B^T + e_0e_0^T \otimes \Bigl(\sum_{q,q'}(E[\beta_q\beta_{q'}]
+        - \bar\beta_q\bar\beta_{q'})p_m^2\hat Y_{qq'} + \sum_q E[\beta_q^2](\Pi - p_m^211^T)\circ\hat Y_{qq}\Bigr),
+
+    :math:`\hat Y_{qq'} = Y_{\iota(q)\iota(q')} - Y_{\iota(q)0} - Y_{0\iota(q')} + Y_{00}`,
+    :math:`\bar B = E[B_e]` (its rows :math:`i \ge 1` copy block :math:`\mathrm{src}(i)`: the local blocks
+    stay, delay group :math:`l \ge 1` takes group :math:`l - 1`). The covariance of the weights vanishes
+    across delay groups (I5). Cost :math:`O(N_b^2D^2 + K^2(l_{\max}+1)D^2)`.
+    """
+    Y = _matrix(Y, m)
+    K, L, D, N, nb = m.K, m.l_max, m.D, m.N, m.n_blocks
+    w = m.p_m * m.beta_bar.T.reshape(-1)  # server-row weight of block iota(q) = q + 1, q = l K + (k - 1)
+    s = float(np.sum(w))
+    head = (K + 1) * D  # rows of the server and the local blocks (src(i) = i)
+    W = _output(Y, work)  # B-bar Y (block rows)
+    W[:head] = Y[:head]
+    W[head:] = Y[D:N - K * D]  # delay group l takes group l - 1 (group 1 takes the local blocks)
+    wD = np.kron(w[:, None], np.eye(D))  # ((nb - 1) D, D): the server row's weights as a matrix
+    W[:D] = (1.0 - s) * Y[:D] + wD.T @ Y[D:]
+    Z = _output(Y, out)  # (B-bar Y) B-bar^T (block columns)
+    if np.shares_memory(Z, W):
+        raise ValueError("out and work must not share memory")
+    Z[:, :head] = W[:, :head]
+    Z[:, head:] = W[:, D:N - K * D]
+    Z[:, :D] = (1.0 - s) * W[:, :D] + W[:, D:] @ wD
+    # correction on the (0, 0) block (second moments of the random weights and selections)
+    corr = np.zeros((D, D))
+    y00 = Y[:D, :D]
+    for l in range(L + 1):
+        sl = slice((l * K + 1) * D, ((l + 1) * K + 1) * D)
+        cov = m.beta_second[l] - np.outer(m.beta_bar[:, l], m.beta_bar[:, l])
+        yqq = Y[sl, sl].reshape(K, D, K, D)
+        yq0 = Y[sl, :D].reshape(K, D, D)
+        y0q = Y[:D, sl].reshape(D, K, D).transpose(1, 0, 2)
+        rs, cs = cov.sum(axis=1), cov.sum(axis=0)
+        hat = (np.einsum("kj,kajb->ab", cov, yqq) - np.einsum("k,kab->ab", rs, yq0)
+               - np.einsum("k,kab->ab", cs, y0q) + cov.sum() * y00)
+        corr += m.p_m ** 2 * hat
+        ar = np.arange(K)
+        diag_hat = yqq[ar, :, ar] - yq0 - y0q + y00[None]  # (K, D, D)
+        corr += np.einsum("k,kab->ab", np.diag(m.beta_second[l]), diag_hat) * (m.Pi - m.p_m ** 2)
+    Z[:D, :D] += corr
+    return Z
+
+
+def apply_F(m: AnalysisMoments, C: np.ndarray, model: str = "seed", mu: float | None = None, *,
+            out: np.ndarray | None = None, work: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+    r"""One application of :math:`C \mapsto \mathcal B(\mathcal R_\mu(\mathcal A(C)))`, i.e.
+    :math:`\mathrm{bvec}^{-1}(\mathcal F\,\mathrm{bvec}(C))`.
+
+    ``out`` and the two ``work`` arrays (N x N, distinct from ``C`` and each other) let iterative solvers at
+    large N reuse memory instead of allocating four N x N arrays per application.
+
+    Examples
+    --------
+    At :math:`\mu = 0`, :math:`\mathcal F = \mathcal Q_B\mathcal Q_A` fixes :math:`11^T \otimes W`:
+
+    >>> import numpy as np
+    >>> from theory.msd.instance import reference_instance
+    >>> from theory.msd.expectations import analysis_moments
+    >>> m = analysis_moments(reference_instance())
+    >>> X = np.kron(np.ones((13, 13)), np.ones((5, 5)))
+    >>> bool(np.allclose(apply_F(m, X, mu=0.0), X))
+    True
+    """
+    w1, w2 = (None, None) if work is None else work
+    a = apply_A(m, C, out=w1)
+    r = apply_R(m, a, model, mu, out=w2)
+    return apply_B(m, r, out=out, work=a)
+
+
+def noise_covariance(x) -> np.ndarray:
+    r""":math:`E[\Phi] = \mathrm{blockdiag}(0_D, \sigma^2_{\eta,1}R_1, \dots, \sigma^2_{\eta,K}R_K, 0_{DKl_{\max}})`.
+
+    References
+    ----------
+    .. [1] seed 004_180cd372987d137b.txt, P4 (30)-(32) lines 2730-2748 ([E4], [E12]); spec 3.5.
+    """
+    m = _moments(x)
+    P = np.zeros((m.n_blocks, m.D, m.n_blocks, m.D))
+    k = np.arange(1, m.K + 1)
+    P[k, :, k] = m.sigma2_eta[:, None, None] * m.R
+    return P.reshape(m.N, m.N)
+
+
+def initial_covariance(x) -> np.ndarray:
+    r""":math:`C_0 = w_e^\star w_e^{\star T}`, :math:`w_e^\star = 1_{N_b} \otimes w^\star` (all models start at 0)."""
+    m = _moments(x)
+    we = np.tile(m.w_star, m.n_blocks)
+    return np.outer(we, we)
+
+
+def msd_transient(x, n_iter: int, model: str = "seed", *, mu: float | None = None) -> np.ndarray:
+    r"""Transient :math:`\mathrm{MSD}_n = E\lVert w^\star - w_n\rVert^2`, :math:`n = 0..n_{iter}`, by (S1).
+
+    Returns
+    -------
+    (n_iter + 1,) array, entry 0 is :math:`\lVert w^\star\rVert^2`.
+
+    References
+    ----------
+    .. [1] seed 004_180cd372987d137b.txt, Ch. (4.32)-(4.33) lines 1058-1066, P4 (35), (37) ([E13]); spec 3.6 (S1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from theory.msd.instance import reference_instance
+    >>> inst = reference_instance(0.1)
+    >>> msd = msd_transient(inst, 3)
+    >>> bool(np.isclose(msd[0], inst.w_star @ inst.w_star)) and bool(msd[3] < msd[0])
+    True
+    """
+    m = _moments(x)
+    _check_model(model)
+    if isinstance(n_iter, bool) or not isinstance(n_iter, (int, np.integer)) or n_iter < 0:
+        raise ValueError(f"n_iter must be an integer >= 0, got {n_iter!r}")
+    mu = m.mu if mu is None else float(mu)
+    Q = mu * mu * apply_B(m, noise_covariance(m))
+    C = initial_covariance(m)
+    out = np.empty(int(n_iter) + 1)
+    D = m.D
+    out[0] = np.trace(C[:D, :D])
+    nxt = np.empty_like(C)
+    work = (np.empty_like(C), np.empty_like(C))  # reused buffers: no N x N allocation per step
+    for n in range(1, int(n_iter) + 1):
+        apply_F(m, C, model, mu, out=nxt, work=work)
+        nxt += Q
+        C, nxt = nxt, C
+        out[n] = np.trace(C[:D, :D])
+    return out
+
+
+@dataclass(frozen=True)
+class SteadyState:
+    r"""Solution of (S2).
+
+    Attributes
+    ----------
+    msd : float
+        :math:`\mathrm{MSD}_\infty = \mathrm{tr}([C_\infty]_{00})`.
+    C : (N, N) array
+        :math:`C_\infty`.
+    residual : float
+        :math:`\lVert C - \mathcal B\mathcal R_\mu\mathcal A(C) - Q\rVert_F / \lVert Q\rVert_F`, recomputed
+        after the solve (the certificate of (S2)).
+    iterations : int
+    method : str
+    tolerance : float
+        The relative tolerance handed to the solver.
+    """
+
+    msd: float
+    C: np.ndarray
+    residual: float
+    iterations: int
+    method: str
+    tolerance: float
+
+
+def _s2_residual(m, C, Q, model, mu) -> float:
+    r = C - apply_F(m, C, model, mu) - Q
+    return float(np.linalg.norm(r) / np.linalg.norm(Q))
+
+
+def msd_steady_state(x, model: str = "seed", *, mu: float | None = None, method: str = "gmres",
+                     rtol: float = 1e-13, maxiter: int | None = None, refinements: int = 3,
+                     restart: int = 200) -> SteadyState:
+    r"""Steady-state :math:`\mathrm{MSD}_\infty` by solving (S2) without forming :math:`\mathcal F`.
+
+    .. math:: C - \mathcal B\mathcal R_\mu\mathcal A(C) = \mu^2\mathcal B(E[\Phi]),
+              \qquad \mathrm{MSD}_\infty = \mathrm{tr}([C]_{00}) = \mu^2 h^T(I - \mathcal F^T)^{-1}\sigma_J
+
+    Parameters
+    ----------
+    method : {"gmres", "bicgstab", "fixed_point"}
+        GMRES / BiCGSTAB on the vectorised operator (scipy.sparse.linalg), with up to ``refinements``
+        rounds of iterative refinement on the recomputed residual; or the fixed-point iteration
+        :math:`C \leftarrow \mathcal B\mathcal R_\mu\mathcal A(C) + Q` (converges iff
+        :math:`\rho(\mathcal F) < 1`, at rate :math:`\rho(\mathcal F)`).
+    rtol : float
+        Relative residual tolerance :math:`\lVert C - \mathcal B\mathcal R_\mu\mathcal A(C) - Q\rVert_F / \lVert Q\rVert_F`
+        (stopping rule of all methods; for the fixed point the step size, which equals this residual).
+    maxiter, refinements, restart : int
+        Iteration cap (solver's own default if None; 100000 for the fixed point), rounds of iterative
+        refinement of the Krylov solve, GMRES restart length (memory: ``restart`` vectors of length
+        :math:`N^2`).
+
+    Raises
+    ------
+    ValueError
+        On a bad model/method/tolerance, or if the solver does not reach ``rtol`` (e.g. when
+        :math:`\rho(\mathcal F) \ge 1`, where no steady state exists).
+
+    Notes
+    -----
+    Requires :math:`\rho(\mathcal F) < 1` (spec 3.5). Exact under I1-I5; see spec 6 [E15] for how the
+    real algorithm departs from them.
+
+    References
+    ----------
+    .. [1] seed 004_180cd372987d137b.txt, Ch. (4.34) + line 1072, P4 (38) + line 2785 ([E14]); spec 3.6 (S2).
+    """
+    m = _moments(x)
+    _check_model(model)
+    if method not in ("gmres", "bicgstab", "fixed_point"):
+        raise ValueError(f"method must be one of gmres, bicgstab, fixed_point, got {method!r}")
+    if not (isinstance(rtol, float) and 0.0 < rtol < 1.0):
+        raise ValueError(f"rtol must be a float in (0, 1), got {rtol!r}")
+    mu = m.mu if mu is None else float(mu)
+    if not (math.isfinite(mu) and mu > 0):
+        raise ValueError(f"mu must be a finite real > 0, got {mu!r}")
+    N = m.N
+    Q = mu * mu * apply_B(m, noise_covariance(m))
+    qnorm = float(np.linalg.norm(Q))
+    if qnorm == 0.0:
+        C = np.zeros((N, N))
+        return SteadyState(0.0, C, 0.0, 0, method, rtol)
+    iterations = 0
+    if method == "fixed_point":
+        maxiter = 100000 if maxiter is None else int(maxiter)
+        C = Q.copy()
+        C_new = np.empty_like(C)
+        work = (np.empty_like(C), np.empty_like(C))
+        for iterations in range(1, maxiter + 1):
+            apply_F(m, C, model, mu, out=C_new, work=work)
+            C_new += Q
+            C -= C_new
+            step = float(np.linalg.norm(C))
+            C, C_new = C_new, C
+            if step <= rtol * qnorm or not math.isfinite(step):
+                break
+    else:
+        op = spla.LinearOperator((N * N, N * N), dtype=np.float64,
+                                 matvec=lambda v: (v.reshape(N, N) - apply_F(m, v.reshape(N, N), model, mu)).ravel())
+        solver = spla.gmres if method == "gmres" else spla.bicgstab
+        C = np.zeros((N, N))
+        rhs = Q.ravel()
+        for _ in range(refinements + 1):
+            r = rhs - op.matvec(C.ravel())
+            if np.linalg.norm(r) <= rtol * qnorm:
+                break
+            counter = [0]
+
+            def cb(_x, counter=counter):
+                counter[0] += 1
+
+            # inner tolerance relative to the current residual, so that the refined residual meets rtol
+            inner = min(0.5, 0.5 * rtol * qnorm / float(np.linalg.norm(r)))
+            kwargs = {"rtol": inner, "atol": 0.0, "maxiter": maxiter, "callback": cb}
+            if method == "gmres":
+                kwargs.update(restart=min(N * N, restart), callback_type="pr_norm")
+            dx, _info = solver(op, r, **kwargs)
+            iterations += counter[0]
+            C = C + dx.reshape(N, N)
+    residual = _s2_residual(m, C, Q, model, mu)
+    if not (residual <= 10 * rtol):
+        raise ValueError(f"(S2) not solved: relative residual {residual:.3g} > 10 rtol = {10 * rtol:.3g} after "
+                         f"{iterations} {method} iterations (is rho(F) < 1 at mu = {mu!r}?)")
+    return SteadyState(float(np.trace(C[:m.D, :m.D])), C, residual, iterations, method, rtol)
+
+
+def spectral_radius_F(x, model: str = "seed", *, mu: float | None = None, tol: float = 1e-12,
+                      ncv: int | None = None) -> float:
+    r""":math:`\rho(\mathcal F)`: spectral radius of :math:`C \mapsto \mathcal B\mathcal R_\mu\mathcal A(C)`.
+
+    Arnoldi (``scipy.sparse.linalg.eigs``, largest magnitude) on the matrix-free operator; for
+    :math:`N^2 \le 64` the operator is materialised column by column and all eigenvalues computed.
+
+    References
+    ----------
+    .. [1] spec 3.5 (rho(F) < 1 is the mean-square stability criterion) and 3.6.
+    """
+    m = _moments(x)
+    _check_model(model)
+    mu = m.mu if mu is None else float(mu)
+    N = m.N
+    n2 = N * N
+
+    def mv(v):
+        return apply_F(m, v.reshape(N, N), model, mu).ravel()
+
+    if n2 <= 64:
+        F = np.column_stack([mv(e) for e in np.eye(n2)])
+        return float(np.max(np.abs(np.linalg.eigvals(F))))
+    op = spla.LinearOperator((n2, n2), matvec=mv, dtype=np.float64)
+    ncv = min(n2 - 1, 40) if ncv is None else ncv
+    v0 = np.ones(n2) / math.sqrt(n2)
+    vals = spla.eigs(op, k=1, which="LM", tol=tol, ncv=ncv, v0=v0, return_eigenvectors=False, maxiter=10000)
+    return float(np.max(np.abs(vals)))

@@ -1,0 +1,160 @@
+"""Shared pieces of the PAO-Fed analysis checks: citations, instances as plain data, random instances.
+
+Instances travel inside counterexamples (``CheckResult.counterexample``) as plain dicts/lists so that a
+report can print them and ``reproduce`` can rebuild them (:func:`instance_to_dict`, :func:`instance_from_dict`).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from theory.msd import PAOFedInstance, reference_instance
+from theory.msd.expectations import nonempty_group_probability
+from verify.records import Citation
+
+__all__ = ["E8_PARAMETERS", "REVIEW_NOTE2_PARAMETERS", "SEED", "SOLVER_RTOL", "cite", "e8_instance",
+           "reference_msd", "reference_thresholds", "scale_staleness_weights",
+           "instance_from_dict", "instance_to_dict", "random_instance", "reference_radii",
+           "review_note2_instance", "spd_matrices"]
+
+SEED = "004_180cd372987d137b.txt"
+
+#: Relative residual handed to the structured (S2) solvers (GMRES) by the checks.
+SOLVER_RTOL = 1e-13
+
+#: [E8] (spec 3.4, Review note 4): m = D, alpha_l = 1, p_k = 1, delta = 0.8, l_max = 5, K = 4, D = 5.
+E8_PARAMETERS = {"K": 4, "D": 5, "l_max": 5, "m": 5, "p": 1.0, "delta": 0.8, "alpha": 1.0}
+#: Review note 2 (spec): K = 4, D = 2, R_k = I_2, m = D, p_k = 1, delta = 0.01, l_max = 0.
+REVIEW_NOTE2_PARAMETERS = {"K": 4, "D": 2, "l_max": 0, "m": 2, "p": 1.0, "delta": 0.01, "alpha": 1.0}
+
+
+def cite(label: str, equation: str = "", lines: str = "") -> Citation:
+    """A citation of the PAO-Fed seed."""
+    return Citation(seed=SEED, label=label, equation=equation, lines=lines)
+
+
+def instance_to_dict(inst: PAOFedInstance) -> dict[str, Any]:
+    """Plain-data form of an instance (lists and floats)."""
+    return {"K": int(inst.K), "D": int(inst.D), "l_max": int(inst.l_max), "m": int(inst.m),
+            "selection": inst.selection, "p": inst.p.tolist(), "delta": float(inst.delta),
+            "alpha": inst.alpha.tolist(), "sigma2_eta": inst.sigma2_eta.tolist(), "R": inst.R.tolist(),
+            "w_star": inst.w_star.tolist(), "mu": float(inst.mu)}
+
+
+def instance_from_dict(d: Mapping[str, Any]) -> PAOFedInstance:
+    """Inverse of :func:`instance_to_dict` (extra keys are ignored)."""
+    return PAOFedInstance(K=int(d["K"]), D=int(d["D"]), l_max=int(d["l_max"]), m=int(d["m"]),
+                          selection=str(d["selection"]), p=np.array(d["p"], dtype=float), delta=float(d["delta"]),
+                          alpha=np.array(d["alpha"], dtype=float), sigma2_eta=np.array(d["sigma2_eta"], dtype=float),
+                          R=np.array(d["R"], dtype=float), w_star=np.array(d["w_star"], dtype=float),
+                          mu=float(d["mu"]))
+
+
+def _reference_R() -> np.ndarray:
+    return reference_instance().R
+
+
+def e8_instance(R: np.ndarray | None = None, mu: float = 0.05) -> PAOFedInstance:
+    """The [E8] configuration with the reference instance's R_k (spec Review note 4 states R_k explicitly)."""
+    p = E8_PARAMETERS
+    R = _reference_R() if R is None else R
+    return PAOFedInstance(K=p["K"], D=p["D"], l_max=p["l_max"], m=p["m"], selection="subset",
+                          p=np.full(p["K"], p["p"]), delta=p["delta"], alpha=np.full(p["l_max"] + 1, p["alpha"]),
+                          sigma2_eta=np.full(p["K"], 0.01), R=R, w_star=reference_instance().w_star, mu=mu)
+
+
+def review_note2_instance(mu: float = 0.5) -> PAOFedInstance:
+    """Review note 2's instance (1/lambda_max is not necessary for rho(F_exact) < 1)."""
+    p = REVIEW_NOTE2_PARAMETERS
+    return PAOFedInstance(K=p["K"], D=p["D"], l_max=p["l_max"], m=p["m"], selection="subset",
+                          p=np.full(p["K"], p["p"]), delta=p["delta"], alpha=np.ones(1),
+                          sigma2_eta=np.full(p["K"], 0.01), R=np.stack([np.eye(p["D"])] * p["K"]),
+                          w_star=np.ones(p["D"]), mu=mu)
+
+
+def spd_matrices(rng: np.random.Generator, K: int, D: int, lo: float = 0.2, hi: float = 2.0) -> np.ndarray:
+    """K random symmetric positive definite D x D matrices with eigenvalues in [lo, hi]."""
+    out = []
+    for _ in range(K):
+        Q, _ = np.linalg.qr(rng.standard_normal((D, D)))
+        out.append((Q * rng.uniform(lo, hi, D)) @ Q.T)
+    R = np.array(out)
+    return 0.5 * (R + R.transpose(0, 2, 1))
+
+
+def random_instance(rng: np.random.Generator, *, max_K: int = 3, max_D: int = 3, max_l: int = 2,
+                    nonnegative_server_weight: bool = True, mu_times_lambda: float = 0.1) -> PAOFedInstance:
+    r"""A random small instance (spec 4.3 item 4: K in {2..max_K}, D in {2..max_D}, l_max <= max_l).
+
+    With ``nonnegative_server_weight`` the staleness weights :math:`\alpha_{l \ge 1}` are scaled so that
+    :math:`p_m\sum_l\alpha_lP(\mathcal K_{n,l} \ne \emptyset) \le 1` ([E8]'s condition for
+    :math:`E[B_n] \succeq 0`), by construction.
+    """
+    K = int(rng.integers(2, max_K + 1))
+    D = int(rng.integers(2, max_D + 1))
+    L = int(rng.integers(0, max_l + 1))
+    m = int(rng.integers(1, D + 1))
+    p = rng.uniform(0.05, 1.0, K)
+    delta = float(rng.uniform(0.0, 0.9))
+    alpha = np.concatenate([[1.0], rng.uniform(0.0, 1.0, L)])
+    if nonnegative_server_weight:
+        alpha = scale_staleness_weights(p, delta, alpha, m / D)
+    R = spd_matrices(rng, K, D)
+    lam = float(np.max(np.linalg.eigvalsh(R)))
+    return PAOFedInstance(K=K, D=D, l_max=L, m=m, selection=str(rng.choice(["subset", "window", "bernoulli"])),
+                          p=p, delta=delta, alpha=alpha, sigma2_eta=rng.uniform(0.001, 0.05, K), R=R,
+                          w_star=rng.standard_normal(D), mu=mu_times_lambda / lam)
+
+
+def scale_staleness_weights(p, delta: float, alpha, p_m: float) -> np.ndarray:
+    r"""Scale :math:`\alpha_{l \ge 1}` down (never up) so that :math:`p_m\sum_l\alpha_lP_l \le 1 - 10^{-9}`.
+
+    :math:`\alpha_0 = 1` and :math:`p_mP_0 \le p_m \le 1` always; only the delayed groups can push
+    :math:`E[B_n]` below zero.
+    """
+    alpha = np.array(alpha, dtype=float)
+    P = nonempty_group_probability(np.asarray(p, dtype=float), delta, alpha.size - 1)
+    rest = p_m * float(np.sum(alpha[1:] * P[1:]))
+    budget = (1.0 - 1e-9) - p_m * P[0]
+    if rest > budget and rest > 0.0:
+        alpha[1:] *= max(budget, 0.0) / rest
+    return alpha
+
+
+@functools.lru_cache(maxsize=1)
+def reference_thresholds() -> dict[str, tuple[float, float]]:
+    """Certified brackets (lo, hi), in units of mu, of the reference instance's mean, seed-F and exact-F
+    thresholds (cached: the reference table and the theorem checks use them; the functions are pure)."""
+    from theory.msd import mean_square_threshold, mean_threshold
+
+    inst = reference_instance()
+    out = {}
+    for key, fn in (("mean", lambda: mean_threshold(inst)), ("seed", lambda: mean_square_threshold(inst, "seed")),
+                    ("exact", lambda: mean_square_threshold(inst, "exact"))):
+        b = fn()
+        out[key] = (b.lo, b.hi)
+    return out
+
+
+@functools.lru_cache(maxsize=64)
+def reference_msd(model: str, mu_times_lambda: float) -> tuple[float, float]:
+    """(MSD_inf, (S2) residual) of the reference instance by the structured solver at rtol SOLVER_RTOL (cached)."""
+    from theory.msd import msd_steady_state
+
+    sol = msd_steady_state(reference_instance(mu_times_lambda), model, rtol=SOLVER_RTOL)
+    return sol.msd, sol.residual
+
+
+@functools.lru_cache(maxsize=64)
+def reference_radii(mu_times_lambda: float) -> dict[str, float]:
+    """rho(M), rho(F_seed), rho(F_exact) of the reference instance at mu = mu_times_lambda / lambda_max (cached:
+    several checks and figures use the same points; the functions are pure)."""
+    from theory.msd import spectral_radius_F, spectral_radius_M
+
+    inst = reference_instance(mu_times_lambda)
+    return {"mean": spectral_radius_M(inst), "seed": spectral_radius_F(inst, "seed"),
+            "exact": spectral_radius_F(inst, "exact")}

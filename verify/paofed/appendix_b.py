@@ -1,0 +1,125 @@
+r"""P4 Appendix B (and Ch. line 1025): ":math:`\mathcal Q_A` and :math:`\mathcal Q_B` ... all their entries are real,
+non-negative, and add up to unity on each row", hence right-stochastic with spectral radius one.
+
+Finding ([E10], shared/spec/paofed.md 6 and Review note 6): row sums are one and :math:`\mathcal Q_A \ge 0`,
+but :math:`\mathcal Q_B` has negative entries whenever several delay groups can hit the same coordinate in
+one iteration (the server's own weight :math:`B_n = I - \sum\beta_qS_q` then has negative diagonal
+entries with positive probability). Minimal counterexample (K = 2, D = 3, m = 2, l_max = 1, uniform
+subsets, p = (1, 1), delta = 0.5, alpha = (1, 1)): min :math:`\mathcal Q_B = -0.0694`, confirmed by
+exhaustive enumeration. Separately, [E8]: the mean :math:`E[B_n]` itself is negative (-1.39 I) for
+m = D, alpha_l = 1, p = 1, delta = 0.8, l_max = 5.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from theory.msd import analysis_moments, expected_B, expected_server_weight, qa_matrix, qb_matrix
+from verify.evidence import result_from_evidence, sample_evidence
+from verify.paofed._common import cite, e8_instance, instance_from_dict, instance_to_dict, random_instance
+from verify.paofed._enumeration import enumerate_moments
+from verify.paofed.expectations_enumeration import REVIEW_NOTE6, enumeration_instance
+from verify.records import CheckContext, CheckResult, Claim, Evidence, FigureSpec, Series, Verdict
+from verify.tolerance import gamma
+
+__all__ = ["CLAIMS", "check_appendix_b", "evaluate_nonnegativity"]
+
+CLAIM_ID = "paofed.appendix_b_nonnegative"
+_PROFILE = {"ci": {"batches": 1, "per_batch": 6}, "thorough": {"batches": 8, "per_batch": 10}}
+
+
+def evaluate_nonnegativity(params, *, qb_fn=qb_matrix) -> Evidence:
+    r"""The smallest entry of :math:`\mathcal Q_B`, :math:`\mathcal Q_A` and :math:`E[B_e]` against 0.
+
+    ``measured`` = :math:`-\min` entry (positive = a negative entry), ``bound`` = the rounding allowance
+    :math:`\gamma_{64}` of entries that are exactly zero in closed form; holds when every entry is
+    :math:`\ge -\gamma_{64}`. For instances small enough (K(l_max+1) <= 4, D <= 3) the minimum of
+    :math:`\mathcal Q_B` is also recomputed by exhaustive enumeration (``min_QB_enumerated``).
+    """
+    inst = instance_from_dict(params)
+    m = analysis_moments(inst)
+    qb = qb_fn(m)
+    qa = qa_matrix(m)
+    eb = expected_B(m)
+    q_min = float(qb.min())
+    arg = np.unravel_index(int(np.argmin(qb.toarray())), qb.shape) if m.N <= 40 else None
+    values = {"min_QB": q_min, "min_QA": float(qa.min()), "min_EB": float(eb.min()),
+              "E[B_n]": expected_server_weight(m),
+              "max_row_sum_error_QB": float(np.max(np.abs(np.asarray(qb.sum(axis=1)).ravel() - 1.0)))}
+    if inst.K * (inst.l_max + 1) <= 4 and inst.D <= 3:
+        values["min_QB_enumerated"] = float(enumerate_moments(inst)["QB"].min())
+    measured = -min(values["min_QB"], values["min_QA"], values["min_EB"])
+    allowance = gamma(64)
+    return Evidence(measured=measured, bound=allowance, holds=measured <= allowance,
+                    parameters={**instance_to_dict(inst), **values,
+                                "argmin_QB_row_col": None if arg is None else [int(arg[0]), int(arg[1])]})
+
+
+def _batch(rng: np.random.Generator, count: int, qb_fn) -> list[Evidence]:
+    # staleness weights in [0, 1] scaled so that E[B_n] >= 0: Q_B fails even where the mean weight is fine
+    return [evaluate_nonnegativity(instance_to_dict(random_instance(rng, max_K=3, max_D=3, max_l=2)), qb_fn=qb_fn)
+            for _ in range(count)]
+
+
+def check_appendix_b(ctx: CheckContext, *, qb_fn=qb_matrix) -> CheckResult:
+    """Review note 6's instances, the reference instance, and random small instances."""
+    from theory.msd import reference_instance
+
+    prof = _PROFILE[ctx.profile]
+    cases = [enumeration_instance(c["p"], c["delta"], c["alpha"]) for c in REVIEW_NOTE6]
+    cases += [enumeration_instance(c["p"], c["delta"], c["alpha"][:1], l_max=0) for c in REVIEW_NOTE6]
+    cases.append(reference_instance())
+    evidence = [evaluate_nonnegativity(instance_to_dict(c), qb_fn=qb_fn) for c in cases]
+    evidence += sample_evidence(ctx, CLAIM_ID, _batch, prof["batches"], (prof["per_batch"], qb_fn))
+    e8 = e8_instance()
+    e8_weight = expected_server_weight(e8)
+    # figure: min Q_B of the review-note-6 family as delta varies (p = (1, 1), alpha = (1, 1))
+    deltas = np.linspace(0.0, 0.9, 19)
+    mins = [float(qb_fn(analysis_moments(enumeration_instance([1.0, 1.0], d, [1.0, 1.0]))).min()) for d in deltas]
+    mins0 = [float(qb_fn(analysis_moments(enumeration_instance([1.0, 1.0], d, [1.0], l_max=0))).min())
+             for d in deltas]
+    figure = FigureSpec(
+        name="min_qb_vs_delta", title="Smallest entry of Q_B (K = 2, D = 3, m = 2, p = (1, 1), alpha_l = 1)",
+        xlabel="delay parameter delta", ylabel="min entry of Q_B",
+        series=(Series(label="l_max = 1", x=deltas, y=mins), Series(label="l_max = 0", x=deltas, y=mins0),
+                Series(label="0 (P4 App. B: all entries non-negative)", x=(0.0, 0.9), y=(0.0, 0.0), style="dashed")))
+    return result_from_evidence(
+        CLAIM_ID, evidence, ctx=ctx,
+        quantity="-(smallest entry of Q_B, Q_A, E[B_e]) vs rounding allowance gamma(64)",
+        what="Q_B >= 0, Q_A >= 0, E[B_e] >= 0 (P4 App. B)", figures=[figure],
+        details={"reference_instance_min_QB": evidence[4].parameters["min_QB"],
+                 "E8_instance": {"E[B_n]": e8_weight, "parameters": "m = D = 5, alpha_l = 1, p = 1, delta = 0.8, "
+                                                                    "l_max = 5, K = 4 (spec [E8])"},
+                 "row_sums_are_one_max_error": max(e.parameters["max_row_sum_error_QB"] for e in evidence),
+                 "min_QA_over_points": min(e.parameters["min_QA"] for e in evidence)})
+
+
+def reproduce_appendix_b(counterexample) -> Evidence:
+    """Recompute the smallest entry of Q_B (closed form and, when small enough, enumeration)."""
+    return evaluate_nonnegativity(counterexample)
+
+
+CLAIMS = (
+    Claim(
+        id=CLAIM_ID,
+        paper="paofed",
+        title="P4 App. B: Q_A and Q_B (and E[B_e]) have non-negative entries, hence are right-stochastic",
+        citations=(cite("P4 Appendix B", lines="2915-2947"), cite("P4 Section IV-B after (29)", lines="2724"),
+                   cite("Ch. 4.3.2 after (4.27)", lines="1025"), cite("P4 Appendix A (E[B_e] right stochastic)",
+                                                                       lines="2901-2913")),
+        statement=("The matrices Q_A = E[A_e (x)_b A_e] and Q_B = E[B_e (x)_b B_e] have real, non-negative entries "
+                   "that add up to one on each row, so both are right-stochastic with spectral radius one; "
+                   "E[B_e] is right-stochastic (in particular E[B_n] >= 0)."),
+        hypotheses=("Assumptions 1-4 of P4 (lines 2651-2659); 'no assumption on alpha_l' (line 2661)",
+                    "PAO-Fed aggregation (15) without the P4-only overlap rule (spec 2.4)",
+                    "alpha_l in [0, 1] (Ch. line 975)"),
+        check=check_appendix_b,
+        expected=Verdict.REFUTED,
+        reason=("Row sums are one and Q_A >= 0, but Q_B has negative entries when two delay groups can update the "
+                "same coordinate in one iteration (B_n then has negative diagonal entries): min Q_B = -0.0694 at "
+                "K = 2, D = 3, m = 2, l_max = 1, p = (1, 1), delta = 0.5, alpha = (1, 1), confirmed by enumeration "
+                "([E10], Review note 6); with l_max = 0 Q_B >= 0. E[B_n] = -1.39 I for the [E8] configuration. "
+                "The P4-only overlap rule would restore B_n in [0, 1]."),
+        reproduce=reproduce_appendix_b,
+    ),
+)

@@ -57,9 +57,11 @@ def _build_parser() -> _Parser:
     cl = sub.add_parser("claims", help="list the claim registry")
     cl.add_argument("--json", action="store_true", help="print the registry as JSON")
 
+    from fedcheck.msd_cli import add_msd_parser
     from fedcheck.privacy_cli import add_privacy_parser
     from fedcheck.run_cli import add_run_parser
 
+    add_msd_parser(sub)
     add_privacy_parser(sub)
     add_run_parser(sub, _int_at_least)
     return parser
@@ -134,6 +136,10 @@ def main(argv: list[str] | None = None) -> int:
         from fedcheck.privacy_cli import run_privacy
 
         return run_privacy(args)
+    if args.command == "msd":
+        from fedcheck.msd_cli import run_msd
+
+        return run_msd(args)
     if args.command == "run":
         from fedcheck.run_cli import run_command
 

@@ -32,7 +32,7 @@ __all__ = ["ConfigError", "PAOFedSetup", "add_paofed_run_parser", "load_paofed_c
 _SECTIONS = {
     "simulation": {"iterations"},
     "instance": {"K", "D", "l_max", "m", "selection", "p", "delta", "alpha", "sigma2_eta", "toeplitz_rho", "R",
-                 "w_star", "mu", "mu_times_lambda_max"},
+                 "R_npy", "white_variances", "w_star", "mu", "mu_times_lambda_max"},
     "data": {"source", "K", "D", "sigma_kappa", "test_size", "input_order", "bracket", "ar_clock", "data_groups",
              "horizon"},
     "environment": {"p_groups", "delta", "l_max", "delay_step", "delay_tail"},
@@ -117,7 +117,7 @@ def _load_table(path: Path) -> dict:
     return table
 
 
-def _instance(table):
+def _instance(table, base_dir: Path = Path(".")):
     import numpy as np
 
     from theory.msd.instance import SELECTION_LAWS, PAOFedInstance, reference_instance
@@ -131,9 +131,23 @@ def _instance(table):
     m = _scalar(table, sec, "m", int, ref.m, check=lambda v: 1 <= v <= D, allowed=f"an integer in [1, D = {D}]")
     selection = _scalar(table, sec, "selection", str, ref.selection, check=lambda v: v in SELECTION_LAWS,
                         allowed=" or ".join(repr(s) for s in SELECTION_LAWS))
-    if "R" in table.get(sec, {}) and "toeplitz_rho" in table.get(sec, {}):
-        raise ConfigError("instance.R: give at most one of instance.R and instance.toeplitz_rho")
-    if "R" in table.get(sec, {}):
+    given = [f for f in ("R", "toeplitz_rho", "white_variances", "R_npy") if f in table.get(sec, {})]
+    if len(given) > 1:
+        raise ConfigError(f"instance.{given[1]}: give at most one of instance.R, toeplitz_rho, white_variances, R_npy")
+    if "R_npy" in table.get(sec, {}):
+        path = _scalar(table, sec, "R_npy", str, allowed="a path to a .npy file of shape (K, D, D)")
+        try:
+            R = np.load(base_dir / path, allow_pickle=False)
+        except (OSError, ValueError) as exc:
+            raise ConfigError(f"instance.R_npy must name a readable .npy file, got {path!r} ({exc})") from None
+        if R.shape != (K, D, D):
+            raise ConfigError(f"instance.R_npy must hold an array of shape (K, D, D) = ({K}, {D}, {D}), got {R.shape}")
+    elif "white_variances" in table.get(sec, {}):
+        v = _reals(table, sec, "white_variances", None, allowed=f"a list of K = {K} reals > 0")
+        if v.shape != (K,) or np.any(v <= 0):
+            raise ConfigError(f"instance.white_variances must be a list of K = {K} reals > 0, got {v.tolist()}")
+        R = v[:, None, None] * np.eye(D)[None]
+    elif "R" in table.get(sec, {}):
         R = _reals(table, sec, "R", None, allowed=f"a K x D x D = {K} x {D} x {D} nested list of reals")
         if R.shape != (K, D, D):
             raise ConfigError(f"instance.R must be a K x D x D = {K} x {D} x {D} nested list, got shape {R.shape}")
@@ -249,7 +263,7 @@ def load_paofed_config(path, algorithm: str = "paofed-u1", *, iterations: int | 
         extra = set(table.get("data", {})) - {"source"}
         if extra:
             raise ConfigError(f"data.{sorted(extra)[0]} needs data.source = 'synthetic-rff'")
-        inst = _instance(table)
+        inst = _instance(table, Path(path).parent)
         env = AsyncEnvironment(K=inst.K, D=inst.D, p=inst.p, delta=inst.delta, l_max=inst.l_max)
         data = LinearData.from_instance(inst)
         config = _algorithm(table, algorithm, source=source, instance=inst)

@@ -1,0 +1,98 @@
+"""`fedcheck msd CONFIG.toml`: the spec 4.1 table, naive = structured, unstable mu, transient, bad fields."""
+
+import csv
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fedcheck import cli
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "fedcheck" / "examples" / "paofed_reference.toml"
+
+# Regression values: shared/spec/paofed.md 4.1 table (re-derived by the spec's Review notes).
+TABLE = {0.05: (0.987778, 0.987891, -33.321, -33.125), 0.1: (0.975762, 0.976213, -30.496, -30.073),
+         0.2: (0.952393, 0.954209, -27.683, -26.734)}
+
+
+def _config(tmp_path, mu_lambda=0.1, extra=""):
+    text = EXAMPLE.read_text().replace("mu_times_lambda_max = 0.1 ", f"mu_times_lambda_max = {mu_lambda} ")
+    path = tmp_path / "c.toml"
+    path.write_text(text + extra)
+    return path
+
+
+def _run(capsys, *args):
+    assert cli.main(["msd", *map(str, args), "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("mu_lambda", sorted(TABLE))
+def test_reference_table(tmp_path, capsys, mu_lambda):
+    out = _run(capsys, _config(tmp_path, mu_lambda))
+    rho_seed, rho_exact, msd_seed, msd_exact = TABLE[mu_lambda]
+    assert out["lambda_max"] == pytest.approx(3.1030, abs=5e-5)
+    assert out["models"]["seed"]["spectral_radius"] == pytest.approx(rho_seed, abs=5e-7)
+    assert out["models"]["exact"]["spectral_radius"] == pytest.approx(rho_exact, abs=5e-7)
+    assert out["models"]["seed"]["msd_db"] == pytest.approx(msd_seed, abs=1e-3)
+    assert out["models"]["exact"]["msd_db"] == pytest.approx(msd_exact, abs=1e-3)
+    lam = out["lambda_max"]
+    assert out["thresholds"]["mean"][0] * lam == pytest.approx(2.0856, abs=5e-4)
+    assert out["thresholds"]["seed"][0] * lam == pytest.approx(1.0711, abs=5e-4)
+    assert out["thresholds"]["exact"][0] * lam == pytest.approx(0.6724, abs=5e-4)
+
+
+def test_naive_and_structured_agree(tmp_path, capsys):
+    path = _config(tmp_path, 0.2)
+    naive = _run(capsys, path, "--method", "naive")
+    structured = _run(capsys, path, "--method", "structured")
+    for model in ("seed", "exact"):
+        a, b = naive["models"][model]["msd"], structured["models"][model]["msd"]
+        assert abs(a - b) <= 1e-10 * abs(b)
+        ra, rb = naive["models"][model]["spectral_radius"], structured["models"][model]["spectral_radius"]
+        assert abs(ra - rb) <= 1e-8
+
+
+def test_unstable_mu_reports_the_threshold(tmp_path, capsys):
+    out = _run(capsys, _config(tmp_path, 0.9), "--model", "exact")
+    entry = out["models"]["exact"]
+    assert not entry["stable"] and entry["msd_db"] is None and "stable for mu <" in entry["note"]
+
+
+def test_transient_json_and_csv(tmp_path, capsys):
+    csv_path = tmp_path / "curve.csv"
+    out = _run(capsys, _config(tmp_path), "--model", "seed", "--transient", "20", "--csv", csv_path)
+    curve = out["models"]["seed"]["transient_db"]
+    assert len(curve) == 21 and curve[0] == pytest.approx(10 * np.log10(1 + 0.25 + 0.0625 + 0.25), rel=1e-12)
+    rows = list(csv.reader(csv_path.open()))
+    assert rows[0] == ["n", "msd_db_seed"] and len(rows) == 22
+
+
+def test_covariance_from_npy_and_white_variances(tmp_path, capsys):
+    R = np.stack([np.eye(5) * v for v in (0.5, 1.0, 1.5, 2.0)])
+    np.save(tmp_path / "R.npy", R)
+    text = EXAMPLE.read_text().replace("toeplitz_rho = [0.1, 0.3, 0.5, 0.7]", 'R_npy = "R.npy"')
+    (tmp_path / "a.toml").write_text(text)
+    a = _run(capsys, tmp_path / "a.toml", "--model", "seed")
+    text = EXAMPLE.read_text().replace("toeplitz_rho = [0.1, 0.3, 0.5, 0.7]", "white_variances = [0.5, 1.0, 1.5, 2.0]")
+    (tmp_path / "b.toml").write_text(text)
+    b = _run(capsys, tmp_path / "b.toml", "--model", "seed")
+    assert a["models"]["seed"]["msd"] == b["models"]["seed"]["msd"] and a["lambda_max"] == 2.0
+
+
+@pytest.mark.parametrize(("replace", "field"), [
+    (("K = 4", "K = 0"), "instance.K"),
+    (("m = 2", "m = 9"), "instance.m"),
+    (("delta = 0.3", "delta = 1.5"), "instance.delta"),
+    (("w_star = [1.0, -0.5, 0.25, 0.0, 0.5]", "w_star = [1.0]"), "instance.w_star"),
+    (("selection = \"subset\"", "selection = \"random\""), "instance.selection"),
+    (("toeplitz_rho = [0.1, 0.3, 0.5, 0.7]", "R_npy = \"missing.npy\""), "instance.R_npy"),
+])
+def test_malformed_config_exits_2_naming_the_field(tmp_path, capsys, replace, field):
+    (tmp_path / "c.toml").write_text(EXAMPLE.read_text().replace(*replace))
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["msd", str(tmp_path / "c.toml")])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and field in err

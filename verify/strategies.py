@@ -458,3 +458,33 @@ def pgfl_phi0_pairs(draw) -> tuple[float, float]:
 def pgfl_zeta_pairs(draw) -> tuple[float, float]:
     """(small, large) noise-variance decay factors: small in [0.9, 0.95], large in [0.995, 0.999]."""
     return draw(st.floats(min_value=0.9, max_value=0.95)), draw(st.floats(min_value=0.995, max_value=0.999))
+
+
+# --- PGFL single-step server update V0 (verify/pgfl/single_step.py) --------------------------------
+
+
+@st.composite
+def pgfl_single_step_instances(draw) -> dict:
+    """Parameters of a ridge PGFL instance for the V0 claims (built by ``verify.pgfl.theorem1.build_instance``).
+
+    S in [2, 5] with a connected graph (spanning tree plus drawn edges), Q in [1, 3], clients per server in
+    [max(Q, 2), 5] (every group C_{s,(q)} non-empty by construction), d in [1, 4], D_k in [2, 9], lambda in
+    [1e-2, 10^0.5] and rho/L_max in [0.05, 10] (log-uniform), gaussian data (spec 5.1); tau = 0 is the claims'.
+    """
+    S = draw(st.integers(min_value=2, max_value=5))
+    Q = draw(st.integers(min_value=1, max_value=3))
+    return {"seed": draw(st.integers(min_value=0, max_value=2**32 - 1)), "servers": S,
+            "clients_per_server": draw(st.integers(min_value=max(Q, 2), max_value=5)), "clusters": Q,
+            "d": draw(st.integers(min_value=1, max_value=4)),
+            "lam": 10.0 ** draw(st.floats(min_value=-2.0, max_value=0.5)), "samples": (2, 9), "data": "gaussian",
+            "edges": _pgfl_connected_edges(draw, S, tree_only=False),
+            "rho_factor": 10.0 ** draw(st.floats(min_value=-1.3, max_value=1.0))}
+
+
+# ---- PAO-Fed transient MSD and experiments (verify/paofed/sim_transient.py, experiments.py) -----------------
+
+
+def paofed_transient_step_sizes() -> st.SearchStrategy[float]:
+    """mu * lambda_max on the PAO-Fed reference instance (spec 4.1) in [0.05, 0.3]: rho(F_exact) < 1 (the exact
+    threshold is 0.6724) and the learning curve up to n = 400 is resolved by a few hundred SIM-A runs."""
+    return st.floats(min_value=0.05, max_value=0.3)

@@ -1,0 +1,80 @@
+"""Mutation tests of the PGFL V0 (single-step) and classification (M-1 ... M-3) checks: a slightly wrong closed
+form or arm flips the verdict, so each check can fail."""
+
+import numpy as np
+import pytest
+
+from reference_impl.pgfl import cluster_optima
+from verify.pgfl import single_step as ss
+from verify.records import CheckContext, Verdict
+
+CI = CheckContext(profile="ci", seed=0)
+
+
+def _pa_optimum(problem):
+    """A slightly wrong limit: (Pa), the unweighted cluster optimum, instead of the group-weighted one."""
+    return np.asarray(cluster_optima(problem)), 1.0
+
+
+def test_corrected_single_step_check_refutes_the_unweighted_limit():
+    result = ss.check_single_step_corrected(CI, limit_fn=_pa_optimum)
+    assert result.verdict is Verdict.REFUTED, result.summary
+    assert not ss.evaluate_single_step_corrected(result.counterexample, limit_fn=_pa_optimum).holds
+
+
+def test_printed_single_step_check_confirms_a_convergent_update():
+    """Handing the printed-claim check the corrected update makes it confirm: the check is not refuting blindly."""
+    result = ss.check_single_step_printed(CI, server_update="single_step_corrected")
+    assert result.verdict is Verdict.CONFIRMED, result.summary
+
+
+def test_single_step_affine_map_matches_the_simulation():
+    """The affine map (restricted to sum_s psi = 0) reproduces 5 simulated iterations exactly (to rounding)."""
+    from reference_impl.pgfl import PGFLConfig, run_pgfl
+    from verify.pgfl.theorem1 import build_instance
+
+    problem = build_instance(ss.PAPER_LIKE_INSTANCE)
+    config = PGFLConfig(rho=0.7 * problem.max_curvature, server_update="single_step_corrected")
+    T, c, B = ss.single_step_affine_map(problem, config)
+    u = np.zeros(T.shape[0])
+    for _ in range(5):
+        u = T @ u + c
+    run = run_pgfl(problem, config, 5, np.random.default_rng(0))
+    full = B @ u
+    n_srv = problem.S * problem.n_clusters * problem.d
+    assert np.allclose(full[:n_srv], run.state.w_servers.ravel(), rtol=0, atol=1e-12)
+    assert np.allclose(full[-n_srv:], run.state.psi.ravel(), rtol=0, atol=1e-12)
+
+
+# --- classification experiments (verify/pgfl/classification.py) ---------------------------------------------
+
+from verify.pgfl import classification as cl  # noqa: E402
+
+
+def test_m1_check_confirms_the_opposite_direction():
+    """Handing check_m1 the opposite predicted direction (tau = 0.4 *lowers* accuracy) flips it to confirmed:
+    the check is not refuting blindly, and its evidence is directional."""
+    result = cl.check_m1(CI, kind="below")
+    assert result.verdict is Verdict.CONFIRMED, result.summary
+
+
+def test_comparison_of_an_arm_with_itself_never_holds():
+    """A zero effect (the same arm twice) is never significantly above or below itself."""
+    record = {"claim": "t", "setting": "M-2", "scale": __import__("dataclasses").asdict(cl.SCALES["ci"]), "seed": 0,
+              "tau_a": 0.4, "tau_b": 0.4, "private": False, "alpha": cl.ALPHA}
+    for kind in ("above", "below"):
+        e = cl.evaluate_comparison({**record, "kind": kind})
+        assert not e.holds and e.parameters["mean_difference"] == 0.0
+
+
+def test_m3_check_refutes_with_a_reproducible_counterexample():
+    result = cl.check_m3(CI)
+    assert result.verdict is Verdict.REFUTED, result.summary
+    assert not cl.evaluate_comparison(result.counterexample).holds
+
+
+def test_scale_validation():
+    with pytest.raises(ValueError, match="replicates must be an integer >= 2"):
+        cl.Scale(servers=2, clients_per_server=5, iterations=3, replicates=1, private_replicates=2, tau_grid=(0.0,))
+    with pytest.raises(ValueError, match="clients_per_server must be >= 3"):
+        cl.Scale(servers=2, clients_per_server=2, iterations=3, replicates=2, private_replicates=2, tau_grid=(0.0,))

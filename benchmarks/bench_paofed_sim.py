@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import argparse
 import time
-import tracemalloc
 
 import numpy as np
+from _timing import measure  # benchmarks/_timing.py (scripts run from this folder's path)
 
 from reference_impl.paofed import (
     _Selector,
@@ -70,19 +70,6 @@ def loop_step(env, config, alpha, state, draws, n):
 
 def _copy(state):
     return type(state)(**{k: v.copy() for k, v in state.__dict__.items()})
-
-
-def measure(fn, repeats):
-    times = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    tracemalloc.start()
-    fn()
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    return float(np.median(times)), peak
 
 
 def main() -> None:

@@ -9,10 +9,9 @@ that both produce the same iterate. Sizes: S = 10 servers, 15 clients per server
 from __future__ import annotations
 
 import argparse
-import time
-import tracemalloc
 
 import numpy as np
+from _timing import measure  # benchmarks/_timing.py (scripts run from this folder's path)
 
 from reference_impl.pgfl import PGFLConfig, _client_solver, _initial_state, _step, synthetic_regression
 
@@ -51,19 +50,6 @@ def loop_iteration(problem, config, w_servers, phi):
     for k in range(problem.K):
         new_phi[k] += rho * (new_servers[problem.client_server[k], problem.client_cluster[k]] - w[k])
     return new_servers, new_phi
-
-
-def measure(fn, repeats):
-    times = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    tracemalloc.start()
-    fn()
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    return float(np.median(times)), peak
 
 
 def main() -> None:

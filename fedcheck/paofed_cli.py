@@ -17,15 +17,13 @@ model ``w_n``, n = 0..iterations). A bad field exits with status 2 and one line 
 from __future__ import annotations
 
 import json
-import math
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-try:  # Python >= 3.11
-    import tomllib
-except ModuleNotFoundError:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
+from fedcheck._config import ConfigError, load_table
+from fedcheck._config import reals as _reals
+from fedcheck._config import scalar as _scalar
 
 __all__ = ["ConfigError", "PAOFedSetup", "add_paofed_run_parser", "load_paofed_config", "run_paofed"]
 
@@ -43,10 +41,6 @@ _SECTIONS = {
 _SOURCES = ("linear", "synthetic-rff")
 
 
-class ConfigError(ValueError):
-    """A bad configuration field; the message names it as ``section.field``."""
-
-
 @dataclass(frozen=True)
 class PAOFedSetup:
     """What a configuration describes: environment, algorithm, data, iterations and a label."""
@@ -58,63 +52,13 @@ class PAOFedSetup:
     simulation: str
 
 
-def _get(table: dict, section: str, name: str, default):
-    return table.get(section, {}).get(name, default)
-
-
-def _scalar(table, section, name, kind, default=None, *, check=None, allowed=""):
-    value = _get(table, section, name, default)
-    if value is None:
-        return None
-    if kind is float and isinstance(value, int) and not isinstance(value, bool):
-        value = float(value)
-    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
-        raise ConfigError(f"{section}.{name} must be {allowed or kind.__name__}, got {value!r}")
-    if kind is float and not math.isfinite(value):
-        raise ConfigError(f"{section}.{name} must be {allowed or 'a finite real'}, got {value!r}")
-    if check is not None and not check(value):
-        raise ConfigError(f"{section}.{name} must be {allowed}, got {value!r}")
-    return value
-
-
-def _reals(table, section, name, default, *, allowed="a list of reals"):
-    value = _get(table, section, name, default)
-    if value is None:
-        return None
-    import numpy as np
-
-    try:
-        raw = np.asarray(value)
-        arr = raw.astype(np.float64)
-    except (TypeError, ValueError):
-        raise ConfigError(f"{section}.{name} must be {allowed}, got {value!r}") from None
-    if raw.dtype.kind not in "iuf" or arr.size == 0 or not np.all(np.isfinite(arr)):
-        raise ConfigError(f"{section}.{name} must be {allowed}, got {value!r}")
-    return arr
+def _load_table(path: Path) -> dict:
+    return load_table(path, _SECTIONS)
 
 
 def _prefixed(section: str, exc: ValueError) -> ConfigError:
     """Errors of the validated records start with the field name: prefix the section."""
     return ConfigError(f"{section}.{exc}".replace("\n", " "))
-
-
-def _load_table(path: Path) -> dict:
-    try:
-        table = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except (FileNotFoundError, IsADirectoryError):
-        raise ConfigError(f"CONFIG must be an existing TOML file, got {str(path)!r}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"CONFIG is not valid TOML: {exc}") from None
-    for section, body in table.items():
-        if section not in _SECTIONS:
-            raise ConfigError(f"{section} is not a section (allowed: {', '.join(_SECTIONS)})")
-        if not isinstance(body, dict):
-            raise ConfigError(f"{section} must be a table [{section}], got {body!r}")
-        unknown = set(body) - _SECTIONS[section]
-        if unknown:
-            raise ConfigError(f"{section}.{sorted(unknown)[0]} is not a field "
-                              f"(allowed: {', '.join(sorted(_SECTIONS[section]))})")
-    return table
 
 
 def _instance(table, base_dir: Path = Path(".")):

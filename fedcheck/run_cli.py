@@ -6,10 +6,8 @@ import json
 import sys
 from pathlib import Path
 
-try:  # Python >= 3.11
-    import tomllib
-except ModuleNotFoundError:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
+from fedcheck._config import ConfigError, load_table
+from fedcheck._config import scalar as _field
 
 __all__ = ["add_run_parser", "load_pgfl_config", "run_command"]
 
@@ -23,40 +21,12 @@ _SECTIONS = {
 }
 
 
-class ConfigError(ValueError):
-    """A bad configuration field; the message names it as ``section.field``."""
-
-
-def _field(table: dict, section: str, name: str, kind, default=None, *, check=None, allowed: str = ""):
-    value = table.get(section, {}).get(name, default)
-    if value is None:
-        return None
-    if kind is float and isinstance(value, int) and not isinstance(value, bool):
-        value = float(value)
-    if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
-        raise ConfigError(f"{section}.{name} must be {allowed or kind.__name__}, got {value!r}")
-    if check is not None and not check(value):
-        raise ConfigError(f"{section}.{name} must be {allowed}, got {value!r}")
-    return value
-
-
 def load_pgfl_config(path: Path, iterations: int):
     """Parse CONFIG.toml into (problem, config); ConfigError names the offending field."""
     from reference_impl.datasets import load_pgfl_npz
     from reference_impl.pgfl import PGFLConfig, synthetic_regression
 
-    try:
-        table = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"CONFIG must be an existing TOML file, got {str(path)!r}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"CONFIG is not valid TOML: {exc}") from None
-    for section, body in table.items():
-        if section not in _SECTIONS:
-            raise ConfigError(f"{section} is not a section (allowed: {', '.join(_SECTIONS)})")
-        unknown = set(body) - _SECTIONS[section]
-        if unknown:
-            raise ConfigError(f"{section}.{sorted(unknown)[0]} is not a field (allowed: {', '.join(sorted(_SECTIONS[section]))})")
+    table = load_table(path, _SECTIONS)
     pos_int = dict(check=lambda v: v >= 1, allowed="an integer >= 1")
     loss = _field(table, "model", "loss", str, "ridge", check=lambda v: v in ("ridge", "logistic"),
                   allowed="'ridge' or 'logistic'")

@@ -10,7 +10,7 @@ from typing import Any
 from verify.executor import map_seeded
 from verify.records import CheckContext, CheckResult, Evidence, FigureSpec, MonteCarlo, Verdict
 
-__all__ = ["result_from_evidence", "sample_evidence", "with_minimal_counterexample", "worst"]
+__all__ = ["report_counterexample", "result_from_evidence", "sample_evidence", "with_minimal_counterexample", "worst"]
 
 
 def sample_evidence(ctx: CheckContext, claim_id: str, batch_fn, n_batches: int, args=()) -> list[Evidence]:
@@ -78,19 +78,28 @@ def result_from_evidence(
     )
 
 
+def report_counterexample(result: CheckResult, chosen: Evidence, description: str) -> CheckResult:
+    """Report ``chosen`` (a violating point) as the counterexample of a refuted result.
+
+    :func:`result_from_evidence` reports the most severe violation; for an erratum a minimal point, or
+    the paper's own parameters, is the more useful counterexample. The most severe one is kept in
+    ``details["most_severe_counterexample"]``. Nothing changes unless the result is refuted and
+    ``chosen`` itself violates the claim.
+    """
+    if result.verdict is not Verdict.REFUTED or chosen.holds:
+        return result
+    details = {**result.details, "most_severe_counterexample": result.counterexample,
+               "counterexample_choice": description}
+    summary = f"{result.summary}; reported counterexample: {description} (measured {chosen.measured:.6g} > {chosen.bound:.6g})"
+    return dataclasses.replace(result, summary=summary, counterexample=dict(chosen.parameters), measured=chosen.measured,
+                               bound=chosen.bound, margin=chosen.bound - chosen.measured, details=details)
+
+
 def with_minimal_counterexample(result: CheckResult, evidence: Sequence[Evidence],
                                 size: Callable[[Evidence], float], label: str) -> CheckResult:
-    """Report the *smallest* violating point (by ``size``) as the counterexample of a refuted result.
-
-    :func:`verify.evidence.result_from_evidence` reports the most severe point; for an erratum the
-    minimal instance is the more useful counterexample. The most severe one is kept in ``details``.
-    """
-    if result.verdict is not Verdict.REFUTED:
-        return result
+    """Report the *smallest* violating point (by ``size``) as the counterexample of a refuted result."""
     failing = [e for e in evidence if not e.holds]
+    if result.verdict is not Verdict.REFUTED or not failing:
+        return result
     minimal = min(failing, key=size)
-    details = {**result.details, "most_severe_counterexample": result.counterexample,
-               "counterexample_choice": f"smallest {label} among the violating points"}
-    summary = f"{result.summary}; minimal counterexample {label} = {size(minimal):g} (measured {minimal.measured:.6g})"
-    return dataclasses.replace(result, summary=summary, counterexample=dict(minimal.parameters), measured=minimal.measured,
-                               bound=minimal.bound, margin=minimal.bound - minimal.measured, details=details)
+    return report_counterexample(result, minimal, f"smallest {label} among the violating points: {label} = {size(minimal):g}")

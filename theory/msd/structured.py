@@ -173,7 +173,7 @@ def apply_B(m: AnalysisMoments, Y: np.ndarray, *, out: np.ndarray | None = None,
     across delay groups (I5). Cost :math:`O(N_b^2D^2 + K^2(l_{\max}+1)D^2)`.
     """
     Y = _matrix(Y, m)
-    K, L, D, N, nb = m.K, m.l_max, m.D, m.N, m.n_blocks
+    K, L, D, N = m.K, m.l_max, m.D, m.N
     w = m.p_m * m.beta_bar.T.reshape(-1)  # server-row weight of block iota(q) = q + 1, q = l K + (k - 1)
     s = float(np.sum(w))
     head = (K + 1) * D  # rows of the server and the local blocks (src(i) = i)

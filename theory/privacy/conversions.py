@@ -855,8 +855,10 @@ def gaussian_sigma_classical(sensitivity, epsilon, delta):
     """
     sensitivity = real_scalar("sensitivity", sensitivity, "[0, inf)")
     epsilon = real_scalar("epsilon", epsilon, "(0, 1)")
-    delta = real_scalar("delta", delta, "(0, 1)")
-    return sensitivity * math.sqrt(2.0 * math.log(1.25 / delta)) / epsilon
+    # one definition of the printed formula; this function adds the theorem's condition eps < 1
+    from theory.privacy.subsampled import noise_multiplier_fedpdm
+
+    return sensitivity * noise_multiplier_fedpdm(epsilon, delta)
 
 
 def gaussian_sigma_analytic(sensitivity, epsilon, delta):

@@ -76,9 +76,9 @@ def noise_multiplier_fedpdm(epsilon, delta):
 
     Notes
     -----
-    For :math:`\varepsilon < 1` it equals ``theory.privacy.conversions.gaussian_sigma_classical(1,
-    epsilon, delta)``, which refuses :math:`\varepsilon \ge 1`; this function exists because the seed
-    (and fedcheck's check of its Lemma 1) needs the printed formula outside that range. Closed form,
+    ``theory.privacy.conversions.gaussian_sigma_classical`` is this formula times the sensitivity, restricted
+    to :math:`\varepsilon < 1`; this function is the formula itself, because the seed (and fedcheck's
+    check of its Lemma 1) needs it outside that range. Closed form,
     relative error a few ulps.
 
     References
@@ -87,8 +87,11 @@ def noise_multiplier_fedpdm(epsilon, delta):
 
     Examples
     --------
-    >>> from theory.privacy.conversions import gaussian_sigma_classical
-    >>> abs(noise_multiplier_fedpdm(0.5, 1e-5) / gaussian_sigma_classical(1.0, 0.5, 1e-5) - 1) < 1e-15
+    It solves :math:`z^2\varepsilon^2 = 2\ln(1.25/\delta)`:
+
+    >>> import math
+    >>> z = noise_multiplier_fedpdm(10.0, 1e-5)
+    >>> abs((z * 10.0) ** 2 / (2 * math.log(1.25 / 1e-5)) - 1) < 1e-15
     True
     """
     epsilon = real_scalar("epsilon", epsilon, "(0, inf)")

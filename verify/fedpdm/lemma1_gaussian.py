@@ -23,8 +23,8 @@ from scipy import optimize
 
 from theory.privacy.conversions import gaussian_delta_exact, gaussian_sigma_analytic, gaussian_sigma_classical
 from theory.privacy.subsampled import noise_multiplier_fedpdm
-from verify.evidence import result_from_evidence, sample_evidence
-from verify.fedpdm._common import SEED, with_minimal_counterexample
+from verify.evidence import report_counterexample, result_from_evidence, sample_evidence
+from verify.fedpdm._common import SEED
 from verify.records import CheckContext, CheckResult, Citation, Claim, Evidence, FigureSpec, Series, Verdict
 from verify.tolerance import gamma
 
@@ -139,7 +139,7 @@ def check_classical_calibration(ctx: CheckContext, *, z_fn=noise_multiplier_fedp
         figures=[_ratio_figure("lemma1_ratio_vs_epsilon", "FedPDM-DP Lemma 1: exact delta of the classical calibration",
                                np.geomspace(0.05, 50.0, 60), (1e-3, 1e-5, 1e-8), z_fn, EXPERIMENT_EPSILONS)],
         corrected_claim="fedpdm.lemma1_corrected", details=details)
-    return with_minimal_counterexample(result, chosen, "epsilon = 10, delta = 1e-5")
+    return report_counterexample(result, chosen, "epsilon = 10, delta = 1e-5")
 
 
 def reproduce_classical_calibration(counterexample) -> Evidence:

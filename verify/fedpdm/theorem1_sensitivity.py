@@ -39,8 +39,8 @@ from theory.privacy.conversions import gaussian_delta_exact
 from theory.privacy.history import history_coefficients_fedpdm, history_factor_limit_fedpdm, history_factors_fedpdm
 from theory.privacy.sensitivity import sensitivity_fedpdm
 from theory.privacy.subsampled import noise_multiplier_fedpdm
-from verify.evidence import result_from_evidence, sample_evidence
-from verify.fedpdm._common import SEED, with_minimal_counterexample
+from verify.evidence import report_counterexample, result_from_evidence, sample_evidence
+from verify.fedpdm._common import SEED
 from verify.records import CheckContext, CheckResult, Citation, Claim, Evidence, FigureSpec, Series, Verdict
 from verify.tolerance import gamma
 
@@ -485,7 +485,7 @@ def check_history_paper(ctx: CheckContext, *, bound_fn=paper_sensitivity_bound) 
         claim_id, evidence, ctx=ctx, quantity="||y_n(D) - y_n(D')|| / s_(19) given the released history",
         what="eq. (19) bounds the upload's sensitivity given only the released history",
         figures=[_kappa_figure()], corrected_claim="fedpdm.theorem1_history_corrected", details=details)
-    return with_minimal_counterexample(result, chosen, "eta rho = 1, second participation (6 eta G vs 4 eta G)")
+    return report_counterexample(result, chosen, "eta rho = 1, second participation (6 eta G vs 4 eta G)")
 
 
 class _history_bound:  # noqa: N801 - a picklable partial of history_sensitivity_bound

@@ -48,8 +48,8 @@ from theory.privacy.subsampled import (
     total_epsilon_fedpdm_linear,
     total_epsilon_fedpdm_printed,
 )
-from verify.evidence import result_from_evidence, sample_evidence
-from verify.fedpdm._common import SEED, with_minimal_counterexample
+from verify.evidence import report_counterexample, result_from_evidence, sample_evidence
+from verify.fedpdm._common import SEED
 from verify.records import CheckContext, CheckResult, Citation, Claim, Evidence, FigureSpec, Series, Verdict
 from verify.tolerance import gamma
 
@@ -249,7 +249,7 @@ def check_printed_scaling(ctx: CheckContext, *, formula=total_epsilon_fedpdm_pri
         claim_id, evidence, ctx=ctx, quantity="max_q c0 / min_q c0 of the fitted constant, k = 2 (q in [0.02, 0.3])",
         what="c0 = eps_total / (q^2 eps sqrt(pT/(1-q))) is constant in q", figures=[_c0_figure()],
         corrected_claim="fedpdm.theorem2_corrected", details=details)
-    return with_minimal_counterexample(result, chosen, "per-round eps = 0.5, delta = 1e-5, pT = 15 (Poisson RDP)")
+    return report_counterexample(result, chosen, "per-round eps = 0.5, delta = 1e-5, pT = 15 (Poisson RDP)")
 
 
 def _regime_batch(rng: np.random.Generator, count: int, formula) -> list[Evidence]:

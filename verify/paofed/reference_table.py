@@ -101,7 +101,6 @@ def _evidence(name: str, computed, printed, decimals: int) -> Evidence:
 
 def _msd_figure(grid) -> FigureSpec:
     inst = reference_instance()
-    m = analysis_moments(inst)
     lam = inst.lambda_max
     x = np.asarray(grid, dtype=float)
     series = []

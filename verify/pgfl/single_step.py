@@ -29,7 +29,6 @@ biased by :math:`O(1/\rho)` (spec 2.8 item 2), the corrected single-step limit d
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 

@@ -86,7 +86,6 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
-from scipy import sparse, stats
 from scipy.sparse import linalg as splinalg
 
 from reference_impl.pgfl import (

@@ -66,8 +66,10 @@ def _badge(verdict: Verdict) -> str:
     return f'<span class="badge {verdict.value}">{verdict.value.replace("_", " ")}</span>'
 
 
-def _card(claim: Claim, result: CheckResult, figure_paths: Mapping[str, str], claims: Mapping[str, Claim]) -> str:
-    unexpected = result.verdict is not claim.expected
+def _card(claim: Claim, result: CheckResult, figure_paths: Mapping[str, str], claims: Mapping[str, Claim],
+          profile: str = "thorough") -> str:
+    expected = claim.expected_at(profile)
+    unexpected = result.verdict is not expected
     rows = [
         ("statement", _e(claim.statement)),
         ("stated in", "<br>".join(_e(c) for c in claim.citations)),
@@ -76,7 +78,9 @@ def _card(claim: Claim, result: CheckResult, figure_paths: Mapping[str, str], cl
         ("measured", f"{_num(result.measured)} &nbsp; <b>bound</b> {_num(result.bound)} &nbsp; "
                      f"<b>margin</b> {_num(result.margin)}"),
         ("quantity", _e(result.quantity)),
-        ("expected verdict", f"{_e(claim.expected.value)} — {_e(claim.reason)}"),
+        ("expected verdict", f"{_e(expected.value)}"
+                             + (f" at {_e(profile)} ({_e(claim.expected.value)} at the paper's size)"
+                                if expected is not claim.expected else "") + f" — {_e(claim.reason)}"),
     ]
     if result.monte_carlo is not None:
         mc = result.monte_carlo
@@ -96,7 +100,7 @@ def _card(claim: Claim, result: CheckResult, figure_paths: Mapping[str, str], cl
         extra += f"<p><b>Error</b></p><pre>{_e(result.error)}</pre>"
     images = "".join(f'<img src="{_e(figure_paths[f.name])}" alt="{_e(f.title)}">' for f in result.figures
                      if f.name in figure_paths)
-    warn = (f"<p><b>Unexpected verdict:</b> the registry expects {_e(claim.expected.value)}.</p>" if unexpected else "")
+    warn = (f"<p><b>Unexpected verdict:</b> the registry expects {_e(expected.value)}.</p>" if unexpected else "")
     return (f'<div class="card{" unexpected" if unexpected else ""}" id="{_e(claim.id)}">'
             f'<h3>{_badge(result.verdict)}{_e(claim.title)}</h3><div class="id">{_e(claim.id)}</div>{warn}'
             f'<table class="kv">{table}</table>{extra}{images}</div>')
@@ -111,6 +115,7 @@ def render_html(
     """The report page. ``figure_paths[claim_id][figure_name]`` is the PNG path relative to the page."""
     by_id = {c.id: c for c in claims}
     pairs = [(by_id[r.claim_id], r) for r in results]
+    profile = meta.get("profile", "thorough")
     counts = {v: sum(r.verdict is v for r in results) for v in Verdict}
     parts = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>fedcheck report</title>"
              f"<style>{_CSS}</style></head><body><h1>fedcheck theorem-check report</h1>",
@@ -124,17 +129,17 @@ def render_html(
     if findings:
         parts.append("<p>Claims of the papers that fedcheck refutes, each with a counterexample that reproduces "
                      "and, where one exists, the corrected statement that fedcheck checks instead.</p>")
-        parts.extend(_card(c, r, figure_paths.get(c.id, {}), by_id) for c, r in findings)
+        parts.extend(_card(c, r, figure_paths.get(c.id, {}), by_id, profile) for c, r in findings)
     else:
         parts.append("<p>No claim checked in this run is refuted.</p>")
     errors = [(c, r) for c, r in pairs if r.verdict is Verdict.ERROR]
     if errors:
         parts.append("<h2 id='errors'>Checks that errored</h2>")
-        parts.extend(_card(c, r, figure_paths.get(c.id, {}), by_id) for c, r in errors)
+        parts.extend(_card(c, r, figure_paths.get(c.id, {}), by_id, profile) for c, r in errors)
 
     for paper in sorted({c.paper for c, _ in pairs}):
         parts.append(f"<h2 id='paper-{_e(paper)}'>{_e(PAPER_TITLES.get(paper, paper))}</h2>")
-        parts.extend(_card(c, r, figure_paths.get(c.id, {}), by_id)
+        parts.extend(_card(c, r, figure_paths.get(c.id, {}), by_id, profile)
                      for c, r in pairs if c.paper == paper and r.verdict not in (Verdict.REFUTED, Verdict.ERROR))
         parts.extend(f"<p>{_badge(r.verdict)}<a href='#{_e(c.id)}'>{_e(c.id)}</a> (above)</p>"
                      for c, r in pairs if c.paper == paper and r.verdict in (Verdict.REFUTED, Verdict.ERROR))

@@ -12,9 +12,13 @@ import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
+
+#: The check profiles: ``ci`` (scaled-down, fast) and ``thorough`` (the paper's sizes, long Monte Carlo).
+PROFILES = ("ci", "thorough")
 
 __all__ = [
     "CheckContext",
@@ -24,6 +28,7 @@ __all__ = [
     "Evidence",
     "FigureSpec",
     "MonteCarlo",
+    "PROFILES",
     "Series",
     "Verdict",
 ]
@@ -178,7 +183,7 @@ class CheckContext:
     executor: Any = None
 
     def __post_init__(self) -> None:
-        if self.profile not in {"ci", "thorough"}:
+        if self.profile not in PROFILES:
             raise ValueError(f"profile must be 'ci' or 'thorough', got {self.profile!r}")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise ValueError(f"seed must be a non-negative integer, got {self.seed!r}")
@@ -280,7 +285,11 @@ class Claim:
     check : callable
         ``check(ctx: CheckContext) -> CheckResult``. Must be a module-level function.
     expected : Verdict
-        The verdict fedcheck has established, with ``reason`` saying why.
+        The verdict fedcheck has established, with ``reason`` saying why (at the ``thorough`` profile where the
+        profiles differ: the paper's own size).
+    expected_by_profile : mapping of str to Verdict, optional
+        Where a profile's scaled-down instance does not decide the statement the way the paper-size one does,
+        the verdict expected at that profile (``{"ci": Verdict.NOT_CHECKABLE}``); ``reason`` says why.
     reproduce : callable, optional
         For a refuted claim: ``reproduce(counterexample) -> Evidence`` re-evaluates the claim at
         the recorded counterexample; the registry test asserts the violation still reproduces.
@@ -300,9 +309,20 @@ class Claim:
     reproduce: Callable[[Mapping[str, Any]], Evidence] | None = None
     corrected_by: str | None = None
     corrects: str | None = None
+    expected_by_profile: Mapping[str, Verdict] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "expected", Verdict(self.expected))
+        if self.expected_by_profile is not None:
+            by_profile = {}
+            for profile, verdict in dict(self.expected_by_profile).items():
+                if profile not in PROFILES:
+                    raise ValueError(f"{self.id}: expected_by_profile keys must be one of {', '.join(PROFILES)}, "
+                                     f"got {profile!r}")
+                if Verdict(verdict) is Verdict.ERROR:
+                    raise ValueError(f"{self.id}: expected_by_profile[{profile!r}] must not be error")
+                by_profile[profile] = Verdict(verdict)
+            object.__setattr__(self, "expected_by_profile", MappingProxyType(by_profile))
         object.__setattr__(self, "citations", tuple(self.citations))
         object.__setattr__(self, "hypotheses", tuple(self.hypotheses))
         if not _CLAIM_ID.match(self.id):
@@ -322,6 +342,12 @@ class Claim:
         if self.corrected_by is not None and self.expected is not Verdict.REFUTED:
             raise ValueError(f"{self.id}: only a refuted claim has a corrected_by claim")
 
+    def expected_at(self, profile: str) -> Verdict:
+        """The verdict expected when the check runs at ``profile``."""
+        if profile not in PROFILES:
+            raise ValueError(f"profile must be one of {', '.join(PROFILES)}, got {profile!r}")
+        return (self.expected_by_profile or {}).get(profile, self.expected)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "id": self.id,
@@ -332,6 +358,7 @@ class Claim:
             "hypotheses": list(self.hypotheses),
             "check": f"{self.check.__module__}.{self.check.__qualname__}",
             "expected": self.expected.value,
+            "expected_by_profile": {k: v.value for k, v in (self.expected_by_profile or {}).items()},
             "reason": self.reason,
             "corrected_by": self.corrected_by,
             "corrects": self.corrects,

@@ -17,7 +17,7 @@ SCRIPT = "<script>alert(1)</script>"
 # The keys README.md documents under "results.json (schema fedcheck.results/1)".
 TOP_KEYS = {"schema", "fedcheck_version", "generated_at", "profile", "seed", "executor", "only", "claims", "results"}
 CLAIM_KEYS = {"id", "paper", "title", "citations", "statement", "hypotheses", "check", "expected", "reason",
-              "corrected_by", "corrects"}
+              "expected_by_profile", "corrected_by", "corrects"}
 RESULT_KEYS = {"claim_id", "verdict", "summary", "quantity", "measured", "bound", "margin", "counterexample",
                "corrected_claim", "monte_carlo", "seed", "figures", "details", "runtime_s", "error"}
 
@@ -202,6 +202,19 @@ def test_unexpected_verdict_card_is_marked(tmp_path):
     _, _, page = _build(tmp_path, claims, results)
     marked = {cid for cid, card in page.cards.items() if "unexpected" in card["classes"]}
     assert marked == {"toy.ok", "toy.boom"}
+
+
+def test_profile_expectation_decides_what_is_unexpected(tmp_path):
+    """A claim expected not_checkable at ci (its paper-size verdict is confirmed) is not marked in a ci report,
+    and its card names both verdicts; the same result in a thorough report is marked."""
+    claim = _claim("toy.sized", expected_by_profile={"ci": Verdict.NOT_CHECKABLE})
+    result = CheckResult(claim_id="toy.sized", verdict=Verdict.NOT_CHECKABLE, summary="ci does not decide")
+    for profile, marked in (("ci", False), ("thorough", True)):
+        out = tmp_path / profile
+        build_report([claim], [result], out, {**META, "profile": profile})
+        card = Page((out / "index.html").read_text(encoding="utf-8")).cards["toy.sized"]
+        assert ("unexpected" in card["classes"]) is marked
+        assert "confirmed at the paper's size" in card["text"] or profile == "thorough"
 
 
 def test_claim_ids_that_differ_only_in_dots_get_distinct_figure_files(tmp_path):

@@ -50,6 +50,20 @@ def test_experiment_check_confirms_a_real_three_db_improvement():
 
 
 def test_not_checkable_experiment_keeps_its_recorded_comparisons():
-    result = check_experiment(CTX, suffix="x2_larger_m_faster_initial")
+    """x4 (PAO-Fed below Online-FedSGD) is refuted at the paper's size but not decided the same way at ci."""
+    result = check_experiment(CTX, suffix="x4_paofed_beats_online_fedsgd")
     assert result.verdict is Verdict.NOT_CHECKABLE and len(result.details["comparisons"]) == 2
+    assert "refuted at the paper's size" in result.summary
     assert result.figures and result.monte_carlo is not None
+
+
+def test_baseline_steps_are_matched_and_recorded():
+    """Spec 2.6: every baseline arm carries its tuned step; Online-FedSGD reaches U1's initial rate (0.5 dB)."""
+    result = check_experiment(CTX, suffix="x4_online_fed_poor")
+    steps = {row["arm"]: row for row in result.details["baseline_steps"]}
+    assert set(steps) == {"online-fed", "online-fedsgd"}
+    assert steps["online-fedsgd"]["matched"] and abs(steps["online-fedsgd"]["achieved_db"]
+                                                     - steps["online-fedsgd"]["target_db"]) <= 0.5
+    assert all(row["step"] > 0 for row in steps.values())
+    assert all(set(c["steps"]) == {"default online-fed", "default online-fedsgd"}
+               for c in result.details["comparisons"])

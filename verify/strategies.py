@@ -38,12 +38,14 @@ __all__ = [
     "pgfl_private_instances",
     "pgfl_single_step_instances",
     "pgfl_tau0_instances",
+    "pgfl_theorem2_instances",
     "pgfl_tau_decays",
     "pgfl_zeta_pairs",
     "renyi_orders",
     "tau_sequences",
     "zcdp_budgets",
     "zcdp_conversion_points",
+    "pgfl_classification_root_seeds",
 ]
 
 _unit = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
@@ -516,3 +518,44 @@ def paofed_transient_step_sizes() -> st.SearchStrategy[float]:
     """mu * lambda_max on the PAO-Fed reference instance (spec 4.1) in [0.05, 0.3]: rho(F_exact) < 1 (the exact
     threshold is 0.6724) and the learning curve up to n = 400 is resolved by a few hundred SIM-A runs."""
     return st.floats(min_value=0.05, max_value=0.3)
+
+
+# --- PGFL Theorem II with privacy noise (verify/pgfl/theorem2.py) ---------------------------------------------
+
+
+@st.composite
+def pgfl_theorem2_instances(draw, *, iterations: int = 30, runs: int = 3) -> dict:
+    """Parameters for ``verify.pgfl.theorem2.evaluate_noise_decomposition`` (instance built by
+    ``verify.pgfl.theorem1.build_instance``), after spec pgfl.md section 4 preamble: S in [1, 6] with a connected
+    graph (spanning tree plus drawn edges), Q in [2, 4], clients per server in [Q, 5] (every group C_{s,(q)}
+    non-empty by construction), d in [2, 8], D_k in [1, 10], lambda in [1e-3, 1] (log-uniform), gaussian data;
+    rho/L_max in [0.1, 100] (log-uniform: the spec's [0.1, 0.5] widened toward Theorem II's "sufficiently large
+    rho"); tau constant in [0, 0.95] or tau_0 beta^n (tau_0 in [0.05, 0.95], beta in [0.9, 0.999]); privacy
+    phi0 in [1e-3, 1] (log-uniform), zeta in [0.9, 1], C in [0.1, 1]; ``runs`` runs of ``iterations`` iterations."""
+    S = draw(st.integers(min_value=1, max_value=6))
+    Q = draw(st.integers(min_value=2, max_value=4))
+    if draw(st.booleans()):
+        taus = (draw(st.floats(min_value=0.0, max_value=0.95)),)
+    else:
+        tau0 = draw(st.floats(min_value=0.05, max_value=0.95))
+        beta = draw(st.floats(min_value=0.9, max_value=0.999))
+        taus = tuple(float(tau0 * beta**n) for n in range(1, iterations + 1))
+    return {"seed": draw(st.integers(min_value=0, max_value=2**32 - 1)), "servers": S,
+            "clients_per_server": draw(st.integers(min_value=Q, max_value=5)), "clusters": Q,
+            "d": draw(st.integers(min_value=2, max_value=8)),
+            "lam": 10.0 ** draw(st.floats(min_value=-3.0, max_value=0.0)), "samples": (1, 10), "data": "gaussian",
+            "edges": _pgfl_connected_edges(draw, S, tree_only=False),
+            "rho_factor": 10.0 ** draw(st.floats(min_value=-1.0, max_value=2.0)), "taus": taus,
+            "phi0": 10.0 ** draw(st.floats(min_value=-3.0, max_value=0.0)),
+            "zeta": draw(st.floats(min_value=0.9, max_value=1.0)), "C": draw(st.floats(min_value=0.1, max_value=1.0)),
+            "iterations": iterations, "runs": runs, "run_seed": draw(st.integers(min_value=0, max_value=2**32 - 1))}
+
+
+# --- PGFL classification experiments M-1 ... M-3 (verify/pgfl/classification.py) -------------------------------
+
+
+def pgfl_classification_root_seeds() -> st.SearchStrategy[int]:
+    """Root seeds 0..5 of the digits classification experiments: the seeds on which each registered verdict of
+    ``pgfl.experiment_m1`` ... ``m3`` was established at the ci size (every replicate's instance, scheduling and
+    noise derive from the root seed)."""
+    return st.integers(min_value=0, max_value=5)

@@ -23,8 +23,24 @@ from scipy import stats
 from theory._rounding import EPS, UNIT_ROUNDOFF, gamma  # one definition, shared with theory/ and reference_impl/
 
 __all__ = [
+    "ARNOLDI_TOL",
+    "CHI2_ALPHA",
+    "CLARABEL_TOL",
+    "CONVERSION_RTOL",
     "EPS",
+    "FACTOR_BAND",
+    "FIXED_POINT_RTOL",
+    "GMRES_RTOL",
+    "MC_ALPHA",
+    "MSD_AGREEMENT_RTOL",
+    "NOISE_DOMINANCE_GAP",
     "QUAD_EPSREL",
+    "RATE_BAND",
+    "RDP_GRID_RTOL",
+    "RECORDED_ALPHA",
+    "SPECTRAL_RADIUS_RTOL",
+    "TARGET_RTOL",
+    "THRESHOLD_RTOL",
     "UNIT_ROUNDOFF",
     "bonferroni",
     "gamma",
@@ -35,6 +51,57 @@ __all__ = [
 #: Relative tolerance requested from adaptive quadrature (scipy.integrate.quad). Integrands built
 #: from differences of large log densities carry ~1e-12 relative noise, so 1e-12 is not reachable.
 QUAD_EPSREL = 1e-10
+
+# --- Monte Carlo: failure probabilities (split with bonferroni over the comparisons of one check) ---------------
+
+#: Bounds and identities checked by simulation (theorems, privacy profiles, simulation vs theory).
+MC_ALPHA = 1e-3
+#: Figure-level experiment statements and descriptive sweeps: a wrong decision mislabels a qualitative
+#: observation, not a bound, so the usual 5 % family-wise level is used.
+RECORDED_ALPHA = 0.05
+#: Two-sided chi-square test that the noise injected by the running algorithm has the calibrated variance
+#: (millions of draws: a very small alpha keeps the false-alarm rate negligible at full power).
+CHI2_ALPHA = 1e-6
+
+# --- Deterministic arithmetic -------------------------------------------------------------------------------
+
+#: Privacy-conversion comparisons (zCDP -> (epsilon, delta), exact Gaussian profile, their inverses): the exact
+#: profile is accurate to a few ulps times a condition number <= 1e3 plus u |log delta| (<= 745 u), which
+#: dominates the converters' root-finder tolerance (4 EPS, then moved to the conservative side) and the rounding
+#: of the closed forms; gamma(40_000) ~ 4.4e-12 covers it about 4-8 times.
+CONVERSION_RTOL = gamma(40_000)
+
+# --- Iterative solvers: the tolerance handed to the solver, and what follows from it ----------------------------
+
+#: Tolerance handed to Clarabel through CVXPY (gap, feasibility, KKT ratio).
+CLARABEL_TOL = 1e-10
+#: Relative residual handed to the structured PAO-Fed (S2) solvers (GMRES).
+GMRES_RTOL = 1e-13
+#: Agreement of MSD values from the naive and structured routes: GMRES_RTOL times 1e3 for the condition number of
+#: I - F (about 1/(1 - rho(F)) <= 1e2 on the sampled instances, times a non-normality margin) -> 1e-10 (spec
+#: paofed.md 4.3 item 8).
+MSD_AGREEMENT_RTOL = GMRES_RTOL * 1e3
+#: Relative tolerance handed to ARPACK (scipy.sparse.linalg.eigs) for rho(F).
+ARNOLDI_TOL = 1e-12
+#: Agreement of rho(F) between routes: ARNOLDI_TOL times 1e4 for non-normal eigenvalue conditioning.
+SPECTRAL_RADIUS_RTOL = ARNOLDI_TOL * 1e4
+#: Relative half-width of the bisection brackets of stability thresholds (mu at rho(.) = 1).
+THRESHOLD_RTOL = 1e-7
+#: The dp-accounting RDP accountant's excess over continuous CKS: its order grid is finite (measured <= 4.1e-3
+#: relative up to rho = 56; tests/theory/test_conversions.py).
+RDP_GRID_RTOL = 1e-2
+#: PGFL Theorem I (spec pgfl.md R1.1): with S = 1 the iteration must reach the centralised optimum (Pa) to this
+#: relative accuracy (the spec asks 1e-8; the iterations run to 1e-14).
+TARGET_RTOL = 1e-10
+#: PGFL Theorem I (R1.3): the final iterate lies this close (relative) to the solved fixed point (Pc).
+FIXED_POINT_RTOL = 1e-9
+#: PGFL Theorem I (R1.2): the fitted linear rate lies in [r(T) - RATE_BAND[0], r(T) + RATE_BAND[1]] (the fit on a
+#: finite window of the error sequence sees the transient of the non-dominant modes, hence the wider low side).
+RATE_BAND = (0.05, 0.01)
+#: PGFL Theorem I with privacy noise (R1.4): |fitted mean-square factor - max(r(T)^2, zeta)| allowed.
+FACTOR_BAND = 0.01
+#: R1.4: gap between zeta and r(T)^2 above which the noise dominates the mean-square factor.
+NOISE_DOMINANCE_GAP = 0.05
 
 
 def relative_gap(a, b):

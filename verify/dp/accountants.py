@@ -13,15 +13,12 @@ import numpy as np
 from theory.privacy.accounting import account_rounds, rho_schedule_constant
 from verify.evidence import result_from_evidence, sample_evidence
 from verify.records import CheckContext, CheckResult, Citation, Claim, Evidence, FigureSpec, Series, Verdict
-from verify.tolerance import gamma
+from verify.tolerance import RDP_GRID_RTOL, gamma
 
 __all__ = ["CLAIMS", "PLD_DISCRETIZATION", "check_accountants_agree", "evaluate_accountants"]
 
 #: dp-accounting's PLD value discretisation interval used here (its own accuracy parameter).
 PLD_DISCRETIZATION = 1e-4
-#: RDP accountant's excess over continuous CKS allowed: its order grid is finite (measured <= 4.1e-3
-#: relative up to rho = 56; tests/theory/test_conversions.py).
-RDP_GRID_RTOL = 1e-2
 _PROFILE = {"ci": {"batches": 1, "per_batch": 2}, "thorough": {"batches": 8, "per_batch": 4}}
 
 

@@ -34,7 +34,7 @@ from theory.privacy.conversions import (
 from verify.evidence import result_from_evidence
 from verify.executor import map_seeded
 from verify.records import CheckContext, CheckResult, Citation, Claim, Evidence, FigureSpec, Series, Verdict
-from verify.tolerance import gamma
+from verify.tolerance import CONVERSION_RTOL as RATIO_TOL
 
 __all__ = [
     "CLAIMS",
@@ -60,12 +60,6 @@ PAPER_POINTS = ((1.93911, 1e-5), (1.91972, 1e-5), (0.0221303461, 1e-5), (0.2, 1e
 #: Corners where the converters come closest to each other or to delta (large rho, delta near 1),
 #: and tiny rho where the CKS and exact epsilons reach 0.
 EDGE_POINTS = tuple((r, d) for r in (1e-6, 1e2, 1e3, 1e4) for d in (0.5, 0.9, 0.99))
-#: Relative allowance on every comparison: the exact Gaussian profile is accurate to a few ulps
-#: times its condition number (at most 1e3, above which it is recomputed in mpmath) plus
-#: u |log delta| (<= 745 u), which dominates the converters' root-finder tolerance (4 EPS, then
-#: moved to the conservative side) and the rounding of the closed forms; gamma(40_000) covers it
-#: about 4 times. Measured margins are 8 orders of magnitude larger.
-RATIO_TOL = gamma(40_000)
 _PROFILE = {"ci": {"batches": 4, "per_batch": 25}, "thorough": {"batches": 16, "per_batch": 250}}
 _SEED_RANGE = {"log10_rho": (-6.0, 4.0), "log10_delta": (-30.0, math.log10(0.99))}
 

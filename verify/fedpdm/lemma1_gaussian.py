@@ -26,7 +26,7 @@ from theory.privacy.subsampled import noise_multiplier_fedpdm
 from verify.evidence import report_counterexample, result_from_evidence, sample_evidence
 from verify.fedpdm._common import SEED
 from verify.records import CheckContext, CheckResult, Citation, Claim, Evidence, FigureSpec, Series, Verdict
-from verify.tolerance import gamma
+from verify.tolerance import CONVERSION_RTOL as PROFILE_RTOL
 
 __all__ = [
     "CLAIMS",
@@ -42,11 +42,6 @@ __all__ = [
     "reproduce_classical_calibration",
 ]
 
-#: Relative accuracy of the exact profile: gaussian_delta_exact is accurate to a few ulps times
-#: min(condition, 1e3) plus u |log delta| (its docstring: below about 5e-13 where |log delta| < 700);
-#: the noise multiplier adds a few ulps times d log(delta)/d log(mu) (< 1e2 on the points used).
-#: gamma(40_000) ~ 4.4e-12 covers both with a factor of about 8.
-PROFILE_RTOL = gamma(40_000)
 #: The experiment's reported total budgets (seed line 268, 278), used here as per-round epsilons as the
 #: literal per_round_eps reading does for small q (spec 5.5: implied per-round epsilon 1.8-503).
 EXPERIMENT_EPSILONS = (7.0, 10.0, 20.0, 30.0)

@@ -25,17 +25,11 @@ from theory.msd import (
 from verify.evidence import result_from_evidence, sample_evidence
 from verify.paofed._common import SOLVER_RTOL, cite, instance_from_dict, instance_to_dict, random_instance
 from verify.records import CheckContext, CheckResult, Claim, Evidence, FigureSpec, Series, Verdict
-from verify.tolerance import relative_gap
+from verify.tolerance import MSD_AGREEMENT_RTOL as AGREEMENT_RTOL, SPECTRAL_RADIUS_RTOL as RHO_RTOL, relative_gap
 
 __all__ = ["AGREEMENT_RTOL", "CLAIMS", "RHO_RTOL", "check_naive_equals_structured", "evaluate_naive_structured"]
 
 CLAIM_ID = "paofed.naive_equals_structured"
-#: Agreement required of MSD values: the structured solve stops at relative (S2) residual SOLVER_RTOL = 1e-13
-#: (the tolerance handed to GMRES); 1e3 allows for the condition number of I - F (about 1/(1 - rho(F)) <= 1e2
-#: on the sampled instances, times a non-normality margin) -> 1e-10 (spec 4.3 item 8).
-AGREEMENT_RTOL = SOLVER_RTOL * 1e3
-#: Agreement of rho(F): ARPACK tolerance 1e-12 handed to eigs, times 1e4 for non-normal eigenvalue conditioning.
-RHO_RTOL = 1e-12 * 1e4
 TRANSIENT_STEPS = 30
 _PROFILE = {"ci": {"batches": 1, "per_batch": 3, "max_N": 20, "reference": False},
             "thorough": {"batches": 6, "per_batch": 4, "max_N": 45, "reference": True}}

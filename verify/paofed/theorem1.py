@@ -38,7 +38,7 @@ from verify.paofed._common import (
     random_instance,
 )
 from verify.records import CheckContext, CheckResult, Claim, Evidence, FigureSpec, Series, Verdict
-from verify.tolerance import gamma
+from verify.tolerance import THRESHOLD_RTOL, gamma
 
 __all__ = ["CLAIMS", "check_theorem1", "check_theorem1_sufficient", "evaluate_mean_iff", "evaluate_mean_sufficient",
            "paper_scale_mean_radius"]
@@ -47,8 +47,6 @@ ID_IFF = "paofed.theorem1"
 ID_SUFF = "paofed.theorem1_sufficient"
 _PROFILE = {"ci": {"batches": 2, "per_batch": 8, "grid": 12, "iff_random": 2},
             "thorough": {"batches": 10, "per_batch": 20, "grid": 40, "iff_random": 12}}
-#: Relative half-width of the threshold brackets.
-THRESHOLD_RTOL = 1e-7
 
 
 def _rho_dense(M) -> float:

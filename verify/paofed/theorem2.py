@@ -37,15 +37,13 @@ from verify.paofed._common import (
     review_note2_instance,
 )
 from verify.records import CheckContext, CheckResult, Claim, Evidence, FigureSpec, Series, Verdict
+from verify.tolerance import ARNOLDI_TOL, THRESHOLD_RTOL
 
 __all__ = ["ARNOLDI_TOL", "CLAIMS", "check_theorem2", "check_theorem2_seed_model", "evaluate_ms_iff",
            "evaluate_seed_model"]
 
 ID_IFF = "paofed.theorem2"
 ID_SEED = "paofed.theorem2_seed_model"
-THRESHOLD_RTOL = 1e-7
-#: Relative tolerance handed to ARPACK (scipy.sparse.linalg.eigs) for rho(F).
-ARNOLDI_TOL = 1e-12
 _PROFILE = {"ci": {"batches": 2, "per_batch": 4, "grid": (0.5, 0.999), "figure": (0.1, 0.3, 0.5, 0.7, 0.9, 1.1)},
             "thorough": {"batches": 10, "per_batch": 10, "grid": (0.1, 0.25, 0.5, 0.75, 0.9, 0.999),
                          "figure": tuple(np.round(np.linspace(0.05, 1.3, 26), 4))}}

@@ -20,12 +20,9 @@ from scipy import stats
 from reference_impl.pgfl import PGFLConfig, PGFLState, run_pgfl, synthetic_regression
 from theory.privacy import gaussian_zcdp, sensitivity_pgfl, zcdp_total_variance_decay
 from verify.records import CheckContext, CheckResult, Citation, Claim, FigureSpec, MonteCarlo, Series, Verdict
-from verify.tolerance import gamma, relative_gap
+from verify.tolerance import CHI2_ALPHA as ALPHA, gamma, relative_gap
 
 __all__ = ["CLAIMS", "ALPHA", "check_privacy_on_algorithm", "released_noise"]
-
-#: Failure probability of the two-sided chi-square test.
-ALPHA = 1e-6
 
 
 def released_noise(problem, config: PGFLConfig, iterations: int, seed: int, runs: int):

@@ -98,7 +98,17 @@ from reference_impl.pgfl import (
 )
 from verify.evidence import result_from_evidence, sample_evidence
 from verify.records import CheckContext, CheckResult, Citation, Claim, Evidence, FigureSpec, MonteCarlo, Series, Verdict
-from verify.tolerance import bonferroni, gamma, mean_upper_confidence_limit
+from verify.tolerance import (
+    FACTOR_BAND,
+    FIXED_POINT_RTOL,
+    MC_ALPHA,
+    NOISE_DOMINANCE_GAP,
+    RATE_BAND,
+    TARGET_RTOL as EXACT_TARGET_RTOL,
+    bonferroni,
+    gamma,
+    mean_upper_confidence_limit,
+)
 
 __all__ = [
     "CLAIMS",
@@ -135,20 +145,8 @@ SEED_A = "000_133b71fd0aa99eb4.txt"
 SEED_J = "003_944125634f6cc0f2.txt"
 SEED_THESIS = "004_180cd372987d137b.txt"
 
-#: (Pa) must be reached to this relative accuracy when S = 1 (spec R1.1 asks 1e-8; the brief 1e-10).
-EXACT_TARGET_RTOL = 1e-10
-#: The final iterate must lie this close (relative) to the solved fixed point (Pc) (spec R1.3).
-FIXED_POINT_RTOL = 1e-9
 #: Fit window for the rate: relative state error between these values (spec R1.2).
 RATE_WINDOW = (1e-11, 1e-3)
-#: fitted rate in [r(T) - RATE_BAND[0], r(T) + RATE_BAND[1]] (spec R1.2).
-RATE_BAND = (0.05, 0.01)
-#: |fitted mean-square factor - max(r(T)^2, zeta)| allowed (spec R1.4).
-FACTOR_BAND = 0.01
-#: Gap between zeta and r(T)^2 that makes the noise dominate (spec R1.4).
-NOISE_DOMINANCE_GAP = 0.05
-#: Overall failure probability of the Monte-Carlo intervals of one check (split with Bonferroni).
-MC_ALPHA = 1e-3
 #: Iterates are run until the relative state error is below this (well under RATE_WINDOW[0]).
 _RUN_TO = 1e-14
 _MAX_ITERATIONS = 400_000

@@ -63,7 +63,7 @@ from verify.records import (
     Series,
     Verdict,
 )
-from verify.tolerance import bonferroni, gamma
+from verify.tolerance import RECORDED_ALPHA as SWEEP_ALPHA, bonferroni, gamma
 
 __all__ = [
     "CLAIMS",
@@ -234,9 +234,6 @@ def _noisy_comparison(ctx: CheckContext) -> dict:
 #: gradient bound, E10), noise convention I (spec 2.7 default).
 PRIVACY_DEFAULTS = MappingProxyType({"phi0": 1e-3, "zeta": 0.99, "C": 1.0})
 
-#: Family-wise failure probability of the sweep's confidence limits, split by Bonferroni over the cells, the recorded
-#: iterations, the (s, q) pairs and the two sides.
-SWEEP_ALPHA = 0.05
 
 #: Memory the stored tau = 0 trajectories of one batch of runs may take (sets the runs per batch).
 SWEEP_MEMORY_BYTES = 96 * 2**20

@@ -30,7 +30,7 @@ from theory.privacy.conversions import (
 )
 from verify.evidence import result_from_evidence, sample_evidence
 from verify.records import CheckContext, CheckResult, Citation, Claim, Evidence, FigureSpec, Series, Verdict
-from verify.tolerance import gamma, relative_gap
+from verify.tolerance import CONVERSION_RTOL as CONVERTER_TOL, gamma, relative_gap
 from verify.evidence import with_minimal_counterexample
 
 __all__ = ["CLAIMS", "TEST_VECTORS", "check_corollary", "check_sum_range", "corollary_total",
@@ -47,9 +47,6 @@ TEST_VECTORS = (
     ((1e-4, 0.9), (1.276e6, 1.28334e6, 1.28333e6, 1.28249e6), (5e2, 5.0, 5.0, 5.0)),
 )
 TEST_VECTOR_T, TEST_VECTOR_DELTA = 200, 1e-5
-#: Converter comparisons: the same allowance and reasoning as ``verify.dp.conversions.RATIO_TOL``
-#: (exact Gaussian profile accurate to a few ulps times a condition number <= 1e3, plus u|log delta|).
-CONVERTER_TOL = gamma(40_000)
 _MAX_ROUNDS = 2000
 _PROFILE = {"ci": {"batches": 4, "per_batch": 20}, "thorough": {"batches": 16, "per_batch": 60}}
 

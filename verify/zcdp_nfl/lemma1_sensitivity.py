@@ -28,7 +28,7 @@ from reference_impl.zcdp_nfl_update import zcdp_nfl_primal_update
 from theory.privacy import sensitivity_zcdp_nfl
 from verify.evidence import result_from_evidence, sample_evidence
 from verify.records import CheckContext, CheckResult, Citation, Claim, Evidence, FigureSpec, Series, Verdict
-from verify.tolerance import gamma
+from verify.tolerance import CLARABEL_TOL as SOLVER_TOL, gamma
 from verify.zcdp_nfl._instances import (
     LOSSES,
     REPLACEMENTS,
@@ -48,8 +48,6 @@ ETA_SCHEDULES = ("constant", "inv_sqrt", "inv")
 #: The spec's test vector (5.1) and paper-size instance (6): c1 = 1, M = 50, rho = 1, d = 3,
 #: eta = 0.1 (Delta = 0.0025); K = 50 clients, P = 8 features.
 PAPER_SETTING = {"K": 50, "P": 8, "M": 50, "rho": 1.0, "eta": 0.1, "history_scale": 1.0, "regular_degree": 3}
-#: Tolerance handed to Clarabel (gap, feasibility, KT ratio).
-SOLVER_TOL = 1e-10
 _PROFILE = {"ci": {"batches": 4, "per_batch": 6, "cvxpy_per_batch": 1},
             "thorough": {"batches": 16, "per_batch": 25, "cvxpy_per_batch": 3}}
 

@@ -30,7 +30,7 @@ import numpy as np
 from theory.privacy import gaussian_sigma_for_zcdp, renyi_divergence_gaussians, sensitivity_zcdp_nfl
 from verify.evidence import result_from_evidence, sample_evidence
 from verify.records import CheckContext, CheckResult, Citation, Claim, Evidence, FigureSpec, MonteCarlo, Series, Verdict
-from verify.tolerance import bonferroni, gamma, mean_upper_confidence_limit
+from verify.tolerance import MC_ALPHA, bonferroni, gamma, mean_upper_confidence_limit
 from verify.zcdp_nfl._instances import REPLACEMENTS, primal_updates
 from verify.zcdp_nfl.lemma1_sensitivity import (
     PAPER_SETTING,
@@ -43,8 +43,6 @@ __all__ = ["CLAIMS", "MC_ALPHA", "ORDERS", "check_theorem1", "evaluate_renyi_ana
 
 SEED = "004_180cd372987d137b.txt"
 ORDERS = (1.5, 2.0, 4.0)
-#: Total failure probability of the run's Monte-Carlo comparisons.
-MC_ALPHA = 1e-3
 PHI_RANGE = (1e-3, 0.2)
 _PROFILE = {"ci": {"batches": 4, "per_batch": 2, "draws": 20_000},
             "thorough": {"batches": 16, "per_batch": 4, "draws": 400_000}}

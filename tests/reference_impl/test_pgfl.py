@@ -183,6 +183,25 @@ def test_logistic_client_step_meets_its_optimality_condition():
             assert np.linalg.norm(grad) <= 10 * LOGISTIC_GRADIENT_TOL
 
 
+def test_logistic_client_step_solves_only_the_scheduled_clients():
+    """With an (R, K) mask the step solves only the active entries (same minimiser, to the Newton tolerance) and
+    returns the warm start elsewhere (the iteration discards unscheduled clients' steps)."""
+    from reference_impl.pgfl import LOGISTIC_GRADIENT_TOL
+
+    p = _logistic_problem(servers=2, clients=4)
+    rng = np.random.default_rng(2)
+    anchor, phi = rng.standard_normal((3, p.K, p.d)) * 3, rng.standard_normal((3, p.K, p.d))
+    warm = rng.standard_normal((3, p.K, p.d))
+    active = rng.random((3, p.K)) < 0.4
+    solve = _client_solver(p, 0.7)
+    full, masked = solve(anchor, phi, warm), solve(anchor, phi, warm, active)
+    assert np.array_equal(masked[~active], warm[~active])
+    # both meet ||grad|| <= 1e-10 on a (0.7 + 2 lambda/|C_s|)-strongly convex objective: within 2e-10 / 0.7
+    assert np.max(np.abs(masked[active] - full[active])) <= 2 * LOGISTIC_GRADIENT_TOL / 0.7
+    assert np.array_equal(solve(anchor, phi, warm, np.ones((3, p.K), bool)), full)
+    assert np.array_equal(solve(anchor, phi, warm, np.zeros((3, p.K), bool)), warm)
+
+
 def test_logistic_single_server_reaches_the_cvxpy_cluster_optimum():
     from reference_impl.pgfl import cluster_gradient_norm
 

@@ -98,6 +98,9 @@ def _card(claim: Claim, result: CheckResult, figure_paths: Mapping[str, str], cl
         extra += f"<p><b>Counterexample</b> (parameters that reproduce it)</p><pre>{_e(_short_json(result.counterexample))}</pre>"
     if result.error:
         extra += f"<p><b>Error</b></p><pre>{_e(result.error)}</pre>"
+    if result.details:  # the evidence tables (sweeps, tuned steps, per-comparison intervals), folded
+        extra += (f"<details><summary>Details (evidence tables; complete in results.json)</summary>"
+                  f"<pre>{_e(_short_json(result.details, limit=20000))}</pre></details>")
     images = "".join(f'<img src="{_e(figure_paths[f.name])}" alt="{_e(f.title)}">' for f in result.figures
                      if f.name in figure_paths)
     warn = (f"<p><b>Unexpected verdict:</b> the registry expects {_e(expected.value)}.</p>" if unexpected else "")

@@ -217,6 +217,19 @@ def test_profile_expectation_decides_what_is_unexpected(tmp_path):
         assert "confirmed at the paper's size" in card["text"] or profile == "thorough"
 
 
+def test_details_are_shown_folded_and_escaped(tmp_path):
+    """A result's details (evidence tables) appear in its card inside <details>, HTML-escaped."""
+    claim = _claim("toy.detailed")
+    result = CheckResult(claim_id="toy.detailed", verdict=Verdict.CONFIRMED, summary="s",
+                         details={"steps": [{"arm": SCRIPT, "step": 0.14}]})
+    out = tmp_path / "r"
+    build_report([claim], [result], out, META)
+    html = (out / "index.html").read_text(encoding="utf-8")
+    card = Page(html).cards["toy.detailed"]["text"]
+    assert "0.14" in card and "<details><summary>Details" in html
+    assert SCRIPT not in html
+
+
 def test_claim_ids_that_differ_only_in_dots_get_distinct_figure_files(tmp_path):
     """Two claims whose ids differ only by '.' versus '_' must not overwrite each other's figures."""
     fig = FigureSpec(name="curve", title="t", xlabel="x", ylabel="y", series=(Series(label="a", x=(0, 1), y=(0, 1)),))

@@ -35,15 +35,14 @@ from theory.msd import (
     scalar_problems,
     spectral_radius_F,
 )
+from theory.msd.instance import toeplitz_covariances
 
 
 def family_instance(K: int, D: int, l_max: int, mu_times_lambda: float = 0.1) -> PAOFedInstance:
     """Reference-like instance (spec 4.1 pattern): p cycles (0.9, 0.6, 0.4, 0.2), delta = 0.3, alpha_l = 0.5^l,
     m = ceil(D / 2), Toeplitz R_k with rho_k cycling (0.1, 0.3, 0.5, 0.7), fixed w* and noise."""
     rng = np.random.default_rng(K * 1000 + D * 10 + l_max)
-    idx = np.arange(D)
-    rhos = np.resize([0.1, 0.3, 0.5, 0.7], K)
-    R = np.stack([r ** np.abs(idx[:, None] - idx[None, :]) for r in rhos])
+    R = toeplitz_covariances(np.resize([0.1, 0.3, 0.5, 0.7], K), D)
     lam = float(np.max(np.linalg.eigvalsh(R)))
     return PAOFedInstance(K=K, D=D, l_max=l_max, m=(D + 1) // 2, selection="subset",
                           p=np.resize([0.9, 0.6, 0.4, 0.2], K), delta=0.3, alpha=0.5 ** np.arange(l_max + 1),

@@ -64,7 +64,7 @@ def _prefixed(section: str, exc: ValueError) -> ConfigError:
 def _instance(table, base_dir: Path = Path(".")):
     import numpy as np
 
-    from theory.msd.instance import SELECTION_LAWS, PAOFedInstance, reference_instance
+    from theory.msd.instance import SELECTION_LAWS, PAOFedInstance, reference_instance, toeplitz_covariances
 
     ref = reference_instance()
     sec = "instance"
@@ -102,8 +102,7 @@ def _instance(table, base_dir: Path = Path(".")):
             raise ConfigError(f"instance.toeplitz_rho must be given (a list of K = {K} reals in (-1, 1)) when K != 4")
         if rho.shape != (K,) or np.any(np.abs(rho) >= 1):
             raise ConfigError(f"instance.toeplitz_rho must be a list of K = {K} reals in (-1, 1), got {rho.tolist()}")
-        idx = np.arange(D)
-        R = np.stack([r ** np.abs(idx[:, None] - idx[None, :]) for r in rho])
+        R = toeplitz_covariances(rho, D)
     w_star = _reals(table, sec, "w_star", ref.w_star.tolist() if D == ref.D else None,
                     allowed=f"a list of D = {D} reals")
     if w_star is None:

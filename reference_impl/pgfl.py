@@ -444,6 +444,8 @@ def _logistic_newton(data, rho: float, anchor: np.ndarray, phi: np.ndarray, warm
             if not worse.any():
                 break
             t = np.where(worse, 0.5 * t, t)
+        else:   # still no descent after 40 halvings: those entries keep w (never an ascent step)
+            t = np.where(worse, 0.0, t)
         w = w - t[..., None] * step
     raise ArithmeticError("logistic client solve did not reach ||grad|| <= 1e-10 in 100 Newton steps")
 
@@ -746,7 +748,10 @@ def _cluster_optima_logistic(problem: PGFLProblem) -> np.ndarray:
             z = problem.X[k] @ w
             terms.append(cp.sum(cp.logistic(z) - cp.multiply(problem.y[k], z)) / problem.samples[k]
                          + 0.5 * problem.ridge_weights[k] * cp.sum_squares(w))
-        cp.Problem(cp.Minimize(cp.sum(terms))).solve(solver=cp.CLARABEL)
+        prob = cp.Problem(cp.Minimize(cp.sum(terms)))
+        prob.solve(solver=cp.CLARABEL)
+        if prob.status != cp.OPTIMAL or w.value is None:
+            raise ArithmeticError(f"CVXPY solve of cluster {q}'s optimum ended with status {prob.status}")
         x = np.asarray(w.value, dtype=np.float64)
         for _ in range(50):
             grad, hess = np.zeros(problem.d), np.zeros((problem.d, problem.d))
@@ -758,6 +763,8 @@ def _cluster_optima_logistic(problem: PGFLProblem) -> np.ndarray:
             if np.linalg.norm(grad) <= 1e-12:
                 break
             x = x - np.linalg.solve(hess, grad)
+        else:   # never stored uncertified: the docstring promises ||grad|| <= 1e-12
+            raise ArithmeticError(f"Newton polishing of cluster {q}'s optimum did not reach ||grad|| <= 1e-12")
         optima[q] = x
     return _readonly(optima)
 

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["SELECTION_LAWS", "PAOFedInstance", "reference_instance", "selection_second_moment"]
+__all__ = ["SELECTION_LAWS", "PAOFedInstance", "reference_instance", "selection_second_moment",
+           "toeplitz_covariances"]
 
 #: Selection laws of spec 3.5: uniform random m-subset, cyclic window at a random offset, i.i.d. Bernoulli.
 SELECTION_LAWS = ("subset", "window", "bernoulli")
@@ -176,11 +177,27 @@ class PAOFedInstance:
         return PAOFedInstance(**{f: getattr(self, f) for f in self.__dataclass_fields__ if f != "mu"}, mu=mu)
 
 
+def toeplitz_covariances(rhos, D: int) -> np.ndarray:
+    r"""Per-client Toeplitz input covariances :math:`[R_k]_{ij} = \rho_k^{|i-j|}`, shape (K, D, D).
+
+    >>> toeplitz_covariances([0.5], 3)[0]
+    array([[1.  , 0.5 , 0.25],
+           [0.5 , 1.  , 0.5 ],
+           [0.25, 0.5 , 1.  ]])
+    """
+    rhos = np.asarray(rhos, dtype=np.float64)
+    if rhos.ndim != 1 or not np.all(np.isfinite(rhos)) or np.any(np.abs(rhos) >= 1):
+        raise ValueError(f"rhos must be a 1-D sequence of reals in (-1, 1), got {rhos.tolist()!r}")
+    if isinstance(D, bool) or not isinstance(D, (int, np.integer)) or D < 1:
+        raise ValueError(f"D must be an integer >= 1, got {D!r}")
+    idx = np.arange(D)
+    return rhos[:, None, None] ** np.abs(idx[:, None] - idx[None, :])
+
+
 def reference_instance(mu_times_lambda_max: float = 0.1) -> PAOFedInstance:
     """The deterministic reference instance of shared/spec/paofed.md 4.1 (mu given as mu * lambda_max)."""
     K, D = 4, 5
-    idx = np.arange(D)
-    R = np.stack([r ** np.abs(idx[:, None] - idx[None, :]) for r in (0.1, 0.3, 0.5, 0.7)])
+    R = toeplitz_covariances((0.1, 0.3, 0.5, 0.7), D)
     lam = float(np.max(np.linalg.eigvalsh(R)))
     return PAOFedInstance(K=K, D=D, l_max=2, m=2, selection="subset", p=np.array([0.9, 0.6, 0.4, 0.2]), delta=0.3,
                           alpha=np.array([1.0, 0.5, 0.25]), sigma2_eta=np.array([0.01, 0.02, 0.015, 0.03]), R=R,

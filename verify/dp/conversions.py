@@ -31,8 +31,7 @@ from theory.privacy.conversions import (
     zcdp_to_approx_dp_cks,
     zcdp_to_approx_dp_exact_gaussian,
 )
-from verify.evidence import result_from_evidence
-from verify.executor import map_seeded
+from verify.evidence import result_from_evidence, sample_evidence
 from verify.records import CheckContext, CheckResult, Citation, Claim, Evidence, FigureSpec, Series, Verdict
 from verify.tolerance import CONVERSION_RTOL as RATIO_TOL
 
@@ -129,11 +128,10 @@ def check_conversion_ordering(ctx: CheckContext, *, exact_fn=zcdp_to_approx_dp_e
     """Grid, paper and corner points plus random points; the three epsilons must be ordered."""
     claim_id = "dp.zcdp_conversion.ordering"
     p = _PROFILE[ctx.profile]
-    seed = ctx.seed_sequence(claim_id)
-    batches = map_seeded(ctx.executor, _ordering_batch, seed, p["batches"], (p["per_batch"], exact_fn, cks_fn, bs_fn))
     evidence = [evaluate_conversion_ordering(r, d, exact_fn=exact_fn, cks_fn=cks_fn, bs_fn=bs_fn)
                 for r, d in conversion_points()]
-    evidence += [e for batch in batches for e in batch]
+    evidence += sample_evidence(ctx, claim_id, _ordering_batch, p["batches"],
+                                (p["per_batch"], exact_fn, cks_fn, bs_fn))
     positive = [e.parameters for e in evidence if e.parameters["eps_exact_gaussian"] > 0.0]
     return result_from_evidence(
         claim_id, evidence, ctx=ctx,
@@ -187,10 +185,8 @@ def check_bun_steinke_prop13(ctx: CheckContext, *, epsilon_fn=zcdp_to_approx_dp_
     """Grid, paper and corner points plus random points; the exact profile at eps_BS must not exceed delta."""
     claim_id = "dp.bun_steinke_prop13"
     p = _PROFILE[ctx.profile]
-    seed = ctx.seed_sequence(claim_id)
-    batches = map_seeded(ctx.executor, _validity_batch, seed, p["batches"], (p["per_batch"], epsilon_fn))
     evidence = [evaluate_bun_steinke_validity(r, d, epsilon_fn=epsilon_fn) for r, d in conversion_points()]
-    evidence += [e for batch in batches for e in batch]
+    evidence += sample_evidence(ctx, claim_id, _validity_batch, p["batches"], (p["per_batch"], epsilon_fn))
     ratios = [e.measured for e in evidence]
     grid = [e.measured for e in evidence[:len(GRID_RHOS) * len(GRID_DELTAS)]]
     paper = {f"rho={r:g}, delta={d:g}": e.measured for (r, d), e in zip(PAPER_POINTS, evidence[len(grid):])}

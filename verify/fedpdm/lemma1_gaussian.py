@@ -148,7 +148,7 @@ def evaluate_classical_calibration_below_one(epsilon: float, delta: float, *,
 
     ``sigma_fn(1, epsilon, delta)`` is the noise for unit sensitivity (default: the classical calibration).
     """
-    return evaluate_classical_calibration(epsilon, delta, z_fn=lambda e, d: sigma_fn(1.0, e, d))
+    return evaluate_classical_calibration(epsilon, delta, z_fn=_sigma_as_z(sigma_fn))
 
 
 def _random_points_below_one(rng: np.random.Generator, count: int, sigma_fn) -> list[Evidence]:

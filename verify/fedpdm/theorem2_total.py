@@ -92,8 +92,7 @@ _PROFILE = {"ci": {"epsilons": (0.5, 1.0), "deltas": (1e-5,), "ns": (15,), "pld_
 def epsilon_total(accountant: str, epsilon: float, delta: float, n: int, q: float) -> tuple[float, float]:
     r"""Total :math:`\bar\varepsilon` of ``n`` subsampled Gaussian rounds as a bracket ``(lower, upper)``.
 
-    ``accountant``: ``rdp`` (in-house, standard conversion; lower = upper), ``rdp_dpa`` (the same
-    with dp-accounting's RDP values), ``pld`` (dp-accounting PLD, optimistic/pessimistic, value
+    ``accountant``: ``rdp`` (in-house, standard conversion; lower = upper), ``pld`` (dp-accounting PLD, optimistic/pessimistic, value
     discretisation ``PLD_RELATIVE_DISCRETIZATION`` times the RDP total) or
     ``rdp_wor`` (dp-accounting, sampling without replacement of ``round(q * 600)`` of 600 records,
     replace-one). Noise multiplier :math:`z = \sqrt{2\ln(1.25/\delta)}/\varepsilon` (eq. (18)).
@@ -103,15 +102,11 @@ def epsilon_total(accountant: str, epsilon: float, delta: float, n: int, q: floa
     if accountant == "rdp":
         value, _ = rdp_to_approx_dp(n * rdp_poisson_subsampled_gaussian(q, z, ORDERS), ORDERS, delta)
         return value, value
-    if accountant in ("rdp_dpa", "rdp_wor"):
-        if accountant == "rdp_dpa":
-            acc = dpa_rdp.RdpAccountant(orders=list(CROSS_ORDERS))
-            event = dp_accounting.PoissonSampledDpEvent(q, dp_accounting.GaussianDpEvent(z))
-        else:
-            acc = dpa_rdp.RdpAccountant(orders=list(CROSS_ORDERS),
-                                        neighboring_relation=dp_accounting.NeighboringRelation.REPLACE_ONE)
-            event = dp_accounting.SampledWithoutReplacementDpEvent(
-                DATASET_SIZE, int(round(q * DATASET_SIZE)), dp_accounting.GaussianDpEvent(z))
+    if accountant == "rdp_wor":
+        acc = dpa_rdp.RdpAccountant(orders=list(CROSS_ORDERS),
+                                    neighboring_relation=dp_accounting.NeighboringRelation.REPLACE_ONE)
+        event = dp_accounting.SampledWithoutReplacementDpEvent(
+            DATASET_SIZE, int(round(q * DATASET_SIZE)), dp_accounting.GaussianDpEvent(z))
         acc.compose(event, n)
         value, _ = rdp_to_approx_dp(np.asarray(acc.rdp), CROSS_ORDERS, delta)
         return value, value
@@ -122,7 +117,7 @@ def epsilon_total(accountant: str, epsilon: float, delta: float, n: int, q: floa
                                                   sampling_prob=q, use_connect_dots=pessimistic)
                   .self_compose(n).get_epsilon_for_delta(delta) for pessimistic in (False, True)]
         return float(values[0]), float(values[1])
-    raise ValueError(f"accountant must be rdp, rdp_dpa, pld or rdp_wor, got {accountant!r}")
+    raise ValueError(f"accountant must be rdp, pld or rdp_wor, got {accountant!r}")
 
 
 def fitted_c0(total: float, epsilon: float, q: float, n: int, k: int, *, formula=None) -> float:

@@ -78,7 +78,10 @@ def evaluate_renyi_monte_carlo(w_d, w_d_prime, sigma: float, phi: float, draws: 
     r"""Monte-Carlo :math:`E[e^{(\alpha-1)Z}]` for the release of one client, one Evidence per order.
 
     ``measured`` is the one-sided lower confidence limit (failure probability ``alpha_each``), the
-    bound :math:`e^{(\alpha-1)\alpha\phi}`.
+    bound :math:`e^{(\alpha-1)\alpha\phi}`. This is a refutation test, the exception to the one-sided
+    "upper limit <= bound" policy of :mod:`verify.tolerance`: on tight pairs the true moment equals the bound, so
+    only a significant excess may refute; the confirmation of the bound comes from the analytic evaluation
+    (:func:`evaluate_renyi_analytic`, exact Gaussian Renyi divergence), not from this Monte Carlo.
     """
     w_d = np.asarray(w_d, dtype=np.float64)
     w_d_prime = np.asarray(w_d_prime, dtype=np.float64)

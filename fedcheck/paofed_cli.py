@@ -25,7 +25,7 @@ from fedcheck._config import ConfigError, load_table
 from fedcheck._config import reals as _reals
 from fedcheck._config import scalar as _scalar
 
-__all__ = ["ConfigError", "PAOFedSetup", "add_paofed_run_parser", "load_paofed_config", "run_paofed"]
+__all__ = ["ConfigError", "PAOFedSetup", "add_run_parser", "load_paofed_config", "run_paofed"]
 
 _SECTIONS = {
     "simulation": {"iterations"},
@@ -259,7 +259,7 @@ def load_paofed_config(path, algorithm: str = "paofed-u1", *, iterations: int | 
     return PAOFedSetup(env=env, config=config, data=data, iterations=n_iter, simulation=label)
 
 
-def add_paofed_run_parser(run_subparsers, int_at_least) -> None:
+def add_run_parser(run_subparsers, int_at_least) -> None:
     """Add ``paofed`` to the sub-commands of ``fedcheck run`` (``run_subparsers``: the ``add_subparsers`` object)."""
     from reference_impl.paofed import ALGORITHMS
 

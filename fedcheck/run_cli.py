@@ -101,12 +101,18 @@ def load_pgfl_config(path: Path, iterations: int):
     return problem, PGFLConfig(**kwargs)
 
 
+#: The other ``fedcheck run`` sub-commands: module -> its ``add_run_parser(run_subparsers, int_at_least)``, which
+#: registers the sub-command with ``set_defaults(subparser=..., handler=run_fn)``; ``run_fn(args) -> int``.
+RUN_PLUGINS = ("fedcheck.paofed_cli",)
+
+
 def add_run_parser(sub, int_at_least) -> None:
+    import importlib
+
     run = sub.add_parser("run", help="run a reference implementation on a configuration")
     algorithms = run.add_subparsers(dest="algorithm", required=True, parser_class=type(run))
-    from fedcheck.paofed_cli import add_paofed_run_parser
-
-    add_paofed_run_parser(algorithms, int_at_least)
+    for module in RUN_PLUGINS:
+        importlib.import_module(module).add_run_parser(algorithms, int_at_least)
     pgfl = algorithms.add_parser("pgfl", help="PGFL (Algorithms 1-2) from a TOML configuration")
     pgfl.add_argument("config", type=Path, metavar="CONFIG.toml")
     pgfl.add_argument("--iterations", type=int_at_least(1), default=300, metavar="N", help="iterations (default 300)")
@@ -119,10 +125,8 @@ def add_run_parser(sub, int_at_least) -> None:
 def run_command(args) -> int:
     import numpy as np
 
-    if args.algorithm == "paofed":
-        from fedcheck.paofed_cli import run_paofed
-
-        return run_paofed(args)
+    if getattr(args, "handler", None) is not None:
+        return args.handler(args)
 
     from reference_impl.pgfl import nmsd_observer, run_pgfl
 

@@ -7,19 +7,11 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from verify.papers import paper_title
 from verify.records import CheckResult, Claim, Verdict
 
 __all__ = ["render_html"]
 
-PAPER_TITLES = {
-    "dp": "Differential-privacy background (thesis ch. 2; Bun & Steinke 2016)",
-    "fedpdm": "FedPDM-DP (seed 001)",
-    "gtv": "GTV primal-dual method (seed 002)",
-    "npfl_rl": "NPFL-RL (thesis ch. 6)",
-    "paofed": "PAO-Fed (thesis ch. 4, Publication 4)",
-    "pgfl": "PGFL and private PGFL (seeds 000 / 003, thesis ch. 5)",
-    "zcdp_nfl": "zCDP-NFL (thesis ch. 3, Publication 2)",
-}
 
 _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;max-width:72rem;
@@ -141,7 +133,7 @@ def render_html(
         parts.extend(_card(c, r, figure_paths.get(c.id, {}), by_id, profile) for c, r in errors)
 
     for paper in sorted({c.paper for c, _ in pairs}):
-        parts.append(f"<h2 id='paper-{_e(paper)}'>{_e(PAPER_TITLES.get(paper, paper))}</h2>")
+        parts.append(f"<h2 id='paper-{_e(paper)}'>{_e(paper_title(paper))}</h2>")
         parts.extend(_card(c, r, figure_paths.get(c.id, {}), by_id, profile)
                      for c, r in pairs if c.paper == paper and r.verdict not in (Verdict.REFUTED, Verdict.ERROR))
         parts.extend(f"<p>{_badge(r.verdict)}<a href='#{_e(c.id)}'>{_e(c.id)}</a> (above)</p>"

@@ -272,8 +272,8 @@ class Claim:
     ----------
     id : str
         ``paper.label`` in lower case, e.g. ``pgfl.theorem2``.
-    paper : str
-        The report section; must equal the first component of ``id``.
+    paper : str, optional
+        The report section: the first component of ``id`` (derived; if given it must equal it).
     title : str
         Short human title.
     citations : tuple of Citation
@@ -298,7 +298,6 @@ class Claim:
     """
 
     id: str
-    paper: str
     title: str
     citations: tuple[Citation, ...]
     statement: str
@@ -306,6 +305,7 @@ class Claim:
     check: Callable[[CheckContext], CheckResult]
     expected: Verdict
     reason: str
+    paper: str = ""
     reproduce: Callable[[Mapping[str, Any]], Evidence] | None = None
     corrected_by: str | None = None
     corrects: str | None = None
@@ -327,6 +327,8 @@ class Claim:
         object.__setattr__(self, "hypotheses", tuple(self.hypotheses))
         if not _CLAIM_ID.match(self.id):
             raise ValueError(f"id must look like 'paper.label' in lower case, got {self.id!r}")
+        if not self.paper:
+            object.__setattr__(self, "paper", self.id.split(".")[0])
         if self.id.split(".")[0] != self.paper:
             raise ValueError(f"paper must be the first component of id {self.id!r}, got {self.paper!r}")
         if not self.citations:

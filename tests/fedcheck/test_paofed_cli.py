@@ -1,7 +1,7 @@
 """`fedcheck run paofed CONFIG.toml`: the example config (SIM-F), SIM-E, algorithms, one-line field errors.
 
 The parser is built here the way fedcheck.cli wires ``run`` (a ``run`` sub-command whose sub-parsers take
-``add_paofed_run_parser``), so the tests do not depend on the wiring in fedcheck/cli.py.
+``add_run_parser``), so the tests do not depend on the wiring in fedcheck/cli.py.
 """
 
 import json
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from fedcheck.cli import _int_at_least, _Parser
-from fedcheck.paofed_cli import add_paofed_run_parser, load_paofed_config
+from fedcheck.paofed_cli import add_run_parser, load_paofed_config
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "fedcheck" / "examples" / "paofed_reference.toml"
 
@@ -21,7 +21,7 @@ def _main(argv):
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     run = sub.add_parser("run")
     algorithms = run.add_subparsers(dest="algorithm", required=True, parser_class=type(run))
-    add_paofed_run_parser(algorithms, _int_at_least)
+    add_run_parser(algorithms, _int_at_least)
     args = parser.parse_args(argv)
     assert args.algorithm == "paofed"
     return args.handler(args)

@@ -1,1 +1,12 @@
-"""Checks of FedPDM-DP (seed 001_322f61f9958f64f9.txt): Lemma 1, Theorems 1 and 2 (privacy claims)."""
+"""Checks of FedPDM-DP (seed 001_322f61f9958f64f9.txt)."""
+
+from verify.papers import SEED_FEDPDM, citer
+
+__all__ = ["SEEDS", "TITLE", "cite"]
+
+#: Report heading.
+TITLE = "FedPDM-DP (seed 001)"
+#: The seed files the paper is stated in.
+SEEDS = (SEED_FEDPDM,)
+#: ``cite(label, equation="", lines="", seed=...)``: a Citation of the paper.
+cite = citer(SEED_FEDPDM)

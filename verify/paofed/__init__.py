@@ -1,1 +1,12 @@
-"""PAO-Fed (seed 004_180cd372987d137b.txt, Chapter 4 / Publication P4): mean and mean-square analysis claims."""
+"""PAO-Fed (seed 004_180cd372987d137b.txt, Chapter 4 / Publication P4)."""
+
+from verify.papers import SEED_THESIS, citer
+
+__all__ = ["SEEDS", "TITLE", "cite"]
+
+#: Report heading.
+TITLE = "PAO-Fed (thesis ch. 4, Publication 4)"
+#: The seed files the paper is stated in.
+SEEDS = (SEED_THESIS,)
+#: ``cite(label, equation="", lines="", seed=...)``: a Citation of the paper.
+cite = citer(SEED_THESIS)

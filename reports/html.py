@@ -93,8 +93,9 @@ def _card(claim: Claim, result: CheckResult, figure_paths: Mapping[str, str], cl
     if result.details:  # the evidence tables (sweeps, tuned steps, per-comparison intervals), folded
         extra += (f"<details><summary>Details (evidence tables; complete in results.json)</summary>"
                   f"<pre>{_e(_short_json(result.details, limit=20000))}</pre></details>")
-    images = "".join(f'<img src="{_e(figure_paths[f.name])}" alt="{_e(f.title)}">' for f in result.figures
-                     if f.name in figure_paths)
+    images = "".join(f'<figure><img src="{_e(figure_paths[f.name])}" alt="{_e(f.title)}">'
+                     + (f"<figcaption>{_e(f.caption)}</figcaption>" if f.caption else "") + "</figure>"
+                     for f in result.figures if f.name in figure_paths)
     warn = (f"<p><b>Unexpected verdict:</b> the registry expects {_e(expected.value)}.</p>" if unexpected else "")
     return (f'<div class="card{" unexpected" if unexpected else ""}" id="{_e(claim.id)}">'
             f'<h3>{_badge(result.verdict)}{_e(claim.title)}</h3><div class="id">{_e(claim.id)}</div>{warn}'

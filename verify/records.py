@@ -110,12 +110,22 @@ class Series:
     y: tuple[float, ...]
     style: str = "line"  # "line", "points", "step" or "dashed"
     group: str = ""  # series of one group share a colour (a closed form and its numerical check)
+    lower: tuple[float, ...] | None = None  # a confidence band around y (drawn shaded), same length as y
+    upper: tuple[float, ...] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "x", tuple(float(v) for v in self.x))
         object.__setattr__(self, "y", tuple(float(v) for v in self.y))
         if len(self.x) != len(self.y):
             raise ValueError(f"Series {self.label!r}: x has {len(self.x)} points but y has {len(self.y)}")
+        if (self.lower is None) != (self.upper is None):
+            raise ValueError(f"Series {self.label!r}: a band needs both lower and upper")
+        for side in ("lower", "upper"):
+            if getattr(self, side) is not None:
+                object.__setattr__(self, side, tuple(float(v) for v in getattr(self, side)))
+                if len(getattr(self, side)) != len(self.y):
+                    raise ValueError(f"Series {self.label!r}: {side} has {len(getattr(self, side))} points but y "
+                                     f"has {len(self.y)}")
         if self.style not in {"line", "points", "step", "dashed"}:
             raise ValueError(f"style must be one of line, points, step, dashed; got {self.style!r}")
 
@@ -131,8 +141,13 @@ class FigureSpec:
     series: tuple[Series, ...]
     xscale: str = "linear"
     yscale: str = "linear"
+    spans: tuple[tuple[float, float], ...] = ()  # x ranges to mark (e.g. the windows a comparison reads)
+    caption: str = ""  # shown under the figure (e.g. the decided difference and its interval)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "spans", tuple((float(a), float(b)) for a, b in self.spans))
+        if any(not a <= b for a, b in self.spans):
+            raise ValueError(f"figure {self.name!r}: every span must be (start, end) with start <= end")
         if not re.fullmatch(r"[a-z0-9_]+", self.name):
             raise ValueError(f"figure name must match [a-z0-9_]+, got {self.name!r}")
         if not self.series:

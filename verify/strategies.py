@@ -559,3 +559,38 @@ def pgfl_classification_root_seeds() -> st.SearchStrategy[int]:
     ``pgfl.experiment_m1`` ... ``m3`` was established at the ci size (every replicate's instance, scheduling and
     noise derive from the root seed)."""
     return st.integers(min_value=0, max_value=5)
+
+
+# --- zcdp_nfl (convergence side: network form, Lemma II, Theorems II-IV; verify/zcdp_nfl) ------------------------
+__all__ += ["nfl_network_settings", "nfl_run_settings"]
+
+
+@st.composite
+def nfl_network_settings(draw, *, noise: bool = True) -> dict:
+    """Settings of verify.zcdp_nfl._runs: a connected random graph (K in 3..12), one of the three objectives, any
+    step family (growing with eta0 <= 1e-3 so 30 rounds stay finite), S1 noise (or none), T = 30."""
+    K = draw(st.integers(min_value=3, max_value=12))
+    step = draw(st.sampled_from(["constant", "inv_sqrt", "inv", "inv_square", "growing"]))
+    eta_exp = draw(st.floats(min_value=-4.0, max_value=-3.0) if step == "growing" else st.floats(min_value=-2.0,
+                                                                                                   max_value=0.3))
+    return {"seed": draw(st.integers(min_value=0, max_value=2**31 - 1)), "K": K, "mean_degree": float(min(3.0, K - 1)),
+            "P": draw(st.integers(min_value=1, max_value=4)), "M": draw(st.integers(min_value=2, max_value=20)),
+            "objective": draw(st.sampled_from(["elastic_net", "lad", "ridge"])),
+            "rho": 10.0 ** draw(st.floats(min_value=-1.0, max_value=1.0)), "step": step, "eta0": 10.0**eta_exp,
+            "noise": "S1" if noise else "none", "sigma2_0": 10.0 ** draw(st.floats(min_value=-5.0, max_value=-1.0)),
+            "tau": draw(st.floats(min_value=0.9, max_value=0.999)), "T": 30,
+            "noise_seed": draw(st.integers(min_value=0, max_value=2**31 - 1))}
+
+
+@st.composite
+def nfl_run_settings(draw, *, steps=("constant", "inv_sqrt", "inv"), noise: bool = False, T: int = 150) -> dict:
+    """Settings on the spec's small instance family (K = 10, P = 3, M = 20, mean degree 3, random seed), one of the
+    three objectives, rho in [0.3, 3], a step family of ``steps`` with eta0 in [0.01, 0.5], S2 noise if asked."""
+    return {"seed": draw(st.integers(min_value=0, max_value=2**31 - 1)),
+            "objective": draw(st.sampled_from(["elastic_net", "lad", "ridge"])),
+            "rho": 10.0 ** draw(st.floats(min_value=-0.5, max_value=0.5)), "step": draw(st.sampled_from(list(steps))),
+            "eta0": 10.0 ** draw(st.floats(min_value=-2.0, max_value=-0.3)), "noise": "S2" if noise else "none",
+            "phi1": 10.0 ** draw(st.floats(min_value=-2.0, max_value=0.0)), "tau": 0.99, "T": T,
+            "noise_seed": draw(st.integers(min_value=0, max_value=2**31 - 1))}
+
+

@@ -139,3 +139,23 @@ def mean_upper_confidence_limit(samples, alpha: float) -> float:
         raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
     t = stats.t.ppf(1.0 - alpha, df=x.size - 1)
     return float(x.mean() + t * x.std(ddof=1) / math.sqrt(x.size))
+
+# --- zCDP-NFL network form and convergence checks (verify/zcdp_nfl) -------------------------------------------
+__all__ += ["NFL_NETWORK_RTOL", "NFL_CONVERGED_NE", "NFL_FROZEN_FRACTION"]
+
+
+def NFL_NETWORK_RTOL(K: int, T: int) -> float:
+    """Relative residual allowed for the identities of P2 4.1 on a run of T rounds with K agents: the forward-error
+    bound gamma of the K-term products and the (T+1)-term sum r^(n), over the eight terms of an identity, twice
+    (the algorithm's rounding and the matrix form's): gamma(4 (K + T + 8))."""
+    return gamma(4 * (K + T + 8))
+
+
+#: Normalised error NE (sum over K agents, relative to ||w_c||^2) below which a noise-free run counts as having
+#: reached the CVXPY optimum: well above the solver's certified accuracy (CLARABEL_TOL, KKT residuals ~1e-14)
+#: and far below the NE(0) = K start.
+NFL_CONVERGED_NE = 1e-6
+#: A run is 'frozen' (no convergence) when the distance still to travel exceeds this fraction of the starting
+#: distance after the remaining motion (extrapolated from the summable steps) has been subtracted.
+NFL_FROZEN_FRACTION = 0.5
+

@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from reference_impl.zcdp_nfl_update import zcdp_nfl_primal_update
+from reference_impl.zcdp_nfl import zcdp_nfl_primal_update
 from theory.privacy import gaussian_sigma_for_zcdp, sensitivity_zcdp_nfl
 from verify.records import CheckContext, Verdict
 from verify.zcdp_nfl._instances import primal_updates

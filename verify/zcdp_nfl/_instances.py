@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from reference_impl.zcdp_nfl_update import zcdp_nfl_primal_update
+from reference_impl.zcdp_nfl import zcdp_nfl_primal_update
 
 __all__ = ["LOSSES", "REPLACEMENTS", "UpdateInstance", "elastic_net_subgradient", "loss_subgradient_fn",
            "lad_subgradient", "clipped_squared_subgradient", "primal_updates", "sample_update_instance"]

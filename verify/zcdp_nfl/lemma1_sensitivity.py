@@ -5,7 +5,7 @@ r"""zCDP-NFL Lemma I: the :math:`\ell_2` sensitivity of a client's primal update
 Evidence, all conditional on one released history (Lemma I is a statement given
 :math:`\tilde w^{(n-1)}, \gamma^{(n-1)}`):
 
-* the closed-form update (:func:`reference_impl.zcdp_nfl_update.zcdp_nfl_primal_update`) for
+* the closed-form update (:func:`reference_impl.zcdp_nfl.zcdp_nfl_primal_update`) for
   :math:`D_k` and a replace-one neighbour :math:`D'_k` of every client, random neighbours and the
   LAD / clipped-squared tightness construction (spec 5.1(b)); :math:`\lVert\Delta w\rVert` must
   not exceed the bound beyond the counted rounding error, and the exact identity
@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 
-from reference_impl.zcdp_nfl_update import zcdp_nfl_primal_update
+from reference_impl.zcdp_nfl import zcdp_nfl_primal_update
 from theory.privacy import sensitivity_zcdp_nfl
 from verify.evidence import result_from_evidence, sample_evidence
 from verify.records import CheckContext, CheckResult, Citation, Claim, Evidence, FigureSpec, Series, Verdict

@@ -594,3 +594,24 @@ def nfl_run_settings(draw, *, steps=("constant", "inv_sqrt", "inv"), noise: bool
             "noise_seed": draw(st.integers(min_value=0, max_value=2**31 - 1))}
 
 
+# --- fedpdm: Algorithm 1 reference implementation (verify/fedpdm/algorithm.py) ---------------------------------
+
+
+@st.composite
+def fedpdm_algorithm_settings(draw) -> dict:
+    """A setting of spec 4.5 on instance NC (N = 10, |D_i| = 60): K, batch rule and size with Q_max * b <= 60 for
+    disjoint batches, noise mode, local start, nu, beta; full participation and full batch drawn often."""
+    K = draw(st.sampled_from([10, draw(st.integers(min_value=1, max_value=10))]))
+    rule = draw(st.sampled_from(["disjoint", "fresh"]))
+    b = draw(st.sampled_from([60, draw(st.integers(min_value=1, max_value=30))])) if rule == "fresh" else \
+        draw(st.integers(min_value=1, max_value=30))
+    Q_max = draw(st.integers(min_value=1, max_value=max(1, 60 // b) if rule == "disjoint" else 40))
+    noise = draw(st.sampled_from(["dp", "fixed", "none"]))
+    return {"name": "drawn", "K": K, "batch_size": b, "batch_rule": rule, "Q_max": Q_max,
+            "nu": 10.0 ** draw(st.floats(min_value=-12.0, max_value=-1.0)), "noise": noise,
+            "noise_Q": draw(st.sampled_from(["adaptive", "cap"])), "local_start": draw(st.sampled_from(["warm", "global"])),
+            "beta": draw(st.sampled_from([0.0, 0.1])), "eta0": draw(st.floats(min_value=0.01, max_value=0.15)),
+            "epsilon": draw(st.floats(min_value=0.1, max_value=5.0)), "sigma": draw(st.floats(min_value=1e-3, max_value=1.0))}
+
+
+__all__ += ["fedpdm_algorithm_settings"]

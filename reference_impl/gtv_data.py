@@ -1,0 +1,196 @@
+r"""Instances of the GTV paper's experiments (shared/spec/gtv.md section 5; seed 002_26677b31336d654c.txt, Section VI).
+
+* :func:`sbm_instance`: the stochastic block model of §5.1 / §5.2 (two or several clusters), data (39)/(40);
+* :func:`chain_instance`: the chain of §5.3 (2n nodes, one inter-cluster edge of weight ε, accessible subset M);
+* :func:`dense_clusters_instance`: complete clusters with a light boundary (spec 4, recipe for well-connected
+  instances);
+* :func:`digits_instance`: a convex stand-in for §5.4 on scikit-learn's bundled 8x8 digits (offline);
+* :func:`load_npz_instance` / :func:`save_npz_instance`: a user's data set as ``.npz``.
+
+Randomness only through the ``rng`` argument.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import networkx as nx
+import numpy as np
+
+from theory.gtv.instance import GTVInstance
+
+__all__ = ["NPZ_KEYS", "chain_instance", "dense_clusters_instance", "digits_instance", "load_npz_instance",
+           "planted_parameters", "save_npz_instance", "sbm_instance"]
+
+
+def planted_parameters(rng: np.random.Generator, k: int, d: int) -> np.ndarray:
+    r"""True cluster parameters :math:`\bar w^{(c)} \in \{0, 0.5\}^d`, entries 0.5·Bernoulli(1/2) (L568, E10)."""
+    return 0.5 * rng.integers(0, 2, size=(k, d)).astype(np.float64)
+
+
+def _regression_data(rng, w_true, m, noise):
+    """Features N(0, I) and labels y = w^T x + noise * N(0, 1) ((39)), padded to max(m)."""
+    n, d = w_true.shape
+    m = np.asarray(m, dtype=np.int64)
+    m_max = max(int(m.max()), 1)
+    X = rng.normal(size=(n, m_max, d))
+    X[np.arange(m_max)[None, :] >= m[:, None]] = 0.0
+    y = np.einsum("nrj,nj->nr", X, w_true) + noise * rng.normal(size=(n, m_max))
+    y[np.arange(m_max)[None, :] >= m[:, None]] = 0.0
+    return X, y
+
+
+def _edges_of(G: nx.Graph) -> np.ndarray:
+    return np.array(sorted((min(a, b), max(a, b)) for a, b in G.edges()), dtype=np.int64).reshape(-1, 2)
+
+
+def sbm_instance(rng: np.random.Generator, *, sizes=(100, 100), p_in: float = 0.5, p_out: float = 0.01, d: int = 100,
+                 m: int = 10, noise: float = 1e-3, lam: float = 1e-2, penalty: str = "l2", Q=None,
+                 weights: tuple[float, float] | None = None) -> tuple[GTVInstance, np.ndarray]:
+    r"""The SBM of §5.1 (defaults: 2 x 100 nodes, p_in = 0.5, p_out = 0.01, d = 100, m_i = 10, σ = 1e-3, λ = 1e-2).
+
+    All :math:`A_e = 1` unless ``weights = (lo, hi)`` (uniform weights, spec 4 T6). A node the SBM draw leaves
+    isolated (possible only for small clusters) is joined to one uniformly drawn node of its own cluster, since
+    Algorithm 1's step :math:`\tau_i = 1/|N^{(i)}|` needs an edge [ext]. Returns ``(instance, w_true)`` with
+    ``w_true[i]`` the generating parameter of node i (the MSE reference of (41)).
+    """
+    sizes = tuple(int(s) for s in sizes)
+    k = len(sizes)
+    if k < 1 or min(sizes) < 2:
+        raise ValueError(f"sizes must list cluster sizes >= 2, got {sizes}")
+    for name, p in (("p_in", p_in), ("p_out", p_out)):
+        if not 0.0 <= p <= 1.0:
+            raise ValueError(f"{name} must be in [0, 1], got {p!r}")
+    probs = [[p_in if a == b else p_out for b in range(k)] for a in range(k)]
+    G = nx.stochastic_block_model(list(sizes), probs, seed=int(rng.integers(2**31)))
+    labels = np.repeat(np.arange(k), sizes)
+    starts = np.concatenate([[0], np.cumsum(sizes)])
+    for i in [i for i in G.nodes if G.degree(i) == 0]:
+        c = labels[i]
+        j = int(rng.integers(starts[c], starts[c + 1] - 1))
+        G.add_edge(i, j if j < i else j + 1)
+    edges = _edges_of(G)
+    A = np.ones(len(edges)) if weights is None else rng.uniform(weights[0], weights[1], size=len(edges))
+    w_bar = planted_parameters(rng, k, d)
+    w_true = w_bar[labels]
+    X, y = _regression_data(rng, w_true, np.full(len(labels), m), noise)
+    inst = GTVInstance(n=len(labels), edges=edges, A=A, X=X, y=y, m=np.full(len(labels), m), lam=lam,
+                       penalty=penalty, Q=Q, clusters=labels)
+    return inst, w_true
+
+
+def chain_instance(rng: np.random.Generator, *, n: int = 50, eps: float = 0.1, d: int = 10, m: int = 10,
+                   noise: float = 0.0, rho: float = 1.0, lam: float = 1e-2, penalty: str = "l2",
+                   w_bar: np.ndarray | None = None) -> tuple[GTVInstance, np.ndarray]:
+    r"""The chain of §5.3: path 1..2n, clusters {1..n} and {n+1..2n}, intra weights 1, edge {n, n+1} of weight ε.
+
+    ε = 0 removes the edge (E16). A uniformly random set M of :math:`\lceil\rho\,2n\rceil` nodes holds data
+    (``m`` samples each); the others have :math:`L_i \equiv 0`. ``w_bar`` (2, d) fixes the cluster parameters
+    (default: drawn as in (39)).
+    """
+    if n < 1 or eps < 0 or not 0 < rho <= 1:
+        raise ValueError(f"n must be >= 1, eps >= 0 and rho in (0, 1]; got n={n}, eps={eps}, rho={rho}")
+    N = 2 * n
+    edges = np.stack([np.arange(N - 1), np.arange(1, N)], axis=1)
+    A = np.ones(N - 1)
+    A[n - 1] = eps
+    keep = A > 0
+    edges, A = edges[keep], A[keep]
+    labels = np.repeat([0, 1], n)
+    w_bar = planted_parameters(rng, 2, d) if w_bar is None else np.asarray(w_bar, dtype=np.float64)
+    w_true = w_bar[labels]
+    accessible = rng.permutation(N)[: math.ceil(rho * N)]
+    ms = np.zeros(N, dtype=np.int64)
+    ms[accessible] = m
+    X, y = _regression_data(rng, w_true, ms, noise)
+    inst = GTVInstance(n=N, edges=edges, A=A, X=X, y=y, m=ms, lam=lam, penalty=penalty, clusters=labels)
+    return inst, w_true
+
+
+def dense_clusters_instance(rng: np.random.Generator, *, N: int = 20, k: int = 2, d: int = 5, m: int = 20,
+                            noise: float = 0.05, n_inter: int = 10, eps: float = 0.1, lam: float = 0.5,
+                            penalty: str = "l2") -> tuple[GTVInstance, np.ndarray]:
+    r"""Complete clusters :math:`K_N` (weight 1) joined by ``n_inter`` random inter-cluster edges of weight ε;
+    cluster parameters N(0, I), features N(0, I), noise σ (spec 4, "Constructing instances that satisfy (35)")."""
+    labels = np.repeat(np.arange(k), N)
+    edges = {(int(a), int(b)) for c in range(k) for a in range(c * N, (c + 1) * N) for b in range(a + 1, (c + 1) * N)}
+    inter = set()
+    while len(inter) < n_inter and k > 1:
+        a, b = rng.integers(0, k * N, size=2)
+        if labels[a] != labels[b]:
+            inter.add((int(min(a, b)), int(max(a, b))))
+    all_edges = sorted(edges | inter)
+    A = np.array([eps if e in inter else 1.0 for e in all_edges])
+    w_bar = rng.normal(size=(k, d))
+    w_true = w_bar[labels]
+    X, y = _regression_data(rng, w_true, np.full(k * N, m), noise)
+    inst = GTVInstance(n=k * N, edges=np.array(all_edges), A=A, X=X, y=y, m=np.full(k * N, m), lam=lam,
+                       penalty=penalty, clusters=labels)
+    return inst, w_true
+
+
+def digits_instance(rng: np.random.Generator, *, pairs=((0, 1), (2, 3)), nodes_per_cluster: int = 20,
+                    per_node: int = 14, lam: float = 1.0, gamma: float = 1e-2, knn: int = 4) -> GTVInstance:
+    r"""A convex stand-in for §5.4 on ``sklearn.datasets.load_digits`` (8x8 = 64 features scaled to [0, 1]).
+
+    Cluster c draws images of the digit pair ``pairs[c]`` without replacement, ``per_node`` per node; labels
+    ±1 say which digit of the pair (binary labels within a pair, E12); loss: logistic with ridge γ [ext; the
+    paper trains an ANN (42), outside Theorem 2]. Graph [ext, replacing t-SNE + KL (E13)]: each node joins its
+    ``knn`` nearest nodes by the distance of their mean images, union symmetrised, :math:`A = e^{-\mathrm{dist}}`.
+    """
+    from sklearn.datasets import load_digits
+
+    data = load_digits()
+    feats, target = data.data / 16.0, data.target
+    n = nodes_per_cluster * len(pairs)
+    X = np.zeros((n, per_node, feats.shape[1]))
+    y = np.zeros((n, per_node))
+    for c, (a, b) in enumerate(pairs):
+        pool = rng.permutation(np.flatnonzero((target == a) | (target == b)))
+        need = nodes_per_cluster * per_node
+        if need > len(pool):
+            raise ValueError(f"per_node * nodes_per_cluster must be <= {len(pool)} images of pair {(a, b)}, got {need}")
+        idx = pool[:need].reshape(nodes_per_cluster, per_node)
+        X[c * nodes_per_cluster:(c + 1) * nodes_per_cluster] = feats[idx]
+        y[c * nodes_per_cluster:(c + 1) * nodes_per_cluster] = np.where(target[idx] == a, 1.0, -1.0)
+    means = X.mean(axis=1)
+    dist = np.linalg.norm(means[:, None] - means[None], axis=2)
+    np.fill_diagonal(dist, np.inf)
+    near = np.argsort(dist, axis=1)[:, :knn]
+    pairs_set = {(int(min(i, j)), int(max(i, j))) for i in range(n) for j in near[i]}
+    edges = np.array(sorted(pairs_set))
+    A = np.exp(-dist[edges[:, 0], edges[:, 1]])
+    return GTVInstance(n=n, edges=edges, A=A, X=X, y=y, m=np.full(n, per_node), lam=lam, loss="logistic",
+                       gamma=gamma, clusters=np.repeat(np.arange(len(pairs)), nodes_per_cluster))
+
+
+#: Keys of the ``.npz`` format: X (n, m_max, d), y (n, m_max), m (n,), edges (E, 2), A (E,); optional clusters (n,).
+NPZ_KEYS = ("X", "y", "m", "edges", "A")
+
+
+def save_npz_instance(path, inst: GTVInstance) -> None:
+    """Write the data of ``inst`` in the ``.npz`` format :func:`load_npz_instance` reads."""
+    arrays = {k: getattr(inst, k) for k in NPZ_KEYS}
+    if inst.clusters is not None:
+        arrays["clusters"] = inst.clusters
+    np.savez(path, **arrays)
+
+
+def load_npz_instance(path, *, lam: float, penalty: str = "l2", loss: str = "squared", Q=None,
+                      gamma: float = 0.0) -> GTVInstance:
+    """Read a user's data set (keys :data:`NPZ_KEYS`, optional ``clusters``); ValueError names a bad key."""
+    path = Path(path)
+    try:
+        with np.load(path, allow_pickle=False) as f:
+            arrays = {k: f[k] for k in f.files}
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"path must name a readable .npz file, got {str(path)!r} ({exc})") from None
+    missing = [k for k in NPZ_KEYS if k not in arrays]
+    if missing:
+        raise ValueError(f"the .npz file must hold arrays {', '.join(NPZ_KEYS)}; missing {', '.join(missing)}")
+    X = arrays["X"]
+    if X.ndim != 3:
+        raise ValueError(f"X must have shape (n, m_max, d), got {X.shape}")
+    return GTVInstance(n=X.shape[0], edges=arrays["edges"], A=arrays["A"], X=X, y=arrays["y"], m=arrays["m"], lam=lam,
+                       penalty=penalty, loss=loss, Q=Q, gamma=gamma, clusters=arrays.get("clusters"))

@@ -1,0 +1,166 @@
+"""reference_impl.gtv: step sizes, PU, Algorithm 1 against CVXPY (T5-T8 of shared/spec/gtv.md 4), baselines, data."""
+
+import numpy as np
+import pytest
+
+from reference_impl.gtv import (
+    fedavg,
+    ifca,
+    mse,
+    oracle_clusterwise,
+    pooled_solution,
+    preconditioned_norm_squared,
+    primal_update,
+    run_algorithm1,
+    solve_gtv_cvxpy,
+    solve_gtv_dual_cvxpy,
+    step_sizes,
+    table1_replicate,
+)
+from reference_impl.gtv_data import (
+    chain_instance,
+    dense_clusters_instance,
+    digits_instance,
+    load_npz_instance,
+    save_npz_instance,
+    sbm_instance,
+)
+from theory.gtv import GTVInstance, dual_norm, duality_gap, edge_differences, kkt_residuals, loss_gradients, primal_objective
+
+TOL = 1e-10
+
+
+def _graph_instance(edges, n):
+    return GTVInstance(n=n, edges=edges, A=np.ones(len(edges)), X=np.ones((n, 1, 1)), y=np.ones((n, 1)),
+                       m=np.ones(n, int), lam=1.0)
+
+
+def test_preconditioned_norm_reference_values_and_theta_invariance():
+    """T5: chain (bipartite) 1, K_7 7/12 = 0.583 (lambda_max of the normalised Laplacian / 2); theta-invariant."""
+    chain = _graph_instance(np.array([[i, i + 1] for i in range(5)]), 6)
+    assert np.isclose(preconditioned_norm_squared(chain, *step_sizes(chain)), 1.0, rtol=1e-12)
+    K7 = _graph_instance(np.array([[i, j] for i in range(7) for j in range(i + 1, 7)]), 7)
+    assert np.isclose(preconditioned_norm_squared(K7, *step_sizes(K7)), 7 / 12, rtol=1e-12)
+    assert np.isclose(preconditioned_norm_squared(K7, *step_sizes(K7, 37.0)), 7 / 12, rtol=1e-12)
+
+
+def test_step_size_condition_is_enforced():
+    chain = _graph_instance(np.array([[i, i + 1] for i in range(5)]), 6)
+    with pytest.raises(ValueError, match="step sizes"):
+        run_algorithm1(chain, tau=1.0, sigma=1.0, max_iterations=5)
+    with pytest.raises(ValueError, match="theta"):
+        step_sizes(chain, -1.0)
+    with pytest.raises(ValueError, match="max_iterations"):
+        run_algorithm1(chain, max_iterations=0)
+
+
+@pytest.mark.parametrize("loss", ["squared", "logistic"])
+def test_primal_update_is_the_proximal_map(loss):
+    rng = np.random.default_rng(0)
+    inst, _ = sbm_instance(rng, sizes=(4, 4), p_in=0.8, p_out=0.2, d=3, m=5, noise=0.1, lam=0.1)
+    if loss == "logistic":
+        inst = inst.with_(loss="logistic", y=np.where(inst.y > 0, 1.0, -1.0) * inst.row_mask, gamma=0.05)
+    tau, _ = step_sizes(inst, 2.0)
+    v = rng.normal(size=(inst.n, inst.d))
+    z = primal_update(inst, v, tau)
+    stationarity = loss_gradients(inst, z) + (z - v) / tau[:, None]
+    assert np.abs(stationarity).max() < 1e-10
+
+
+PENALTIES = ["l2", "l1", "mocha", "quad"]
+
+
+def _small(penalty, seed, m=3, d=4):
+    rng = np.random.default_rng(seed)
+    Q = None
+    if penalty == "quad":
+        B = rng.normal(size=(d, 2))
+        Q = B @ B.T
+    inst, _ = sbm_instance(rng, sizes=(6, 6), p_in=0.6, p_out=0.1, d=d, m=m, noise=0.1, lam=0.1, penalty=penalty,
+                           Q=Q, weights=(0.3, 2.0))
+    return inst
+
+
+@pytest.mark.parametrize("penalty", PENALTIES)
+def test_algorithm1_reaches_the_cvxpy_optimum_and_strong_duality_holds(penalty):
+    """T6-T8: objective not above CVXPY's beyond its tolerance, tiny KKT residuals, CVXPY primal = dual."""
+    inst = _small(penalty, 11)
+    run = run_algorithm1(inst, theta=10.0 if penalty == "quad" else 1.0, max_iterations=50_000, tol=1e-12)
+    assert run.converged
+    primal = solve_gtv_cvxpy(inst, solver_tol=TOL)
+    dual = solve_gtv_dual_cvxpy(inst, solver_tol=TOL)
+    P = primal_objective(inst, run.w)
+    scale = 1 + abs(primal.value)
+    assert P - primal.value <= primal.solver_tol * scale
+    assert abs(primal.value - dual.value) <= 2 * max(primal.solver_tol, dual.solver_tol) * scale
+    node, edge = run.kkt(inst)
+    assert max(node, edge) < 1e-9
+    gap = duality_gap(inst, run.w, run.u, range_rtol=1e-8)
+    assert -1e-9 <= gap <= 1e-9
+    if penalty in ("l2", "l1"):
+        assert np.all(dual_norm(inst, run.u) <= inst.lam * inst.A * (1 + 1e-15))
+    if penalty == "mocha":       # E3: u = lam A D w, not D w
+        np.testing.assert_allclose(run.u, (inst.lam * inst.A)[:, None] * edge_differences(inst, run.w), atol=1e-9)
+
+
+def test_algorithm1_logistic_matches_cvxpy():
+    rng = np.random.default_rng(3)
+    inst, _ = sbm_instance(rng, sizes=(5, 5), p_in=0.7, p_out=0.1, d=3, m=6, noise=0.5, lam=0.05)
+    inst = inst.with_(loss="logistic", y=np.where(inst.y > 0, 1.0, -1.0) * inst.row_mask, gamma=0.01)
+    run = run_algorithm1(inst, theta=1.0, max_iterations=50_000, tol=1e-11)
+    ref = solve_gtv_cvxpy(inst, solver_tol=TOL)
+    assert run.converged and primal_objective(inst, run.w) - ref.value <= ref.solver_tol * (1 + abs(ref.value))
+    assert max(run.kkt(inst)) < 1e-8
+
+
+def test_iteration_cap_reports_non_convergence_and_curves_are_recorded():
+    inst = _small("l2", 4)
+    run = run_algorithm1(inst, max_iterations=7, tol=1e-14, record_every=2)
+    assert not run.converged and run.iterations == 7 and run.residuals.shape == (7,)
+    assert run.objective_iterations.tolist() == [0, 2, 4, 6] and np.isfinite(run.objectives).all()
+
+
+def test_mutated_dual_update_converges_elsewhere():
+    """The seed's (25) without E3 (u = D w for MOCHA) changes the fixed point: KKT residual no longer small."""
+    inst = _small("mocha", 5)
+
+    def seed_du(inst_, v, sigma):
+        return v / (1.0 + sigma)[:, None]
+
+    run = run_algorithm1(inst, max_iterations=20_000, tol=1e-12, dual_update_fn=seed_du)
+    assert max(kkt_residuals(inst, run.w, run.u)) > 1e-3
+
+
+def test_baselines_pooled_fedavg_oracle_ifca():
+    rng = np.random.default_rng(8)
+    inst, w_true = sbm_instance(rng, sizes=(10, 10), p_in=0.6, p_out=0.05, d=5, m=10, noise=1e-3)
+    pooled = pooled_solution(inst)
+    fa = fedavg(inst, rounds=400, local_steps=1)
+    np.testing.assert_allclose(fa, pooled, atol=1e-6)        # one local step: gradient descent on the pooled loss
+    oracle = oracle_clusterwise(inst)
+    assert mse(oracle, w_true) < 1e-5 < mse(pooled, w_true)
+    out = ifca(inst, rng, k=2, rounds=50)
+    assert out.shape == (inst.n, inst.d) and np.isfinite(out).all()
+
+
+def test_table1_replicate_small_sbm():
+    out = table1_replicate(0, sizes=(15, 15), d=8, m=10, max_iterations=3000, baseline_rounds=50)
+    assert out["algorithm1_converged"] and out["algorithm1"] < 1e-2 < out["pooled"]
+    assert out["oracle"] <= out["algorithm1"]
+
+
+def test_chain_dense_digits_generators_and_npz_round_trip(tmp_path):
+    rng = np.random.default_rng(9)
+    chain, _ = chain_instance(rng, n=5, eps=0.0, d=2, m=3, rho=0.6)
+    assert chain.n_edges == 8 and (chain.m > 0).sum() == 6
+    dense, _ = dense_clusters_instance(rng, N=5, d=2, m=4, n_inter=3)
+    assert dense.n_edges == 2 * 10 + 3
+    digits = digits_instance(rng, nodes_per_cluster=4, per_node=5)
+    assert digits.loss == "logistic" and digits.d == 64 and set(np.unique(digits.y)) == {-1.0, 1.0}
+    save_npz_instance(tmp_path / "data.npz", dense)
+    back = load_npz_instance(tmp_path / "data.npz", lam=dense.lam)
+    np.testing.assert_array_equal(back.X, dense.X)
+    np.testing.assert_array_equal(back.clusters, dense.clusters)
+    np.savez(tmp_path / "bad.npz", X=dense.X)
+    with pytest.raises(ValueError, match="missing"):
+        load_npz_instance(tmp_path / "bad.npz", lam=1.0)

@@ -615,3 +615,88 @@ def fedpdm_algorithm_settings(draw) -> dict:
 
 
 __all__ += ["fedpdm_algorithm_settings"]
+
+
+# --- fedpdm: Theorem 3, Lemmas 2-3, the condition on L, realised-count accounting ------------------------------
+
+
+@st.composite
+def fedpdm_seed_condition_violations(draw) -> tuple[float, float]:
+    """(L, rho) inside the seed's range 2 sqrt5 - 4 <= L <= rho/4 but outside 1/2 < L < rho/4: L in [2 sqrt5 - 4, 1/2]
+    (rho in [2, 100]) or L = rho/4 exactly."""
+    rho = draw(st.floats(min_value=2.0, max_value=100.0))
+    if draw(st.booleans()):
+        return float(draw(st.floats(min_value=2.0 * np.sqrt(5.0) - 4.0, max_value=0.5))), rho
+    return rho / 4.0, rho
+
+
+@st.composite
+def fedpdm_corrected_conditions(draw) -> tuple[float, float, int, int]:
+    """(L, rho, N, K) with 1/2 < L < rho/4 strictly, rho in (2, 200], 1 <= K <= N <= 200."""
+    rho = draw(st.floats(min_value=2.0, max_value=200.0, exclude_min=True))
+    L = draw(st.floats(min_value=0.5, max_value=rho / 4.0, exclude_min=True, exclude_max=True))
+    N = draw(st.integers(min_value=1, max_value=200))
+    return L, rho, N, draw(st.integers(min_value=1, max_value=N))
+
+
+@st.composite
+def fedpdm_noisy_settings(draw) -> dict:
+    """Instance-NC settings with noise well above the seed's C3 = 8 rho: d in {20, 40}, K in {2, 5, 10} of N = 10,
+    rho = 10, sigma in [0.03, 0.1], full batch (d rho/(8K) >= 2.5)."""
+    return {"d": draw(st.sampled_from([20, 40])), "N": 10, "K": draw(st.sampled_from([2, 5, 10])), "batch_size": 60,
+            "nu": 1e-8, "sigma": draw(st.floats(min_value=0.03, max_value=0.1)), "rho": 10.0, "eta": 0.08, "T": 200,
+            "runs": 3, "seed": draw(st.integers(min_value=0, max_value=2**31 - 1)), "L_declared": 1.0}
+
+
+@st.composite
+def fedpdm_any_noise_settings(draw) -> dict:
+    """Instance-NC settings for the corrected Theorem 3: d in {10, 20, 40}, K in {2, 5, 10}, rho in {10, 20}
+    (eta rho = 0.8), sigma in [0.003, 0.1] or 0 (then mini-batches b = 10 are drawn too)."""
+    rho = draw(st.sampled_from([10.0, 20.0]))
+    sigma = draw(st.sampled_from([0.0, draw(st.floats(min_value=0.003, max_value=0.1))]))
+    b = 60 if sigma > 0 else draw(st.sampled_from([10, 60]))
+    return {"d": draw(st.sampled_from([10, 20, 40])), "N": 10, "K": draw(st.sampled_from([2, 5, 10])), "batch_size": b,
+            "nu": 1e-8 if b == 60 else 1e-3, "sigma": sigma, "rho": rho, "eta": 0.8 / rho, "T": 200, "runs": 3,
+            "seed": draw(st.integers(min_value=0, max_value=2**31 - 1)), "L_declared": 1.0}
+
+
+@st.composite
+def fedpdm_noiseless_full_settings(draw) -> dict:
+    """Noiseless, K = N = 10: d in {10, 20, 40}, rho in {10, 20} (eta rho = 0.8), full batch or b = 10."""
+    rho = draw(st.sampled_from([10.0, 20.0]))
+    b = draw(st.sampled_from([10, 60]))
+    return {"d": draw(st.sampled_from([10, 20, 40])), "N": 10, "K": 10, "batch_size": b, "nu": 1e-8 if b == 60 else 1e-3,
+            "sigma": 0.0, "rho": rho, "eta": 0.8 / rho, "T": 200, "runs": 3,
+            "seed": draw(st.integers(min_value=0, max_value=2**31 - 1)), "L_declared": 1.0}
+
+
+@st.composite
+def fedpdm_federations(draw) -> dict:
+    """Federations for the realised-count accounting: N in [20, 200], 1 <= K <= N/10, T in [100, 400], per-round
+    eps in [0.2, 1], q in {0.05, 0.1, 0.25}, delta = 1e-5."""
+    N = draw(st.integers(min_value=20, max_value=200))
+    return {"N": N, "K": draw(st.integers(min_value=1, max_value=N // 10)), "T": draw(st.integers(min_value=100, max_value=400)),
+            "epsilon": draw(st.floats(min_value=0.2, max_value=1.0)), "delta": 1e-5,
+            "q": draw(st.sampled_from([0.05, 0.1, 0.25])), "seed": draw(st.integers(min_value=0, max_value=2**31 - 1))}
+
+
+__all__ += ["fedpdm_any_noise_settings", "fedpdm_corrected_conditions", "fedpdm_federations", "fedpdm_noiseless_full_settings",
+            "fedpdm_noisy_settings", "fedpdm_seed_condition_violations"]
+
+
+# --- fedpdm (continued) ----------------------------------------------------------------------------------------
+
+
+@st.composite
+def fedpdm_corrected_conditions_strict(draw) -> tuple[float, float, int, int]:
+    """(L, rho, N, K) with 1/2 < L < rho/4 strictly, rho in [2.01, 200] (so the L interval holds floats), 1 <= K <= N <= 200."""
+    rho = draw(st.floats(min_value=2.01, max_value=200.0))
+    L = draw(st.floats(min_value=0.5, max_value=rho / 4.0, exclude_min=True, exclude_max=True))
+    N = draw(st.integers(min_value=1, max_value=200))
+    return L, rho, N, draw(st.integers(min_value=1, max_value=N))
+
+
+#: The first version allowed rho -> 2, where (1/2, rho/4) holds no float; superseded by the strict one.
+fedpdm_corrected_conditions = fedpdm_corrected_conditions_strict
+
+__all__ += ["fedpdm_corrected_conditions_strict"]

@@ -315,7 +315,7 @@ def _batch_gradient(problem: FedPDMProblem, x: np.ndarray, a: np.ndarray, lab: n
         margin = (a @ x[..., None])[..., 0]
         coef = -special.expit(-margin) / a.shape[-2]
         grad = (coef[..., None, :] @ a)[..., 0, :]
-        return grad + problem.beta * 2.0 * x / (1.0 + x * x) ** 2 if problem.beta else grad
+        return _add_nonconvex_gradient(problem.beta, x, grad)
     X = _as_matrix(problem, x)
     scores = a @ np.swapaxes(X, -1, -2)  # (..., b, m)
     lab = np.broadcast_to(lab, scores.shape[:-1])
@@ -324,9 +324,18 @@ def _batch_gradient(problem: FedPDMProblem, x: np.ndarray, a: np.ndarray, lab: n
     weights = np.zeros(scores.shape)
     np.put_along_axis(weights, lab[..., None], coef[..., None], axis=-1)
     grad = np.swapaxes(weights, -1, -2) @ a  # (..., m, n_features)
-    grad = grad.reshape(x.shape)
-    if problem.beta:
-        grad = grad + problem.beta * 2.0 * x / (1.0 + x * x) ** 2
+    return _add_nonconvex_gradient(problem.beta, x, grad.reshape(x.shape))
+
+
+def _add_nonconvex_gradient(beta: float, x: np.ndarray, grad: np.ndarray) -> np.ndarray:
+    """``grad += beta * 2x/(1 + x^2)^2`` in place (``grad`` is a fresh array), four passes over memory."""
+    if beta:
+        t = x * x
+        t += 1.0
+        np.square(t, out=t)
+        np.divide(x, t, out=t)
+        t *= 2.0 * beta
+        grad += t
     return grad
 
 
@@ -665,7 +674,7 @@ def fedpdm_round(problem: FedPDMProblem, config: FedPDMConfig, state: FedPDMStat
         batches[...] = np.arange(n)
     elif config.batch_rule == "disjoint":
         batches[...] = rng.permuted(base, axis=-1)[..., : Qm * b].reshape(R, k, Qm, b)
-    feats, labs = problem.features[clients], problem.labels[clients]  # (R, k, n, f), (R, k, n)
+    cl = clients[..., None]  # gather only the batches, never a copy of the clients' data
     running = np.ones((R, k), dtype=bool)
     Q = np.zeros((R, k), dtype=np.int64)
     last_g = np.zeros_like(z_loc)
@@ -674,19 +683,28 @@ def fedpdm_round(problem: FedPDMProblem, config: FedPDMConfig, state: FedPDMStat
         phi2 = _variance_a2(problem, z_loc, clients, b)
     for r in range(Qm):
         if full_batch:
-            a, lab = feats, labs
+            a, lab = problem.features[clients], problem.labels[clients]
         else:
             if config.batch_rule == "fresh":
                 batches[:, :, r, :] = rng.permuted(base, axis=-1)[..., :b]
             idx = batches[:, :, r, :]
-            a = np.take_along_axis(feats, idx[..., None], axis=2)
-            lab = np.take_along_axis(labs, idx, axis=2)
-        g = _batch_gradient(problem, z_loc, a, lab) - lam_i + rho * (z_loc - x0[:, None, :])  # line 7
-        z_loc = np.where(running[..., None], z_loc - eta * g, z_loc)  # (10a)
-        last_g = np.where(running[..., None], g, last_g)
+            a, lab = problem.features[cl, idx], problem.labels[cl, idx]  # (R, k, b, f), (R, k, b)
+        g = _batch_gradient(problem, z_loc, a, lab)  # line 7, in place: g - lam + rho (z - x0)
+        g -= lam_i
+        step = np.subtract(z_loc, x0[:, None, :])
+        step *= rho
+        g += step
+        np.multiply(g, eta, out=step)
+        if running.all():
+            z_loc -= step  # (10a)
+            last_g = g
+        else:
+            z_loc = np.where(running[..., None], z_loc - step, z_loc)
+            last_g = np.where(running[..., None], g, last_g)
         Q = np.where(running, r + 1, Q)
-        fired_now = running & ((g * g).sum(-1) <= config.nu)  # (11), the same g
-        running = running & ~fired_now
+        if config.nu > 0:
+            fired_now = running & (np.einsum("rkd,rkd->rk", g, g) <= config.nu)  # (11), the same g
+            running = running & ~fired_now
         if track_variance:
             phi2 = np.fmax(phi2, np.where(Q == r + 1, _variance_a2(problem, z_loc, clients, b), np.nan))
         if not running.any():
@@ -876,13 +894,12 @@ def run_baseline(problem: FedPDMProblem, config: FedPDMConfig, baseline: Baselin
             batches = rng.permuted(base, axis=-1)[..., : E * b].reshape(R, k, E, b)
         else:
             batches = np.stack([rng.permuted(base, axis=-1)[..., :b] for _ in range(E)], axis=2)
-        feats, labs = problem.features[clients], problem.labels[clients]
+        cl = clients[..., None]
         x = np.repeat(x0[:, None, :], k, axis=1)
         ci = c_i[rows, clients]
         for r in range(E):
             idx = batches[:, :, r, :]
-            g = _batch_gradient(problem, x, np.take_along_axis(feats, idx[..., None], axis=2),
-                                np.take_along_axis(labs, idx, axis=2)) + problem.gamma * np.sign(x)
+            g = _batch_gradient(problem, x, problem.features[cl, idx], problem.labels[cl, idx]) + problem.gamma * np.sign(x)
             if baseline.name == "fedprox":
                 g = g + baseline.mu * (x - x0[:, None, :])
             elif baseline.name == "scaffold":

@@ -20,6 +20,13 @@ import numpy as np
 #: The check profiles: ``ci`` (scaled-down, fast) and ``thorough`` (the paper's sizes, long Monte Carlo).
 PROFILES = ("ci", "thorough")
 
+#: How wrong a refuted claim is, most serious last (the Findings section sorts by it, most serious first):
+#: ``typo`` -- a notational slip (relation, sign, index range, a factor the proof itself does not use) in a statement
+#: whose intended form holds and is what the paper uses; ``correction_as_useful`` -- the statement is wrong, but a
+#: corrected statement that fedcheck checks serves the paper's purpose equally well; ``false`` -- the result as stated
+#: does not hold and no known correction keeps what the paper uses it for.
+SEVERITIES = ("typo", "correction_as_useful", "false")
+
 __all__ = [
     "CheckContext",
     "CheckResult",
@@ -29,6 +36,7 @@ __all__ = [
     "FigureSpec",
     "MonteCarlo",
     "PROFILES",
+    "SEVERITIES",
     "Series",
     "Verdict",
 ]
@@ -310,6 +318,12 @@ class Claim:
         the recorded counterexample; the registry test asserts the violation still reproduces.
     corrected_by / corrects : str, optional
         Links a refuted claim to the corrected statement that fedcheck also checks.
+    severity : str, optional
+        For a refuted claim: one of :data:`SEVERITIES` (required on every refuted claim by
+        ``verify/test_severity.py``; given only on refuted claims).
+    uncorrected_because : str, optional
+        For a refuted claim whose severity is not ``typo`` and that has no ``corrected_by``: one sentence on why no
+        corrected statement is known.
     """
 
     id: str
@@ -325,6 +339,8 @@ class Claim:
     corrected_by: str | None = None
     corrects: str | None = None
     expected_by_profile: Mapping[str, Verdict] | None = None
+    severity: str | None = None
+    uncorrected_because: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "expected", Verdict(self.expected))
@@ -358,6 +374,14 @@ class Claim:
             raise ValueError(f"{self.id}: a claim expected to be refuted needs a reproduce function")
         if self.corrected_by is not None and self.expected is not Verdict.REFUTED:
             raise ValueError(f"{self.id}: only a refuted claim has a corrected_by claim")
+        if self.severity is not None:
+            if self.severity not in SEVERITIES:
+                raise ValueError(f"{self.id}: severity must be one of {', '.join(SEVERITIES)}, got {self.severity!r}")
+            if self.expected is not Verdict.REFUTED:
+                raise ValueError(f"{self.id}: only a refuted claim has a severity, got expected = {self.expected.value}")
+        if self.uncorrected_because:
+            if self.expected is not Verdict.REFUTED or self.corrected_by is not None:
+                raise ValueError(f"{self.id}: uncorrected_because is only for a refuted claim without corrected_by")
 
     def expected_at(self, profile: str) -> Verdict:
         """The verdict expected when the check runs at ``profile``."""
@@ -379,4 +403,6 @@ class Claim:
             "reason": self.reason,
             "corrected_by": self.corrected_by,
             "corrects": self.corrects,
+            "severity": self.severity,
+            "uncorrected_because": self.uncorrected_because or None,
         }

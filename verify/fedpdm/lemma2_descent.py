@@ -169,6 +169,7 @@ CLAIMS = (
                 "strictly negative (about -0.15 at sigma = 0.03, d = 20, K = N; -1.7 at sigma = 0.1): the lemma has no "
                 "sigma^2 term (E20). Partial participation breaks it even without noise (the x0 step averages over S_t "
                 "only, E14), and under the 1/N-normalised L of (9a) the B1 = N rho/2 decrease is N times too large."),
+        severity="false",
         reproduce=reproduce_lemma2,
         corrected_by="fedpdm.lemma2_corrected",
     ),

@@ -152,6 +152,7 @@ CLAIMS = (
         reason=("Under partial participation the left side sums over all N clients and the right side over S_t only "
                 "(E22): with K = 1 and the expectation over S_t computed exactly (all N single-client rounds from the "
                 "same state), P^t exceeds it by up to about 19 % (N = 40, d = 20, no noise). Under K = N it holds."),
+        severity="false",
         reproduce=reproduce_lemma3,
         corrected_by="fedpdm.lemma3_corrected",
     ),

@@ -567,6 +567,7 @@ CLAIMS = (
                 "start). A legal one-record pair with a linear loss exceeds (19) by 2.40x at its 2nd and 16.5x at "
                 "its 10th participation (eta = 0.001, rho = 10, Q = 5). At kappa = 1.5 the round's exact delta is "
                 "3.3 delta (eps = 0.5, delta = 1e-5). Spec E4 and Review notes."),
+        severity="false",
         reproduce=reproduce_history,
         corrected_by="fedpdm.theorem1_history_corrected",
     ),

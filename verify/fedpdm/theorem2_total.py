@@ -324,6 +324,7 @@ CLAIMS = (
                 "10, 4.7, 2.9), by 12-14x under the exact (PLD) loss and by 19x under the without-replacement "
                 "replace-one bound; the log-log slope of eps_total in q/sqrt(1-q) is 0.92-0.94, not 2. Any fixed c0 "
                 "understates the loss as q -> 0. The cited FedSPD-DP states O(q eps sqrt(pT)) (spec E7)."),
+        severity="false",
         reproduce=reproduce_printed,
         corrected_by="fedpdm.theorem2_corrected",
     ),

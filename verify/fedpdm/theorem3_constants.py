@@ -181,6 +181,7 @@ CLAIMS = (
         reason=("At the seed's own endpoint L = 2 sqrt5 - 4 = 0.472 (rho = 10), 4L - 2 = -0.111 and B3 = 0.8 - 4.25 < 0, "
                 "B8 < 0 (the bound is the root of L^2 + 8L - 4, not of 4L - 2, E18); at L = 1/2 they are undefined; at "
                 "L = rho/4 the B2 coefficient (rho - 4L)(rho + 2L)/(2 rho) is 0, so theta_1 = 0 and C_0 = inf (E17)."),
+        severity="correction_as_useful",
         reproduce=reproduce_conditions,
         corrected_by="fedpdm.theorem3_conditions_corrected",
     ),

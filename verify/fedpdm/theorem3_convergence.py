@@ -270,6 +270,7 @@ CLAIMS = (
                 "about 1.1 rho^2 d sigma^2/K at K = N and more under partial participation, far above C3 sigma^2 = "
                 "8 rho sigma^2 when d rho/(8K) >> 1: at sigma = 0.1, K = 5, d = 20 the LHS is about 6.1 against "
                 "zeta = 0.83, and already at sigma = 0.03, K = N it is 0.2 against 0.11 (spec E21, reproduced)."),
+        severity="false",
         reproduce=reproduce_theorem3,
         corrected_by="fedpdm.theorem3_corrected",
     ),

@@ -120,6 +120,7 @@ CLAIMS = (
                 "K = 2, D = 3, m = 2, l_max = 1, p = (1, 1), delta = 0.5, alpha = (1, 1), confirmed by enumeration "
                 "([E10], Review note 6); with l_max = 0 Q_B >= 0. E[B_n] = -1.39 I for the [E8] configuration. "
                 "The P4-only overlap rule would restore B_n in [0, 1]."),
+        severity="false",
         reproduce=reproduce_appendix_b,
     ),
 )

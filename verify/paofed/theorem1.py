@@ -212,6 +212,7 @@ CLAIMS = (
         reason=("Neither direction holds in general. Not necessary: the reference instance (spec 4.1) is "
                 "mean-stable up to 2.0856/lambda_max. Not sufficient without a condition on alpha_l: m = D, alpha_l = 1, "
                 "p = 1, delta = 0.8, l_max = 5 gives E[B_n] = -1.39 I and rho(M(mu)) >= 1.116 for every mu ([E7], [E8])."),
+        severity="false",
         reproduce=reproduce_theorem1,
         corrected_by=ID_SUFF,
     ),

@@ -185,6 +185,7 @@ CLAIMS = (
                 "reference instance (spec 4.1), inside the claimed range ([E9]); Review note 2's instance is stable up "
                 "to 1.136/lambda_max, so the bound is neither sufficient nor necessary. For the seed's truncated F "
                 "the bound is sufficient (rho(F_seed(0.999/lambda_max)) < 1) but not necessary (1.0711/lambda_max)."),
+        severity="false",
         reproduce=reproduce_theorem2,
         corrected_by=ID_SEED,
     ),

@@ -238,6 +238,7 @@ CLAIMS = (
         reason=("The tau = 0 iteration is affine; its spectral radius exceeds 1 on every instance drawn (spec E5: "
                 "prototype diverges), so the iterates blow up (overflow after a few hundred iterations on the "
                 "spec-like instance). Two sign errors turn the consensus step into an ascent on the disagreement."),
+        severity="typo",
         reproduce=evaluate_single_step_printed,
         corrected_by="pgfl.single_step_update_corrected",
     ),

@@ -1216,6 +1216,7 @@ CLAIMS = (
                 "falls like 1/rho). The proof (seed 000 eqs. (13)-(22)) analyses a client-level decentralised ADMM, not "
                 "steps (8)-(10) (spec E12). The theorem also has no condition on rho, and Algorithm 1 diverges for "
                 "rho < L_max m/(1+m) with identical clients (4-cycle: r(T) = 1.18 at rho = 0.1 L_max)."),
+        severity="false",
         reproduce=reproduce_theorem1, corrected_by="pgfl.theorem1_fixed_point",
     ),
     Claim(

@@ -874,6 +874,7 @@ CLAIMS = (
                 "Privacy noise cannot rescue it: with common random numbers the ridge iteration gives "
                 "E D_n >= D_n(xi = 0), and the tau x rho sweep with the paper's phi0 = 0.001, zeta = 0.99 finds "
                 "violations in expectation up to the largest rho tried (details: noise_sweep)."),
+        severity="false",
         reproduce=_reproduce_equal_optima,
     ),
     Claim(
@@ -887,6 +888,7 @@ CLAIMS = (
         reason=("With anisotropic cluster Hessians the tau-run's fixed point is pulled toward the Hessian-weighted "
                 "pooled optimum (H_1 + H_2)^{-1}(H_1 w_1 + H_2 w_2), which can lie far outside the segment between "
                 "the optima: lim D_n / eta up to ~140 on a 2-D instance. Found by fedcheck; not in the spec."),
+        severity="false",
         reproduce=_reproduce_steady_state,
     ),
     Claim(
@@ -899,6 +901,7 @@ CLAIMS = (
         hypotheses=("tau^(i) = 0 for i < n", "tau^(n) in (0, 1)"),
         check=check_corollary, expected=Verdict.REFUTED,
         reason="At n = 1 the hypothesis is vacuous and the equal-optima instance (eta = 0) has D_1 > 0.",
+        severity="false",
         reproduce=_reproduce_equal_optima, corrected_by="pgfl.corollary_identity",
     ),
     Claim(

@@ -198,6 +198,7 @@ CLAIMS = (
                 "participation; under scheduling the per-client totals are random (about 0.05-0.11 with a "
                 "per-client counter, 0.25-0.55 with the global index), never 0.095 for every client. "
                 "0.0951 is the sum with phi decaying, the opposite direction (spec pgfl.md E1, R-b)."),
+        severity="false",
         reproduce=evaluate_reported_total,
         corrected_by="pgfl.theorem4.total_closed_form",
     ),

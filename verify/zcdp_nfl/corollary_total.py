@@ -255,6 +255,7 @@ CLAIMS = (
         expected=Verdict.REFUTED,
         reason=("The closed form is the T-term sum over n = 1..T; the printed range 0 < n < T has T - 1 terms. "
                 "Minimal counterexample T = 1: the empty sum is 0, the closed form phi^(1) (spec E10)."),
+        severity="typo",
         reproduce=reproduce_sum_range,
         corrected_by="zcdp_nfl.corollary",
     ),

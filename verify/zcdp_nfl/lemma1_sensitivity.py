@@ -286,6 +286,7 @@ CLAIMS = (
                 "-1/(1/eta + 2 rho d_k), so the identity w_D - w_D' = -(l'(x_M) - l'(x'))/(M (2 rho d + 1/eta)) "
                 "holds to rounding and the bound follows; the reflected-label construction attains it (ratio 1 "
                 "to ~1e-14). The closed form of (7) agrees with Clarabel to ~1e-16 (P2's printed (A.1) does not, "
-                "E6, but has the same slope)."),
+                "E6, but has the same slope). The seed prints '<=' ((11), (3.12)), so this is confirmed as printed; "
+                "Policy for a printed '=' where '<=' is meant (applied to pgfl.lemma1 and zcdp_nfl.lemma1 alike): the verdict is on the relation as printed, so '=' is refuted when some admissible instance gives '<', and the severity is 'typo' when the '<=' form holds, is attained in the hypothesis class and is what the paper uses."),
     ),
 )

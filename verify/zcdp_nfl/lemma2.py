@@ -171,6 +171,7 @@ CLAIMS = (
         reason=("The last term must carry 2D^2 = diag(1/eta) (E13): with D the inequality fails on noise-free runs "
                 "for most of the spec's grid (ridge/elastic net/LAD, rho in {0.5, 2}, eta = 0.05, 0.05/sqrt(n), "
                 "0.05/n; spec 8 item 4: 16 of 18 settings, exceptions constant eta with rho = 2)."),
+        severity="typo",
         reproduce=reproduce_lemma2_printed,
         corrected_by="zcdp_nfl.lemma2_corrected",
     ),

@@ -124,6 +124,7 @@ CLAIMS = (
         reason=("The gradient of ||D(w - w~)||^2 is 2 D^2 (w - w~) = diag(1/eta)(w - w~), not 2 D (w - w~) (E13), and "
                 "with L_+(w^(n+1) - w~^(n)) on the left the noise enters as L_- xi, not 2 M xi (E14): relative "
                 "residuals O(0.1-1) on every run with noise, against ~1e-15 for the corrected form."),
+        severity="correction_as_useful",
         reproduce=reproduce_printed,
         corrected_by="zcdp_nfl.network_form",
     ),

@@ -171,6 +171,7 @@ CLAIMS = (
                 "elastic-net runs go below f(w*) after a few dozen iterations and stay there, and with S2 noise the "
                 "upper confidence limit of the Monte-Carlo mean is negative at T = 50 and 200 (review notes: "
                 "-0.057 +- 0.003 at T = 50, -0.030 at T = 200 with f* ~ 9-18)."),
+        severity="correction_as_useful",
         reproduce=reproduce_positivity,
         corrected_by="zcdp_nfl.theorem2_consensus_gap",
     ),

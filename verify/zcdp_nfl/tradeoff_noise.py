@@ -156,6 +156,7 @@ CLAIMS = (
         reason=("Substituting phi_k^(1) = phi^(1) in (23) gives sum_k Delta_k^2/(2 phi^(1) (1 - tau)); the printed "
                 "(24) has an extra 1/K, understating the noise term K-fold. Minimal counterexample K = 2 (any "
                 "Delta > 0): printed = half of (23); K = 1 agrees (spec E21)."),
+        severity="correction_as_useful",
         reproduce=reproduce_printed_noise_term,
         corrected_by="zcdp_nfl.tradeoff_noise_term",
     ),

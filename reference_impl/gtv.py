@@ -99,15 +99,28 @@ class _PrimalUpdate:
     def __init__(self, inst: GTVInstance, tau: np.ndarray, *, newton_tol: float = 1e-12, newton_max: int = 100):
         self.inst, self.rho = inst, 1.0 / tau
         self.newton_tol, self.newton_max = newton_tol, newton_max
-        if inst.loss == "squared":
+        self.warm = None
+        self.last_residual = 0.0      # max_i ||grad of the prox objective|| at the last inexact (Newton) update
+        self.woodbury = inst.loss == "squared" and inst.X.shape[1] < inst.d
+        if inst.loss == "squared" and self.woodbury:
+            # (rho I + (2/m) X^T X)^-1 = (1/rho) [I - X^T (rho m/2 I + X X^T)^-1 X]: an m_max x m_max solve per node
+            _, self.b, _ = inst.quadratic
+            half_m = np.where(inst.m > 0, inst.m, 1) / 2.0
+            K = np.matmul(inst.X, inst.X.transpose(0, 2, 1)) + (self.rho * half_m)[:, None, None] * np.eye(inst.X.shape[1])
+            self.Kinv = np.linalg.inv(K)
+        elif inst.loss == "squared":
             H, b, _ = inst.quadratic
             Minv = np.linalg.inv(H + self.rho[:, None, None] * np.eye(inst.d)[None])
-            self.Mb = np.einsum("njk,nk->nj", Minv, b)
+            self.Mb = np.matmul(Minv, b[..., None])[..., 0]
             self.Mrho = Minv * self.rho[:, None, None]
 
     def __call__(self, v: np.ndarray) -> np.ndarray:
+        if self.inst.loss == "squared" and self.woodbury:
+            r = self.b + self.rho[:, None] * v
+            t = np.matmul(self.inst.X, r[..., None])
+            return (r - np.matmul(self.inst.X.transpose(0, 2, 1), np.matmul(self.Kinv, t))[..., 0]) / self.rho[:, None]
         if self.inst.loss == "squared":
-            return self.Mb + np.einsum("njk,nk->nj", self.Mrho, v)
+            return self.Mb + np.matmul(self.Mrho, v[..., None])[..., 0]
         return self._newton(v)
 
     def _newton(self, v):
@@ -118,12 +131,14 @@ class _PrimalUpdate:
         def obj(z):
             return loss_values(inst, z) + 0.5 * rho * np.sum((z - v) ** 2, axis=1)
 
-        z = v.copy()
+        z = v.copy() if self.warm is None else self.warm.copy()     # warm start: the previous output
         g0 = np.linalg.norm(loss_gradients(inst, np.zeros_like(v)), axis=1)
         scale = np.maximum(np.maximum(1.0, rho * np.linalg.norm(v, axis=1)), g0)
         for _ in range(self.newton_max):
             g = loss_gradients(inst, z) + rho[:, None] * (z - v)
-            if np.all(np.linalg.norm(g, axis=1) <= self.newton_tol * scale):
+            gnorm = np.linalg.norm(g, axis=1)
+            if np.all(gnorm <= self.newton_tol * scale):
+                self.warm, self.last_residual = z, float(gnorm.max())
                 return z
             margins = np.einsum("nrj,nj->nr", inst.X, z)
             s = 0.5 * (1.0 + np.tanh(0.5 * margins))
@@ -133,14 +148,17 @@ class _PrimalUpdate:
             step = np.linalg.solve(Hs, g[..., None])[..., 0]
             t = np.ones(inst.n)
             f0 = obj(z)
+            slack = 64 * np.finfo(float).eps * np.maximum(1.0, np.abs(f0))   # rounding of the objective itself
             for _ in range(60):
                 cand = z - t[:, None] * step
-                bad = obj(cand) > f0
+                bad = obj(cand) > f0 + slack
                 if not bad.any():
                     break
                 t = np.where(bad, 0.5 * t, t)
             z = z - t[:, None] * step
             if np.all(np.linalg.norm(t[:, None] * step, axis=1) <= 4 * np.finfo(float).eps * (1 + np.linalg.norm(z, axis=1))):
+                self.warm = z
+                self.last_residual = float(np.linalg.norm(loss_gradients(inst, z) + rho[:, None] * (z - v), axis=1).max())
                 return z                                    # round-off level: no further progress possible
         raise RuntimeError(f"logistic primal update: Newton did not reach {self.newton_tol} in {self.newton_max} steps")
 
@@ -168,14 +186,23 @@ class Algorithm1Run:
     norm_squared: float            # ||Sigma^1/2 D T^1/2||^2
     tol: float
     residual_scale: float
-    meta: dict = field(default_factory=dict)
+    meta: dict = field(default_factory=dict)   # "pu_residual": stationarity error of the last (Newton) PU
 
     def kkt(self, inst: GTVInstance) -> tuple[float, float]:
         """(node, edge) KKT residuals of the final pair (:func:`theory.gtv.kkt_residuals`)."""
         return kkt_residuals(inst, self.w, self.u)
 
 
-def run_algorithm1(inst: GTVInstance, *, theta: float = 1.0, tau=None, sigma=None, max_iterations: int = 10_000,
+def run_algorithm1(inst: GTVInstance, **kwargs) -> Algorithm1Run:
+    """Algorithm 1; see :func:`_run_algorithm1` for the parameters. Runs with one BLAS thread: the batched
+    small solves are slower with threads competing on a shared machine."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _run_algorithm1(inst, **kwargs)
+
+
+def _run_algorithm1(inst: GTVInstance, *, theta: float = 1.0, tau=None, sigma=None, max_iterations: int = 10_000,
                    tol: float = 1e-10, record_every: int = 1, w0=None, u0=None, dual_update_fn=None,
                    extrapolate: bool = True) -> Algorithm1Run:
     r"""Algorithm 1 (corrected per E1-E2) from :math:`\hat w_0 = 0, \hat u_0 = 0`.
@@ -238,7 +265,7 @@ def run_algorithm1(inst: GTVInstance, *, theta: float = 1.0, tau=None, sigma=Non
     return Algorithm1Run(w=w, u=u, iterations=k, converged=converged, residuals=residuals[:k].copy(),
                          objectives=np.array(objectives), objective_iterations=np.array(obj_iters, dtype=np.int64),
                          theta=float(theta), tau=tau, sigma=sigma, norm_squared=norm2, tol=float(tol),
-                         residual_scale=scale)
+                         residual_scale=scale, meta={"pu_residual": pu.last_residual})
 
 
 # --- CVXPY ground truth --------------------------------------------------------------------------------------

@@ -700,3 +700,39 @@ def fedpdm_corrected_conditions_strict(draw) -> tuple[float, float, int, int]:
 fedpdm_corrected_conditions = fedpdm_corrected_conditions_strict
 
 __all__ += ["fedpdm_corrected_conditions_strict"]
+
+
+# --- GTV clustered FL (seed 002; verify/gtv) -----------------------------------------------------------------------
+@st.composite
+def gtv_convergence_cases(draw, penalty: str | None = None, loss: str = "squared") -> dict:
+    """Spec 4 T6 instances for Algorithm 1 vs CVXPY: SBM 2 x 6, d = 4, m in {2, 6}, lam log-uniform in [1e-2, 1]."""
+    return {"penalty": penalty or draw(st.sampled_from(["l2", "l1", "mocha", "quad"])), "loss": loss,
+            "seed": draw(st.integers(0, 2**31 - 1)), "m": draw(st.sampled_from([2, 6])),
+            "lam": 10.0 ** draw(st.floats(-2.0, 0.0)), "size": 6}
+
+
+@st.composite
+def gtv_well_connected_cases(draw, penalty: str | None = None) -> dict:
+    """Dense clusters K_N with a light boundary whose eps (fraction kappa of the limit) and lam (lam_factor x 3 max
+    delta) make every cluster satisfy (35) by construction (verify.gtv._instances.well_connected_case)."""
+    d = draw(st.integers(2, 4))
+    return {"kind": "dense", "seed": draw(st.integers(0, 2**31 - 1)), "N": draw(st.integers(6, 12)),
+            "k": draw(st.integers(2, 3)), "d": d, "m": draw(st.integers(d + 2, 12)),
+            "noise": draw(st.floats(0.0, 0.1)), "n_inter": draw(st.integers(1, 6)),
+            "kappa": draw(st.floats(0.05, 0.95)), "lam_factor": draw(st.floats(1.0, 10.0)),
+            "penalty": penalty or draw(st.sampled_from(["l2", "l1"]))}
+
+
+@st.composite
+def gtv_chain_cases(draw) -> dict:
+    """Noiseless d = 1 chains 2 x n with boundary weight eps < 1 (so (35) holds with the boundary anchor, R1)."""
+    return {"kind": "chain", "seed": draw(st.integers(0, 2**31 - 1)), "n": draw(st.integers(3, 10)), "m": 3,
+            "eps": draw(st.floats(0.05, 0.9)), "lam": draw(st.floats(0.05, 0.3))}
+
+
+def gtv_sbm_seeds() -> st.SearchStrategy[int]:
+    """Replicate seeds of the paper's SBM (section 5.1)."""
+    return st.integers(0, 2**31 - 1)
+
+
+__all__ += ["gtv_chain_cases", "gtv_convergence_cases", "gtv_sbm_seeds", "gtv_well_connected_cases"]

@@ -170,3 +170,19 @@ FEDPDM_POLISH_ZERO = 1e-6
 FEDPDM_P_STAR_TOL = 1e-10
 
 __all__ += ["FEDPDM_F_GAP_TOL", "FEDPDM_POLISH_ZERO", "FEDPDM_P_STAR_TOL"]
+
+# --- GTV clustered FL (seed 002; verify/gtv) ----------------------------------------------------------------------
+#: Relative fixed-point residual handed to Algorithm 1 (review note R4 stopping rule): far below the CVXPY accuracy
+#: it is compared with (CLARABEL_TOL, or Clarabel's 1e-8 default where it stalls on second-order cones).
+GTV_ALG1_TOL = 1e-10
+#: Domain test of the gap (34) (E15): relative component of -s^(i) outside range(X_i^T). Converged iterates sit at
+#: <= 7e-13, non-converged ones at 0.26-0.48 (spec review notes), so 1e-8 separates them by four decades either way.
+GTV_RANGE_RTOL = 1e-8
+#: Strict inequality of (35): slack must exceed this times (internal weight + total demand) (spec D4).
+GTV_WELL_CONNECTED_RTOL = 1e-9
+#: Intra-cluster spread of a converged Algorithm 1 solution counted as "constant" (spec 4, T9: 1e-8 for Alg. 1).
+GTV_SPREAD_ATOL = 1e-8
+#: An edge is unsaturated when ||u_e||_* <= (1 - margin) lam A_e (spec 4, T8).
+GTV_SATURATION_MARGIN = 1e-6
+
+__all__ += ["GTV_ALG1_TOL", "GTV_RANGE_RTOL", "GTV_SATURATION_MARGIN", "GTV_SPREAD_ATOL", "GTV_WELL_CONNECTED_RTOL"]

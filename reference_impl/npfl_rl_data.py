@@ -1,0 +1,275 @@
+r"""NPFL-RL problem instances: the networked clustered ridge-regression problem and the I0 generator.
+
+An :class:`NPFLProblem` is one graph with cluster labels and per-client training, validation and test data
+(ragged: client :math:`k` has :math:`D_k` rows). It stores the sufficient statistics the algorithm needs as
+client-stacked arrays (:math:`H_k = X_k^\top X_k/D_k`, :math:`b_k`, and the same for validation and test) and the
+inter-cluster weights :math:`\omega_{k,r}` of both empty-neighbour conventions.
+
+References
+----------
+.. [1] seed 004_180cd372987d137b.txt, thesis Chapter 6, lines 1606-1625 (problem), 1714 (set-up);
+   Publication 7, lines 3457-3477, 3570-3575.
+.. [2] shared/spec/npfl_rl.md 1-2 (conventions E0/E1, D12), 6 (generator I0, every (A) choice), D16-D17.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["CONVENTIONS", "NPFLProblem", "intra_cluster_components", "synthetic_problem"]
+
+CONVENTIONS = ("E0", "E1")
+
+
+def _readonly(a, dtype=np.float64) -> np.ndarray:
+    a = np.array(a, dtype=dtype)
+    a.setflags(write=False)
+    return a
+
+
+def _components(adjacency: np.ndarray) -> np.ndarray:
+    """Connected-component label of every node (vectorised label propagation, at most K sweeps)."""
+    K = adjacency.shape[0]
+    label = np.arange(K)
+    reach = adjacency | np.eye(K, dtype=bool)
+    for _ in range(K):
+        new = np.min(np.where(reach, label[None, :], K), axis=1)
+        if np.array_equal(new, label):
+            break
+        label = new
+    _, comp = np.unique(label, return_inverse=True)
+    return comp
+
+
+def intra_cluster_components(adjacency, labels) -> np.ndarray:
+    """Component index (0..C-1) of every client in its cluster's subgraph :math:`G_q` (spec 6, D12)."""
+    adjacency = np.asarray(adjacency, dtype=bool)
+    labels = np.asarray(labels)
+    same = adjacency & (labels[:, None] == labels[None, :])
+    return _components(same)
+
+
+@dataclass(frozen=True, kw_only=True)
+class NPFLProblem:
+    r"""One NPFL instance: graph :math:`G`, cluster labels :math:`q_k`, data, :math:`\lambda` and the true models.
+
+    Attributes
+    ----------
+    adjacency : (K, K) bool
+        Symmetric, zero diagonal.
+    labels : (K,) int
+        Cluster :math:`q_k \in \{0, \dots, Q-1\}`; every cluster non-empty.
+    X, y : tuple of arrays
+        Training data :math:`X_k \in \mathbb R^{D_k\times d}`, :math:`y_k \in \mathbb R^{D_k}`.
+    X_val, y_val, X_test, y_test : tuple of arrays
+        Validation and test sets (any sizes; normalised by the training size :math:`D_k` as in (6.7)/(6.12), D20).
+    lam : float
+        :math:`\lambda > 0`.
+    true_models : (Q, d) array, optional
+        Generating models :math:`w_{(q)}` (for the Test-MSE (6.15)).
+    """
+
+    adjacency: np.ndarray
+    labels: np.ndarray
+    X: tuple
+    y: tuple
+    X_val: tuple
+    y_val: tuple
+    X_test: tuple
+    y_test: tuple
+    lam: float
+    true_models: np.ndarray | None = None
+    # derived (filled in __post_init__)
+    H: np.ndarray = field(init=False, repr=False)
+    b: np.ndarray = field(init=False, repr=False)
+    Hv: np.ndarray = field(init=False, repr=False)
+    bv: np.ndarray = field(init=False, repr=False)
+    cv: np.ndarray = field(init=False, repr=False)
+    Ht: np.ndarray = field(init=False, repr=False)
+    bt: np.ndarray = field(init=False, repr=False)
+    ct: np.ndarray = field(init=False, repr=False)
+    D: np.ndarray = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        A = np.asarray(self.adjacency)
+        if A.ndim != 2 or A.shape[0] != A.shape[1] or A.shape[0] < 2:
+            raise ValueError(f"adjacency must be a square (K, K) matrix with K >= 2, got shape {A.shape}")
+        A = A.astype(bool)
+        if not np.array_equal(A, A.T) or np.any(np.diag(A)):
+            raise ValueError("adjacency must be symmetric with a zero diagonal")
+        K = A.shape[0]
+        labels = np.asarray(self.labels)
+        if labels.shape != (K,) or labels.dtype.kind not in "iu":
+            raise ValueError(f"labels must be K = {K} integers, got {self.labels!r}")
+        Q = int(labels.max()) + 1
+        if labels.min() < 0 or np.unique(labels).size != Q:
+            raise ValueError(f"labels must use every cluster 0..Q-1 (Q = {Q}), got {sorted(set(labels.tolist()))}")
+        if isinstance(self.lam, bool) or not isinstance(self.lam, numbers.Real) or not (0 < self.lam < math.inf):
+            raise ValueError(f"lam must be a finite real > 0, got {self.lam!r}")
+        stats = {}
+        for name_x, name_y, key in (("X", "y", ""), ("X_val", "y_val", "v"), ("X_test", "y_test", "t")):
+            Xs, ys = getattr(self, name_x), getattr(self, name_y)
+            if len(Xs) != K or len(ys) != K:
+                raise ValueError(f"{name_x} and {name_y} must hold K = {K} arrays, got {len(Xs)} and {len(ys)}")
+            Xs = tuple(_readonly(x) for x in Xs)
+            ys = tuple(_readonly(v) for v in ys)
+            object.__setattr__(self, name_x, Xs)
+            object.__setattr__(self, name_y, ys)
+            stats[key] = (Xs, ys)
+        d = stats[""][0][0].shape[1]
+        for key, (Xs, ys) in stats.items():
+            for k, (x, v) in enumerate(zip(Xs, ys)):
+                if x.ndim != 2 or x.shape[1] != d or x.shape[0] < 1 or v.shape != (x.shape[0],):
+                    raise ValueError(f"client {k}: data{key} must be (D, d = {d}) with labels (D,), got {x.shape}, "
+                                     f"{v.shape}")
+                if not (np.all(np.isfinite(x)) and np.all(np.isfinite(v))):
+                    raise ValueError(f"client {k}: data{key} must be finite")
+        D = np.array([x.shape[0] for x in stats[""][0]], dtype=np.int64)
+        for key, (Xs, ys) in stats.items():
+            Hs = np.stack([x.T @ x for x in Xs]) / D[:, None, None]
+            bs = np.stack([x.T @ v for x, v in zip(Xs, ys)]) / D[:, None]
+            cs = np.array([v @ v for v in ys]) / D
+            object.__setattr__(self, "H" + key, _readonly(Hs))
+            object.__setattr__(self, "b" + key, _readonly(bs))
+            if key:
+                object.__setattr__(self, "c" + key, _readonly(cs))
+        object.__setattr__(self, "adjacency", _readonly(A, bool))
+        object.__setattr__(self, "labels", _readonly(labels, np.int64))
+        object.__setattr__(self, "D", _readonly(D, np.int64))
+        object.__setattr__(self, "lam", float(self.lam))
+        if self.true_models is not None:
+            tm = np.asarray(self.true_models, dtype=np.float64)
+            if tm.shape != (Q, d) or not np.all(np.isfinite(tm)):
+                raise ValueError(f"true_models must be a finite (Q, d) = ({Q}, {d}) array, got shape {tm.shape}")
+            object.__setattr__(self, "true_models", _readonly(tm))
+
+    @property
+    def K(self) -> int:
+        return int(self.labels.size)
+
+    @property
+    def Q(self) -> int:
+        return int(self.labels.max()) + 1
+
+    @property
+    def d(self) -> int:
+        return int(self.H.shape[-1])
+
+    @property
+    def cluster_sizes(self) -> np.ndarray:
+        """:math:`|C_{(q_k)}|` of every client, shape (K,)."""
+        return np.bincount(self.labels, minlength=self.Q)[self.labels]
+
+    @property
+    def same_cluster_adjacency(self) -> np.ndarray:
+        """Edges of :math:`N_k \\cap C_{(q_k)}` (the intra-cluster graphs :math:`G_q`)."""
+        return self.adjacency & (self.labels[:, None] == self.labels[None, :])
+
+    @property
+    def components(self) -> np.ndarray:
+        """Component index of every client in its cluster's subgraph :math:`G_q` (spec D12)."""
+        return intra_cluster_components(self.adjacency, self.labels)
+
+    def neighbour_counts(self) -> np.ndarray:
+        """:math:`|N_k^{(r)}| = |N_k \\cap C_{(r)}|`, shape (K, Q)."""
+        onehot = np.eye(self.Q, dtype=np.int64)[self.labels]
+        return self.adjacency.astype(np.int64) @ onehot
+
+    def inter_cluster_weights(self, convention: str = "E0") -> tuple[np.ndarray, np.ndarray]:
+        r""":math:`\omega_{k,r}` (K, Q) and the averaging matrix :math:`B` (K, K) with :math:`m_k = (B w)_k`.
+
+        E0: :math:`\omega_{k,r} = 1/(Q-1)` if :math:`N_k^{(r)} \ne \emptyset` else 0 (missing clusters dropped, the
+        factor kept); E1: :math:`1/|R_k|` over the present clusters (spec 2, D12). :math:`\omega_{k,q_k} = 0`.
+        :math:`B_{kl} = \omega_{k,q_l}/|N_k^{(q_l)}|` for :math:`l \in N_k \setminus C_{(q_k)}`.
+        """
+        if convention not in CONVENTIONS:
+            raise ValueError(f"convention must be one of {CONVENTIONS}, got {convention!r}")
+        counts = self.neighbour_counts()
+        present = (counts > 0) & (np.arange(self.Q)[None, :] != self.labels[:, None])
+        if self.Q == 1:
+            omega = np.zeros((self.K, 1))
+        elif convention == "E0":
+            omega = present / (self.Q - 1.0)
+        else:
+            n_present = present.sum(axis=1, keepdims=True)
+            omega = np.where(present, 1.0 / np.maximum(n_present, 1), 0.0)
+        per_edge = omega / np.maximum(counts, 1)  # (K, Q)
+        B = np.where(self.adjacency, per_edge[:, self.labels], 0.0)
+        B = np.where(self.labels[:, None] == self.labels[None, :], 0.0, B)
+        return omega, B
+
+
+def _connected(A: np.ndarray) -> bool:
+    return bool(np.all(_components(A) == 0))
+
+
+def synthetic_problem(rng: np.random.Generator, *, K: int = 30, Q: int = 3, d: int = 60, mean_degree: float = 6.0,
+                      D_range: tuple[int, int] = (5, 35), noise_range: tuple[float, float] = (0.005, 0.03),
+                      lam: float = 0.1, delta_half_width: float = 0.5, delta_kind: str = "scalar",
+                      symmetric: bool = False, max_draws: int = 10_000) -> tuple[NPFLProblem, dict]:
+    r"""Generator I0 (spec 6): ER graph redrawn until connected, uniform labels, :math:`w_q = (1+\delta_q) w_0`.
+
+    Every choice the seed leaves open is an argument (spec 7, 8): Erdős–Rényi with
+    :math:`p = \text{mean\_degree}/(K-1)` (D16), :math:`w_0 \sim N(0, I_d)`, :math:`\delta_q \sim U(\pm
+    \text{delta\_half\_width})` scalar or elementwise (D17), :math:`D_k \sim U\{D_{\min},\dots,D_{\max}\}`, Gaussian
+    features, noise variance :math:`\eta_k \sim U(\text{noise\_range})` (renamed :math:`\sigma_k^2`, D18), validation
+    and test sets with :math:`D_k` rows each (D20). ``symmetric=True`` redraws until every :math:`G_q` is connected and
+    every :math:`N_k^{(r)}` is non-empty (K4's symmetric case).
+
+    Returns
+    -------
+    (NPFLProblem, dict)
+        The instance and the generator's draws (``w0``, ``deltas``, ``noise_var``).
+    """
+    for name, v, lo in (("K", K, 2), ("Q", Q, 1), ("d", d, 1), ("max_draws", max_draws, 1)):
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < lo:
+            raise ValueError(f"{name} must be an integer >= {lo}, got {v!r}")
+    if Q > K:
+        raise ValueError(f"Q must be <= K = {K}, got {Q}")
+    if not (0 < mean_degree <= K - 1):
+        raise ValueError(f"mean_degree must be in (0, K-1 = {K - 1}], got {mean_degree!r}")
+    if not (1 <= D_range[0] <= D_range[1]):
+        raise ValueError(f"D_range must be (lo, hi) with 1 <= lo <= hi, got {D_range!r}")
+    if not (0 <= noise_range[0] <= noise_range[1]):
+        raise ValueError(f"noise_range must be (lo, hi) with 0 <= lo <= hi, got {noise_range!r}")
+    if delta_kind not in ("scalar", "elementwise"):
+        raise ValueError(f"delta_kind must be 'scalar' or 'elementwise', got {delta_kind!r}")
+    if not (delta_half_width >= 0):
+        raise ValueError(f"delta_half_width must be >= 0, got {delta_half_width!r}")
+    p = mean_degree / (K - 1)
+    iu = np.triu_indices(K, 1)
+    for _ in range(max_draws):
+        A = np.zeros((K, K), dtype=bool)
+        A[iu] = rng.random(iu[0].size) < p
+        A = A | A.T
+        labels = rng.integers(0, Q, size=K)
+        if np.unique(labels).size != Q or not _connected(A):
+            continue
+        if symmetric:
+            cnt = A.astype(np.int64) @ np.eye(Q, dtype=np.int64)[labels]
+            other = np.arange(Q)[None, :] != labels[:, None]
+            if np.any((cnt == 0) & other) or np.unique(intra_cluster_components(A, labels)).size != Q:
+                continue
+        break
+    else:
+        raise RuntimeError(f"no admissible graph in max_draws = {max_draws} draws (K = {K}, mean_degree = "
+                           f"{mean_degree}, symmetric = {symmetric})")
+    w0 = rng.normal(size=d)
+    deltas = rng.uniform(-delta_half_width, delta_half_width, size=(Q,) if delta_kind == "scalar" else (Q, d))
+    W = (1.0 + deltas)[:, None] * w0 if delta_kind == "scalar" else (1.0 + deltas) * w0
+    D = rng.integers(D_range[0], D_range[1] + 1, size=K)
+    noise_var = rng.uniform(noise_range[0], noise_range[1], size=K)
+    sets = {}
+    for key in ("", "_val", "_test"):
+        Xs, ys = [], []
+        for k in range(K):
+            x = rng.normal(size=(int(D[k]), d))
+            Xs.append(x)
+            ys.append(x @ W[labels[k]] + math.sqrt(noise_var[k]) * rng.normal(size=int(D[k])))
+        sets["X" + key], sets["y" + key] = tuple(Xs), tuple(ys)
+    problem = NPFLProblem(adjacency=A, labels=labels, lam=lam, true_models=W, **sets)
+    return problem, {"w0": w0, "deltas": deltas, "noise_var": noise_var, "p": p}

@@ -1,0 +1,112 @@
+"""`fedcheck run gtv CONFIG.toml`: the example config, the JSON schema, .npz data, one-line field errors."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fedcheck.cli import _int_at_least, _Parser
+from fedcheck.gtv_cli import add_run_parser, load_gtv_config
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "fedcheck" / "examples" / "gtv.toml"
+
+
+def _main(argv):
+    parser = _Parser(prog="fedcheck")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    run = sub.add_parser("run")
+    algorithms = run.add_subparsers(dest="algorithm", required=True, parser_class=type(run))
+    add_run_parser(algorithms, _int_at_least)
+    args = parser.parse_args(argv)
+    assert args.algorithm == "gtv"
+    return args.handler(args)
+
+
+def _write(tmp_path, text, name="c.toml"):
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+def test_example_config_is_the_paper_sbm():
+    setup = load_gtv_config(EXAMPLE)
+    inst = setup["instance"]
+    assert inst.n == 200 and inst.d == 100 and int(inst.m.max()) == 10 and inst.lam == 0.01
+    assert inst.penalty == "l2" and setup["theta"] == 10.0 and setup["iterations"] == 2000
+
+
+SMALL = """
+[graph]
+generator = "sbm"
+sizes = [8, 8]
+p_in = 0.8
+p_out = 0.05
+[data]
+d = 3
+m = 5
+noise = 0.01
+[model]
+lam = 0.05
+[algorithm]
+theta = 2.0
+iterations = 5000
+record_every = 10
+"""
+
+
+def test_json_output_with_clusters(tmp_path, capsys):
+    cfg = _write(tmp_path, SMALL)
+    assert _main(["run", "gtv", str(cfg), "--json", "--seed", "3"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["status"] == "converged" and out["converged"] and out["n"] == 16
+    assert len(out["models"]) == 16 and len(out["models"][0]) == 3
+    assert out["objective"]["iterations"][0] == 0 and len(out["residual"]) == out["iterations"]
+    assert out["objective"]["values"][-1] <= out["objective"]["values"][0]
+    c = out["clusters"]
+    assert c["labels"] == [0] * 8 + [1] * 8 and len(c["clustering_error_delta"]) == 16
+    assert c["mse"] < 0.05 and max(c["spread"]) < 1e-6
+
+
+def test_iteration_override_and_text_output(tmp_path, capsys):
+    cfg = _write(tmp_path, SMALL)
+    assert _main(["run", "gtv", str(cfg), "--iterations", "5"]) == 0
+    text = capsys.readouterr().out
+    assert "iteration cap reached after 5 iterations" in text and "MSE (41)" in text
+
+
+def test_npz_data_and_edges_generator(tmp_path, capsys):
+    from reference_impl.gtv_data import dense_clusters_instance, save_npz_instance
+
+    inst, _ = dense_clusters_instance(np.random.default_rng(0), N=5, d=2, m=4, n_inter=2)
+    save_npz_instance(tmp_path / "d.npz", inst)
+    cfg = _write(tmp_path, '[data]\nsource = "npz"\npath = "d.npz"\n[model]\nlam = 0.2\npenalty = "l1"\n')
+    assert _main(["run", "gtv", str(cfg), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["n"] == 10 and out["penalty"] == "l1" and "mse" not in out["clusters"]
+    edges = _write(tmp_path, '[graph]\ngenerator = "edges"\nedges = [[0, 1], [1, 2], [2, 3]]\nA = [1.0, 0.1, 1.0]\n'
+                             'clusters = [0, 0, 1, 1]\n[data]\nd = 2\nm = 4\n[model]\npenalty = "mocha"\n')
+    assert _main(["run", "gtv", str(edges), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["edges"] == 3
+
+
+@pytest.mark.parametrize("text, field", [
+    ('[model]\nlam = -1.0\n', "model.lam"),
+    ('[model]\npenalty = "huber"\n', "model.penalty"),
+    ('[model]\npenalty = "quad"\n', "model.Q"),
+    ('[graph]\ngenerator = "star"\n', "graph.generator"),
+    ('[graph]\ngenerator = "chain"\np_in = 0.3\n', "graph.p_in"),
+    ('[graph]\nsizes = [1, 5]\n', "graph.sbm"),
+    ('[data]\nsource = "npz"\n', "data.path"),
+    ('[data]\nsource = "npz"\npath = "missing.npz"\n', "data.path"),
+    ('[algorithm]\ntheta = 0\n', "algorithm.theta"),
+    ('[algorithm]\nbogus = 1\n', "algorithm.bogus"),
+    ('[data]\nrho = 0.5\n', "data.rho"),
+])
+def test_bad_field_exits_2_naming_it(tmp_path, capsys, text, field):
+    cfg = _write(tmp_path, text)
+    with pytest.raises(SystemExit) as exc:
+        _main(["run", "gtv", str(cfg)])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert field in err and err.count("\n") == 1

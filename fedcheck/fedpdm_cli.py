@@ -35,7 +35,7 @@ _SECTIONS = {
     "problem": {"source", "path", "N", "n", "d", "n_train", "n_test", "beta", "gamma", "data_seed"},
     "algorithm": {"K", "rounds", "batch_size", "batch_rule", "rho", "eta0", "eta_schedule", "nu", "Q_max",
                   "local_start", "init", "init_scale", "first_round_all", "noise", "sigma", "epsilon", "delta",
-                  "dp_calibration", "epsilon_total", "noise_Q", "G", "prox_threshold_factor"},
+                  "dp_calibration", "epsilon_total", "noise_Q", "G", "prox_threshold_factor", "sensitivity_model"},
     "arm": {"name", "local_steps", "eta_cap", "mu"},
 }
 _SOURCES = ("nc", "digits", "mnist_like", "mnist_npz")
@@ -102,7 +102,8 @@ def _algorithm(table):
     if missing:
         raise ConfigError(f"algorithm.{missing[0]} must be given (required: {', '.join(required)})")
     kinds = {"K": int, "rounds": int, "batch_size": int, "Q_max": int, "first_round_all": bool, "batch_rule": str,
-             "eta_schedule": str, "local_start": str, "init": str, "noise": str, "dp_calibration": str, "noise_Q": str}
+             "eta_schedule": str, "local_start": str, "init": str, "noise": str, "dp_calibration": str, "noise_Q": str,
+             "sensitivity_model": str}
     kwargs = {}
     for name in body:
         kind = kinds.get(name, float)
@@ -177,6 +178,28 @@ def account_clients(counts, z: float, q: float, delta: float, *, pld: bool = Tru
     return out
 
 
+def _history_factor(run, config) -> dict:
+    """History factor kappa of the busiest client's last upload (run 0), from its actual eta/Q sequence (Review notes)."""
+    import numpy as np
+
+    from theory.privacy.history import history_factors_fedpdm
+
+    busiest = int(np.argmax(run.participation_counts[0]))
+    rounds = np.flatnonzero(run.participation[0, :, busiest])
+    Qs = [config.Q_max] * rounds.size if config.noise_Q == "cap" else [int(q) for q in run.Q[0, rounds, busiest]]
+    try:
+        kappa = float(history_factors_fedpdm(run.etas[rounds], Qs, config.rho, local_start=config.local_start)[-1])
+    except ValueError as exc:  # (19) itself overflows (eta rho > 2, spec E25)
+        return {"history_factor_busiest_client": None, "history_factor_status": f"not computable: {exc}"}
+    covered = config.sensitivity_model == "history"
+    return {"history_factor_busiest_client": kappa if math.isfinite(kappa) else None,
+            "history_factor_status": (
+                ("noise calibrated to kappa s: the accounted totals hold given the released history" if covered else
+                 "noise calibrated to s of (19): given the released history the per-round sensitivity is kappa s, so "
+                 "the accounted totals assume kappa = 1 (spec E4; set algorithm.sensitivity_model = 'history')")
+                if math.isfinite(kappa) else "kappa overflows (warm start with (1 - eta rho)^Q <= -1/3)")}
+
+
 def _finite_list(values):
     vals = [float(v) for v in values]
     return [v if math.isfinite(v) else None for v in vals], all(math.isfinite(v) for v in vals)
@@ -229,6 +252,8 @@ def run_fedpdm_cli(args) -> int:
                                        config.delta))
         privacy["status"] = ("ok" if setup.arm != "scaffold" else
                              "ok (SCAFFOLD releases two Gaussians per round: accounted as one at z/sqrt(2))")
+    if setup.arm == "fedpdm" and config.noise == "dp":
+        privacy.update(_history_factor(run, config))
     out = {"arm": setup.arm, "rounds": config.rounds, "runs": args.runs, "seed": args.seed,
            "problem": {"source": setup.source, "N": problem.N, "n": problem.n, "d": problem.d,
                        "L_smooth": problem.L_smooth, "G": run.G,

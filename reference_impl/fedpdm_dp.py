@@ -76,6 +76,7 @@ __all__ = [
     "stationarity_measure",
     "fedpdm_round",
     "calibrate_noise_multiplier",
+    "history_factor_table",
 ]
 
 #: Rényi orders of the in-house accountant used by ``dp_calibration = "target_total_eps"`` (as in
@@ -476,6 +477,14 @@ class FedPDMConfig:
         Q in (19): the realised :math:`Q_i^t` (literal; data dependent, E5) or ``Q_max`` (the fix).
     G : float or None
         A3's gradient bound; None takes :func:`certified_G` of the problem (a proven bound; E32).
+    sensitivity_model : {"eq19", "history"}
+        ``eq19``: :math:`\sigma_{i,t} = z\,s_{i,t}` as the seed calibrates (valid only for a fixed round-start
+        state, E4). ``history``: :math:`\sigma_{i,t} = z\,\kappa_n s_{i,t}` with the history factor :math:`\kappa_n` of
+        the client's :math:`n`-th participation computed from its actual :math:`\eta/Q` sequence
+        (:func:`theory.privacy.history.history_factors_fedpdm`, no cap; spec Review notes), which makes each upload
+        :math:`(\varepsilon, \delta)`-DP given the released history. Needs ``noise_Q = "cap"``. With warm start and
+        :math:`(1-\eta\rho)^Q \le -1/3` the factor grows geometrically with the participation count (it is computed,
+        never capped); a factor beyond the double range raises.
     prox_threshold_factor : float
         Threshold = factor :math:`\cdot\gamma/\rho`. 1 is the seed's (13); other values exist only to show that the
         wrong thresholds of E12/E13 (:math:`\gamma/(N\rho)`, :math:`\rho\gamma`) miss the optimum.
@@ -503,6 +512,7 @@ class FedPDMConfig:
     noise_Q: str = "cap"
     G: float | None = None
     prox_threshold_factor: float = 1.0
+    sensitivity_model: str = "eq19"
 
     def __post_init__(self) -> None:
         _int("K", self.K, 1)
@@ -527,6 +537,10 @@ class FedPDMConfig:
         _choice("noise", self.noise, ("dp", "none", "fixed"))
         _choice("dp_calibration", self.dp_calibration, ("per_round_eps", "target_total_eps"))
         _choice("noise_Q", self.noise_Q, ("adaptive", "cap"))
+        _choice("sensitivity_model", self.sensitivity_model, ("eq19", "history"))
+        if self.sensitivity_model == "history" and self.noise_Q != "cap":
+            raise ValueError(f"sensitivity_model = 'history' needs noise_Q = 'cap' (Q fixed in advance), got noise_Q = "
+                             f"{self.noise_Q!r}")
         if not isinstance(self.first_round_all, bool):
             raise ValueError(f"first_round_all must be true or false, got {self.first_round_all!r}")
 
@@ -650,12 +664,13 @@ def _variance_a2(problem: FedPDMProblem, z: np.ndarray, clients: np.ndarray, b: 
 
 
 def fedpdm_round(problem: FedPDMProblem, config: FedPDMConfig, state: FedPDMState, t: int, sampled: np.ndarray,
-                 rng: np.random.Generator, *, z: float, G: float, track_variance: bool = False
-                 ) -> tuple[FedPDMState, RoundRecord]:
+                 rng: np.random.Generator, *, z: float, G: float, track_variance: bool = False,
+                 kappa: np.ndarray | None = None) -> tuple[FedPDMState, RoundRecord]:
     r"""One round of Algorithm 1 for every run: local steps (10a)-(11), dual (10c), upload (10d) + noise, prox (13).
 
     ``sampled``: boolean ``(R, N)`` with the same number of clients per run. ``z``: noise multiplier
-    (``noise = "dp"``). Returns the new state (non-sampled clients unchanged) and the :class:`RoundRecord`.
+    (``noise = "dp"``). ``kappa``: ``(R, N)`` history factors of this round (``sensitivity_model = "history"``).
+    Returns the new state (non-sampled clients unchanged) and the :class:`RoundRecord`.
     """
     R, N = sampled.shape
     k = int(sampled[0].sum())
@@ -718,7 +733,7 @@ def fedpdm_round(problem: FedPDMProblem, config: FedPDMConfig, state: FedPDMStat
     for q_value in np.unique(Qn):  # at most Q_max distinct step counts, not clients
         s[Qn == q_value] = sensitivity_fedpdm(eta, rho, int(q_value), G)
     if config.noise == "dp":
-        sigma = z * s
+        sigma = z * s if kappa is None else z * s * kappa[rows, clients]
     elif config.noise == "fixed":
         sigma = np.full((R, k), config.sigma)
     else:
@@ -764,6 +779,29 @@ class FedPDMRun:
         return self.participation.sum(axis=1)
 
 
+def history_factor_table(participation: np.ndarray, etas, Q: int, rho: float, local_start: str) -> np.ndarray:
+    r"""``(R, T, N)``: the history factor :math:`\kappa_n` of each client's participation at each round (1 elsewhere).
+
+    The schedule is data independent and drawn before the run, so the factors are computed once, per client, from
+    its own participation rounds' :math:`\eta^t` and the fixed ``Q`` (a setup loop over clients, not per round).
+    With warm start and :math:`(1-\eta\rho)^Q \le -1/3` the factors grow geometrically (computed, not capped); a factor
+    beyond the double range raises ValueError.
+    """
+    from theory.privacy.history import history_factors_fedpdm
+
+    etas = np.asarray(etas, dtype=np.float64)
+    out = np.ones(participation.shape)
+    for r, i in zip(*np.nonzero(participation.any(axis=1))):
+        rounds = np.flatnonzero(participation[r, :, i])
+        k = history_factors_fedpdm(etas[rounds], [int(Q)] * rounds.size, rho, local_start=local_start)
+        if not np.all(np.isfinite(k)):
+            raise ValueError(f"sensitivity_model = 'history': the history factor overflows for this schedule (client {i}, "
+                             f"local_start = {local_start!r}; warm start with (1 - eta rho)^Q <= -1/3 grows "
+                             f"geometrically, spec Review notes)")
+        out[r, rounds, i] = k
+    return out
+
+
 def _noise_multiplier(problem, config, participation) -> float:
     if config.noise != "dp":
         return 0.0
@@ -790,6 +828,9 @@ def run_fedpdm(problem: FedPDMProblem, config: FedPDMConfig, rng: np.random.Gene
     participation = participation_schedule(problem.N, config.K, config.rounds, rng, runs=runs,
                                            first_round_all=config.first_round_all)
     z = _noise_multiplier(problem, config, participation)
+    kappas = (history_factor_table(participation, [config.eta(t) for t in range(config.rounds)], config.Q_max,
+                                   config.rho, config.local_start)
+              if config.noise == "dp" and config.sensitivity_model == "history" else None)
     if state is None:
         state = initial_state(problem, config, rng, runs)
     observers = observers or {}
@@ -801,8 +842,9 @@ def run_fedpdm(problem: FedPDMProblem, config: FedPDMConfig, rng: np.random.Gene
     records = []
     rows = np.arange(runs)[:, None]
     for t in range(T):
+        extra = {} if kappas is None else {"kappa": kappas[:, t]}
         state, rec = round_fn(problem, config, state, t, participation[:, t], rng, z=z, G=G,
-                                  track_variance=track_variance)
+                              track_variance=track_variance, **extra)
         Q[rows, t, rec.clients] = rec.Q
         sigma[rows, t, rec.clients] = rec.sigma
         if track_variance:

@@ -115,3 +115,12 @@ def test_missing_required_field(tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
         _main(["run", "fedpdm", str(path)])
     assert exc.value.code == 2 and "algorithm.rho must be given" in capsys.readouterr().err
+
+
+def test_history_factor_is_reported_and_history_model_runs(tmp_path, capsys):
+    assert _main(["run", "fedpdm", str(_write(tmp_path, NC)), "--json"]) == 0
+    priv = json.loads(capsys.readouterr().out)["privacy"]
+    assert priv["history_factor_busiest_client"] > 1.0 and "assume kappa = 1" in priv["history_factor_status"]
+    assert _main(["run", "fedpdm", str(_write(tmp_path, NC + 'sensitivity_model = "history"\n')), "--json"]) == 0
+    priv = json.loads(capsys.readouterr().out)["privacy"]
+    assert "hold given the released history" in priv["history_factor_status"]

@@ -179,3 +179,24 @@ def test_mnist_like_shape_and_npz_loader(tmp_path):
              x_test=rng.integers(0, 256, (10, 28, 28)), y_test=rng.integers(0, 10, 10))
     q = fp.mnist_npz_problem(path, np.random.default_rng(0), N=4)
     assert q.features.shape == (4, 10, 785) and q.features.max() <= 1.0 and q.test_features.shape == (10, 785)
+
+
+def test_history_sensitivity_model_scales_sigma_by_kappa():
+    """sensitivity_model = 'history': sigma = z kappa_n s with kappa_n of the client's own participations (Review notes:
+    1.73 for eta = 0.02, Q = 5, rho = 10, warm start, in the limit)."""
+    from theory.privacy.history import history_factors_fedpdm
+
+    problem = _nc()
+    config = _config(rounds=20, eta0=0.02, nu=0.0, sensitivity_model="history")
+    run = fp.run_fedpdm(problem, config, np.random.default_rng(0))
+    plain = fp.run_fedpdm(problem, fp.FedPDMConfig(**{**config.__dict__, "sensitivity_model": "eq19"}),
+                          np.random.default_rng(0))
+    busiest = int(np.argmax(run.participation_counts[0]))
+    rounds = np.flatnonzero(run.participation[0, :, busiest])
+    kappa = history_factors_fedpdm([0.02] * rounds.size, [5] * rounds.size, 10.0)
+    np.testing.assert_allclose(run.sigma[0, rounds, busiest], kappa * plain.sigma[0, rounds, busiest], rtol=1e-15)
+    assert 1.7 < kappa[-1] <= 1.74
+    with pytest.raises(ValueError, match="sensitivity_model = 'history' needs noise_Q = 'cap'"):
+        _config(sensitivity_model="history", noise_Q="adaptive")
+    table = fp.history_factor_table(run.participation, [0.15] * 20, 1, 10.0, "warm")  # b = -0.5: grows, not capped
+    assert table.max() > 1.366 ** (run.participation_counts.max() - 3)

@@ -130,9 +130,21 @@ def check_lemma3_corrected(ctx: CheckContext, *, rhs_scale: float = 1.0) -> Chec
     if rhs_scale != 1.0:  # mutation hook: a bound scaled down must be caught
         evidence = [Evidence(measured=e.measured / rhs_scale, bound=1.0, holds=e.measured / rhs_scale <= 1.0,
                              parameters=e.parameters) for e in evidence]
+    series = []
+    for p in _full_points(ctx)[:4]:
+        tr = trajectory(p)
+        coef = _rhs_coefficients(float(p["L_declared"]), float(p["rho"]), int(p["N"]))
+        rhs = (2.0 * tr["dx0"] + coef["B7"] * tr["dxi"] + p["N"] * (coef["B6"] * tr["phi2"] + coef["B8"] * p["nu"])
+               + 8.0 * p["rho"] * p["sigma"] ** 2)
+        ratio = (tr["P"][:-1] / rhs).max(axis=1)
+        series.append(Series(label=f"sigma = {p['sigma']}, d = {p['d']}, b = {p['batch_size']}",
+                             x=np.arange(ratio.size), y=ratio))
+    series.append(Series(label="bound", x=(0, series[0].x[-1]), y=(1.0, 1.0), style="dashed"))
+    figure = FigureSpec(name="lemma3_full_participation", title="Lemma 3, K = N: max over runs of P^t / RHS_t",
+                        xlabel="round t", ylabel="ratio (holds <= 1)", series=tuple(series), yscale="log")
     return result_from_evidence(
         "fedpdm.lemma3_corrected", evidence, ctx=ctx, quantity="max over rounds and runs of P^t / RHS_t (K = N)",
-        what="K = N: P^t <= RHS of (B.2) in every round", details={
+        what="K = N: P^t <= RHS of (B.2) in every round", figures=[figure], details={
             "median_ratio": [e.parameters["median_ratio"] for e in evidence]})
 
 

@@ -49,8 +49,10 @@ __all__ = [
     "GroundTruth",
     "NPFLConfig",
     "NPFLRun",
+    "PrimalMap",
     "coupled_fixed_point",
     "global_ridge",
+    "npfl_primal_map",
     "per_component_ridge",
     "run_arm",
     "run_npfl",
@@ -238,6 +240,76 @@ def _dV(S: _Structure, m, s, a):
     return np.einsum("rki,rki->rk", grad, dP), P
 
 
+def _dpg_step(S: _Structure, m, s, t, delta):
+    """DPG (6.13): -delta * dV_v(P(a))/da at a = t (before projection)."""
+    g, _ = _dV(S, m, s, t)
+    return -delta * g
+
+
+def _sac_step(S: _Structure, m, s, t, alpha, delta):
+    """SAC (6.14): -delta * sign(V_v(P(t + alpha)) - V_v(P(t))) * alpha, sign(0) = 0 (before projection)."""
+    dv = _V(S, _P(S, m, s, t + alpha)) - _V(S, _P(S, m, s, t))
+    return -delta * np.sign(dv) * alpha
+
+
+@dataclass(frozen=True)
+class PrimalMap:
+    r"""The map :math:`a \mapsto P_k^{(n)}(a)` of every client of one instance at one state (spec 3-4).
+
+    Built by :func:`npfl_primal_map` from :math:`w^{(n-1)}, \gamma^{(n-1)}`; arrays have shape (K, ...) and ``a``
+    has shape (K,) (complex allowed: complex-step derivatives). The DPG and SAC updates of :func:`run_npfl` are
+    these methods.
+    """
+
+    structure: _Structure
+    m: np.ndarray
+    s: np.ndarray
+
+    @property
+    def c(self) -> np.ndarray:
+        return self.structure.c[0]
+
+    @property
+    def omega(self) -> np.ndarray:
+        return self.structure.omega[0]
+
+    def _a(self, a):
+        return np.broadcast_to(np.asarray(a), self.c.shape)[None]
+
+    def primal(self, a) -> np.ndarray:
+        """:math:`P_k(a_k)`, shape (K, d)."""
+        return _P(self.structure, self.m[None], self.s[None], self._a(a))[0]
+
+    def value(self, a) -> np.ndarray:
+        """:math:`V_v(P_k(a_k))` (6.12), shape (K,)."""
+        return _V(self.structure, _P(self.structure, self.m[None], self.s[None], self._a(a)))[0]
+
+    def derivative(self, a) -> np.ndarray:
+        """:math:`\frac{d}{da}V_v(P_k(a))` at :math:`a_k` (spec 4), shape (K,)."""
+        return _dV(self.structure, self.m[None], self.s[None], self._a(a))[0][0]
+
+    def dpg_step(self, t, delta) -> np.ndarray:
+        """The DPG increment of (6.13) at :math:`t` (before projection)."""
+        return _dpg_step(self.structure, self.m[None], self.s[None], self._a(t), delta)[0]
+
+    def sac_step(self, t, alpha, delta) -> np.ndarray:
+        """The SAC increment of (6.14) at :math:`t` with exploration draw ``alpha`` (before projection)."""
+        return _sac_step(self.structure, self.m[None], self.s[None], self._a(t), self._a(alpha), delta)[0]
+
+
+def npfl_primal_map(problem: NPFLProblem, config: NPFLConfig, w, gamma) -> PrimalMap:
+    r"""The primal map :math:`P^{(n)}` that iteration :math:`n` builds from :math:`w^{(n-1)}, \gamma^{(n-1)}` (K, d)."""
+    S = _structure((problem,), config)
+    w = np.asarray(w, dtype=np.float64)[None]
+    gamma = np.asarray(gamma, dtype=np.float64)[None]
+    if w.shape != S.b.shape or gamma.shape != S.b.shape:
+        raise ValueError(f"w and gamma must have shape (K, d) = {S.b.shape[1:]}, got {w.shape[1:]} and "
+                         f"{gamma.shape[1:]}")
+    m = np.einsum("rkl,rld->rkd", S.B, w)
+    s = 0.5 * config.rho * (S.deg_in[..., None] * w + np.einsum("rkl,rld->rkd", S.A_in, w)) - 0.5 * gamma
+    return PrimalMap(structure=S, m=m[0], s=s[0])
+
+
 @dataclass(frozen=True, kw_only=True)
 class NPFLRun:
     r"""Result of :func:`run_npfl` (leading axis: runs).
@@ -391,17 +463,14 @@ def run_npfl(problems, config: NPFLConfig, iterations: int, rng: np.random.Gener
                 total = np.zeros((R, K))
                 for _ in range(config.epochs):
                     if config.policy == "dpg":
-                        g, _ = _dV(S, mm, ss, t)
                         note(t)
-                        dt = -config.delta * g
+                        dt = _dpg_step(S, mm, ss, t, config.delta)
                     else:
                         alpha = rng.uniform(-config.nu / 2.0, config.nu / 2.0, size=(R, K))
                         a = np.clip(t + alpha, lo, hi) if config.clip_candidates else t + alpha
-                        alpha = a - t
                         note(a)
                         note(t)
-                        dv = _V(S, _P(S, mm, ss, a)) - _V(S, _P(S, mm, ss, t))
-                        dt = -config.delta * np.sign(dv) * alpha
+                        dt = _sac_step(S, mm, ss, t, a - t, config.delta)
                     max_inner = max(max_inner, float(np.nanmax(np.abs(dt))) if np.any(np.isfinite(dt)) else np.inf)
                     total += np.abs(dt)
                     t = np.clip(t + dt, lo, hi)

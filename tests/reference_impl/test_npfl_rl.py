@@ -177,3 +177,23 @@ def test_generator_symmetric_case_and_bad_input():
     assert np.allclose(p.true_models, (1 + draws["deltas"])[:, None] * draws["w0"])
     with pytest.raises(ValueError, match="mean_degree"):
         synthetic_problem(np.random.default_rng(0), K=5, mean_degree=7.0)
+
+
+def test_primal_map_matches_theory_and_steps(small):
+    from reference_impl.npfl_rl import npfl_primal_map
+    from theory.npfl_rl import validation_value
+
+    rng = np.random.default_rng(9)
+    cfg = NPFLConfig()
+    w, g = rng.normal(size=(2, small.K, small.d))
+    pm = npfl_primal_map(small, cfg, w, g)
+    a = rng.uniform(0, 1, small.K)
+    P = npfl_primal_closed_form(small.H, small.b, pm.m, pm.s, pm.c, pm.omega, a)
+    assert np.allclose(pm.primal(a), P, rtol=1e-11, atol=1e-12)
+    lam_q = small.lam / small.cluster_sizes
+    assert np.allclose(pm.value(a), validation_value(small.Hv, small.bv, small.cv, lam_q, P), rtol=1e-11)
+    assert np.allclose(pm.dpg_step(a, 0.01), -0.01 * pm.derivative(a))
+    alpha = rng.uniform(-0.025, 0.025, small.K)
+    step = pm.sac_step(a, alpha, 0.1)
+    dv = pm.value(a + alpha) - pm.value(a)  # exactly 0 where omega_k = 0 (V_v does not depend on a): no move
+    assert np.allclose(step, np.where(dv < 0, 0.1 * alpha, np.where(dv > 0, -0.1 * alpha, 0.0)))

@@ -58,7 +58,8 @@ def evaluate_tradeoff(settings: dict, alpha_each: float, budgets=BUDGETS) -> tup
     means = ne.mean(axis=1)
     slope = float(np.polyfit(1.0 / np.array(budgets), means, 1)[0])
     summary = {"budgets": list(budgets), "epsilon": eps.tolist(), "mean_NE_T": means.tolist(),
-               "spearman_NE_vs_epsilon": float(stats.spearmanr(eps, means)[0]), "slope_NE_vs_inverse_phi": slope,
+               "spearman_NE_vs_epsilon": (float(stats.spearmanr(eps, means)[0]) if np.ptp(means) > 0 else None),
+               "slope_NE_vs_inverse_phi": slope,
                "ne": ne}
     return out, summary
 

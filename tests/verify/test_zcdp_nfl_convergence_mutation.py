@@ -1,0 +1,65 @@
+"""Mutation tests of the zCDP-NFL convergence checks: a slightly wrong algorithm, closed form or ground truth makes
+the corresponding check stop confirming (REFUTED, or NOT_CHECKABLE for the three-way trade-off decision)."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+import reference_impl.zcdp_nfl as ref
+from verify.records import CheckContext, Verdict
+from verify.zcdp_nfl import _network, _runs, constant_step, lemma2, network_form, theorem2, theorem3, tradeoff_accuracy
+
+CTX = CheckContext(profile="ci", seed=0)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_caches():
+    _runs._problem.cache_clear()
+    _runs._truth.cache_clear()
+    yield
+    _runs._problem.cache_clear()
+    _runs._truth.cache_clear()
+
+
+def test_network_form_detects_a_wrong_primal_denominator(monkeypatch):
+    """1/eta + 2 rho d_k + 1e-6 in the primal step: the matrix form no longer matches the iterates."""
+    original = ref._primal_step
+    monkeypatch.setattr(ref, "_primal_step", lambda wt, nb, ga, g, inv_eta, d, rho: original(
+        wt, nb, ga, g, inv_eta + 1e-6, d, rho))
+    assert network_form.check_network_form(CTX).verdict is Verdict.REFUTED
+
+
+def test_lemma2_detects_d_instead_of_d_squared(monkeypatch):
+    """The corrected Lemma II check evaluated with the printed (2/rho) D^(n+1) last term (E13) is refuted."""
+    original = _network.lemma2_sides
+    monkeypatch.setattr(lemma2, "lemma2_sides", lambda *a, variant="D2": original(*a, variant="D"))
+    assert lemma2.check_lemma2_corrected(CTX).verdict is Verdict.REFUTED
+
+
+def test_consensus_gap_detects_a_wrong_optimum(monkeypatch):
+    """F* reported 1e-3 too high (a wrong ground truth): F(w_bar) - F* goes negative."""
+    original = _runs.truth_from
+    monkeypatch.setattr(theorem2, "truth_from", lambda s: dataclasses.replace(original(s), F_star=original(s).F_star + 1e-3))
+    assert theorem2.check_consensus_gap(CTX).verdict is Verdict.REFUTED
+
+
+def test_nonsummable_check_detects_a_summable_schedule(monkeypatch):
+    """eta0/sqrt(n) silently replaced by eta0/n^2: the corrected Theorem III check fails."""
+    monkeypatch.setattr(ref.StepSchedule, "exponent", property(lambda self: -2.0))
+    assert theorem3.check_nonsummable(CTX).verdict is Verdict.REFUTED
+
+
+def test_constant_step_check_detects_a_missing_1_over_k(monkeypatch):
+    """The regulariser's subgradient without its 1/K: the runs converge to the wrong point."""
+    original = ref.NFLProblem.regularizer_subgradient
+    monkeypatch.setattr(ref.NFLProblem, "regularizer_subgradient", lambda self, w: original(self, w) * self.K)
+    assert constant_step.check_constant_step_conditions(CTX).verdict is Verdict.REFUTED
+
+
+def test_tradeoff_check_detects_noise_that_ignores_the_budget(monkeypatch):
+    """S2 variances that do not depend on phi1: the error no longer falls with the budget."""
+    original = ref.PrivacySchedule.variances
+    monkeypatch.setattr(ref.PrivacySchedule, "variances",
+                        lambda self, problem, rho, etas: original(dataclasses.replace(self, phi1=1e-3), problem, rho, etas))
+    assert tradeoff_accuracy.check_tradeoff_accuracy(CTX).verdict is not Verdict.CONFIRMED

@@ -736,3 +736,20 @@ def gtv_sbm_seeds() -> st.SearchStrategy[int]:
 
 
 __all__ += ["gtv_chain_cases", "gtv_convergence_cases", "gtv_sbm_seeds", "gtv_well_connected_cases"]
+
+
+# --- pgfl (private Theorem I, iteration-dominated branch) ---
+@st.composite
+def pgfl_private_iteration_instances(draw) -> dict:
+    """Parameters for the iteration-dominated branch of the corrected private Theorem I (zeta <= r(T)^2 - 0.05):
+    ``conditioned`` data as :func:`pgfl_private_instances`, rho/L_max in [0.1, 0.3] and zeta drawn in
+    [0.05, r(T)^2 - 0.05] once r(T) is computed (``verify.pgfl.theorem1._iteration_params``, which redraws the
+    instance until r(T)^2 >= 0.15; the draw is a pure function of the seed)."""
+    import numpy as np
+
+    from verify.pgfl.theorem1 import _iteration_params
+
+    return _iteration_params(np.random.default_rng(draw(st.integers(min_value=0, max_value=2**32 - 1))))
+
+
+__all__ += ["pgfl_private_iteration_instances"]

@@ -16,6 +16,7 @@ from verify.pgfl.theorem1 import (
     check_theorem1,
     check_theorem1_fixed_point,
     check_theorem1_private,
+    check_theorem1_private_rate,
     consensus_bias,
     evaluate_theorem1,
     fit_contraction_factor,
@@ -92,11 +93,23 @@ def test_fixed_point_check_refutes_a_slightly_wrong_closed_form(kwargs):
     assert result.counterexample and result.measured > result.bound
 
 
-@pytest.mark.parametrize("factor_fn", [factor_off, factor_r_squared], ids=["factor+0.02", "r^2"])
-def test_private_check_refutes_a_wrong_factor(factor_fn):
-    result = check_theorem1_private(CheckContext(), factor_fn=factor_fn)
+def factor_zeta_only(radius, zeta):
+    """The wrong regime on the other branch: zeta (the noise term's factor) whatever r(T) is."""
+    return zeta
+
+
+@pytest.mark.parametrize("factor_fn", [factor_off, factor_r_squared, factor_zeta_only],
+                         ids=["factor+0.02", "r^2", "zeta"])
+def test_private_rate_check_refutes_a_wrong_factor(factor_fn):
+    result = check_theorem1_private_rate(CheckContext(), factor_fn=factor_fn)
     assert result.verdict is Verdict.REFUTED, result.summary
     assert result.monte_carlo is not None and result.monte_carlo.n >= 200
+
+
+def test_private_as_stated_check_confirms_against_the_true_limit():
+    """Control: with (Pc) as the target the private statement would be confirmed: its refutation is about (Pa)."""
+    result = check_theorem1_private(CheckContext(), optimum_fn=limit_as_target)
+    assert result.verdict is Verdict.CONFIRMED, result.summary
 
 
 def test_refuted_counterexample_reproduces_from_its_parameters():

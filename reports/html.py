@@ -31,6 +31,8 @@ table.kv td:first-child{color:#566;white-space:nowrap}
 pre{background:#f1f4f8;padding:.5rem;border-radius:4px;overflow-x:auto;font-size:.8rem;max-height:16rem}
 img{max-width:100%;border:1px solid #e3e7ee;margin:.4rem .4rem 0 0}
 .summary-table td,.summary-table th{padding:.2rem .8rem;text-align:center}
+.index{border-collapse:collapse;font-size:.85rem;margin:.5rem 0}.index td,.index th{padding:.15rem .5rem;border-bottom:1px solid #e3e6ea;text-align:left;vertical-align:top}
+figure{margin:.5rem 0}figcaption{font-size:.8rem;color:#4a5565}
 """
 
 
@@ -58,6 +60,27 @@ def _badge(verdict: Verdict) -> str:
     return f'<span class="badge {verdict.value}">{verdict.value.replace("_", " ")}</span>'
 
 
+_SEVERITY_TEXT = {  # most serious first: the order of the Findings section
+    "false": "the result as stated does not hold",
+    "correction_as_useful": "wrong as printed; a checked corrected statement serves the same purpose",
+    "typo": "a notational slip in a statement whose intended form holds",
+}
+
+
+def _severity_rank(pair) -> tuple:
+    """Findings order: by severity (false, correction_as_useful, typo, unset last), then paper and id."""
+    claim = pair[0]
+    order = list(_SEVERITY_TEXT)
+    return (order.index(claim.severity) if claim.severity in order else len(order), claim.paper, claim.id)
+
+
+def _severity(claim: Claim) -> str:
+    text = f"<b>{_e(claim.severity)}</b> — {_e(_SEVERITY_TEXT.get(claim.severity, ''))}"
+    if claim.uncorrected_because:
+        text += f"; no corrected statement: {_e(claim.uncorrected_because)}"
+    return text
+
+
 def _card(claim: Claim, result: CheckResult, figure_paths: Mapping[str, str], claims: Mapping[str, Claim],
           profile: str = "thorough") -> str:
     expected = claim.expected_at(profile)
@@ -77,6 +100,8 @@ def _card(claim: Claim, result: CheckResult, figure_paths: Mapping[str, str], cl
     if result.monte_carlo is not None:
         mc = result.monte_carlo
         rows.append(("Monte Carlo", f"n = {mc.n}, alpha = {mc.alpha:g}, seed = {mc.seed}"))
+    if claim.severity is not None:
+        rows.append(("severity", _severity(claim)))
     fix = claim.corrected_by or result.corrected_claim
     if fix:
         fixed = claims.get(fix) or _registered(fix)
@@ -102,6 +127,20 @@ def _card(claim: Claim, result: CheckResult, figure_paths: Mapping[str, str], cl
             f'<table class="kv">{table}</table>{extra}{images}</div>')
 
 
+def _one_line(text: str, limit: int = 160) -> str:
+    line = " ".join(str(text).split())
+    return line if len(line) <= limit else line[:limit - 1] + "…"
+
+
+def _index_table(pairs) -> str:
+    """The first screen: every claim (paper, id, verdict, one-line result) linking to its card."""
+    rows = "".join(f"<tr><td>{_e(c.paper)}</td><td><a href='#{_e(c.id)}'>{_e(c.id)}</a></td>"
+                   f"<td>{_badge(r.verdict)}</td><td>{_e(_one_line(r.summary))}</td></tr>"
+                   for c, r in sorted(pairs, key=lambda cr: (cr[0].paper, cr[0].id)))
+    return ("<details open><summary>Every claim (paper, id, verdict, result)</summary><table class='index'>"
+            "<tr><th>paper</th><th>claim</th><th>verdict</th><th>result</th></tr>" + rows + "</table></details>")
+
+
 def render_html(
     claims: Sequence[Claim],
     results: Sequence[CheckResult],
@@ -119,12 +158,19 @@ def render_html(
                                       for k, v in meta.items() if v not in ([], None, "")) + "</p>",
              "<table class='summary-table'><tr>" + "".join(f"<th>{_badge(v)}</th>" for v in Verdict) + "</tr><tr>"
              + "".join(f"<td>{counts[v]}</td>" for v in Verdict) + "</tr></table>"]
+    parts.append(_index_table(pairs))
+    if any(r.details.get("decision_rule") for _, r in pairs):
+        from verify.comparisons import DECISION_RULE
 
-    findings = [(c, r) for c, r in pairs if r.verdict is Verdict.REFUTED]
+        parts.append(f"<p class='meta'><b>How experiment statements are decided.</b> {_e(DECISION_RULE)}</p>")
+
+    findings = sorted((p for p in pairs if p[1].verdict is Verdict.REFUTED), key=_severity_rank)
     parts.append("<h2 id='findings'>Findings</h2>")
     if findings:
-        parts.append("<p>Claims of the papers that fedcheck refutes, each with a counterexample that reproduces "
-                     "and, where one exists, the corrected statement that fedcheck checks instead.</p>")
+        parts.append("<p>Claims of the papers that fedcheck refutes, most serious first (severity: "
+                     + "; ".join(f"<b>{_e(k)}</b> {_e(v)}" for k, v in _SEVERITY_TEXT.items())
+                     + "), each with a counterexample that reproduces and, where one exists, the corrected "
+                     "statement that fedcheck checks instead.</p>")
         parts.extend(_card(c, r, figure_paths.get(c.id, {}), by_id, profile) for c, r in findings)
     else:
         parts.append("<p>No claim checked in this run is refuted.</p>")

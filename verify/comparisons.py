@@ -67,6 +67,7 @@ __all__ = [
     "curve_figure",
     "decide",
     "decide_statement",
+    "evaluate_statement",
     "experiment",
     "family_size",
     "needed_replicates",
@@ -352,6 +353,11 @@ def _store_put(key, value) -> None:
         _STORE.popitem(last=False)
 
 
+def _identity(arm: Hashable) -> Hashable:
+    """What determines an arm's simulation: its ``key`` if it has one (labels do not), else the arm itself."""
+    return getattr(arm, "key", arm)
+
+
 def _run_chunk(task):
     simulate, arms, point, scale, seed, replicates = task
     return simulate(arms, point, scale, seed, replicates)
@@ -368,7 +374,7 @@ def simulate_arms(ctx: CheckContext, design: Design, arms: Sequence[Hashable], p
     chunk = design.chunk.get(ctx.profile, 1)
     out, have = {}, {}
     for arm in dict.fromkeys(arms):
-        hit = _store_get((design.family, scale, ctx.seed, point, arm))
+        hit = _store_get((design.family, scale, ctx.seed, point, _identity(arm)))
         have[arm] = 0 if hit is None else hit.shape[0]
         if hit is not None and hit.shape[0] >= n:
             out[arm] = hit[:n]
@@ -381,9 +387,9 @@ def simulate_arms(ctx: CheckContext, design: Design, arms: Sequence[Hashable], p
         done = ctx.executor.map(_run_chunk, tasks)
         for index, arm in enumerate(missing):
             new = np.concatenate([np.asarray(part[index]) for part in done], axis=0)
-            old = _store_get((design.family, scale, ctx.seed, point, arm))
+            old = _store_get((design.family, scale, ctx.seed, point, _identity(arm)))
             full = new if start == 0 or old is None else np.concatenate([old[:start], new], axis=0)
-            _store_put((design.family, scale, ctx.seed, point, arm), full)
+            _store_put((design.family, scale, ctx.seed, point, _identity(arm)), full)
             out[arm] = full[:n]
     return out
 
@@ -404,9 +410,10 @@ class ExperimentSpec:
         The claim holds iff every statement does.
     what : str
         One line naming the claim's statement in the summary.
-    grid : mapping of profile to a mapping of choice name to values
-        The unreported choices and the values they are decided over (first value: the default, used for the
-        figures). Missing profile: no grid (one point, ``()``).
+    grid : mapping of profile to a mapping of choice name to values, or to a sequence of points
+        The unreported choices and the values they are decided over: their product, or the listed points (each a
+        mapping of choice to value). The first point is the default, used for the figures. Missing profile: no
+        grid (one point, ``()``).
     choices : mapping of choice name to str
         Why each grid choice is unreported (shown with the grid table).
     outside_setting : str
@@ -433,15 +440,30 @@ class ExperimentSpec:
         if not self.statements:
             raise ValueError(f"{self.claim_id}: statements must not be empty")
         for profile, grid in self.grid.items():
-            for name, values in grid.items():
-                if not values:
-                    raise ValueError(f"{self.claim_id}: grid[{profile!r}][{name!r}] must hold at least one value")
+            if isinstance(grid, Mapping):
+                for name, values in grid.items():
+                    if not values:
+                        raise ValueError(f"{self.claim_id}: grid[{profile!r}][{name!r}] must hold at least one value")
+            elif not grid or not all(isinstance(point, Mapping) and point for point in grid):
+                raise ValueError(f"{self.claim_id}: grid[{profile!r}] must be a mapping of choice to values or a "
+                                 "non-empty sequence of points (mappings of choice to value)")
+            for name in self.choice_names(profile):
                 if name not in self.choices:
                     raise ValueError(f"{self.claim_id}: grid choice {name!r} needs a line in choices saying why "
                                      "the paper leaves it open")
 
-    def points(self, profile: str) -> list[tuple]:
+    def choice_names(self, profile: str) -> list[str]:
         grid = self.grid.get(profile, {})
+        if isinstance(grid, Mapping):
+            return sorted(grid)
+        return sorted({name for point in grid for name in point})
+
+    def points(self, profile: str) -> list[tuple]:
+        """The grid points at ``profile``: the product of a mapping of values, or the listed points; ``[()]``
+        when the claim has no grid. Each point is a sorted tuple of (choice, value) pairs."""
+        grid = self.grid.get(profile, {})
+        if not isinstance(grid, Mapping):
+            return [tuple(sorted(point.items())) for point in grid]
         names = sorted(grid)
         return [tuple(zip(names, values)) for values in itertools.product(*(grid[k] for k in names))] or [()]
 
@@ -477,6 +499,16 @@ def family_size(paper: str) -> int:
 def _contrast(statement: Statement, design: Design, scale, curves: Mapping) -> np.ndarray:
     return sum(t.weight * np.asarray(design.readout(t.readout, scale, curves[t.arm]), dtype=np.float64)
                for t in statement.terms)
+
+
+def evaluate_statement(ctx: CheckContext, design: Design, statement: Statement, n: int, alpha: float, *,
+                       point: Mapping[str, Any] | None = None, scale: Hashable | None = None) -> StatementOutcome:
+    """The evidence on one statement from the first ``n`` replicates at ``point`` (property tests use it on their
+    own scales and root seeds: ``ctx.seed``)."""
+    scale = design.scales[ctx.profile] if scale is None else scale
+    key = tuple(sorted((point or {}).items()))
+    curves = simulate_arms(ctx, design, statement.arms, key, n, scale=scale)
+    return decide_statement(statement, _contrast(statement, design, scale, curves), alpha)
 
 
 def _decide_point(ctx: CheckContext, spec: ExperimentSpec, point: tuple, alpha_look: float, scale) -> dict:
@@ -527,7 +559,7 @@ def decide(ctx: CheckContext, spec: ExperimentSpec) -> CheckResult:
     alpha_look = alpha_claim / len(spec.design.stages[ctx.profile])
     records = [_decide_point(ctx, spec, point, alpha_look, scale) for point in spec.points(ctx.profile)]
     decisions = [r["decision"] for r in records]
-    grid_names = sorted(spec.grid.get(ctx.profile, {}))
+    grid_names = spec.choice_names(ctx.profile)
     if all(d is Verdict.CONFIRMED for d in decisions):
         verdict, why = Verdict.CONFIRMED, "holds" + (" at every grid point" if len(records) > 1 else "")
     elif all(d is Verdict.REFUTED for d in decisions):

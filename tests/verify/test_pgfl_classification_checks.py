@@ -48,29 +48,38 @@ def test_single_step_affine_map_matches_the_simulation():
 
 # --- classification experiments (verify/pgfl/classification.py) ---------------------------------------------
 
+import dataclasses  # noqa: E402
+
+from verify.comparisons import above, below, decide  # noqa: E402
 from verify.pgfl import classification as cl  # noqa: E402
 
 
 def test_m1_check_confirms_the_opposite_direction():
-    """Handing check_m1 the opposite predicted direction (tau = 0.4 *lowers* accuracy) flips it to confirmed:
-    the check is not refuting blindly, and its evidence is directional."""
-    result = cl.check_m1(CI, kind="below")
-    assert result.verdict is Verdict.CONFIRMED, result.summary
+    """The M-1 spec with the opposite statement (tau = 0.4 *lowers* accuracy) confirms: the check is not
+    withholding blindly, and its evidence is directional."""
+    spec = dataclasses.replace(cl.M1, statements=(below(("M-1", 0.4), ("M-1", 0.0), "final"),))
+    assert decide(CI, spec).verdict is Verdict.CONFIRMED
 
 
-def test_comparison_of_an_arm_with_itself_never_holds():
-    """A zero effect (the same arm twice) is never significantly above or below itself."""
-    record = {"claim": "t", "setting": "M-2", "scale": __import__("dataclasses").asdict(cl.SCALES["ci"]), "seed": 0,
-              "tau_a": 0.4, "tau_b": 0.4, "private": False, "alpha": cl.ALPHA}
-    for kind in ("above", "below"):
-        e = cl.evaluate_comparison({**record, "kind": kind})
-        assert not e.holds and e.parameters["mean_difference"] == 0.0
-
-
-def test_m3_check_refutes_with_a_reproducible_counterexample():
-    result = cl.check_m3(CI)
+def test_m1_inside_the_setting_would_be_refuted():
+    """Without the outside-setting guard the same evidence refutes M-1 (its negation is shown), with a
+    counterexample that names the statement."""
+    result = decide(CI, dataclasses.replace(cl.M1, outside_setting=""))
     assert result.verdict is Verdict.REFUTED, result.summary
-    assert not cl.evaluate_comparison(result.counterexample).holds
+    assert result.counterexample["statement"] == 0
+
+
+def test_an_arm_against_itself_never_confirms_an_ordering():
+    """A zero effect (the same arm twice) is never shown above or below itself."""
+    for make in (above, below):
+        spec = dataclasses.replace(cl.M2, statements=(make(("M-2", 0.4), ("M-2", 0.4), "final"),))
+        assert decide(CI, spec).verdict is Verdict.NOT_CHECKABLE
+
+
+def test_m3_is_not_checkable_outside_the_setting_with_the_replicates_that_would_decide():
+    result = cl.check_m3(CI)
+    assert result.verdict is Verdict.NOT_CHECKABLE, result.summary
+    assert result.details["outside_paper_setting"] and result.details["replicates_that_would_decide"]
 
 
 def test_scale_validation():

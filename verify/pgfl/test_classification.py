@@ -1,55 +1,53 @@
-"""Property tests of the PGFL classification experiments (digits substitute for MNIST): findings M-1, M-2, M-3."""
+"""Property tests of the PGFL classification experiments (digits substitute for MNIST): M-1, M-2, M-3.
 
-import dataclasses
+Each property asserts that a statement is *shown* by the harness's exact sign test on the ci scale (16 replicates
+for M-1, 40 for M-2/M-3) for a drawn root seed — never that something failed to reach significance.
+"""
 
 import pytest
 from hypothesis import example, given, settings, target
 
-from verify.pgfl.classification import ALPHA, SCALES, evaluate_comparison
+from verify.comparisons import above, evaluate_statement, within
+from verify.pgfl.classification import DESIGN
+from verify.records import CheckContext
 from verify.strategies import pgfl_classification_root_seeds
 
-CI = dataclasses.asdict(SCALES["ci"])
+#: Level of each property's one statement.
+ALPHA = 0.01
 
 
-def _record(setting, tau_a, tau_b, kind, seed, blocks=1):
-    return {"claim": "test", "setting": setting, "scale": CI, "seed": seed, "tau_a": tau_a, "tau_b": tau_b,
-            "kind": kind, "private": False, "alpha": ALPHA, "blocks": blocks}
+def _shown(seed, statement, n):
+    outcome = evaluate_statement(CheckContext(seed=seed), DESIGN, statement, n, ALPHA)
+    target(outcome.p_confirm, label=f"p-value of: {statement.text}")
+    assert outcome.p_confirm <= ALPHA, (statement.text, outcome)
 
 
 @pytest.mark.claim("pgfl.experiment_m1")
 @settings(max_examples=1)
 @given(seed=pgfl_classification_root_seeds())
 @example(seed=0)
-def test_m1_tau_does_not_improve_accuracy_at_low_similarity(seed):
-    """Property: at low similarity (M-1, digits, no privacy) tau = 0.4 does not give a significantly higher mean
-    test accuracy than tau = 0 (the finding: the paper's 'does improve' is not reproduced; the mean is lower)."""
-    evidence = evaluate_comparison(_record("M-1", 0.4, 0.0, "above", seed))
-    target(-evidence.measured, label="LCL of acc(0.4) - acc(0)")
-    assert not evidence.holds and evidence.parameters["mean_difference"] < 0.0, evidence
+def test_m1_tau_lowers_accuracy_at_low_similarity_on_the_substitute(seed):
+    """Property: at low similarity (M-1, digits, no privacy) tau = 0 gives a higher median test accuracy than
+    tau = 0.4 at the horizon (the opposite of the paper's 'does improve'; outside the paper's setting, so recorded,
+    not a refutation)."""
+    _shown(seed, above(("M-1", 0.0), ("M-1", 0.4), "final"), 16)
 
 
 @pytest.mark.claim("pgfl.experiment_m2")
 @settings(max_examples=1)
 @given(seed=pgfl_classification_root_seeds())
 @example(seed=0)
-def test_m2_tau_significantly_improves_accuracy_at_high_similarity(seed):
+def test_m2_tau_improves_accuracy_at_high_similarity(seed):
     """Property: at high similarity (M-2: triplets {1,2,3} vs {6,7,8} / {7,8,9} / {6,8,9}, D_k in [6, 12], digits,
-    no privacy) tau = 0.4 gives a significantly higher mean test accuracy than tau = 0 at the horizon: the
-    one-sided lower confidence limit (alpha = 0.05, Student t) of the mean paired difference over the ci M-2
-    replicates (m2_blocks blocks of 8; seed 000 line 464, seed 004 lines 1566-1568) is above 0."""
-    evidence = evaluate_comparison(_record("M-2", 0.4, 0.0, "above", seed, SCALES["ci"].m2_blocks))
-    target(evidence.measured, label="minus the LCL of acc(0.4) - acc(0)")
-    assert evidence.holds and evidence.parameters["replicates"] == SCALES["ci"].m2_blocks * SCALES["ci"].replicates, \
-        evidence
+    no privacy) tau = 0.4 gives a higher median test accuracy than tau = 0 at the horizon (40 replicates)."""
+    _shown(seed, above(("M-2", 0.4), ("M-2", 0.0), "final"), 40)
 
 
 @pytest.mark.claim("pgfl.experiment_m3")
 @settings(max_examples=1)
 @given(seed=pgfl_classification_root_seeds())
 @example(seed=0)
-def test_m3_very_large_tau_does_not_degrade(seed):
-    """Property: in the M-2 setting (no privacy) tau = 1.0 is not significantly below tau = 0.4 at the horizon (the
-    finding: 'very large tau degrades' is not reproduced)."""
-    evidence = evaluate_comparison(_record("M-2", 1.0, 0.4, "below", seed))
-    target(evidence.parameters["ucl"], label="UCL of acc(1.0) - acc(0.4)")
-    assert not evidence.holds, evidence
+def test_m3_very_large_tau_matches_the_medium_tau(seed):
+    """Property: in the M-2 setting (no privacy) tau = 1.0 is within 0.02 accuracy of tau = 0.4 at the horizon
+    (two one-sided tests): 'very large tau degrades' is not what the substitute shows."""
+    _shown(seed, within(("M-2", 1.0), ("M-2", 0.4), "final", margin=0.02), 40)

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from theory._validate import readonly
 from theory.msd.instance import SELECTION_LAWS, PAOFedInstance
 
 __all__ = [
@@ -93,12 +94,6 @@ _AGGREGATIONS = ("partial", "average", "sign_majority", "sign_mean")
 _OVERLAP_RULES = ("none", "most_recent")
 _UPLINKS = ("next", "current")
 _DELAY_TAILS = ("discard", "cap")
-
-
-def _readonly(a, dtype=np.float64) -> np.ndarray:
-    a = np.array(a, dtype=dtype, copy=True)
-    a.setflags(write=False)
-    return a
 
 
 def _is_int(value, lower: int) -> bool:
@@ -166,8 +161,8 @@ class AsyncEnvironment:
                              f"got {self.data_rate!r}")
         if self.delay_tail not in _DELAY_TAILS:
             raise ValueError(f"delay_tail must be one of {', '.join(_DELAY_TAILS)}, got {self.delay_tail!r}")
-        object.__setattr__(self, "p", _readonly(p))
-        object.__setattr__(self, "data_rate", _readonly(rate))
+        object.__setattr__(self, "p", readonly(p, np.float64))
+        object.__setattr__(self, "data_rate", readonly(rate, np.float64))
         object.__setattr__(self, "delta", float(self.delta))
 
     @property
@@ -388,7 +383,7 @@ class LinearData:
             if pool.ndim != 3 or pool.shape[0] != K or pool.shape[2] != D or pool.shape[1] < 1:
                 raise ValueError(f"pool must have shape (K, P, D) = ({K}, P >= 1, {D}), got {pool.shape}")
             R = np.einsum("kpi,kpj->kij", pool, pool) / pool.shape[1]
-            object.__setattr__(self, "pool", _readonly(pool))
+            object.__setattr__(self, "pool", readonly(pool, np.float64))
         else:
             R = np.asarray(self.R, dtype=np.float64)
             if R.shape != (K, D, D) or not np.all(np.isfinite(R)):
@@ -398,10 +393,10 @@ class LinearData:
             if np.min(np.linalg.eigvalsh(R)) < -1e-12 * max(1.0, np.max(np.abs(R))):
                 raise ValueError("R must be positive semi-definite")
         lam, vec = np.linalg.eigh(R)
-        object.__setattr__(self, "R", _readonly(R))
-        object.__setattr__(self, "w_star", _readonly(w))
-        object.__setattr__(self, "sigma2_eta", _readonly(s2))
-        object.__setattr__(self, "_factor", _readonly(vec * np.sqrt(np.clip(lam, 0.0, None))[:, None, :]))
+        object.__setattr__(self, "R", readonly(R, np.float64))
+        object.__setattr__(self, "w_star", readonly(w, np.float64))
+        object.__setattr__(self, "sigma2_eta", readonly(s2, np.float64))
+        object.__setattr__(self, "_factor", readonly(vec * np.sqrt(np.clip(lam, 0.0, None))[:, None, :], np.float64))
 
     @classmethod
     def from_instance(cls, instance: PAOFedInstance) -> "LinearData":
@@ -859,7 +854,7 @@ def run_paofed(env: AsyncEnvironment, config: AlgorithmConfig, data, iterations:
                                S=np.broadcast_to(draws.S, state.wk.shape).copy(), delays=draws.delays.copy(),
                                arrival_time=arrival, delivered=delivered, w_before=w_before,
                                w_after=state.w.copy(), w_clients_after=state.wk.copy()))
-    comm = CommunicationCounts(**{k: _readonly(v, np.int64) for k, v in counts.items()})
+    comm = CommunicationCounts(**{k: readonly(v, np.int64) for k, v in counts.items()})
     return SimulationRun(curve=curve, metric=data.metric_name, w=state.w, w_clients=state.wk, communication=comm,
                          algorithm=config.name)
 

@@ -32,6 +32,8 @@ from pathlib import Path
 import numpy as np
 from scipy.signal import lfilter
 
+from theory._validate import readonly
+
 __all__ = [
     "CALCOFI_FEATURES",
     "CALCOFI_TARGET",
@@ -51,12 +53,6 @@ __all__ = [
 CALCOFI_FEATURES = ("Depthm", "T_degC", "O2Sat", "STheta")
 CALCOFI_TARGET = "Salnty"
 _ORDERS = {"literal": (0, 1, 4, 3), "consecutive": (0, 1, 2, 3)}
-
-
-def _readonly(a, dtype=np.float64) -> np.ndarray:
-    a = np.array(a, dtype=dtype, copy=True)
-    a.setflags(write=False)
-    return a
 
 
 def _check_range(name: str, value, lower: float, upper: float) -> tuple[float, float]:
@@ -279,8 +275,8 @@ def rff_calibration(sigma_kappa: float, rng: np.random.Generator, *, K: int = 40
         z = rff_features(model.inputs(lagged).reshape(1, -1, 4), V, b).reshape(K, hi - lo, D)
         acc += np.matmul(z.transpose(0, 2, 1), z)
     eig = np.linalg.eigvalsh(acc / samples)
-    return RFFCalibration(sigma_kappa=float(sigma_kappa), lambda_max=_readonly(eig[:, -1]), lambda_min=_readonly(eig[:, 0]),
-                          trace=_readonly(eig.sum(axis=1)), samples=int(samples))
+    return RFFCalibration(sigma_kappa=float(sigma_kappa), lambda_max=readonly(eig[:, -1], np.float64), lambda_min=readonly(eig[:, 0], np.float64),
+                          trace=readonly(eig.sum(axis=1), np.float64), samples=int(samples))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -320,8 +316,8 @@ class StreamData:
         if isinstance(self.D, bool) or not isinstance(self.D, (int, np.integer)) or self.D < 1:
             raise ValueError(f"D must be an integer >= 1, got {self.D!r}")
         for name, a in (("X_clients", X), ("y_clients", y), ("X_test", Xt), ("y_test", yt)):
-            object.__setattr__(self, name, _readonly(a))
-        object.__setattr__(self, "counts", _readonly(counts, np.int64))
+            object.__setattr__(self, name, readonly(a, np.float64))
+        object.__setattr__(self, "counts", readonly(counts, np.int64))
 
     @property
     def K(self) -> int:

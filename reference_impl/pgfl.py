@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 import networkx as nx
 import numpy as np
 
+from theory._validate import readonly
+
 __all__ = [
     "PGFLConfig",
     "PGFLProblem",
@@ -44,12 +46,6 @@ __all__ = [
     "single_step_server_update",
     "synthetic_regression",
 ]
-
-
-def _readonly(a: np.ndarray) -> np.ndarray:
-    a = np.array(a, copy=True)
-    a.setflags(write=False)
-    return a
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -124,8 +120,8 @@ class PGFLProblem:
         K = servers.size
         if len(self.X) != K or len(self.y) != K:
             raise ValueError(f"X and y must hold one array per client (K = {K}), got {len(self.X)} and {len(self.y)}")
-        X = tuple(_readonly(np.asarray(x, dtype=np.float64)) for x in self.X)
-        y = tuple(_readonly(np.asarray(v, dtype=np.float64)) for v in self.y)
+        X = tuple(readonly(np.asarray(x, dtype=np.float64)) for x in self.X)
+        y = tuple(readonly(np.asarray(v, dtype=np.float64)) for v in self.y)
         d = X[0].shape[1] if X[0].ndim == 2 else -1
         for k, (xk, yk) in enumerate(zip(X, y)):
             if xk.ndim != 2 or xk.shape[1] != d or xk.shape[0] < 1 or yk.shape != (xk.shape[0],):
@@ -141,10 +137,10 @@ class PGFLProblem:
             tm = np.asarray(self.true_models, dtype=np.float64)
             if tm.shape != (self.n_clusters, d):
                 raise ValueError(f"true_models must have shape (Q, d) = ({self.n_clusters}, {d}), got {tm.shape}")
-            object.__setattr__(self, "true_models", _readonly(tm))
-        object.__setattr__(self, "adjacency", _readonly(adj))
-        object.__setattr__(self, "client_server", _readonly(servers.astype(np.int64)))
-        object.__setattr__(self, "client_cluster", _readonly(clusters.astype(np.int64)))
+            object.__setattr__(self, "true_models", readonly(tm))
+        object.__setattr__(self, "adjacency", readonly(adj))
+        object.__setattr__(self, "client_server", readonly(servers.astype(np.int64)))
+        object.__setattr__(self, "client_cluster", readonly(clusters.astype(np.int64)))
         object.__setattr__(self, "X", X)
         object.__setattr__(self, "y", y)
         object.__setattr__(self, "lam", lam)
@@ -168,13 +164,13 @@ class PGFLProblem:
     @functools.cached_property
     def samples(self) -> np.ndarray:
         """D_k, shape (K,)."""
-        return _readonly(np.array([x.shape[0] for x in self.X]))
+        return readonly(np.array([x.shape[0] for x in self.X]))
 
     @functools.cached_property
     def clients_per_server(self) -> np.ndarray:
         """|C_s| of the server of every client, shape (K,)."""
         counts = np.bincount(self.client_server, minlength=self.S)
-        return _readonly(counts[self.client_server])
+        return readonly(counts[self.client_server])
 
     @functools.cached_property
     def hessians(self) -> np.ndarray:
@@ -184,7 +180,7 @@ class PGFLProblem:
         if self.loss == "cvxpy":
             raise ValueError("hessians (and max_curvature) are undefined for loss = 'cvxpy': no curvature bound is known")
         scale = 2.0 if self.loss == "ridge" else 0.25
-        return _readonly(np.stack([scale / x.shape[0] * x.T @ x for x in self.X]))
+        return readonly(np.stack([scale / x.shape[0] * x.T @ x for x in self.X]))
 
     @functools.cached_property
     def padded(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -195,29 +191,29 @@ class PGFLProblem:
         weights = np.zeros((self.K, int(D.max())))
         for k, (xk, yk) in enumerate(zip(self.X, self.y)):
             X[k, : D[k]], y[k, : D[k]], weights[k, : D[k]] = xk, yk, 1.0 / D[k]
-        return _readonly(X), _readonly(y), _readonly(weights)
+        return readonly(X), readonly(y), readonly(weights)
 
     @functools.cached_property
     def linear_terms(self) -> np.ndarray:
         """(2/D_k) X_k^T y_k, shape (K, d)."""
-        return _readonly(np.stack([2.0 / x.shape[0] * x.T @ v for x, v in zip(self.X, self.y)]))
+        return readonly(np.stack([2.0 / x.shape[0] * x.T @ v for x, v in zip(self.X, self.y)]))
 
     @functools.cached_property
     def ridge_weights(self) -> np.ndarray:
         """2 lambda / |C_s(k)|: the client's share of the regulariser's curvature, shape (K,)."""
-        return _readonly(2.0 * self.lam / self.clients_per_server)
+        return readonly(2.0 * self.lam / self.clients_per_server)
 
     @functools.cached_property
     def groups(self) -> np.ndarray:
         """One-hot membership (S*Q, K): row s*Q + q marks the clients of C_{s,(q)}."""
         g = np.zeros((self.S * self.n_clusters, self.K))
         g[self.client_server * self.n_clusters + self.client_cluster, np.arange(self.K)] = 1.0
-        return _readonly(g)
+        return readonly(g)
 
     @functools.cached_property
     def closed_neighbourhoods(self) -> np.ndarray:
         """N_s including s, as a 0/1 matrix (S, S)."""
-        return _readonly(self.adjacency.astype(np.float64) + np.eye(self.S))
+        return readonly(self.adjacency.astype(np.float64) + np.eye(self.S))
 
     @functools.cached_property
     def max_curvature(self) -> float:
@@ -725,7 +721,7 @@ def cluster_optima(problem: PGFLProblem) -> np.ndarray:
             raise ValueError(f"cluster {q} has no client: its optimum is undefined")
         lhs = (problem.hessians[members] + problem.ridge_weights[members, None, None] * eye).sum(axis=0)
         optima[q] = np.linalg.solve(lhs, problem.linear_terms[members].sum(axis=0))
-    return _readonly(optima)
+    return readonly(optima)
 
 
 def _cluster_optima_logistic(problem: PGFLProblem) -> np.ndarray:
@@ -766,7 +762,7 @@ def _cluster_optima_logistic(problem: PGFLProblem) -> np.ndarray:
         else:   # never stored uncertified: the docstring promises ||grad|| <= 1e-12
             raise ArithmeticError(f"Newton polishing of cluster {q}'s optimum did not reach ||grad|| <= 1e-12")
         optima[q] = x
-    return _readonly(optima)
+    return readonly(optima)
 
 
 def cluster_gradient_norm(problem: PGFLProblem, q: int, w: np.ndarray) -> float:
@@ -836,7 +832,7 @@ def fixed_point_tau0(problem: PGFLProblem, config: PGFLConfig) -> tuple[np.ndarr
         worst = max(worst, float(np.linalg.norm(lhs @ sol - rhs) / max(np.linalg.norm(rhs), 1e-300)))
         w = (A_d @ sol if literal else sol).reshape(S, d)
         result[:, q, :] = w
-    return _readonly(result), worst
+    return readonly(result), worst
 
 
 def _affine_map(problem: PGFLProblem, config: PGFLConfig) -> tuple[np.ndarray, np.ndarray]:
@@ -884,7 +880,7 @@ def fixed_point(problem: PGFLProblem, config: PGFLConfig) -> tuple[np.ndarray, f
     residual = float(np.linalg.norm(lhs @ u - c) / max(np.linalg.norm(c), 1e-300))
     radius = float(np.max(np.abs(np.linalg.eigvals(T))))
     n_srv = problem.S * problem.n_clusters * problem.d
-    return _readonly(u[:n_srv].reshape(problem.S, problem.n_clusters, problem.d)), residual, radius
+    return readonly(u[:n_srv].reshape(problem.S, problem.n_clusters, problem.d)), residual, radius
 
 
 def synthetic_regression(rng: np.random.Generator, *, servers: int = 10, clients_per_server: int = 15, d: int = 60,

@@ -11,7 +11,7 @@ import numbers
 
 import numpy as np
 
-__all__ = ["real_scalar", "real_vector"]
+__all__ = ["positive_int", "readonly", "real_scalar", "real_vector"]
 
 _INTERVALS = {
     "[0, inf)": (0.0, math.inf, True, False),
@@ -62,3 +62,25 @@ def real_vector(name: str, values: object, interval: str, *, min_length: int = 1
         raise ValueError(f"{name}[{i}] must be a finite real in {interval}, got {float(x[i])!r}")
     x.setflags(write=False)
     return x
+
+
+def readonly(a, dtype=None) -> np.ndarray:
+    """A read-only copy of ``a`` (as ``dtype`` if given): the arrays of frozen instances and results.
+
+    >>> readonly([1, 2], dtype=float).flags.writeable
+    False
+    """
+    out = np.array(a, dtype=dtype, copy=True)
+    out.setflags(write=False)
+    return out
+
+
+def positive_int(name: str, value: object, minimum: int = 1) -> int:
+    """Return ``value`` as an int after checking it is an integer (not a bool) >= ``minimum``.
+
+    >>> positive_int("runs", 3)
+    3
+    """
+    if isinstance(value, bool) or not isinstance(value, (numbers.Integral, np.integer)) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)

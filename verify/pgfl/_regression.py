@@ -23,6 +23,7 @@ import math
 import numpy as np
 
 from reference_impl.pgfl import PGFLConfig, PGFLProblem, run_pgfl, synthetic_regression
+from theory._validate import positive_int
 from verify.comparisons import Design
 from verify.records import CheckContext
 
@@ -73,12 +74,6 @@ def client_nmsd_observer(truth: np.ndarray):
     return observe
 
 
-def _positive_int(name: str, value, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
-
-
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Scale:
     """Instance size and Monte-Carlo size of one profile.
@@ -120,9 +115,9 @@ class Scale:
     def __post_init__(self) -> None:
         for name in ("servers", "clients_per_server", "d", "scheduled", "iterations", "sweep_iteration",
                      "early_iteration", "limit_iterations"):
-            _positive_int(name, getattr(self, name))
-        _positive_int("replicates", self.replicates, 2)
-        _positive_int("heavy_replicates", self.heavy_replicates, self.replicates)
+            positive_int(name, getattr(self, name))
+        positive_int("replicates", self.replicates, 2)
+        positive_int("heavy_replicates", self.heavy_replicates, self.replicates)
         if self.scheduled > self.clients_per_server:
             raise ValueError(f"scheduled must be in [1, clients_per_server = {self.clients_per_server}], "
                              f"got {self.scheduled}")

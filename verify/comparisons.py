@@ -46,6 +46,7 @@ import collections
 import dataclasses
 import itertools
 import math
+import threading
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any
 
@@ -337,20 +338,25 @@ class Design:
 
 
 _STORE: collections.OrderedDict = collections.OrderedDict()
+_STORE_LOCK = threading.Lock()  # the report may run claims of different families in threads
 
 
 def _store_get(key):
-    hit = _STORE.get(key)
-    if hit is not None:
-        _STORE.move_to_end(key)
-    return hit
+    with _STORE_LOCK:
+        hit = _STORE.get(key)
+        if hit is not None:
+            _STORE.move_to_end(key)
+        return hit
 
 
 def _store_put(key, value) -> None:
-    _STORE[key] = value
-    _STORE.move_to_end(key)
-    while len(_STORE) > STORE_SIZE:
-        _STORE.popitem(last=False)
+    value = np.asarray(value)
+    value.setflags(write=False)
+    with _STORE_LOCK:
+        _STORE[key] = value
+        _STORE.move_to_end(key)
+        while len(_STORE) > STORE_SIZE:
+            _STORE.popitem(last=False)
 
 
 def _identity(arm: Hashable) -> Hashable:

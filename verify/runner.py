@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+import threading
 import time
 import traceback
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 
+from verify.cache import ResultCache
 from verify.records import CheckContext, CheckResult, Claim, Verdict
 
 __all__ = ["run_claim", "run_claims"]
@@ -33,16 +36,60 @@ def run_claim(claim: Claim, ctx: CheckContext) -> CheckResult:
     return dataclasses.replace(result, runtime_s=time.perf_counter() - start)
 
 
+def _units(claims: list[Claim], runtimes: dict[str, float]) -> list[list[int]]:
+    """Claims grouped by their check's module (claims of one module share its caches, e.g. an experiment family's
+    arms), longest expected unit first (last measured runtimes; unknown claims count as the median known one)."""
+    known = sorted(runtimes.values())
+    default = known[len(known) // 2] if known else 1.0
+    groups: dict[str, list[int]] = {}
+    for index, claim in enumerate(claims):
+        groups.setdefault(claim.check.__module__, []).append(index)
+    cost = {m: sum(runtimes.get(claims[i].id, default) for i in idx) for m, idx in groups.items()}
+    return [groups[m] for m in sorted(groups, key=lambda m: -cost[m])]
+
+
 def run_claims(
     claims: Iterable[Claim],
     ctx: CheckContext,
     on_done: Callable[[CheckResult], None] | None = None,
+    *,
+    cache: ResultCache | None = None,
+    parallel: int = 1,
 ) -> list[CheckResult]:
-    """Run claims in order; ``on_done`` is called after each (progress bars hook in here)."""
-    results = []
-    for claim in claims:
-        result = run_claim(claim, ctx)
-        results.append(result)
+    """Run claims; the results come back in the order of ``claims``.
+
+    ``cache``: reuse a stored result whose claim, profile, seed and code digest match (:mod:`verify.cache`), and
+    store new ones. ``parallel`` > 1 runs that many groups of claims at once (threads sharing ``ctx.executor``, so a
+    check's own parallel runs still go to the worker processes), the longest groups first; the numbers do not
+    depend on it, since every claim draws from its own seed. ``on_done`` is called after each claim (progress bars
+    hook in here), from one thread at a time.
+    """
+    claims = list(claims)
+    if isinstance(parallel, bool) or not isinstance(parallel, int) or parallel < 1:
+        raise ValueError(f"parallel must be an integer >= 1, got {parallel!r}")
+    results: list[CheckResult | None] = [None] * len(claims)
+    lock = threading.Lock()
+
+    def one(index: int) -> None:
+        claim = claims[index]
+        result = cache.get(claim, ctx.profile, ctx.seed) if cache is not None else None
+        if result is None:
+            result = run_claim(claim, ctx)
+            if cache is not None:
+                with lock:
+                    cache.put(claim, ctx.profile, ctx.seed, result)
+        results[index] = result
         if on_done is not None:
-            on_done(result)
+            with lock:
+                on_done(result)
+
+    units = _units(claims, cache.runtimes(ctx.profile) if cache is not None else {})
+    if parallel == 1 or len(units) == 1:
+        for index in range(len(claims)):
+            one(index)
+    else:
+        ctx.executor.map(abs, [0, 0])  # start the executor's workers before the threads share it
+        with ThreadPoolExecutor(max_workers=parallel) as pool:
+            for future in [pool.submit(lambda idx=idx: [one(i) for i in idx]) for idx in units]:
+                future.result()
     return results

@@ -53,6 +53,7 @@ __all__ = [
     "StepSchedule",
     "centralized_optimum",
     "elastic_net_lambda1",
+    "nfl_round",
     "normalized_error",
     "run_arm",
     "run_zcdp_nfl",
@@ -272,6 +273,7 @@ class NFLProblem:
     lam2: float = 1.0
     clip: float | None = None
     _degree: np.ndarray = field(init=False, repr=False, compare=False)
+    _XT: np.ndarray = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.objective not in OBJECTIVES:
@@ -303,6 +305,7 @@ class NFLProblem:
                 raise ValueError("clip must be None for objective 'lad' (its subgradients are bounded by ||x||)")
             object.__setattr__(self, "clip", _positive("clip", self.clip))
         object.__setattr__(self, "_degree", _readonly(A.sum(axis=1), np.int64))
+        object.__setattr__(self, "_XT", _readonly(np.swapaxes(self.X, 1, 2)))
 
     # ---- sizes and graph matrices ----
     @property
@@ -370,9 +373,10 @@ class NFLProblem:
     def subgradients(self, w) -> np.ndarray:
         r""":math:`g_k(w_k) = \frac1M\sum_j\ell'(x_{k,j},y_{k,j};w_k) + \frac{\lambda}{K}R'(w_k)`, shape (..., K, P)."""
         w = np.asarray(w, dtype=np.float64)
-        if self.objective != "lad" and self.clip is None:  # no per-sample array needed
-            residual = np.einsum("kmp,...kp->...km", self.X, w) - self.y
-            data = (2.0 / self.M) * np.einsum("kmp,...km->...kp", self.X, residual)
+        if self.clip is None:  # no per-sample array needed: one weighted sum of the rows per client (batched matmul)
+            residual = (self.X @ w[..., None])[..., 0] - self.y
+            weights = np.sign(residual) / self.M if self.objective == "lad" else (2.0 / self.M) * residual
+            data = (self._XT @ weights[..., None])[..., 0]
         else:
             data = self.per_sample_subgradients(w).mean(axis=-2)
         return data + self.regularizer_subgradient(w)
@@ -734,12 +738,8 @@ def run_zcdp_nfl(problem: NFLProblem, config: NFLConfig, iterations: int, rng: n
     noisy = config.privacy.kind != "none"
     diverged = False
     for n in range(1, T + 1):
-        g = problem.subgradients(w_tilde)
-        neighbour = A @ w_tilde
-        w = _primal_step(w_tilde, neighbour, gamma, g, 1.0 / etas[n - 1], d, rho)
-        xi = sigma[n - 1][None, :, None] * rng.normal(size=(runs, K, P)) if noisy else 0.0
-        w_tilde = w + xi
-        gamma = gamma + rho * (d * w_tilde - A @ w_tilde)
+        w, w_tilde, gamma, xi = nfl_round(problem, rho, etas[n - 1], sigma[n - 1] if noisy else None, w_tilde, gamma,
+                                          rng, _matrices=(A, d))
         w_sum += w_tilde
         if ne is not None:
             ne[:, n] = normalized_error(problem, w, w_c)
@@ -757,6 +757,24 @@ def run_zcdp_nfl(problem: NFLProblem, config: NFLConfig, iterations: int, rng: n
     return NFLRun(w=w, w_tilde=w_tilde, gamma=gamma, w_hat=w_sum / n, ne=ne, etas=_readonly(etas),
                   variances=_readonly(variances), budgets=_readonly(budgets), total_zcdp=total, epsilon=epsilon,
                   privacy_certified=certified, diverged=diverged, trajectory=traj)
+
+
+def nfl_round(problem: NFLProblem, rho: float, eta: float, sigma, w_tilde, gamma, rng: np.random.Generator, *,
+              _matrices=None):
+    r"""One synchronous round (steps 1-6 of Algorithm 1) of every agent and run: arrays (runs, K, P).
+
+    ``sigma`` is :math:`\sigma_k(n)`, shape (K,), or None for no noise. Returns
+    :math:`(w^{(n)}, \tilde w^{(n)}, \gamma^{(n)}, \xi^{(n)})`. No validation (the inner loop of
+    :func:`run_zcdp_nfl`; public for benchmarks).
+    """
+    A, d = _matrices if _matrices is not None else (problem.adjacency.astype(np.float64),
+                                                    problem.degree.astype(np.float64)[:, None])
+    g = problem.subgradients(w_tilde)
+    w = _primal_step(w_tilde, A @ w_tilde, gamma, g, 1.0 / eta, d, rho)
+    xi = sigma[None, :, None] * rng.normal(size=w.shape) if sigma is not None else np.zeros_like(w)
+    w_tilde = w + xi
+    gamma = gamma + rho * (d * w_tilde - A @ w_tilde)
+    return w, w_tilde, gamma, xi
 
 
 def run_arm(problem: NFLProblem, config: NFLConfig, iterations: int, seed: int, w_c) -> np.ndarray:

@@ -390,7 +390,7 @@ def _as_problems(problems) -> tuple[NPFLProblem, ...]:
 
 
 def run_npfl(problems, config: NPFLConfig, iterations: int, rng: np.random.Generator | None = None, *,
-             reference=None) -> NPFLRun:
+             reference=None, tau_init=None) -> NPFLRun:
     r"""Run Algorithm 6 (or NFL) for ``iterations`` iterations on a batch of instances (one run each).
 
     Parameters
@@ -404,6 +404,9 @@ def run_npfl(problems, config: NPFLConfig, iterations: int, rng: np.random.Gener
         Required for the SAC policy (the :math:`\alpha` draws).
     reference : array_like (R, K, d) or (K, d), optional
         A ground truth; its relative error curve is recorded.
+    tau_init : array_like (R, K) or (K,), optional
+        Client-specific :math:`\tau_k^{(0)} \ge 0` (fixed :math:`\tau_k` for ``policy="fixed"``); default
+        ``config.tau0`` for every client.
     """
     problems = _as_problems(problems)
     if isinstance(iterations, bool) or not isinstance(iterations, numbers.Integral) or iterations < 1:
@@ -424,6 +427,13 @@ def run_npfl(problems, config: NPFLConfig, iterations: int, rng: np.random.Gener
     w = np.zeros((R, K, d))
     gamma = np.zeros((R, K, d))
     tau = np.full((R, K), 0.0 if config.algorithm == "nfl" else config.tau0)
+    if tau_init is not None:
+        tau_init = np.asarray(tau_init, dtype=np.float64)
+        if config.algorithm == "nfl" or tau_init.shape not in ((K,), (R, K)) or not np.all(np.isfinite(tau_init)) \
+                or np.any(tau_init < 0):
+            raise ValueError(f"tau_init must be finite reals >= 0 of shape (K,) or (R, K) = {(R, K)} (not for NFL), "
+                             f"got shape {tau_init.shape}")
+        tau = np.broadcast_to(tau_init, (R, K)).copy()
     taus = np.empty((R, N + 1, K))
     taus[:, 0] = tau
     steps = np.zeros((R, N + 1, K))

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import special
@@ -994,8 +994,3 @@ def run_arm(arm: str, problem: FedPDMProblem, config: FedPDMConfig, seed: int, *
             raise ValueError(f"baseline.name must equal arm = {arm!r}, got {base.name!r}")
         run = run_baseline(problem, config, base, rng, observers=observers)
     return ArmCurve(arm=arm, loss=run.observations["loss"][:, 0], accuracy=run.observations["accuracy"][:, 0], z=run.z)
-
-
-def with_fields(config: FedPDMConfig, **changes) -> FedPDMConfig:
-    """``dataclasses.replace`` with validation (a convenience for sweeps)."""
-    return replace(config, **changes)

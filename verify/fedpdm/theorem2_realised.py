@@ -148,7 +148,7 @@ def check_realised_corrected(ctx: CheckContext, *, c0_fn=abadi_constant_c0) -> C
     for eps, q in ((0.5, 0.25), (1.0, 0.05)):
         series.append(Series(label=f"RDP total at n, eps = {eps}, q = {q}", x=ns, group=f"{eps}{q}",
                              y=[epsilon_total("rdp", eps, 1e-5, int(n), q)[0] for n in ns]))
-        series.append(Series(label=f"c0 q eps sqrt(n/(1-q)), Abadi c0", x=ns, group=f"{eps}{q}", style="dashed",
+        series.append(Series(label="c0 q eps sqrt(n/(1-q)), Abadi c0", x=ns, group=f"{eps}{q}", style="dashed",
                              y=[total_epsilon_fedpdm_linear(eps, q, 1.0, int(n), c0_fn(1e-5)) for n in ns]))
     figure = FigureSpec(name="theorem2_realised_linear_form", title="Total at the realised count vs the linear (20) with n_i",
                         xlabel="realised participations n_i", ylabel="eps_total (delta = 1e-5)", series=tuple(series))

@@ -13,7 +13,7 @@ import argparse
 import numpy as np
 from _timing import measure  # benchmarks/_timing.py (scripts run from this folder's path)
 
-from reference_impl.pgfl import PGFLConfig, _client_solver, _initial_state, _step, synthetic_regression
+from reference_impl.pgfl import PGFLConfig, client_solver, initial_state, step, synthetic_regression
 
 
 def loop_iteration(problem, config, w_servers, phi):
@@ -59,19 +59,19 @@ def main() -> None:
     problem = synthetic_regression(np.random.default_rng(0))
     config = PGFLConfig(rho=0.25 * problem.max_curvature, taus=(0.4,))
     rng = np.random.default_rng(1)
-    state = _initial_state(problem, 1)
+    state = initial_state(problem, 1)
     state = type(state)(**{**state.__dict__, "phi": rng.standard_normal(state.phi.shape),
                            "w_servers": rng.standard_normal(state.w_servers.shape)})
     noise = np.zeros((1, problem.K, problem.d))
     selected = np.ones((1, problem.K), dtype=bool)
 
-    solve = _client_solver(problem, config.rho)  # factorised once per run by run_pgfl
+    solve = client_solver(problem, config.rho)  # factorised once per run by run_pgfl
 
     def vectorised():
-        return _step(problem, config, solve, state, 1, noise, selected)
+        return step(problem, config, solve, state, 1, noise, selected)
 
     def setup():
-        return _client_solver(problem, config.rho)
+        return client_solver(problem, config.rho)
 
     def looped():
         return loop_iteration(problem, config, state.w_servers[0], state.phi[0])

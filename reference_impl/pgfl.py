@@ -19,7 +19,6 @@ References
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -28,198 +27,34 @@ import networkx as nx
 import numpy as np
 
 from theory._validate import readonly
+from theory.pgfl.optima import (
+    cluster_gradient_norm,
+    cluster_optima,
+    eta_cluster_distance,
+    fixed_point_tau0,
+)
+from theory.pgfl.problem import PGFLProblem, cvxpy_data_term
 
 __all__ = [
     "PGFLConfig",
     "PGFLProblem",
     "PGFLRun",
     "accuracy_observer",
+    "client_solver",
     "cluster_gradient_norm",
     "cluster_optima",
     "eta_cluster_distance",
     "fixed_point",
     "fixed_point_tau0",
+    "initial_state",
     "iteration_spectral_radius",
     "nmsd_observer",
     "run_pgfl",
     "server_models_observer",
     "single_step_server_update",
+    "step",
     "synthetic_regression",
 ]
-
-
-@dataclass(frozen=True, kw_only=True)
-class PGFLProblem:
-    r"""A PGFL instance: server graph, client placement, cluster labels and ridge data.
-
-    Client objective (spec 1.2): :math:`f_k(w) = \\lVert y_k - X_k w\\rVert^2/D_k + (\\lambda/|C_{s(k)}|)\\lVert w\\rVert^2`.
-
-    Attributes
-    ----------
-    adjacency : (S, S) bool array
-        Symmetric server graph without self-loops (an empty graph is ClusterFL, variant V3).
-    client_server, client_cluster : (K,) int arrays
-        Server ``s(k)`` in ``0..S-1`` and cluster ``q(k)`` in ``0..Q-1`` of every client.
-    n_clusters : int
-        Q >= 1.
-    X, y : tuple of arrays
-        Client ``k``'s features ``(D_k, d)`` and responses ``(D_k,)``, ``D_k >= 1`` (labels in {0, 1} for
-        the logistic loss).
-    lam : float
-        Ridge weight lambda >= 0.
-    true_models : (Q, d) array or None
-        Data-generating cluster models (for the NMSD metric), when known.
-    loss : {"ridge", "logistic", "cvxpy"}
-        Ridge: :math:`\ell_k = \lVert y_k - X_k w\rVert^2`. Logistic (spec 2.1, seed 000 eqs. (54)-(55)):
-        :math:`\ell = \log(1 + e^{w^T x}) - y\,w^T x`, :math:`y \in \{0, 1\}`; regulariser :math:`\lVert w\rVert^2` for all.
-        ``"cvxpy"``: a generic convex per-sample loss given by ``cvxpy_loss`` (spec 2.1, last item),
-        :math:`f_k(w) = D_k^{-1}\sum_i \ell(z_i, y_i) + (\lambda/|C_s|)\lVert w\rVert^2` with margins :math:`z = X_k w`.
-    cvxpy_loss : callable or None
-        Only with ``loss="cvxpy"``: ``cvxpy_loss(z, y) -> cvxpy expression`` of the per-sample losses
-        (shape ``(D_k,)``, or a scalar holding their sum), convex in the CVXPY expression ``z = X_k w``
-        (DCP), for the numpy labels ``y`` (shape ``(D_k,)``). Example, the squared loss:
-        ``lambda z, y: cp.square(y - z)``. Checked at construction on every client.
-    """
-
-    adjacency: np.ndarray
-    client_server: np.ndarray
-    client_cluster: np.ndarray
-    n_clusters: int
-    X: tuple
-    y: tuple
-    lam: float
-    true_models: np.ndarray | None = None
-    loss: str = "ridge"
-    cvxpy_loss: Callable | None = field(default=None, compare=False, repr=False)
-
-    def __post_init__(self) -> None:
-        if self.loss not in ("ridge", "logistic", "cvxpy"):
-            raise ValueError(f"loss must be 'ridge', 'logistic' or 'cvxpy', got {self.loss!r}")
-        if (self.loss == "cvxpy") != (self.cvxpy_loss is not None):
-            raise ValueError(f"cvxpy_loss must be a callable exactly when loss = 'cvxpy' (loss = {self.loss!r}, "
-                             f"cvxpy_loss = {self.cvxpy_loss!r})")
-        if self.cvxpy_loss is not None and not callable(self.cvxpy_loss):
-            raise ValueError(f"cvxpy_loss must be callable (z, y) -> cvxpy expression, got {self.cvxpy_loss!r}")
-        adj = np.asarray(self.adjacency, dtype=bool)
-        if adj.ndim != 2 or adj.shape[0] != adj.shape[1] or adj.shape[0] < 1:
-            raise ValueError(f"adjacency must be a square (S, S) matrix with S >= 1, got shape {adj.shape}")
-        if not np.array_equal(adj, adj.T) or adj.diagonal().any():
-            raise ValueError("adjacency must be symmetric with a zero diagonal (servers are not their own neighbours)")
-        S = adj.shape[0]
-        if isinstance(self.n_clusters, bool) or not isinstance(self.n_clusters, (int, np.integer)) or self.n_clusters < 1:
-            raise ValueError(f"n_clusters must be an integer >= 1, got {self.n_clusters!r}")
-        servers = np.asarray(self.client_server)
-        clusters = np.asarray(self.client_cluster)
-        if servers.ndim != 1 or servers.size < 1 or servers.shape != clusters.shape:
-            raise ValueError(f"client_server and client_cluster must be 1-D of equal length K >= 1, got "
-                             f"{servers.shape} and {clusters.shape}")
-        if not np.issubdtype(servers.dtype, np.integer) or servers.min() < 0 or servers.max() >= S:
-            raise ValueError(f"client_server entries must be integers in [0, {S - 1}]")
-        if not np.issubdtype(clusters.dtype, np.integer) or clusters.min() < 0 or clusters.max() >= self.n_clusters:
-            raise ValueError(f"client_cluster entries must be integers in [0, {self.n_clusters - 1}]")
-        K = servers.size
-        if len(self.X) != K or len(self.y) != K:
-            raise ValueError(f"X and y must hold one array per client (K = {K}), got {len(self.X)} and {len(self.y)}")
-        X = tuple(readonly(np.asarray(x, dtype=np.float64)) for x in self.X)
-        y = tuple(readonly(np.asarray(v, dtype=np.float64)) for v in self.y)
-        d = X[0].shape[1] if X[0].ndim == 2 else -1
-        for k, (xk, yk) in enumerate(zip(X, y)):
-            if xk.ndim != 2 or xk.shape[1] != d or xk.shape[0] < 1 or yk.shape != (xk.shape[0],):
-                raise ValueError(f"X[{k}] must be (D_k >= 1, d = {d}) and y[{k}] (D_k,), got {xk.shape} and {yk.shape}")
-            if not (np.all(np.isfinite(xk)) and np.all(np.isfinite(yk))):
-                raise ValueError(f"X[{k}] and y[{k}] must be finite")
-            if self.loss == "logistic" and not np.all((yk == 0.0) | (yk == 1.0)):
-                raise ValueError(f"y[{k}] must hold labels in {{0, 1}} for the logistic loss")
-        lam = float(self.lam)
-        if not (math.isfinite(lam) and lam >= 0.0):
-            raise ValueError(f"lam must be a finite real in [0, inf), got {self.lam!r}")
-        if self.true_models is not None:
-            tm = np.asarray(self.true_models, dtype=np.float64)
-            if tm.shape != (self.n_clusters, d):
-                raise ValueError(f"true_models must have shape (Q, d) = ({self.n_clusters}, {d}), got {tm.shape}")
-            object.__setattr__(self, "true_models", readonly(tm))
-        object.__setattr__(self, "adjacency", readonly(adj))
-        object.__setattr__(self, "client_server", readonly(servers.astype(np.int64)))
-        object.__setattr__(self, "client_cluster", readonly(clusters.astype(np.int64)))
-        object.__setattr__(self, "X", X)
-        object.__setattr__(self, "y", y)
-        object.__setattr__(self, "lam", lam)
-        if self.loss == "cvxpy":
-            for k in range(K):
-                _cvxpy_data_term(self, k, _cvxpy_probe(d))
-
-    # Derived quantities (cached; the record is immutable).
-    @property
-    def S(self) -> int:
-        return self.adjacency.shape[0]
-
-    @property
-    def K(self) -> int:
-        return self.client_server.size
-
-    @property
-    def d(self) -> int:
-        return self.X[0].shape[1]
-
-    @functools.cached_property
-    def samples(self) -> np.ndarray:
-        """D_k, shape (K,)."""
-        return readonly(np.array([x.shape[0] for x in self.X]))
-
-    @functools.cached_property
-    def clients_per_server(self) -> np.ndarray:
-        """|C_s| of the server of every client, shape (K,)."""
-        counts = np.bincount(self.client_server, minlength=self.S)
-        return readonly(counts[self.client_server])
-
-    @functools.cached_property
-    def hessians(self) -> np.ndarray:
-        """Data part of the client Hessians, shape (K, d, d): (2/D_k) X_k^T X_k for ridge (exact), and its
-        upper bound (1/(4 D_k)) X_k^T X_k for the logistic loss (sigma(1 - sigma) <= 1/4). Undefined for a
-        generic CVXPY loss (ValueError)."""
-        if self.loss == "cvxpy":
-            raise ValueError("hessians (and max_curvature) are undefined for loss = 'cvxpy': no curvature bound is known")
-        scale = 2.0 if self.loss == "ridge" else 0.25
-        return readonly(np.stack([scale / x.shape[0] * x.T @ x for x in self.X]))
-
-    @functools.cached_property
-    def padded(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Data padded to D_max: X (K, D_max, d), y (K, D_max) and per-sample weights 1/D_k (0 on padding)."""
-        D = self.samples
-        X = np.zeros((self.K, int(D.max()), self.d))
-        y = np.zeros((self.K, int(D.max())))
-        weights = np.zeros((self.K, int(D.max())))
-        for k, (xk, yk) in enumerate(zip(self.X, self.y)):
-            X[k, : D[k]], y[k, : D[k]], weights[k, : D[k]] = xk, yk, 1.0 / D[k]
-        return readonly(X), readonly(y), readonly(weights)
-
-    @functools.cached_property
-    def linear_terms(self) -> np.ndarray:
-        """(2/D_k) X_k^T y_k, shape (K, d)."""
-        return readonly(np.stack([2.0 / x.shape[0] * x.T @ v for x, v in zip(self.X, self.y)]))
-
-    @functools.cached_property
-    def ridge_weights(self) -> np.ndarray:
-        """2 lambda / |C_s(k)|: the client's share of the regulariser's curvature, shape (K,)."""
-        return readonly(2.0 * self.lam / self.clients_per_server)
-
-    @functools.cached_property
-    def groups(self) -> np.ndarray:
-        """One-hot membership (S*Q, K): row s*Q + q marks the clients of C_{s,(q)}."""
-        g = np.zeros((self.S * self.n_clusters, self.K))
-        g[self.client_server * self.n_clusters + self.client_cluster, np.arange(self.K)] = 1.0
-        return readonly(g)
-
-    @functools.cached_property
-    def closed_neighbourhoods(self) -> np.ndarray:
-        """N_s including s, as a 0/1 matrix (S, S)."""
-        return readonly(self.adjacency.astype(np.float64) + np.eye(self.S))
-
-    @functools.cached_property
-    def max_curvature(self) -> float:
-        """L_max = max_k lambda_max(grad^2 f_k) (spec 2.5: rho in [0.1, 0.5] L_max is the tested range)."""
-        eig = np.linalg.eigvalsh(self.hessians)[:, -1]
-        return float(np.max(eig + self.ridge_weights))
 
 
 #: Server updates of :class:`PGFLConfig` (spec 2.6: multi-step (8)-(10), and V0 as printed / corrected).
@@ -354,7 +189,7 @@ class PGFLRun:
     releases: np.ndarray = field(repr=False)  # (iterations, R, K) bool: who uploaded at each iteration
 
 
-def _initial_state(problem: PGFLProblem, runs: int) -> PGFLState:
+def initial_state(problem: PGFLProblem, runs: int) -> PGFLState:
     R, K, S, Q, d = runs, problem.K, problem.S, problem.n_clusters, problem.d
     z = np.zeros
     return PGFLState(w_clients=z((R, K, d)), phi=z((R, K, d)), w_servers=z((R, S, Q, d)), w_hat=z((R, S, Q, d)),
@@ -428,44 +263,22 @@ def _logistic_newton(data, rho: float, anchor: np.ndarray, phi: np.ndarray, warm
         curvature = weights * p * (1.0 - p)
         # optimize=True: BLAS contraction (same sum, ~10x faster than the default three-operand loop)
         hess = np.einsum("kid,rki,kie->rkde", X, curvature, X, optimize=True) + shift[..., None] * eye
-        step = np.linalg.solve(hess, grad[..., None])[..., 0]
+        newton = np.linalg.solve(hess, grad[..., None])[..., 0]
         base = _logistic_client_objective(data, rho, w, anchor, phi)
         # Newton decrement g^T H^{-1} g: once it is at rounding level the objective cannot rank trial
         # points, and the full step is taken (quadratic convergence region).
-        settled = np.sum(grad * step, axis=-1) <= 1e-14 * np.maximum(1.0, np.abs(base))
+        settled = np.sum(grad * newton, axis=-1) <= 1e-14 * np.maximum(1.0, np.abs(base))
         t = np.ones(w.shape[:2])
         for _ in range(40):
-            trial = w - t[..., None] * step
+            trial = w - t[..., None] * newton
             worse = (_logistic_client_objective(data, rho, trial, anchor, phi) > base) & ~settled
             if not worse.any():
                 break
             t = np.where(worse, 0.5 * t, t)
         else:   # still no descent after 40 halvings: those entries keep w (never an ascent step)
             t = np.where(worse, 0.0, t)
-        w = w - t[..., None] * step
+        w = w - t[..., None] * newton
     raise ArithmeticError("logistic client solve did not reach ||grad|| <= 1e-10 in 100 Newton steps")
-
-
-def _cvxpy_probe(d: int):
-    import cvxpy as cp
-
-    return cp.Variable(d)
-
-
-def _cvxpy_data_term(problem: PGFLProblem, k: int, w):
-    """The CVXPY expression (1/D_k) sum_i loss(z_i, y_i), z = X_k w, validated (scalar, convex, DCP)."""
-    import cvxpy as cp
-
-    D = problem.X[k].shape[0]
-    expr = problem.cvxpy_loss(problem.X[k] @ w, np.asarray(problem.y[k]))
-    if not isinstance(expr, cp.Expression):
-        raise ValueError(f"cvxpy_loss must return a cvxpy Expression, got {type(expr).__name__} for client {k}")
-    if expr.shape not in ((), (D,)):
-        raise ValueError(f"cvxpy_loss must return shape () or (D_k,) = ({D},), got {expr.shape} for client {k}")
-    if not expr.is_dcp() or not expr.is_convex():
-        raise ValueError(f"cvxpy_loss must return a convex (DCP) expression in z, got curvature {expr.curvature} "
-                         f"for client {k}")
-    return cp.sum(expr) / D
 
 
 #: Tolerances handed to Clarabel by the generic (CVXPY) client step: absolute and relative duality gap and
@@ -489,7 +302,7 @@ class _CvxpyClientStep:
         for k in range(problem.K):
             w = cp.Variable(problem.d)
             c = cp.Parameter(problem.d)
-            objective = (_cvxpy_data_term(problem, k, w) + 0.5 * (problem.ridge_weights[k] + rho) * cp.sum_squares(w)
+            objective = (cvxpy_data_term(problem, k, w) + 0.5 * (problem.ridge_weights[k] + rho) * cp.sum_squares(w)
                          - c @ w)
             self.problems.append(cp.Problem(cp.Minimize(objective)))
             self.variables.append(w)
@@ -515,7 +328,7 @@ class _CvxpyClientStep:
         return out
 
 
-def _client_solver(problem: PGFLProblem, rho: float, *, linear_only: bool = False):
+def client_solver(problem: PGFLProblem, rho: float, *, linear_only: bool = False):
     """The client step (4) as ``solve(anchor, phi, warm, active=None) -> w`` for all runs and clients; with an
     (R, K) mask ``active`` only those entries need be solved (the others may return ``warm``)."""
     if problem.loss == "cvxpy":
@@ -531,9 +344,9 @@ def _client_solver(problem: PGFLProblem, rho: float, *, linear_only: bool = Fals
     return lambda anchor, phi, warm, active=None: _logistic_client_step(problem, rho, anchor, phi, warm, active)
 
 
-def _step(problem: PGFLProblem, config: PGFLConfig, solve, state: PGFLState, n: int,
+def step(problem: PGFLProblem, config: PGFLConfig, solve, state: PGFLState, n: int,
           noise: np.ndarray, selected: np.ndarray) -> PGFLState:
-    """One iteration of Algorithm 1 or 2 for all runs at once; ``solve`` is from :func:`_client_solver`."""
+    """One iteration of Algorithm 1 or 2 for all runs at once; ``solve`` is from :func:`client_solver`."""
     rho, Q = config.rho, problem.n_clusters
     s_k, q_k = problem.client_server, problem.client_cluster
     server_of_client = state.w_servers[:, s_k, q_k, :]                       # (R, K, d)
@@ -649,14 +462,14 @@ def run_pgfl(problem: PGFLProblem, config: PGFLConfig, iterations: int, rng: np.
         raise ValueError(f"runs must be an integer >= 1, got {runs!r}")
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
-    solve = _client_solver(problem, config.rho)
-    state = _initial_state(problem, runs)
+    solve = client_solver(problem, config.rho)
+    state = initial_state(problem, runs)
     observations, releases = [], np.empty((iterations, runs, problem.K), dtype=bool)
     for n in range(1, iterations + 1):
         selected = _select(problem, config, rng, runs)
         std = np.sqrt(config.noise_variance(problem.samples, n))
         noise = rng.standard_normal((runs, problem.K, problem.d)) * std[None, :, None]
-        state = _step(problem, config, solve, state, n, noise, selected)
+        state = step(problem, config, solve, state, n, noise, selected)
         releases[n - 1] = selected
         if observe is not None:
             observations.append(observe(state))
@@ -704,137 +517,6 @@ def server_models_observer(state: PGFLState) -> np.ndarray:
     return state.w_servers.copy()
 
 
-def cluster_optima(problem: PGFLProblem) -> np.ndarray:
-    r"""(Pa): :math:`w^\star_{(q)} = \arg\min_w \sum_{k\in C_{(q)}} f_k(w)` for every cluster, shape (Q, d).
-
-    Ridge: the linear system :math:`\sum_k (H_k + 2\lambda/|C_{s(k)}|\,I) w = \sum_k h_k`. Logistic: CVXPY
-    (Clarabel) on the same objective, certified by the gradient norm at the returned point.
-    """
-    if problem.loss == "logistic":
-        return _cluster_optima_logistic(problem)
-    Q, d = problem.n_clusters, problem.d
-    optima = np.empty((Q, d))
-    eye = np.eye(d)
-    for q in range(Q):
-        members = problem.client_cluster == q
-        if not members.any():
-            raise ValueError(f"cluster {q} has no client: its optimum is undefined")
-        lhs = (problem.hessians[members] + problem.ridge_weights[members, None, None] * eye).sum(axis=0)
-        optima[q] = np.linalg.solve(lhs, problem.linear_terms[members].sum(axis=0))
-    return readonly(optima)
-
-
-def _cluster_optima_logistic(problem: PGFLProblem) -> np.ndarray:
-    """CVXPY (Clarabel, default tolerances) for each cluster, then Newton polishing to ||grad|| <= 1e-12.
-
-    The exponential-cone solve is the independent ground truth; its accuracy (about 1e-7 in the gradient)
-    is then driven to rounding level by Newton steps on the same objective, which certify the result.
-    """
-    import cvxpy as cp
-
-    optima = np.empty((problem.n_clusters, problem.d))
-    eye = np.eye(problem.d)
-    for q in range(problem.n_clusters):
-        members = np.flatnonzero(problem.client_cluster == q)
-        if members.size == 0:
-            raise ValueError(f"cluster {q} has no client: its optimum is undefined")
-        w = cp.Variable(problem.d)
-        terms = []
-        for k in members:
-            z = problem.X[k] @ w
-            terms.append(cp.sum(cp.logistic(z) - cp.multiply(problem.y[k], z)) / problem.samples[k]
-                         + 0.5 * problem.ridge_weights[k] * cp.sum_squares(w))
-        prob = cp.Problem(cp.Minimize(cp.sum(terms)))
-        prob.solve(solver=cp.CLARABEL)
-        if prob.status != cp.OPTIMAL or w.value is None:
-            raise ArithmeticError(f"CVXPY solve of cluster {q}'s optimum ended with status {prob.status}")
-        x = np.asarray(w.value, dtype=np.float64)
-        for _ in range(50):
-            grad, hess = np.zeros(problem.d), np.zeros((problem.d, problem.d))
-            for k in members:
-                xk, D = problem.X[k], problem.samples[k]
-                p = 0.5 * (1.0 + np.tanh(0.5 * (xk @ x)))
-                grad += xk.T @ (p - problem.y[k]) / D + problem.ridge_weights[k] * x
-                hess += (xk.T * (p * (1.0 - p))) @ xk / D + problem.ridge_weights[k] * eye
-            if np.linalg.norm(grad) <= 1e-12:
-                break
-            x = x - np.linalg.solve(hess, grad)
-        else:   # never stored uncertified: the docstring promises ||grad|| <= 1e-12
-            raise ArithmeticError(f"Newton polishing of cluster {q}'s optimum did not reach ||grad|| <= 1e-12")
-        optima[q] = x
-    return readonly(optima)
-
-
-def cluster_gradient_norm(problem: PGFLProblem, q: int, w: np.ndarray) -> float:
-    """||sum_{k in C_(q)} grad f_k(w)||: the certificate of an optimum of (Pa) (both losses)."""
-    if problem.loss == "cvxpy":
-        raise ValueError("cluster_gradient_norm needs loss 'ridge' or 'logistic' (no gradient of a generic CVXPY loss)")
-    total = np.zeros(problem.d)
-    for k in np.flatnonzero(problem.client_cluster == q):
-        xk, yk, D = problem.X[k], problem.y[k], problem.samples[k]
-        if problem.loss == "ridge":
-            total += 2.0 / D * xk.T @ (xk @ w - yk)
-        else:
-            total += xk.T @ (0.5 * (1.0 + np.tanh(0.5 * (xk @ w))) - yk) / D
-        total += problem.ridge_weights[k] * w
-    return float(np.linalg.norm(total))
-
-
-def eta_cluster_distance(optima: np.ndarray) -> float:
-    r""":math:`\eta = \max_{q,r}\lVert w^\star_{(q)} - w^\star_{(r)}\rVert_2^2` (seed 000 eq. (28))."""
-    w = np.asarray(optima, dtype=np.float64)
-    diff = w[:, None, :] - w[None, :, :]
-    return float(np.max(np.sum(diff**2, axis=2)))
-
-
-def fixed_point_tau0(problem: PGFLProblem, config: PGFLConfig) -> tuple[np.ndarray, float]:
-    r"""(Pc): the fixed point of the implemented iteration for tau = 0, full participation, no noise.
-
-    Per cluster, with :math:`g_s(w) = G_s w - c_s` the mean gradient over :math:`C_{s,(q)}` and
-    :math:`A` the row-normalised closed-neighbourhood matrix (spec 2.8 item 2):
-
-    * Algorithm 1: :math:`(I - A)w + \rho^{-1} A\,g(w) = 0`;
-    * Algorithm 2 (``local_aggregate``): :math:`(I - A)v + \rho^{-1} g(v) = 0`, :math:`w = A v`;
-    * Algorithm 2 (``server_model``): the same equations as Algorithm 1.
-
-    Returns the server models ``(S, Q, d)`` and the largest relative residual of the solved systems.
-    Raises ValueError if some (server, cluster) group is empty.
-    """
-    if problem.loss != "ridge":
-        raise ValueError("fixed_point_tau0 solves the linear (ridge) fixed point; the logistic one is nonlinear")
-    S, Q, d = problem.S, problem.n_clusters, problem.d
-    counts = problem.groups.sum(axis=1).reshape(S, Q)
-    if np.any(counts == 0):
-        raise ValueError("every (server, cluster) group must hold a client for the fixed point of spec 2.8")
-    A = problem.closed_neighbourhoods / problem.closed_neighbourhoods.sum(axis=1, keepdims=True)
-    eye_d = np.eye(d)
-    curv = problem.hessians + problem.ridge_weights[:, None, None] * eye_d
-    result = np.empty((S, Q, d))
-    worst = 0.0
-    for q in range(Q):
-        G = np.zeros((S, d, d))
-        c = np.zeros((S, d))
-        for s in range(S):
-            members = (problem.client_server == s) & (problem.client_cluster == q)
-            G[s] = curv[members].mean(axis=0)
-            c[s] = problem.linear_terms[members].mean(axis=0)
-        blockdiag = np.zeros((S * d, S * d))
-        for s in range(S):
-            blockdiag[s * d:(s + 1) * d, s * d:(s + 1) * d] = G[s]
-        I_A = np.kron(np.eye(S) - A, eye_d)
-        A_d = np.kron(A, eye_d)
-        literal = config.algorithm == "alg2" and config.dual_ref == "local_aggregate"
-        if literal:
-            lhs, rhs = I_A + blockdiag / config.rho, c.ravel() / config.rho
-        else:
-            lhs, rhs = I_A + A_d @ blockdiag / config.rho, A_d @ c.ravel() / config.rho
-        sol = np.linalg.solve(lhs, rhs)
-        worst = max(worst, float(np.linalg.norm(lhs @ sol - rhs) / max(np.linalg.norm(rhs), 1e-300)))
-        w = (A_d @ sol if literal else sol).reshape(S, d)
-        result[:, q, :] = w
-    return readonly(result), worst
-
-
 def _affine_map(problem: PGFLProblem, config: PGFLConfig) -> tuple[np.ndarray, np.ndarray]:
     """(T, c) with u -> T u + c the iteration on u = (server models, duals), full participation, no noise.
 
@@ -852,8 +534,8 @@ def _affine_map(problem: PGFLProblem, config: PGFLConfig) -> tuple[np.ndarray, n
             w_servers=servers.reshape(batch, S, Q, d), w_hat=np.zeros((batch, S, Q, d)),
             w_tilde_servers=np.zeros((batch, S, Q, d)), msg_w=np.zeros((batch, K, d)),
             msg_phi=np.zeros((batch, K, d)), sent=np.zeros((batch, K), dtype=bool))
-        solve = _client_solver(problem, config.rho, linear_only=linear_only)
-        nxt = _step(problem, config, solve, state, 1, np.zeros((batch, K, d)), np.ones((batch, K), dtype=bool))
+        solve = client_solver(problem, config.rho, linear_only=linear_only)
+        nxt = step(problem, config, solve, state, 1, np.zeros((batch, K, d)), np.ones((batch, K), dtype=bool))
         return np.concatenate([nxt.w_servers.reshape(batch, n_srv), nxt.phi.reshape(batch, n_dual)], axis=1)
 
     basis = np.eye(dim)

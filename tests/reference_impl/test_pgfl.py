@@ -7,9 +7,9 @@ from scipy import stats
 from reference_impl.pgfl import (
     PGFLConfig,
     PGFLProblem,
-    _client_solver,
-    _initial_state,
-    _step,
+    client_solver,
+    initial_state,
+    step,
     cluster_optima,
     eta_cluster_distance,
     fixed_point_tau0,
@@ -30,7 +30,7 @@ def problem():
 
 
 def _random_state(problem, rng, runs=2):
-    s = _initial_state(problem, runs)
+    s = initial_state(problem, runs)
     return type(s)(**{**s.__dict__, "phi": rng.standard_normal(s.phi.shape),
                       "w_servers": rng.standard_normal(s.w_servers.shape)})
 
@@ -40,7 +40,7 @@ def test_w_hat_identity_cancels_the_duals(problem):
     rng = np.random.default_rng(0)
     cfg = PGFLConfig(rho=3.0, taus=(0.3,))
     state = _random_state(problem, rng)
-    nxt = _step(problem, cfg, _client_solver(problem, cfg.rho), state, 1, 0.0, np.ones((2, problem.K), bool))
+    nxt = step(problem, cfg, client_solver(problem, cfg.rho), state, 1, 0.0, np.ones((2, problem.K), bool))
     grads = (np.einsum("kij,rkj->rki", problem.hessians, nxt.w_clients) - problem.linear_terms
              + problem.ridge_weights[None, :, None] * nxt.w_clients)
     counts = problem.groups.sum(axis=1)
@@ -175,7 +175,7 @@ def test_logistic_client_step_meets_its_optimality_condition():
     p = _logistic_problem(servers=2, clients=4)
     rng = np.random.default_rng(1)
     anchor, phi = rng.standard_normal((3, p.K, p.d)) * 3, rng.standard_normal((3, p.K, p.d))
-    w = _client_solver(p, 0.7)(anchor, phi, np.zeros_like(anchor))
+    w = client_solver(p, 0.7)(anchor, phi, np.zeros_like(anchor))
     for r in range(3):
         for k in range(p.K):
             grad = (p.X[k].T @ (1 / (1 + np.exp(-p.X[k] @ w[r, k])) - p.y[k]) / p.samples[k]
@@ -193,7 +193,7 @@ def test_logistic_client_step_solves_only_the_scheduled_clients():
     anchor, phi = rng.standard_normal((3, p.K, p.d)) * 3, rng.standard_normal((3, p.K, p.d))
     warm = rng.standard_normal((3, p.K, p.d))
     active = rng.random((3, p.K)) < 0.4
-    solve = _client_solver(p, 0.7)
+    solve = client_solver(p, 0.7)
     full, masked = solve(anchor, phi, warm), solve(anchor, phi, warm, active)
     assert np.array_equal(masked[~active], warm[~active])
     # both meet ||grad|| <= 1e-10 on a (0.7 + 2 lambda/|C_s|)-strongly convex objective: within 2e-10 / 0.7

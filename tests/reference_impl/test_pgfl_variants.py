@@ -9,7 +9,7 @@ from reference_impl.pgfl import (
     CVXPY_CLIENT_TOL,
     PGFLConfig,
     PGFLProblem,
-    _client_solver,
+    client_solver,
     run_pgfl,
     synthetic_regression,
 )
@@ -71,8 +71,8 @@ def test_cvxpy_client_step_matches_closed_form_and_newton(ridge, logistic, loss,
     rho = 0.8
     rng = np.random.default_rng(0)
     anchor, phi = rng.standard_normal((2, 2, base.K, base.d))
-    w_ref = _client_solver(base, rho)(anchor, phi, np.zeros_like(anchor))
-    w_cvx = _client_solver(generic, rho)(anchor, phi, np.zeros_like(anchor))
+    w_ref = client_solver(base, rho)(anchor, phi, np.zeros_like(anchor))
+    w_cvx = client_solver(generic, rho)(anchor, phi, np.zeros_like(anchor))
     mu = rho + base.ridge_weights[:, None]
     g_ref = np.linalg.norm(_gradient(base, loss, rho, w_ref, anchor, phi), axis=-1)
     g_cvx = np.linalg.norm(_gradient(base, loss, rho, w_cvx, anchor, phi), axis=-1)
@@ -111,7 +111,7 @@ def test_cvxpy_loss_has_no_curvature_or_linear_map(ridge):
     with pytest.raises(ValueError, match="undefined for loss = 'cvxpy'"):
         generic.max_curvature
     with pytest.raises(ValueError, match="no iteration matrix"):
-        _client_solver(generic, 1.0, linear_only=True)
+        client_solver(generic, 1.0, linear_only=True)
 
 
 # --- V0: single-step server update ---------------------------------------------------------------------------

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 from scipy.linalg import null_space
 
-from reference_impl.pgfl import PGFLConfig, PGFLProblem, PGFLState, _client_solver, _step, run_pgfl
+from reference_impl.pgfl import PGFLConfig, PGFLProblem, PGFLState, client_solver, step, run_pgfl
 from verify.evidence import result_from_evidence, sample_evidence, with_minimal_counterexample
 from verify.pgfl.theorem1 import build_instance
 from verify.records import CheckContext, CheckResult, Citation, Claim, Evidence, FigureSpec, Series, Verdict
@@ -65,7 +65,7 @@ def single_step_affine_map(problem: PGFLProblem, config: PGFLConfig) -> tuple[np
     coordinates of the invariant subspace sum_s psi_{s,(q)} = 0 (orthonormal basis B: the state is B u).
 
     Exact (the ridge iteration with full participation and no noise is affine); built column by column from
-    the homogeneous step of :func:`reference_impl.pgfl._step`. Small instances only (dimension <= 3000).
+    the homogeneous step of :func:`reference_impl.pgfl.step`. Small instances only (dimension <= 3000).
     """
     if config.server_update == "multi_step":
         raise ValueError("server_update must be a single-step variant, got 'multi_step'")
@@ -82,7 +82,7 @@ def single_step_affine_map(problem: PGFLProblem, config: PGFLConfig) -> tuple[np
                           w_servers=u[:, :n_srv].reshape(b, S, Q, d), w_hat=z((b, S, Q, d)),
                           w_tilde_servers=z((b, S, Q, d)), msg_w=z((b, K, d)), msg_phi=z((b, K, d)),
                           sent=np.zeros((b, K), dtype=bool), psi=u[:, n_srv + n_dual:].reshape(b, S, Q, d))
-        nxt = _step(problem, config, _client_solver(problem, config.rho, linear_only=linear_only), state, 1,
+        nxt = step(problem, config, client_solver(problem, config.rho, linear_only=linear_only), state, 1,
                     z((b, K, d)), np.ones((b, K), dtype=bool))
         return np.concatenate([nxt.w_servers.reshape(b, -1), nxt.phi.reshape(b, -1), nxt.psi.reshape(b, -1)], axis=1)
 

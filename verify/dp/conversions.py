@@ -33,7 +33,7 @@ from theory.privacy.conversions import (
 )
 from verify.evidence import result_from_evidence, sample_evidence
 from verify.records import CheckContext, CheckResult, Citation, Claim, Evidence, FigureSpec, Series, Verdict
-from verify.tolerance import CONVERSION_RTOL as RATIO_TOL
+from verify.tolerance import CONVERSION_RTOL
 
 __all__ = [
     "CLAIMS",
@@ -92,7 +92,7 @@ def evaluate_conversion_ordering(rho: float, delta: float, *, exact_fn=zcdp_to_a
     r"""Ordering at one point: :math:`\max(\varepsilon_{\mathrm{Gauss}}/\varepsilon_{\mathrm{CKS}},
     \varepsilon_{\mathrm{CKS}}/\varepsilon_{\mathrm{BS}}) \le 1`.
 
-    One-sided: holds when the larger ratio is at most ``1 + RATIO_TOL``. ``measured`` is that ratio.
+    One-sided: holds when the larger ratio is at most ``1 + CONVERSION_RTOL``. ``measured`` is that ratio.
     """
     eps_exact = exact_fn(rho, delta)
     eps_cks = cks_fn(rho, delta)
@@ -100,7 +100,7 @@ def evaluate_conversion_ordering(rho: float, delta: float, *, exact_fn=zcdp_to_a
     exact_over_cks = _ratio(eps_exact, eps_cks)
     cks_over_bs = _ratio(eps_cks, eps_bs)
     measured = max(exact_over_cks, cks_over_bs)
-    return Evidence(measured=measured, bound=1.0, holds=measured <= 1.0 + RATIO_TOL,
+    return Evidence(measured=measured, bound=1.0, holds=measured <= 1.0 + CONVERSION_RTOL,
                     parameters={"rho": float(rho), "delta": float(delta), "eps_exact_gaussian": eps_exact,
                                 "eps_cks": eps_cks, "eps_bun_steinke": eps_bs,
                                 "exact_over_cks": exact_over_cks, "cks_over_bs": cks_over_bs})
@@ -139,7 +139,7 @@ def check_conversion_ordering(ctx: CheckContext, *, exact_fn=zcdp_to_approx_dp_e
         what="eps_exact_gaussian <= eps_CKS <= eps_BS",
         figures=[_ordering_figure(exact_fn, cks_fn, bs_fn)],
         details={
-            "ratio_tolerance": RATIO_TOL,
+            "ratio_tolerance": CONVERSION_RTOL,
             "grid_deltas": list(GRID_DELTAS),
             "random_range": dict(_SEED_RANGE),
             "max_exact_over_cks": max((q["exact_over_cks"] for q in positive), default=0.0),
@@ -157,12 +157,12 @@ def evaluate_bun_steinke_validity(rho: float, delta: float, *, epsilon_fn=zcdp_t
     r""":math:`\delta_G(\varepsilon_{\mathrm{BS}}(\rho, \delta); \sqrt{2\rho}) / \delta \le 1` at one point.
 
     ``measured`` is the tightness ratio :math:`\delta_{\mathrm{exact}}/\delta` (one-sided, allowance
-    ``RATIO_TOL`` for the profile's relative error).
+    ``CONVERSION_RTOL`` for the profile's relative error).
     """
     eps = epsilon_fn(rho, delta)
     delta_exact = gaussian_delta_exact(eps, math.sqrt(2.0 * rho))
     ratio = delta_exact / delta
-    return Evidence(measured=ratio, bound=1.0, holds=ratio <= 1.0 + RATIO_TOL,
+    return Evidence(measured=ratio, bound=1.0, holds=ratio <= 1.0 + CONVERSION_RTOL,
                     parameters={"rho": float(rho), "delta": float(delta), "epsilon": eps, "delta_exact": delta_exact})
 
 
@@ -195,7 +195,7 @@ def check_bun_steinke_prop13(ctx: CheckContext, *, epsilon_fn=zcdp_to_approx_dp_
         quantity="delta_exact_gaussian(eps_BS(rho, delta); sqrt(2 rho)) / delta (one-sided, <= 1)",
         what="exact Gaussian delta at the Bun-Steinke epsilon <= delta",
         figures=[_tightness_figure(epsilon_fn)],
-        details={"ratio_tolerance": RATIO_TOL,
+        details={"ratio_tolerance": CONVERSION_RTOL,
                  "tightness_ratio_min": min(ratios), "tightness_ratio_max": max(ratios),
                  "tightness_ratio_grid_range": [min(grid), max(grid)],
                  "tightness_ratio_paper_points": paper},

@@ -17,9 +17,9 @@ from scipy import stats
 from theory.privacy import gaussian_delta_exact
 from verify.executor import map_seeded
 from verify.records import CheckContext, CheckResult, Citation, Claim, FigureSpec, MonteCarlo, Series, Verdict
-from verify.tolerance import MC_ALPHA as ALPHA, bonferroni
+from verify.tolerance import MC_ALPHA, bonferroni
 
-__all__ = ["ALPHA", "CLAIMS", "check_privacy_profile", "hockey_stick_moments"]
+__all__ = ["CLAIMS", "check_privacy_profile", "hockey_stick_moments"]
 
 #: (mu, epsilons): epsilons chosen so that delta is in [1e-3, 0.6], where Monte Carlo has relative power.
 GRID = ((0.5, (0.05, 0.2, 0.5)), (1.0, (0.1, 0.5, 1.0, 1.5)), (2.0, (0.5, 1.5, 3.0)), (3.0, (1.0, 3.0, 5.0)))
@@ -43,7 +43,7 @@ def check_privacy_profile(ctx: CheckContext, *, delta_fn=gaussian_delta_exact) -
     sums = np.sum(map_seeded(ctx.executor, hockey_stick_moments, seed, batches, (per_batch,)), axis=0)
     n = batches * per_batch
     points = [(mu, eps) for mu, epsilons in GRID for eps in epsilons]
-    z_crit = stats.norm.ppf(1.0 - bonferroni(ALPHA, len(points)) / 2.0)
+    z_crit = stats.norm.ppf(1.0 - bonferroni(MC_ALPHA, len(points)) / 2.0)
     rows, worst = [], None
     for (mu, eps), (s1, s2) in zip(points, sums):
         mean = s1 / n
@@ -67,10 +67,10 @@ def check_privacy_profile(ctx: CheckContext, *, delta_fn=gaussian_delta_exact) -
     return CheckResult(
         claim_id="dp.gaussian_privacy_profile", verdict=Verdict.CONFIRMED if holds else Verdict.REFUTED,
         summary=(f"{len(points)} (mu, eps) points, n = {n}: worst |MC - exact| = "
-                 f"{worst['gap_over_ci_halfwidth']:.3f} of the {1 - ALPHA:.3%} simultaneous CI half-width"),
+                 f"{worst['gap_over_ci_halfwidth']:.3f} of the {1 - MC_ALPHA:.3%} simultaneous CI half-width"),
         quantity="|delta_MC - delta_exact| / CI half-width (two-sided, Bonferroni)",
         measured=worst["gap_over_ci_halfwidth"], bound=1.0, margin=1.0 - worst["gap_over_ci_halfwidth"],
-        counterexample=None if holds else dict(worst), monte_carlo=MonteCarlo(n=n, alpha=ALPHA, seed=ctx.seed),
+        counterexample=None if holds else dict(worst), monte_carlo=MonteCarlo(n=n, alpha=MC_ALPHA, seed=ctx.seed),
         seed=ctx.seed, figures=(figure,), details={"points": rows})
 
 

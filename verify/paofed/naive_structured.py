@@ -25,9 +25,9 @@ from theory.msd import (
 from verify.evidence import result_from_evidence, sample_evidence
 from verify.paofed._common import SOLVER_RTOL, cite, instance_from_dict, instance_to_dict, random_instance
 from verify.records import CheckContext, CheckResult, Claim, Evidence, FigureSpec, Series, Verdict
-from verify.tolerance import MSD_AGREEMENT_RTOL as AGREEMENT_RTOL, SPECTRAL_RADIUS_RTOL as RHO_RTOL, relative_gap
+from verify.tolerance import MSD_AGREEMENT_RTOL, SPECTRAL_RADIUS_RTOL, relative_gap
 
-__all__ = ["AGREEMENT_RTOL", "CLAIMS", "RHO_RTOL", "check_naive_equals_structured", "evaluate_naive_structured"]
+__all__ = ["CLAIMS", "check_naive_equals_structured", "evaluate_naive_structured"]
 
 CLAIM_ID = "paofed.naive_equals_structured"
 TRANSIENT_STEPS = 30
@@ -43,7 +43,7 @@ def evaluate_naive_structured(params, *, structured_msd_fn=_structured_msd, dens
     r"""MSD_inf (both models), MSD_n (n <= 30, both models) and rho(F) (both models) by both routes.
 
     Returns one Evidence per quantity and model: ``measured`` = relative gap, ``bound`` =
-    :data:`AGREEMENT_RTOL` (MSD) or :data:`RHO_RTOL` (rho). ``dense_rho=False`` compares Arnoldi on the
+    :data:`MSD_AGREEMENT_RTOL` (MSD) or :data:`SPECTRAL_RADIUS_RTOL` (rho). ``dense_rho=False`` compares Arnoldi on the
     structured operator with Arnoldi on the explicit sparse F instead of all dense eigenvalues.
     """
     inst = instance_from_dict(params)
@@ -55,14 +55,14 @@ def evaluate_naive_structured(params, *, structured_msd_fn=_structured_msd, dens
         sol = msd_steady_state(m, model, rtol=SOLVER_RTOL)
         structured = structured_msd_fn(m, model)
         gap = float(relative_gap(naive, structured))
-        out.append(Evidence(measured=gap, bound=AGREEMENT_RTOL, holds=gap <= AGREEMENT_RTOL
+        out.append(Evidence(measured=gap, bound=MSD_AGREEMENT_RTOL, holds=gap <= MSD_AGREEMENT_RTOL
                             and sol.residual <= 10 * SOLVER_RTOL,
                             parameters={**base, "model": model, "quantity": "MSD_inf", "naive": naive,
                                         "structured": structured, "s2_residual": sol.residual}))
         tn = msd_transient_naive(m, TRANSIENT_STEPS, model)
         ts = msd_transient(m, TRANSIENT_STEPS, model)
         tgap = float(np.max(relative_gap(tn, ts)))
-        out.append(Evidence(measured=tgap, bound=AGREEMENT_RTOL, holds=tgap <= AGREEMENT_RTOL,
+        out.append(Evidence(measured=tgap, bound=MSD_AGREEMENT_RTOL, holds=tgap <= MSD_AGREEMENT_RTOL,
                             parameters={**base, "model": model, "quantity": f"MSD_n, n <= {TRANSIENT_STEPS}",
                                         "naive_last": float(tn[-1]), "structured_last": float(ts[-1])}))
         if dense_rho:
@@ -77,7 +77,7 @@ def evaluate_naive_structured(params, *, structured_msd_fn=_structured_msd, dens
                                                return_eigenvectors=False))))
         rs = spectral_radius_F(m, model, tol=1e-12)
         rgap = float(relative_gap(rn, rs))
-        out.append(Evidence(measured=rgap, bound=RHO_RTOL, holds=rgap <= RHO_RTOL,
+        out.append(Evidence(measured=rgap, bound=SPECTRAL_RADIUS_RTOL, holds=rgap <= SPECTRAL_RADIUS_RTOL,
                             parameters={**base, "model": model, "quantity": "rho(F)", "naive": rn, "structured": rs,
                                         "naive_method": "dense eigvals" if dense_rho else "Arnoldi on explicit F"}))
     return out

@@ -20,9 +20,9 @@ from scipy import stats
 from reference_impl.pgfl import PGFLConfig, PGFLState, run_pgfl, synthetic_regression
 from theory.privacy import gaussian_zcdp, sensitivity_pgfl, zcdp_total_variance_decay
 from verify.records import CheckContext, CheckResult, Citation, Claim, FigureSpec, MonteCarlo, Series, Verdict
-from verify.tolerance import CHI2_ALPHA as ALPHA, gamma, relative_gap
+from verify.tolerance import CHI2_ALPHA, gamma, relative_gap
 
-__all__ = ["CLAIMS", "ALPHA", "check_privacy_on_algorithm", "released_noise"]
+__all__ = ["CLAIMS", "check_privacy_on_algorithm", "released_noise"]
 
 
 def released_noise(problem, config: PGFLConfig, iterations: int, seed: int, runs: int):
@@ -49,7 +49,7 @@ def check_privacy_on_algorithm(ctx: CheckContext, *, variance_scale: float = 1.0
     noise, releases = released_noise(problem, config, iterations, seed, runs)
     statistic = float(np.sum(noise**2) / variance_scale)
     dof = noise.size
-    lo, hi = stats.chi2.ppf([ALPHA / 2, 1 - ALPHA / 2], dof)
+    lo, hi = stats.chi2.ppf([CHI2_ALPHA / 2, 1 - CHI2_ALPHA / 2], dof)
     noise_ok = lo <= statistic <= hi
     # accounting: per release, Theorem III with the implementation's variance; Theorem IV sums the releases
     n_idx = np.arange(1, iterations + 1)
@@ -82,7 +82,7 @@ def check_privacy_on_algorithm(ctx: CheckContext, *, variance_scale: float = 1.0
         quantity="chi-square statistic of the normalised released noise", measured=statistic, bound=float(hi),
         margin=float(hi) - statistic,
         counterexample=None if verdict is Verdict.CONFIRMED else {"seed": seed, "variance_scale": variance_scale},
-        monte_carlo=MonteCarlo(n=dof, alpha=ALPHA, seed=seed), seed=ctx.seed, figures=(figure,), details=details)
+        monte_carlo=MonteCarlo(n=dof, alpha=CHI2_ALPHA, seed=seed), seed=ctx.seed, figures=(figure,), details=details)
 
 
 CLAIMS = (

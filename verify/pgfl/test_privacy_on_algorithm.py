@@ -7,7 +7,8 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from reference_impl.pgfl import PGFLConfig, synthetic_regression
-from verify.pgfl.privacy_on_algorithm import ALPHA, released_noise
+from verify.pgfl.privacy_on_algorithm import released_noise
+from verify.tolerance import CHI2_ALPHA
 
 
 @pytest.mark.claim("pgfl.privacy_on_algorithm")
@@ -22,5 +23,5 @@ def test_released_noise_is_calibrated(seed, zeta, phi0, scheduled, convention):
                      scheduled=scheduled, noise_convention=convention)
     noise, releases = released_noise(problem, cfg, 10, seed, 10)
     assert releases.sum() == 10 * 10 * 2 * min(scheduled, 4)
-    lo, hi = stats.chi2.ppf([ALPHA / 2, 1 - ALPHA / 2], noise.size)
+    lo, hi = stats.chi2.ppf([CHI2_ALPHA / 2, 1 - CHI2_ALPHA / 2], noise.size)
     assert lo <= float(np.sum(noise**2)) <= hi

@@ -1,13 +1,19 @@
 """The ``fedcheck`` console script.
 
 Exit codes: 0 when every check ran (whatever the verdicts), 1 when a check errored, 2 on a
-usage error (one line on stderr naming the option).
+usage error (one line on stderr naming the option, config field or file), 130 on Ctrl-C (one line),
+141 when stdout was closed early (``fedcheck ... --json | head``: nothing more is printed).
+
+Every error of a bad option, config field or data file goes through one handler, :func:`main`: the
+sub-commands raise :class:`fedcheck._config.ConfigError` (or call ``parser.error``) and the message is
+printed as one line ``fedcheck <command>: error: <option or section.field or file>: ...``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -18,7 +24,13 @@ class _Parser(argparse.ArgumentParser):
     """argparse with a one-line usage error and exit status 2."""
 
     def error(self, message: str):  # noqa: D102
-        self.exit(2, f"{self.prog}: error: {message}\n")
+        self.exit(2, f"{self.prog}: error: {_one_line(message)}\n")
+
+
+def _one_line(message) -> str:
+    """The message on one line (newlines and runs of blanks become one space), at most 600 characters."""
+    text = " ".join(str(message).split())
+    return text if len(text) <= 600 else text[:597] + "..."
 
 
 def _int_at_least(lower: int):
@@ -33,6 +45,16 @@ def _int_at_least(lower: int):
 
     parse.__name__ = f"integer >= {lower}"
     return parse
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds in (0, 86400], got {text!r}") from None
+    if not 0.0 < value <= 86400.0:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds in (0, 86400], got {text!r}")
+    return value
 
 
 def _build_parser() -> _Parser:
@@ -50,6 +72,9 @@ def _build_parser() -> _Parser:
                      help="local worker processes for independent runs (default: 1, serial)")
     rep.add_argument("--dask-scheduler", default=None, metavar="ADDRESS",
                      help="run independent runs on an existing dask.distributed cluster, e.g. tcp://host:8786")
+    rep.add_argument("--dask-timeout", type=_positive_seconds, default=None, metavar="SECONDS",
+                     help="give up when the dask scheduler does not answer, or has no worker, for this long "
+                          "(default: 30)")
     rep.add_argument("--quiet", action="store_true", help="no progress bar")
     rep.add_argument("--json", action="store_true", help="also print results.json to stdout")
 
@@ -72,8 +97,7 @@ def _cmd_claims(args) -> int:
 
     claims = all_claims()
     if args.json:
-        json.dump([c.to_json() for c in claims], sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        sys.stdout.write(json.dumps([c.to_json() for c in claims], indent=2, allow_nan=False) + "\n")
         return 0
     width = max(len(c.id) for c in claims)
     for c in claims:
@@ -84,23 +108,29 @@ def _cmd_claims(args) -> int:
 def _cmd_report(args, parser: _Parser) -> int:
     from tqdm import tqdm
 
-    from reports import DEFAULT_OUT_DIR, build_report
-    from verify.executor import make_executor
+    from reports import DEFAULT_OUT_DIR, OutputError, build_report, prepare_out_dir
+    from verify.executor import DASK_TIMEOUT, make_executor
     from verify.records import CheckContext, Verdict
     from verify.registry import select_claims
     from verify.runner import run_claims
 
     if args.workers > 1 and args.dask_scheduler:
         parser.error("argument --workers: cannot be combined with --dask-scheduler")
+    if args.dask_scheduler is None and args.dask_timeout is not None:
+        parser.error("argument --dask-timeout: only allowed with --dask-scheduler")
     try:
         claims = select_claims(args.only)
     except ValueError as exc:
         parser.error(f"argument --only: {exc}")
-    try:
-        executor = make_executor(args.workers, args.dask_scheduler)
-    except (ValueError, OSError, TimeoutError) as exc:
-        parser.error(f"argument --dask-scheduler: cannot use {args.dask_scheduler!r}: {exc}".replace("\n", " "))
     out_dir = args.out if args.out is not None else DEFAULT_OUT_DIR
+    try:  # before any check runs: an unusable --out must not cost the results
+        prepare_out_dir(out_dir)
+    except OutputError as exc:
+        parser.error(f"argument --out: {exc}")
+    try:
+        executor = make_executor(args.workers, args.dask_scheduler, timeout=args.dask_timeout or DASK_TIMEOUT)
+    except (ValueError, OSError, TimeoutError) as exc:
+        parser.error(f"argument --dask-scheduler: {exc}")
     ctx = CheckContext(profile=args.profile, seed=args.seed, executor=executor)
     bar = tqdm(total=len(claims), desc="fedcheck", unit="claim", file=sys.stderr,
                disable=args.quiet or not sys.stderr.isatty())
@@ -116,10 +146,13 @@ def _cmd_report(args, parser: _Parser) -> int:
         executor.close()
     meta = {"profile": args.profile, "seed": args.seed, "executor": executor.name,
             "only": list(args.only)}
-    document = build_report(claims, results, out_dir, meta)
+    try:
+        document = build_report(claims, results, out_dir, meta)
+    except (OutputError, OSError) as exc:
+        parser.error(f"argument --out: could not write the report to {str(out_dir)!r} "
+                     f"(the previous report, if any, is unchanged): {getattr(exc, 'strerror', None) or exc}")
     if args.json:
-        json.dump(document, sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        sys.stdout.write(json.dumps(document, indent=2, allow_nan=False) + "\n")
     elif not args.quiet:
         counts = {v.value: sum(r.verdict is v for r in results) for v in Verdict}
         print(f"wrote {out_dir / 'index.html'}: " + ", ".join(f"{n} {k}" for k, n in counts.items() if n),
@@ -127,9 +160,41 @@ def _cmd_report(args, parser: _Parser) -> int:
     return 1 if any(r.verdict is Verdict.ERROR for r in results) else 0
 
 
+def _quiet_stdout() -> None:
+    """After a closed pipe: point stdout at /dev/null so the interpreter's final flush stays silent."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # no real file descriptor (e.g. captured in tests)
+        pass
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run the console script; every bad input ends as exit 2 with one line (see the module docstring)."""
+    from fedcheck._config import ConfigError
+
     parser = _build_parser()
-    args = parser.parse_args(argv)
+    args = None
+    try:
+        args = parser.parse_args(argv)
+        status = _dispatch(args, parser)
+        sys.stdout.flush()
+        return status
+    except ConfigError as exc:  # a config field or data file: the message names it
+        (getattr(args, "subparser", None) or parser).error(str(exc))
+    except MemoryError:
+        (getattr(args, "subparser", None) or parser).error(
+            "not enough memory for this input: reduce the sizes (see README, Command line limits)")
+    except KeyboardInterrupt:
+        sys.stderr.write("fedcheck: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        _quiet_stdout()
+        return 141
+    return 2  # pragma: no cover - parser.error exits
+
+
+def _dispatch(args, parser) -> int:
     if args.command == "claims":
         return _cmd_claims(args)
     if args.command == "privacy":

@@ -22,77 +22,91 @@ def add_msd_parser(sub) -> None:
     msd.add_argument("config", type=Path, metavar="CONFIG.toml")
     msd.add_argument("--model", choices=("seed", "exact", "both"), default="both",
                      help="seed: the paper's F (mu^2 term dropped); exact: with the Gaussian mu^2 term (default both)")
-    msd.add_argument("--method", choices=("auto", "naive", "structured"), default="auto",
-                     help="naive forms F explicitly (N <= 100); structured never forms it (default auto = structured)")
+    msd.add_argument("--method", choices=("auto", "naive", "structured", "white"), default="auto",
+                     help="naive forms F explicitly (N <= 100); structured never forms it; white reduces R_k = v_k I "
+                          "to N_b^2 problems (default auto: white when it applies, else structured)")
+    msd.add_argument("--progress", action="store_true", help="report each stage on stderr (default when a terminal)")
     msd.add_argument("--transient", type=int, default=None, metavar="N", help="also the MSD curve for n = 0..N")
     msd.add_argument("--csv", type=Path, default=None, metavar="FILE", help="write the transient curve as CSV")
+    msd.add_argument("--force", action="store_true", help="let --csv replace an existing FILE")
     msd.add_argument("--json", action="store_true", help="print JSON")
     msd.set_defaults(subparser=msd)
+
+
+#: Smallest mu lambda_max ``fedcheck msd`` accepts: below it rho(F) = 1 - O(mu lambda_max) cannot be told from 1
+#: in double precision (the stability verdict and the MSD would be noise).
+MSD_MIN_MU_LAMBDA = 1e-8
+
+
+def _write_csv_atomically(path: Path, report: dict, models, transient: int) -> None:
+    """The transient curve as CSV, written to a temporary file next to ``path`` and renamed into place."""
+    import os
+    import tempfile
+
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", newline="", encoding="utf-8") as fh:
+            writer = csv.writer(fh)
+            writer.writerow(["n"] + [f"msd_db_{m}" for m in models])
+            for n in range(transient + 1):
+                writer.writerow([n] + [report["models"][m]["transient_db"][n] for m in models])
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
 
 
 def _db(x: float) -> float:
     return 10.0 * math.log10(x) if x > 0 else -math.inf
 
 
-def _explicit_radius(instance, model: str) -> float:
-    """rho(F) of the explicitly formed F (naive route) by Arnoldi on its sparse storage."""
-    from scipy.sparse.linalg import eigs
+def msd_report(instance, models, method: str = "auto", transient: int | None = None, progress=None) -> dict:
+    """Bounds, thresholds, rho(F) and MSD for ``instance`` (a :class:`theory.msd.PAOFedInstance`).
 
-    from theory.msd import f_matrix
-
-    values = eigs(f_matrix(instance, model, dense=False), k=1, which="LM", return_eigenvectors=False, tol=1e-13)
-    return float(abs(values[0]))
-
-
-def msd_report(instance, models, method: str = "auto", transient: int | None = None) -> dict:
-    """Bounds, thresholds, rho(F) and MSD for ``instance`` (a :class:`theory.msd.PAOFedInstance`)."""
-    from theory.msd import (
-        NAIVE_MAX_N,
-        mean_square_threshold,
-        mean_threshold,
-        msd_steady_state,
-        msd_steady_state_naive,
-        msd_transient,
-        msd_transient_naive,
-        paper_mean_bound,
-        paper_mean_square_bound,
-        spectral_radius_F,
-        spectral_radius_M,
-    )
+    The route (white, structured or naive) is chosen by :func:`theory.msd.routes.choose_route` unless
+    ``method`` forces one; ``progress(message)`` receives one line per stage.
+    """
+    from theory.msd import msd_transient, msd_transient_naive, paper_mean_bound, paper_mean_square_bound
+    from theory.msd.routes import choose_route, mean_spectral_radius, mean_square_analysis, mean_threshold_fast
 
     N = instance.n_blocks * instance.D
-    if method == "naive" and N > NAIVE_MAX_N:
-        raise ValueError(f"--method naive needs N = N_b D <= {NAIVE_MAX_N}, this instance has N = {N}")
-    use_naive = method == "naive"
-    mean_bracket = mean_threshold(instance)
+    route = choose_route(instance, method)
+    say = progress or (lambda _msg: None)
+    say(f"route: {route} (N = {N})")
+    mean_bracket = mean_threshold_fast(instance)
     out = {
         "mu": instance.mu, "lambda_max": instance.lambda_max, "mu_times_lambda_max": instance.mu * instance.lambda_max,
-        "N": N, "method": "naive" if use_naive else "structured",
+        "N": N, "method": route, "route": route,
         "paper_bounds": {"mean": paper_mean_bound(instance), "mean_square": paper_mean_square_bound(instance)},
         "thresholds": {"mean": [mean_bracket.lo, mean_bracket.hi]},
-        "mean_spectral_radius": spectral_radius_M(instance),
+        "mean_spectral_radius": mean_spectral_radius(instance),
         "models": {},
     }
     for model in models:
-        bracket = mean_square_threshold(instance, model)
+        res = mean_square_analysis(instance, model, route=route, progress=progress)
+        bracket, radius = res.threshold, res.spectral_radius
         out["thresholds"][model] = [bracket.lo, bracket.hi]
-        radius = _explicit_radius(instance, model) if use_naive else spectral_radius_F(instance, model)
-        entry = {"spectral_radius": radius, "stable": radius < 1.0,
+        entry = {"spectral_radius": radius, "stable": res.msd is not None,
                  "threshold_mu": [bracket.lo, bracket.hi],
-                 "threshold_mu_times_lambda_max": [bracket.lo * instance.lambda_max, bracket.hi * instance.lambda_max]}
-        if radius < 1.0:
-            if use_naive:
-                msd = msd_steady_state_naive(instance, model, solver="sparse")  # LU of the explicit F
-                entry.update(msd=msd, msd_db=_db(msd))
-            else:
-                sol = msd_steady_state(instance, model)
-                entry.update(msd=sol.msd, msd_db=_db(sol.msd), residual=sol.residual, solver=sol.method)
+                 "threshold_mu_times_lambda_max": [bracket.lo * instance.lambda_max, bracket.hi * instance.lambda_max],
+                 "route": res.route, "seconds": res.seconds}
+        if res.notes:
+            entry["notes"] = list(res.notes)
+        if res.msd is not None:
+            entry.update(msd=res.msd, msd_db=_db(res.msd), solver=res.solver)
+            if res.residual is not None:
+                entry["residual"] = res.residual
+            if res.psd_certificate is not None:
+                entry["psd_certificate"] = res.psd_certificate
         else:
             entry["msd_db"] = None
+            where = (f"stable for mu < {bracket.lo:.6g}" if bracket.lo > 0 else
+                     f"no stable step size found down to mu = {bracket.hi:.6g}")
             entry["note"] = (f"mu = {instance.mu:.6g} is outside the mean-square stable range of the {model} model: "
-                             f"rho(F) = {radius:.6g} >= 1; stable for mu < {bracket.lo:.6g}")
+                             f"rho(F) = {radius:.12g} is not below 1 (margin 1e-9); {where}")
         if transient is not None:
-            curve = msd_transient_naive(instance, transient, model) if use_naive else msd_transient(instance, transient, model)
+            naive = route == "naive"
+            curve = msd_transient_naive(instance, transient, model) if naive else msd_transient(instance, transient, model)
             entry["transient_db"] = [_db(float(v)) for v in curve]
         out["models"][model] = entry
     return out
@@ -101,34 +115,59 @@ def msd_report(instance, models, method: str = "auto", transient: int | None = N
 def run_msd(args) -> int:
     from fedcheck.paofed_cli import ConfigError, _instance, _load_table
 
+    from fedcheck._files import MAX_WORK, check_budget
+
     parser = args.subparser
     if args.transient is not None and args.transient < 0:
         parser.error(f"argument --transient: must be an integer >= 0, got {args.transient}")
     if args.csv is not None and args.transient is None:
         parser.error("argument --csv: needs --transient N")
-    try:
-        table = _load_table(args.config)
-        instance = _instance(table, Path(args.config).parent)
-    except ConfigError as exc:
-        parser.error(str(exc))
+    if args.force and args.csv is None:
+        parser.error("argument --force: only allowed with --csv")
+    if args.csv is not None:  # before the work: never overwrite a file silently
+        if args.csv.is_dir():
+            parser.error(f"argument --csv: {str(args.csv)!r} is a directory")
+        if (args.csv.exists() or args.csv.is_symlink()) and not args.force:
+            parser.error(f"argument --csv: {str(args.csv)!r} exists; add --force to replace it")
+        if not args.csv.parent.is_dir():
+            parser.error(f"argument --csv: the directory {str(args.csv.parent)!r} does not exist")
+    table = _load_table(args.config)  # ConfigError: exit 2 with one line (fedcheck.cli.main)
+    source = table.get("data", {}).get("source", "linear")
+    if source != "linear":
+        raise ConfigError(f"data.source = {source!r}: fedcheck msd analyses the linear model of [instance] "
+                          f"(SIM-F, data.source = 'linear'); SIM-E has no closed-form MSD")
+    if "instance" not in table:
+        raise ConfigError("instance: CONFIG has no [instance] section; fedcheck msd needs one (write an empty "
+                          "[instance] for the reference instance of spec 4.1)")
+    instance = _instance(table, Path(args.config).parent, min_mu_lambda=MSD_MIN_MU_LAMBDA)
+    if args.transient is not None:
+        n_state = (instance.n_blocks * instance.D) ** 2
+        check_budget("the transient work N^2 x (transient + 1)", n_state * (args.transient + 1), MAX_WORK,
+                     "--transient")
     models = ("seed", "exact") if args.model == "both" else (args.model,)
     try:
-        report = msd_report(instance, models, args.method, args.transient)
-    except ValueError as exc:
-        parser.error(f"argument --method: {exc}")
+        progress = None
+        if getattr(args, "progress", False) or sys.stderr.isatty():
+            def progress(msg):
+                print(f"fedcheck msd: {msg}", file=sys.stderr, flush=True)
+        report = msd_report(instance, models, args.method, args.transient, progress=progress)
+    except ValueError as exc:  # blame --method only for what it decides (the naive size limit)
+        parser.error(str(exc) if "--method" in str(exc) else f"instance: {exc}")
     if args.csv is not None:
-        with open(args.csv, "w", newline="", encoding="utf-8") as fh:
-            writer = csv.writer(fh)
-            writer.writerow(["n"] + [f"msd_db_{m}" for m in models])
-            for n in range(args.transient + 1):
-                writer.writerow([n] + [report["models"][m]["transient_db"][n] for m in models])
+        _write_csv_atomically(args.csv, report, models, args.transient)
     if args.json:
-        json.dump(report, sys.stdout, indent=2, default=float)
-        sys.stdout.write("\n")
+        from fedcheck._config import strict_json
+
+        for entry in report["models"].values():  # strict JSON: say why a value is null
+            if entry.get("msd_db") is None:
+                entry.setdefault("status", "unstable: rho(F) >= 1, no steady state")
+            elif not math.isfinite(entry["msd_db"]):
+                entry.setdefault("status", "msd = 0: msd_db is -infinity (null)")
+        sys.stdout.write(strict_json(report, indent=2, default=float) + "\n")
         return 0
     lam = report["lambda_max"]
     print(f"PAO-Fed instance: N = {report['N']}, mu = {report['mu']:.6g} (mu lambda_max = {report['mu_times_lambda_max']:.4g}),"
-          f" lambda_max = {lam:.6g}")
+          f" lambda_max = {lam:.6g}; route: {report['route']}")
     print(f"paper bounds: mean mu < 2/lambda_max = {report['paper_bounds']['mean']:.6g}; "
           f"mean square mu < 1/lambda_max = {report['paper_bounds']['mean_square']:.6g}")
     lo, hi = report["thresholds"]["mean"]

@@ -16,7 +16,6 @@ model ``w_n``, n = 0..iterations). A bad field exits with status 2 and one line 
 
 from __future__ import annotations
 
-import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,9 +60,15 @@ def _prefixed(section: str, exc: ValueError) -> ConfigError:
     return ConfigError(f"{section}.{exc}".replace("\n", " "))
 
 
-def _instance(table, base_dir: Path = Path(".")):
+def _instance(table, base_dir: Path = Path("."), *, min_mu_lambda: float = 0.0):
+    """The analysis instance of ``[instance]`` (defaults: the reference instance of spec 4.1).
+
+    ``min_mu_lambda``: smallest accepted mu lambda_max (``fedcheck msd`` needs rho(F) = 1 - O(mu) to be
+    resolvable in double precision). The state K D^2 is capped by :data:`fedcheck._files.MAX_STATE_ELEMENTS`.
+    """
     import numpy as np
 
+    from fedcheck._files import MAX_STATE_ELEMENTS, check_budget, load_npy, real_array
     from theory.msd.instance import SELECTION_LAWS, PAOFedInstance, reference_instance, toeplitz_covariances
 
     ref = reference_instance()
@@ -72,6 +77,9 @@ def _instance(table, base_dir: Path = Path(".")):
     K = _scalar(table, sec, "K", int, ref.K, **pos)
     D = _scalar(table, sec, "D", int, ref.D, **pos)
     l_max = _scalar(table, sec, "l_max", int, ref.l_max, check=lambda v: v >= 0, allowed="an integer >= 0")
+    check_budget("the covariances K D^2", K * D * D, MAX_STATE_ELEMENTS, "instance.D (with instance.K)")
+    check_budget("the extended state (1 + K (l_max + 1)) D", (1 + K * (l_max + 1)) * D, MAX_STATE_ELEMENTS,
+                 "instance.l_max (with instance.K, instance.D)")
     m = _scalar(table, sec, "m", int, ref.m, check=lambda v: 1 <= v <= D, allowed=f"an integer in [1, D = {D}]")
     selection = _scalar(table, sec, "selection", str, ref.selection, check=lambda v: v in SELECTION_LAWS,
                         allowed=" or ".join(repr(s) for s in SELECTION_LAWS))
@@ -80,12 +88,8 @@ def _instance(table, base_dir: Path = Path(".")):
         raise ConfigError(f"instance.{given[1]}: give at most one of instance.R, toeplitz_rho, white_variances, R_npy")
     if "R_npy" in table.get(sec, {}):
         path = _scalar(table, sec, "R_npy", str, allowed="a path to a .npy file of shape (K, D, D)")
-        try:
-            R = np.load(base_dir / path, allow_pickle=False)
-        except (OSError, ValueError) as exc:
-            raise ConfigError(f"instance.R_npy must name a readable .npy file, got {path!r} ({exc})") from None
-        if R.shape != (K, D, D):
-            raise ConfigError(f"instance.R_npy must hold an array of shape (K, D, D) = ({K}, {D}, {D}), got {R.shape}")
+        R = load_npy(base_dir / path, "instance.R_npy")  # FileError names the file
+        R = real_array(R, f"instance.R_npy {str(base_dir / path)!r}", shape=(K, D, D))
     elif "white_variances" in table.get(sec, {}):
         v = _reals(table, sec, "white_variances", None, allowed=f"a list of K = {K} reals > 0")
         if v.shape != (K,) or np.any(v <= 0):
@@ -115,12 +119,28 @@ def _instance(table, base_dir: Path = Path(".")):
     scale = _scalar(table, sec, "mu_times_lambda_max", float, check=lambda v: v > 0, allowed="a real > 0")
     if mu is not None and scale is not None:
         raise ConfigError("instance.mu: give at most one of instance.mu and instance.mu_times_lambda_max")
+    if np.any(kwargs["p"] <= 0) or np.any(kwargs["p"] > 1) or kwargs["p"].shape != (K,):
+        raise ConfigError(f"instance.p must be a list of K = {K} reals in (0, 1], got {kwargs['p'].tolist()}")
+    if not 0 <= kwargs["delta"] < 1:
+        raise ConfigError(f"instance.delta must be a real in [0, 1), got {kwargs['delta']!r}")
     try:
         inst = PAOFedInstance(**kwargs, mu=1.0)
     except ValueError as exc:
         raise _prefixed(sec, exc) from None
+    lam_max = inst.lambda_max
+    source = next((f for f in ("R", "R_npy", "white_variances", "toeplitz_rho") if f in table.get(sec, {})), "R")
+    if not lam_max > 0:
+        raise ConfigError(f"instance.{source}: every covariance R_k is zero (lambda_max = 0); the regressors must "
+                          f"have some variance")
     if mu is None:
-        mu = (0.1 if scale is None else scale) / inst.lambda_max
+        mu = (0.1 if scale is None else scale) / lam_max
+        if not 0 < mu < float("inf"):
+            raise ConfigError(f"instance.mu_times_lambda_max: mu = mu_times_lambda_max / lambda_max = "
+                              f"{0.1 if scale is None else scale:g} / {lam_max:g} is not a finite real > 0")
+    if mu * lam_max < min_mu_lambda:
+        field = "mu" if scale is None else "mu_times_lambda_max"
+        raise ConfigError(f"instance.{field}: mu lambda_max = {mu * lam_max:.3g} is below {min_mu_lambda:g}, where "
+                          f"rho(F) = 1 - O(mu) is not resolvable in double precision")
     return inst.with_mu(mu)
 
 
@@ -183,9 +203,16 @@ def _algorithm(table, name, *, source, instance):
         raise _prefixed(sec, exc) from None
 
 
-def load_paofed_config(path, algorithm: str = "paofed-u1", *, iterations: int | None = None) -> PAOFedSetup:
-    """Parse CONFIG.toml into a :class:`PAOFedSetup`; ConfigError names the offending ``section.field``."""
+def load_paofed_config(path, algorithm: str = "paofed-u1", *, iterations: int | None = None,
+                       runs: int = 1) -> PAOFedSetup:
+    """Parse CONFIG.toml into a :class:`PAOFedSetup`; ConfigError names the offending ``section.field``.
+
+    The state runs x K x D x (l_max + 1) and the work iterations x runs x K x D are capped
+    (:data:`fedcheck._files.MAX_STATE_ELEMENTS`, :data:`fedcheck._files.MAX_WORK`) before anything is allocated.
+    """
     import numpy as np
+
+    from fedcheck._files import MAX_STATE_ELEMENTS, MAX_WORK, check_budget
 
     from reference_impl.paofed import ALGORITHMS, AsyncEnvironment, LinearData, experiment_environment
     from reference_impl.paofed_data import SyntheticRFFData
@@ -219,10 +246,14 @@ def load_paofed_config(path, algorithm: str = "paofed-u1", *, iterations: int | 
         K = _scalar(table, sec, "K", int, 256, **pos)
         D = _scalar(table, sec, "D", int, 200, **pos)
         horizon = _scalar(table, sec, "horizon", int, 2000, **pos)
+        check_budget("the client models K x D", K * D, MAX_STATE_ELEMENTS, "data.D (with data.K)")
+        check_budget("the sample schedule K x horizon", K * horizon, MAX_STATE_ELEMENTS, "data.horizon (with data.K)")
+        check_budget("the test set test_size x D", _scalar(table, sec, "test_size", int, 500, **pos) * D,
+                     MAX_STATE_ELEMENTS, "data.test_size (with data.D)")
         groups = _reals(table, sec, "data_groups", [500, 1000, 1500, 2000],
-                        allowed=f"a list of sample counts in [0, horizon = {horizon}]")
-        if np.any(groups < 0) or np.any(groups > horizon):
-            raise ConfigError(f"data.data_groups must be a list of sample counts in [0, horizon = {horizon}], "
+                        allowed=f"a list of integer sample counts in [0, horizon = {horizon}]")
+        if np.any(groups < 0) or np.any(groups > horizon) or np.any(groups != np.round(groups)):
+            raise ConfigError(f"data.data_groups must be a list of integer sample counts in [0, horizon = {horizon}], "
                               f"got {groups.tolist()}")
         env_sec = "environment"
         p_groups = _reals(table, env_sec, "p_groups", [0.25, 0.1, 0.025, 0.005], allowed="a list of reals in [0, 1]")
@@ -256,6 +287,11 @@ def load_paofed_config(path, algorithm: str = "paofed-u1", *, iterations: int | 
         if config.schedule != "full" and config.m > D:
             raise ConfigError(f"algorithm.m must be an integer in [1, D = {D}], got {config.m}")
         label = "SIM-E: nonlinear data of spec 1.3 in the RFF space"
+    l_max = getattr(env, "l_max", 0) or 0
+    check_budget("the state runs x K x D x (l_max + 1)", runs * env.K * env.D * (l_max + 1), MAX_STATE_ELEMENTS,
+                 "--runs (with K, D, l_max)")
+    check_budget("the work iterations x runs x K x D", n_iter * runs * env.K * env.D, MAX_WORK,
+                 "--iterations (with --runs, K, D)")
     return PAOFedSetup(env=env, config=config, data=data, iterations=n_iter, simulation=label)
 
 
@@ -281,19 +317,26 @@ def run_paofed(args) -> int:
 
     from reference_impl.paofed import run_paofed as simulate
 
+    from fedcheck._config import strict_json
+
     parser = args.subparser
     try:
-        setup = load_paofed_config(args.config, args.paofed_algorithm, iterations=args.iterations)
+        setup = load_paofed_config(args.config, args.paofed_algorithm, iterations=args.iterations, runs=args.runs)
     except ValueError as exc:
-        parser.error(str(exc).replace("\n", " "))
-    run = simulate(setup.env, setup.config, setup.data, setup.iterations, np.random.default_rng(args.seed),
-                   runs=args.runs)
-    curve_db = run.curve_db()
+        parser.error(str(exc))
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        run = simulate(setup.env, setup.config, setup.data, setup.iterations, np.random.default_rng(args.seed),
+                       runs=args.runs)
+        curve_db = run.curve_db()
+    finite = bool(np.all(np.isfinite(curve_db)))
     if args.json:
-        json.dump({"algorithm": setup.config.name, "iterations": setup.iterations, "runs": args.runs,
-                   "curve_db": [float(v) for v in curve_db], "metric": run.metric}, sys.stdout)
-        sys.stdout.write("\n")
+        # status "diverged": the curve left the double range; those values are null
+        sys.stdout.write(strict_json({"algorithm": setup.config.name, "iterations": setup.iterations,
+                                      "runs": args.runs, "status": "ok" if finite else "diverged",
+                                      "curve_db": [float(v) for v in curve_db], "metric": run.metric}) + "\n")
         return 0
+    if not finite:
+        print("status: diverged (the learning curve is not finite: try a smaller step mu)")
     cfg, env = setup.config, setup.env
     entries = env.D if cfg.schedule == "full" else cfg.m
     print(f"{cfg.name} ({setup.simulation}): K = {env.K}, D = {env.D}, {setup.iterations} iterations, "

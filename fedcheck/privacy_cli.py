@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 
@@ -31,13 +30,22 @@ def _real(interval: str):
     return parse
 
 
+#: Largest number of rounds accepted (the schedule is an array of N floats; the RDP accountant composes
+#: round by round, so it runs only up to :data:`ACCOUNTANT_MAX_ROUNDS`).
+MAX_ROUNDS = 10**7
+ACCOUNTANT_MAX_ROUNDS = 10**5
+#: A total zCDP above this makes every conversion meaningless (epsilon ~ rho); refused with the option named.
+MAX_RHO_TOTAL = 1e300
+
+
 def _rounds(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}")
+        raise argparse.ArgumentTypeError(f"must be an integer in [1, {MAX_ROUNDS}], got {text!r}") from None
+    if not 1 <= value <= MAX_ROUNDS:
+        raise argparse.ArgumentTypeError(f"must be an integer in [1, {MAX_ROUNDS}] (the limit on the schedule "
+                                         f"length), got {text!r}")
     return value
 
 
@@ -79,9 +87,37 @@ def _table(rows) -> str:
     return "\n".join(f"{k:<{width}}  {v}" for k, v in rows)
 
 
+def _log_total_rho(args) -> tuple[float, str]:
+    """log of the total zCDP of the schedule (computed in log space) and the option that sets its size."""
+    n = args.rounds
+    if args.rho_first is not None:
+        g = 1.0 if args.rho_growth is None else args.rho_growth
+        # sum_{k<N} G^k in log space: N log-terms of a geometric series
+        log_sum = math.log(n) if g == 1.0 else (
+            (n * math.log(g) + math.log(-math.expm1(-n * math.log(g))) - math.log(-math.expm1(-math.log(g))))
+            if g > 1.0 else math.log(-math.expm1(n * math.log(g))) - math.log(-math.expm1(math.log(g))))
+        option = "--rho-growth" if n > 1 and g > 1.0 and (n - 1) * math.log(g) > abs(math.log(args.rho_first)) \
+            else "--rho-first"
+        return math.log(args.rho_first) + log_sum, option
+    if args.sensitivity == 0.0:
+        return -math.inf, "--sensitivity"
+    if args.sigma is not None:
+        option = "--sigma" if abs(math.log(args.sigma)) >= abs(math.log(args.sensitivity)) else "--sensitivity"
+        return 2.0 * (math.log(args.sensitivity) - math.log(args.sigma)) - math.log(2.0) + math.log(n), option
+    z = 1.0 if args.variance_decay is None else args.variance_decay
+    log_q = -math.log(z)  # round n has rho_1 q^(n-1), q = 1/Z >= 1
+    log_sum = math.log(n) if log_q == 0.0 else (
+        n * log_q + math.log(-math.expm1(-n * log_q)) - math.log(-math.expm1(-log_q)))
+    option = "--variance-decay" if (n - 1) * log_q > 2.0 * abs(math.log(args.sensitivity)) else "--variance-first"
+    return 2.0 * math.log(args.sensitivity) - math.log(2.0 * args.variance_first) + log_sum, option
+
+
 def _account(args, parser) -> int:
+    from fedcheck._config import strict_json
     from theory.privacy.accounting import (
         account_rounds,
+        epsilon_pld_accountant,
+        epsilon_rdp_accountant,
         rho_schedule_constant,
         rho_schedule_geometric,
         rho_schedule_variance_decay,
@@ -91,29 +127,53 @@ def _account(args, parser) -> int:
         for option, value in (("--sensitivity", args.sensitivity), ("--variance-decay", args.variance_decay)):
             if value is not None:
                 parser.error(f"argument {option}: not allowed with --rho-first")
-        rhos = rho_schedule_geometric(args.rho_first, 1.0 if args.rho_growth is None else args.rho_growth, args.rounds)
     else:
         if args.sensitivity is None:
             parser.error("argument --sensitivity: required with --sigma or --variance-first (a real number in [0, inf))")
         if args.rho_growth is not None:
             parser.error("argument --rho-growth: only allowed with --rho-first")
-        if args.sigma is not None:
-            if args.variance_decay is not None:
-                parser.error("argument --variance-decay: only allowed with --variance-first")
+        if args.sigma is not None and args.variance_decay is not None:
+            parser.error("argument --variance-decay: only allowed with --variance-first")
+    log_total, option = _log_total_rho(args)
+    if log_total > math.log(MAX_RHO_TOTAL):
+        parser.error(f"argument {option}: the total zCDP of the schedule is about 10^{log_total / math.log(10):.4g}, "
+                     f"beyond the limit of {MAX_RHO_TOTAL:g} (the rounds leak everything; epsilon would overflow)")
+    with __import__("numpy").errstate(over="ignore", under="ignore"):
+        if args.rho_first is not None:
+            rhos = rho_schedule_geometric(args.rho_first, 1.0 if args.rho_growth is None else args.rho_growth,
+                                          args.rounds)
+        elif args.sigma is not None:
             rhos = rho_schedule_constant(args.sensitivity, args.sigma, args.rounds)
         else:
             decay = 1.0 if args.variance_decay is None else args.variance_decay
             rhos = rho_schedule_variance_decay(args.sensitivity, args.variance_first, decay, args.rounds)
     try:
-        account = account_rounds(rhos, args.delta)
-    except ValueError as exc:
-        parser.error(f"argument --rounds: {exc}")
+        account = account_rounds(rhos, args.delta, accountants=False)
+    except (ValueError, OverflowError, ArithmeticError) as exc:
+        parser.error(f"argument {option}: the schedule cannot be accounted ({exc})")
+    epsilon, status = dict(account.epsilon), {}
+    for name, accountant in (("rdp_accountant", epsilon_rdp_accountant), ("pld_accountant", epsilon_pld_accountant)):
+        if name == "rdp_accountant" and args.rounds > ACCOUNTANT_MAX_ROUNDS:
+            epsilon[name], status[name] = None, f"skipped: more than {ACCOUNTANT_MAX_ROUNDS} rounds"
+            continue
+        try:
+            epsilon[name] = accountant(rhos, args.delta)
+        except Exception as exc:  # noqa: BLE001 - dp-accounting's own limits: reported, not fatal
+            epsilon[name], status[name] = None, f"accountant failed: {' '.join(str(exc).split())[:120]}"
+    for name, value in epsilon.items():
+        if value is not None and not math.isfinite(value):
+            status[name] = "infinite epsilon" if value > 0 else f"non-finite epsilon ({value!r})"
+    document = {"rho_total": account.rho_total, "delta": account.delta, "epsilon": epsilon}
+    if status:
+        document["epsilon_status"] = status  # why an epsilon is null in strict JSON
+    if args.per_round:
+        document["rho_per_round"] = [float(r) for r in account.rho_per_round]
     if args.json:
-        json.dump(account.to_json(per_round=args.per_round), sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        sys.stdout.write(strict_json(document, indent=2) + "\n")
         return 0
     rows = [("rounds", str(args.rounds)), ("delta", f"{account.delta:g}"), ("rho_total", f"{account.rho_total:.10g}")]
-    rows += [(f"epsilon ({name})", f"{value:.10g}") for name, value in account.epsilon.items()]
+    rows += [(f"epsilon ({name})", f"{value:.10g}" if value is not None else status.get(name, "n/a"))
+             for name, value in epsilon.items()]
     print(_table(rows))
     if args.per_round:
         print(_table([(f"rho[{n}]", f"{r:.10g}") for n, r in enumerate(account.rho_per_round, start=1)]))
@@ -121,16 +181,31 @@ def _account(args, parser) -> int:
 
 
 def _calibrate(args, parser) -> int:
-    from theory.privacy.accounting import calibrate_variance_first
+    from fedcheck._config import strict_json
+    from theory.privacy.accounting import CONVERSIONS, calibrate_variance_first
 
+    z = args.variance_decay
+    if z < 1.0 and (args.rounds - 1) * -math.log(z) > 690.0:
+        parser.error(f"argument --variance-decay: Z^-(N-1) = 10^{(args.rounds - 1) * -math.log10(z):.4g} overflows "
+                     f"the double range for N = {args.rounds} rounds (use Z closer to 1 or fewer rounds)")
+    try:
+        rho_star = CONVERSIONS[args.method][1](args.epsilon, args.delta)
+        if not (math.isfinite(rho_star) and rho_star > 0):
+            raise ArithmeticError(f"rho* = {rho_star!r}")
+    except (ValueError, OverflowError, ArithmeticError, ZeroDivisionError) as exc:
+        parser.error(f"argument --epsilon: no finite zCDP budget meets epsilon = {args.epsilon:g} at delta = "
+                     f"{args.delta:g} with the {args.method} conversion ({' '.join(str(exc).split())})")
     try:
         variance, achieved = calibrate_variance_first(args.epsilon, args.delta, args.rounds, args.sensitivity,
                                                       args.variance_decay, args.method)
-    except ValueError as exc:
-        parser.error(f"argument --variance-decay: {exc}")
+        if not (math.isfinite(variance) and variance > 0):
+            raise OverflowError(f"variance = {variance!r}")
+    except (ValueError, OverflowError, ArithmeticError, ZeroDivisionError) as exc:
+        parser.error(f"argument --sensitivity: the calibrated variance overflows the double range "
+                     f"(sensitivity = {args.sensitivity:g}; {' '.join(str(exc).split())})")
     if args.json:
-        json.dump({"variance_first": variance, "epsilon_achieved": achieved, "method": args.method}, sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        sys.stdout.write(strict_json({"variance_first": variance, "epsilon_achieved": achieved,
+                                      "method": args.method}, indent=2) + "\n")
         return 0
     print(_table([("variance_first", f"{variance:.10g}"), ("sigma_first", f"{math.sqrt(variance):.10g}"),
                   ("epsilon_achieved", f"{achieved:.10g}"), ("method", args.method)]))

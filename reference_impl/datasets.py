@@ -22,6 +22,7 @@ __all__ = [
     "load_medmnist_npz",
     "load_mnist_npz",
     "load_pgfl_npz",
+    "pgfl_problem_from_arrays",
 ]
 
 #: Spec pgfl.md 5.2: per cluster, (classes labelled 0, classes labelled 1). M-1 low similarity, M-2 high.
@@ -32,14 +33,67 @@ DIGIT_TASKS = {
 
 
 def _require(path: Path, keys: tuple[str, ...]) -> dict:
+    """Every array of the ``.npz`` at ``path`` (which must hold ``keys``); ValueError naming the file otherwise.
+
+    Refuses what is not a regular file (a FIFO, a device), what is not an ``.npz`` (zip) archive, a corrupt
+    or empty archive, and arrays that are not plain numbers (object, structured, strings); the data are
+    read with ``allow_pickle=False``.
+    """
+    import stat
+    import zipfile
+
     path = Path(path)
-    if not path.is_file():
-        raise ValueError(f"path must name an existing .npz file, got {str(path)!r}")
-    with np.load(path, allow_pickle=False) as data:
-        missing = [k for k in keys if k not in data.files]
-        if missing:
-            raise ValueError(f"{path.name} must contain arrays {', '.join(keys)}; missing {', '.join(missing)}")
-        return {k: np.asarray(data[k]) for k in data.files}
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        raise ValueError(f"path must name an existing .npz file, got {str(path)!r}") from None
+    if not stat.S_ISREG(mode):
+        raise ValueError(f"path must name a regular .npz file, got {str(path)!r} (a directory, FIFO or device)")
+    if not zipfile.is_zipfile(path):
+        raise ValueError(f"{path.name} is not an .npz file (not a zip archive)")
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            missing = [k for k in keys if k not in data.files]
+            if missing:
+                raise ValueError(f"{path.name} must contain arrays {', '.join(keys)}; missing {', '.join(missing)}")
+            out = {k: np.asarray(data[k]) for k in data.files}
+    except (OSError, EOFError, zipfile.BadZipFile) as exc:
+        raise ValueError(f"{path.name} could not be read as an .npz file ({' '.join(str(exc).split())})") from None
+    for key, arr in out.items():
+        if arr.dtype.kind not in "biuf":
+            raise ValueError(f"{path.name}: array {key!r} has dtype {arr.dtype}; it must hold real numbers")
+    return out
+
+
+def _integers(name: str, value) -> np.ndarray:
+    """A 1-D integer array: integer dtype, or floats that are exact integers (checked before any cast)."""
+    arr = np.asarray(value)
+    if arr.dtype.kind not in "iuf":
+        raise ValueError(f"{name} must hold integers, got dtype {arr.dtype}")
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D array, got shape {arr.shape}")
+    if arr.dtype.kind == "f":
+        bad = ~np.isfinite(arr) | (arr != np.round(arr))
+        if np.any(bad):
+            raise ValueError(f"{name} must hold integers, got {arr[np.flatnonzero(bad)[0]]!r} at index "
+                             f"{np.flatnonzero(bad)[0]}")
+    if arr.size and (arr.min() < 0 or arr.max() > 2**31):
+        raise ValueError(f"{name} must hold integers in [0, 2**31], got {arr.min() if arr.min() < 0 else arr.max()!r}")
+    return arr.astype(np.int64)
+
+
+def _reals(name: str, value, ndim: int) -> np.ndarray:
+    """A real (floating or integer dtype, not complex or bool), finite array with ``ndim`` axes."""
+    arr = np.asarray(value)
+    if arr.dtype.kind not in "iuf":
+        kind = {"c": "complex numbers", "b": "booleans"}.get(arr.dtype.kind, f"dtype {arr.dtype}")
+        raise ValueError(f"{name} must hold real numbers, got {kind}")
+    if arr.ndim != ndim:
+        raise ValueError(f"{name} must have {ndim} axes, got shape {arr.shape}")
+    out = arr.astype(np.float64)
+    if not np.all(np.isfinite(out)):
+        raise ValueError(f"{name} must be finite (it holds NaN or infinity)")
+    return out
 
 
 def _images(name: str, images: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -146,17 +200,60 @@ def load_pgfl_npz(path, *, loss: str = "ridge", lam: float = 1.0) -> PGFLProblem
     ``(Q, d)`` (enables the NMSD metric).
     """
     data = _require(path, ("client_server", "client_cluster"))
-    servers = data["client_server"].astype(np.int64)
-    clusters = data["client_cluster"].astype(np.int64)
+    try:
+        return pgfl_problem_from_arrays(data, loss=loss, lam=lam)
+    except ValueError as exc:
+        raise ValueError(f"{Path(path).name}: {exc}") from None
+
+
+def pgfl_problem_from_arrays(data, *, loss: str = "ridge", lam: float = 1.0) -> PGFLProblem:
+    """The :class:`PGFLProblem` of the arrays of a PGFL ``.npz`` (layout in :func:`load_pgfl_npz`), validated.
+
+    Every array is checked before any cast: ``client_server``/``client_cluster`` integers (exact-integer
+    floats allowed, never truncated) >= 0, every server ``0..S-1`` holding at least one client;
+    ``adjacency`` entries exactly 0 or 1, symmetric, zero diagonal; ``X_k``, ``y_k`` and ``true_models``
+    real (not complex or boolean) and finite. Keys outside the layout are refused. ValueError names the array.
+    """
+    for key in ("client_server", "client_cluster"):
+        if key not in data:
+            raise ValueError(f"array {key!r} is missing")
+    servers = _integers("client_server", data["client_server"])
+    clusters = _integers("client_cluster", data["client_cluster"])
     K = servers.size
+    if K < 1 or clusters.shape != servers.shape:
+        raise ValueError(f"client_server and client_cluster must have the same length K >= 1, got {servers.size} "
+                         f"and {clusters.size}")
+    allowed = {"client_server", "client_cluster", "adjacency", "true_models"}
+    allowed |= {f"X_{k}" for k in range(K)} | {f"y_{k}" for k in range(K)}
+    extra = sorted(set(data) - allowed)
+    if extra:
+        raise ValueError(f"array {extra[0]!r} is not part of the layout (X_k and y_k for k = 0..{K - 1}, "
+                         f"client_server, client_cluster, adjacency, true_models)")
     missing = [f"X_{k}" for k in range(K) if f"X_{k}" not in data] + [f"y_{k}" for k in range(K) if f"y_{k}" not in data]
     if missing:
-        raise ValueError(f"{Path(path).name} must contain X_k and y_k for k = 0..{K - 1}; missing {', '.join(missing[:5])}")
-    S = int(servers.max()) + 1 if K else 0
+        raise ValueError(f"X_k and y_k are needed for k = 0..{K - 1}; missing {', '.join(missing[:5])}")
     adjacency = data.get("adjacency")
-    if adjacency is None:
-        adjacency = ~np.eye(S, dtype=bool)
+    if adjacency is not None:
+        adj = _reals("adjacency", adjacency, 2)
+        if adj.shape[0] != adj.shape[1] or adj.shape[0] < 1:
+            raise ValueError(f"adjacency must be a square (S, S) matrix, got shape {adj.shape}")
+        if not np.all((adj == 0.0) | (adj == 1.0)):
+            bad = adj[(adj != 0.0) & (adj != 1.0)][0]
+            raise ValueError(f"adjacency entries must be 0 or 1, got {bad!r}")
+        S = adj.shape[0]
+        if servers.max() >= S:
+            raise ValueError(f"client_server entries must be in [0, S - 1 = {S - 1}] (S from adjacency), got "
+                             f"{int(servers.max())}")
+    else:
+        S = int(servers.max()) + 1
+        adj = ~np.eye(S, dtype=bool)
+    empty = np.setdiff1d(np.arange(S), servers)
+    if empty.size:
+        raise ValueError(f"client_server: server {int(empty[0])} has no client (every server 0..{S - 1} needs one)")
+    X = tuple(_reals(f"X_{k}", data[f"X_{k}"], 2) for k in range(K))
+    y = tuple(_reals(f"y_{k}", data[f"y_{k}"], 1) for k in range(K))
     true_models = data.get("true_models")
-    return PGFLProblem(adjacency=np.asarray(adjacency).astype(bool), client_server=servers, client_cluster=clusters,
-                       n_clusters=int(clusters.max()) + 1, X=tuple(data[f"X_{k}"] for k in range(K)),
-                       y=tuple(data[f"y_{k}"] for k in range(K)), lam=lam, true_models=true_models, loss=loss)
+    if true_models is not None:
+        true_models = _reals("true_models", true_models, 2)
+    return PGFLProblem(adjacency=np.asarray(adj).astype(bool), client_server=servers, client_cluster=clusters,
+                       n_clusters=int(clusters.max()) + 1, X=X, y=y, lam=lam, true_models=true_models, loss=loss)

@@ -1,9 +1,19 @@
-"""Build the report directory: index.html, results.json and figures/*.png."""
+"""Build the report directory: index.html, results.json and figures/*.png.
+
+Output safety: :func:`prepare_out_dir` checks the directory before any check runs (it exists or can be
+created, is writable, and holds no ``index.html``/``results.json`` that fedcheck did not write).
+:func:`build_report` writes every file to a temporary name in the same directory and renames it into
+place (an interrupted write leaves the previous report intact), records what it wrote in
+:data:`MANIFEST`, and deletes only figures that an earlier fedcheck run listed there -- never a file it
+did not write.
+"""
 
 from __future__ import annotations
 
 import datetime as _dt
 import json
+import os
+import tempfile
 from collections.abc import Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
@@ -13,11 +23,87 @@ from reports.figures import render_figure
 from reports.html import render_html
 from verify.records import CheckResult, Claim
 
-__all__ = ["DEFAULT_OUT_DIR", "SCHEMA", "build_report", "results_document"]
+__all__ = ["DEFAULT_OUT_DIR", "MANIFEST", "SCHEMA", "OutputError", "build_report", "prepare_out_dir",
+           "results_document"]
 
 DEFAULT_OUT_DIR = Path("reports") / "out"
 #: Identifier of the results.json layout documented in README.md.
 SCHEMA = "fedcheck.results/1"
+#: The list of files fedcheck wrote in a report directory (relative paths); only these are ever replaced
+#: or deleted.
+MANIFEST = ".fedcheck-manifest.json"
+_OWN_TOP = ("results.json", "index.html")
+
+
+class OutputError(ValueError):
+    """The output directory cannot be used; the message names it."""
+
+
+def _owned(out_dir: Path) -> set[str]:
+    """Relative paths fedcheck wrote in ``out_dir``: its manifest, else a legacy results.json's own list."""
+    manifest = out_dir / MANIFEST
+    if manifest.is_file():
+        try:
+            files = json.loads(manifest.read_text(encoding="utf-8"))["files"]
+            return {f for f in files if isinstance(f, str)}
+        except (OSError, ValueError, KeyError, TypeError):
+            return set()
+    legacy = out_dir / "results.json"
+    if legacy.is_file():  # a report written before the manifest existed: trust only its own schema
+        try:
+            doc = json.loads(legacy.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return set()
+        if isinstance(doc, dict) and doc.get("schema") == SCHEMA:
+            figures = {rel for r in doc.get("results", []) if isinstance(r, dict)
+                       for rel in (r.get("figures") or {}).values() if isinstance(rel, str)}
+            return set(_OWN_TOP) | figures
+    return set()
+
+
+def prepare_out_dir(out_dir) -> Path:
+    """Create ``out_dir`` if needed and check it can take a report, before any work is done.
+
+    Raises :class:`OutputError` when it is a file, cannot be created or written, or holds an
+    ``index.html``, ``results.json`` or ``figures`` entry that fedcheck did not write.
+    """
+    out_dir = Path(out_dir)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise OutputError(f"{str(out_dir)!r} exists and is not a directory")
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".fedcheck-probe-", dir=out_dir)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise OutputError(f"{str(out_dir)!r} is not a writable directory ({exc.strerror or exc})") from None
+    owned = _owned(out_dir)
+    for name in _OWN_TOP:
+        path = out_dir / name
+        if (path.exists() or path.is_symlink()) and (name not in owned or not path.is_file()):
+            raise OutputError(f"{str(out_dir)!r} already holds {name}, which fedcheck did not write; "
+                              f"choose another directory or move it")
+    figures = out_dir / "figures"
+    if figures.exists() and not figures.is_dir():
+        raise OutputError(f"{str(figures)!r} exists and is not a directory")
+    if figures.is_dir():  # figures/<claim>__<name>.png is fedcheck's name space: refuse to take over a user's file
+        for path in sorted(figures.iterdir()):
+            rel = f"figures/{path.name}"
+            if "__" in path.name and path.name.endswith(".png") and not path.name.startswith(".") and rel not in owned:
+                raise OutputError(f"{str(path)!r} has the name of a fedcheck figure but fedcheck did not write it; "
+                                  f"move it or choose another directory")
+    return out_dir
+
+
+def _atomic_write_text(path: Path, text: str, temporaries: list[Path]) -> Path:
+    """Write ``text`` to a temporary file next to ``path``; returns it (renamed later by the caller)."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    temporaries.append(Path(tmp))
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+    return Path(tmp)
 
 
 def _version() -> str:
@@ -56,20 +142,51 @@ def build_report(
 
     Returns the results document. ``meta`` (profile, seed, executor, ...) is copied into both.
     """
-    out_dir = Path(out_dir)
+    out_dir = prepare_out_dir(out_dir)
+    previous = _owned(out_dir)
     figure_dir = out_dir / "figures"
-    figure_dir.mkdir(parents=True, exist_ok=True)
-    for stale in figure_dir.glob("*__*.png"):  # figures of an earlier run (possibly other claims)
-        stale.unlink()
     meta = {"generated_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), **meta}
     document = results_document(claims, results, meta)
-    # results.json first: a plotting failure must not lose the results.
-    (out_dir / "results.json").write_text(json.dumps(document, indent=2, allow_nan=False) + "\n", encoding="utf-8")
-    figure_paths: dict[str, dict[str, str]] = {}
-    for result in results:
-        for spec in result.figures:
-            rel = _figure_file(result.claim_id, spec.name)
-            render_figure(spec, out_dir / rel)
-            figure_paths.setdefault(result.claim_id, {})[spec.name] = rel
-    (out_dir / "index.html").write_text(render_html(claims, results, figure_paths, meta), encoding="utf-8")
+    text = json.dumps(document, indent=2, allow_nan=False) + "\n"
+    temporaries: list[Path] = []
+    renames: list[tuple[Path, Path]] = []  # (temporary, final), applied only once everything is written
+    try:
+        # results.json first: a plotting failure must not lose the results.
+        renames.append((_atomic_write_text(out_dir / "results.json", text, temporaries), out_dir / "results.json"))
+        figure_paths: dict[str, dict[str, str]] = {}
+        for result in results:
+            for spec in result.figures:
+                rel = _figure_file(result.claim_id, spec.name)
+                final = out_dir / rel
+                figure_dir.mkdir(exist_ok=True)
+                fd, tmp = tempfile.mkstemp(prefix=f".{final.stem}.", suffix=".tmp.png", dir=figure_dir)
+                os.close(fd)
+                temporaries.append(Path(tmp))
+                render_figure(spec, Path(tmp))
+                renames.append((Path(tmp), final))
+                figure_paths.setdefault(result.claim_id, {})[spec.name] = rel
+        html = render_html(claims, results, figure_paths, meta)
+        renames.append((_atomic_write_text(out_dir / "index.html", html, temporaries), out_dir / "index.html"))
+        written = sorted({final.relative_to(out_dir).as_posix() for _, final in renames})
+        # The manifest first lists old and new files, so an interruption during the renames loses no ownership.
+        _write_manifest(out_dir, sorted(previous | set(written)), temporaries)
+        # results.json, the figures, then index.html: index.html never points at a missing figure.
+        for tmp, final in renames:
+            os.replace(tmp, final)
+    finally:
+        for tmp in temporaries:
+            try:
+                tmp.unlink()
+            except FileNotFoundError:
+                pass
+    for rel in sorted(previous - set(written)):  # figures an earlier fedcheck run wrote and no longer needs
+        path = out_dir / rel
+        if rel.startswith("figures/") and "/" not in rel[len("figures/"):] and path.is_file() and not path.is_symlink():
+            path.unlink()
+    _write_manifest(out_dir, written, [])
     return document
+
+
+def _write_manifest(out_dir: Path, files: list[str], temporaries: list[Path]) -> None:
+    text = json.dumps({"schema": SCHEMA, "files": files}, indent=2) + "\n"
+    os.replace(_atomic_write_text(out_dir / MANIFEST, text, temporaries), out_dir / MANIFEST)

@@ -16,9 +16,60 @@ from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
-__all__ = ["DaskExecutor", "Executor", "ProcessExecutor", "SerialExecutor", "make_executor", "map_seeded"]
+__all__ = ["DASK_TIMEOUT", "DaskExecutor", "Executor", "ProcessExecutor", "SerialExecutor", "make_executor", "map_seeded"]
 
 T = TypeVar("T")
+
+#: Seconds to wait for a dask scheduler's answer, and again for its first worker (``--dask-timeout``).
+DASK_TIMEOUT = 30.0
+
+
+def _probe_scheduler(address: str, timeout: float) -> dict:
+    """Ask the scheduler at ``address`` for its identity within ``timeout`` seconds (whole exchange).
+
+    ``distributed.Client(address, timeout=...)`` bounds only the TCP connection: a server that accepts TCP
+    but does not speak the dask protocol (an HTTP server) makes it wait forever. This probe runs the
+    handshake under :func:`asyncio.wait_for`, so it always ends.
+    """
+    import asyncio
+    import socket
+
+    from distributed.comm import connect
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    try:
+        scheme, location = parse_address(address)
+        if scheme in ("tcp", "tls"):  # fail fast when nothing listens (distributed retries until the timeout)
+            with socket.create_connection(parse_host_port(location), timeout=timeout):
+                pass
+    except ConnectionRefusedError:
+        raise OSError(f"nothing accepts connections at {address} (is the dask scheduler running?)") from None
+    except (TimeoutError, socket.timeout):
+        raise TimeoutError(f"no answer from {address} within {timeout:g} s (change the wait with --dask-timeout)") from None
+    except (OSError, ValueError, TypeError) as exc:
+        raise OSError(f"cannot reach a dask scheduler at {address}: {' '.join(str(exc).split())}") from None
+
+    async def identity():
+        comm = await connect(address, timeout=timeout)
+        try:
+            await comm.write({"op": "identity", "reply": True})
+            return await comm.read()
+        finally:
+            comm.abort()
+
+    async def bounded():
+        return await asyncio.wait_for(identity(), timeout)
+
+    try:
+        reply = asyncio.run(bounded())
+    except (TimeoutError, asyncio.TimeoutError):
+        raise TimeoutError(f"no dask scheduler answered at {address} within {timeout:g} s "
+                           f"(is it a dask scheduler? change the wait with --dask-timeout)") from None
+    except (OSError, ValueError, TypeError) as exc:
+        raise OSError(f"cannot reach a dask scheduler at {address}: {' '.join(str(exc).split())}") from None
+    if not isinstance(reply, dict) or reply.get("type") != "Scheduler":
+        raise OSError(f"{address} answered but is not a dask scheduler")
+    return reply
 
 
 class Executor(Protocol):
@@ -85,14 +136,23 @@ class DaskExecutor:
     The workers must be able to import fedcheck (install it on them).
     """
 
-    def __init__(self, address: str, *, timeout: float = 10.0):
+    def __init__(self, address: str, *, timeout: float = DASK_TIMEOUT):
         if not isinstance(address, str) or "://" not in address:
             raise ValueError(f"dask_scheduler must be an address like 'tcp://127.0.0.1:8786', got {address!r}")
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < float("inf"):
+            raise ValueError(f"timeout must be a number of seconds in (0, inf), got {timeout!r}")
         from distributed import Client  # optional dependency: fedcheck[dask]
 
         self.address = address
         self.name = f"dask({address})"
+        _probe_scheduler(address, timeout)
         self._client = Client(address, timeout=timeout, set_as_default=False)
+        try:
+            self._client.wait_for_workers(1, timeout=timeout)
+        except Exception:  # distributed raises its own TimeoutError subclass
+            self._client.close()
+            raise TimeoutError(f"the dask scheduler at {address} has no worker after {timeout:g} s "
+                               f"(start one with `dask worker {address}`; change the wait with --dask-timeout)") from None
 
     def map(self, fn, items):
         items = list(items)
@@ -111,10 +171,14 @@ class DaskExecutor:
         self.close()
 
 
-def make_executor(workers: int = 1, dask_scheduler: str | None = None) -> Executor:
-    """Serial for ``workers == 1``, a process pool for more, dask when a scheduler is given."""
+def make_executor(workers: int = 1, dask_scheduler: str | None = None, *, timeout: float = DASK_TIMEOUT) -> Executor:
+    """Serial for ``workers == 1``, a process pool for more, dask when a scheduler is given.
+
+    ``timeout``: seconds to wait for the dask scheduler's answer and then for its first worker; both
+    end in a ``TimeoutError`` naming the address.
+    """
     if dask_scheduler is not None:
-        return DaskExecutor(dask_scheduler)
+        return DaskExecutor(dask_scheduler, timeout=timeout)
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
     return SerialExecutor() if workers == 1 else ProcessExecutor(workers)

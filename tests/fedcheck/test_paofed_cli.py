@@ -45,7 +45,8 @@ def test_example_config_is_the_reference_instance_sim_f():
 def test_example_config_json(capsys):
     assert _main(["run", "paofed", str(EXAMPLE), "--iterations", "300", "--runs", "20", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert set(out) == {"algorithm", "iterations", "runs", "curve_db", "metric"}
+    assert set(out) == {"algorithm", "iterations", "runs", "status", "curve_db", "metric"}
+    assert out["status"] == "ok"
     assert out["algorithm"] == "paofed-u1" and out["iterations"] == 300 and out["runs"] == 20
     assert out["metric"] == "msd" and len(out["curve_db"]) == 301
     assert np.isclose(out["curve_db"][0], 10 * np.log10(1.5625)) and out["curve_db"][-1] < -20.0

@@ -779,3 +779,23 @@ def npfl_symmetric_instances(draw) -> dict:
 
 
 __all__ += ["npfl_instances", "npfl_symmetric_instances"]
+
+
+# --- fedpdm (Theorem 1 with the adaptive Q of rule (11)) ---
+@st.composite
+def fedpdm_adaptive_q_pairs(draw) -> dict:
+    """Legal neighbouring pairs for ``verify.fedpdm.theorem1_sensitivity.evaluate_adaptive_q``: rho in [1, 20],
+    eta rho in [0.02, 0.9] (the s(Q) of (19) grows with Q), G in [0.1, 2], batch b in [1, 20], Q_max in [2, 10],
+    d in [1, 5], nu a fraction in [0.01, 0.9] of 4 G^2 / b^2 (so D stops at Q = 1 and D' does not),
+    eps in [0.1, 0.99] (classical calibration valid), delta in {1e-3, 1e-5, 1e-8}."""
+    rho = draw(st.floats(min_value=1.0, max_value=20.0))
+    G = draw(st.floats(min_value=0.1, max_value=2.0))
+    b = draw(st.integers(min_value=1, max_value=20))
+    return {"d": draw(st.integers(min_value=1, max_value=5)), "b": b, "Q_max": draw(st.integers(min_value=2, max_value=10)),
+            "eta": draw(st.floats(min_value=0.02, max_value=0.9)) / rho, "rho": rho, "G": G,
+            "nu": draw(st.floats(min_value=0.01, max_value=0.9)) * 4.0 * G**2 / b**2,
+            "epsilon": draw(st.floats(min_value=0.1, max_value=0.99)),
+            "delta": draw(st.sampled_from([1e-3, 1e-5, 1e-8]))}
+
+
+__all__ += ["fedpdm_adaptive_q_pairs"]

@@ -7,11 +7,13 @@ from hypothesis import example, given, target
 from hypothesis import strategies as st
 
 from verify.fedpdm.theorem1_sensitivity import (
+    ADAPTIVE_Q_PAPER_POINT,
     HISTORY_COUNTEREXAMPLE,
+    evaluate_adaptive_q,
     evaluate_upload_sensitivity,
     history_sensitivity_bound,
 )
-from verify.strategies import fedpdm_local_rounds, fedpdm_participation_schedules, fedpdm_unit_step_schedules
+from verify.strategies import fedpdm_adaptive_q_pairs, fedpdm_local_rounds, fedpdm_participation_schedules, fedpdm_unit_step_schedules
 
 
 def _round(eta, rho, Q, seed=0):
@@ -20,6 +22,20 @@ def _round(eta, rho, Q, seed=0):
 
 
 @pytest.mark.claim("fedpdm.theorem1")
+@given(params=fedpdm_adaptive_q_pairs())
+@example(params=ADAPTIVE_Q_PAPER_POINT)
+def test_adaptive_q_release_is_not_eps_delta_dp(params):
+    """Property: on the legal pair (round at the client's stationary point, one record negated) rule (11) stops D
+    after one step and D' later, and with sigma from s(Q) of (18)-(19) the exact divergence of the two releases
+    exceeds delta (eta rho <= 0.9, where s grows with Q); with sigma from s(Q_max) it does not."""
+    evidence = evaluate_adaptive_q(params)
+    target(math.log10(max(evidence.measured, 1e-300)), label="log10 delta_exact / delta")
+    assert evidence.parameters["Q_D"] == 1 < evidence.parameters["Q_D_prime"], evidence
+    assert not evidence.holds, evidence
+    assert evaluate_adaptive_q(params, noise_q="cap").holds
+
+
+@pytest.mark.claim("fedpdm.theorem1_fixed_q")
 @given(params=fedpdm_local_rounds(), construction=st.sampled_from(["adversarial", "random"]))
 @example(params=_round(1.0, 10.0, 5), construction="adversarial")  # eta^0 = 1, rho = 10 (seed line 263): s/G = 2.95e4
 @example(params=_round(1.0 / math.sqrt(25.0), 10.0, 5), construction="adversarial")  # t = 24: eta rho = 2

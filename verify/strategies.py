@@ -799,3 +799,16 @@ def fedpdm_adaptive_q_pairs(draw) -> dict:
 
 
 __all__ += ["fedpdm_adaptive_q_pairs"]
+
+
+# --- fedpdm (Lemma 1 corrected up to the crossover eps*(delta)) ---
+@st.composite
+def eps_delta_below_crossover_fraction(draw) -> tuple[float, float]:
+    """(u, delta) with u in [1e-4, 1) and delta in [1e-300, 0.99] (log scale): the point eps = u eps*(delta) lies in
+    the corrected Lemma 1's range (0, eps*(delta)) (eps* by ``verify.fedpdm.lemma1_gaussian.crossover_epsilon``)."""
+    fraction = draw(st.floats(min_value=1e-4, max_value=1.0, exclude_max=True))
+    delta = 10.0 ** draw(st.floats(min_value=-300.0, max_value=float(np.log10(0.99))))
+    return fraction, delta
+
+
+__all__ += ["eps_delta_below_crossover_fraction"]

@@ -9,7 +9,7 @@ from theory.privacy.conversions import gaussian_sigma_analytic
 from theory.privacy.history import history_factors_fedpdm
 from theory.privacy.sensitivity import sensitivity_fedpdm
 from theory.privacy.subsampled import total_epsilon_fedpdm_linear
-from verify.fedpdm.lemma1_gaussian import check_classical_calibration, check_classical_calibration_below_one
+from verify.fedpdm.lemma1_gaussian import check_classical_calibration, check_classical_calibration_below_crossover
 from verify.fedpdm.theorem1_sensitivity import (
     HISTORY_COUNTEREXAMPLE,
     check_history_corrected,
@@ -53,7 +53,7 @@ def _power_1_2(epsilon, q, p, T, c0):
 @pytest.mark.parametrize(
     ("check", "kwargs"),
     [(check_classical_calibration, {"z_fn": _analytic_z_too_small}),
-     (check_classical_calibration_below_one, {"sigma_fn": _analytic_sigma_too_small}),
+     (check_classical_calibration_below_crossover, {"sigma_fn": _analytic_sigma_too_small}),
      (check_same_state, {"sensitivity_fn": _deflated_sensitivity}),
      (check_history_corrected, {"factor_fn": _deflated_factors}),
      (check_history_corrected, {"factor_fn": _inflated_factors}),

@@ -34,11 +34,13 @@ References
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 from dataclasses import dataclass
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from reference_impl.npfl_rl_data import CONVENTIONS, NPFLProblem, synthetic_problem
 
@@ -65,6 +67,15 @@ POLICIES = ("fixed", "dpg", "sac")
 DUAL_SIGNS = ("corrected", "printed")
 DIAGONALS = ("corrected", "printed")
 TIMINGS = ("literal", "online")
+
+
+def _one_blas_thread(fn):
+    """Run ``fn`` with one BLAS thread: the matrices are small (d x d per client), threads only contend."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        with threadpool_limits(limits=1, user_api="blas"):
+            return fn(*args, **kwargs)
+    return wrapper
 
 
 def _real(name, value, *, lo=None, lo_open=False, hi=None) -> float:
@@ -297,6 +308,7 @@ class PrimalMap:
         return _sac_step(self.structure, self.m[None], self.s[None], self._a(t), self._a(alpha), delta)[0]
 
 
+@_one_blas_thread
 def npfl_primal_map(problem: NPFLProblem, config: NPFLConfig, w, gamma) -> PrimalMap:
     r"""The primal map :math:`P^{(n)}` that iteration :math:`n` builds from :math:`w^{(n-1)}, \gamma^{(n-1)}` (K, d)."""
     S = _structure((problem,), config)
@@ -389,6 +401,7 @@ def _as_problems(problems) -> tuple[NPFLProblem, ...]:
     return problems
 
 
+@_one_blas_thread
 def run_npfl(problems, config: NPFLConfig, iterations: int, rng: np.random.Generator | None = None, *,
              reference=None, tau_init=None) -> NPFLRun:
     r"""Run Algorithm 6 (or NFL) for ``iterations`` iterations on a batch of instances (one run each).
@@ -549,6 +562,7 @@ def _cvxpy_ridge(Xs, ys, Ds, reg, tol):
     return np.asarray(w.value)
 
 
+@_one_blas_thread
 def _ridge_groups(problem: NPFLProblem, groups: np.ndarray, reg: np.ndarray, method: str, tol: float) -> GroundTruth:
     """argmin sum_{k in g} (1/D_k)||y_k - X_k w||^2 + reg_g ||w||^2 for every group g; certificate: max relative
     gradient residual of the normal equations (both methods)."""
@@ -591,6 +605,7 @@ def global_ridge(problem: NPFLProblem, *, method: str = "cvxpy", tol: float = 1e
     return _ridge_groups(problem, np.zeros(problem.K, dtype=np.int64), np.array([problem.lam]), method, tol)
 
 
+@_one_blas_thread
 def coupled_fixed_point(problem: NPFLProblem, tau, *, convention: str = "E0") -> GroundTruth:
     r"""K4: the fixed point of NPFL with fixed :math:`\tau_k \ge 0`, one unknown :math:`w_c` per component.
 

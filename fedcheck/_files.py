@@ -134,6 +134,10 @@ def _read_array(fh, name: str, available: int) -> np.ndarray:
     except (ValueError, OSError, EOFError, SyntaxError, TypeError) as exc:
         raise FileError(f"{name} is not a valid .npy array ({' '.join(str(exc).split())[:120]})") from None
     _check_dtype(dtype, name)
+    try:
+        available -= fh.tell()  # the data follow the header
+    except (OSError, AttributeError, ValueError):
+        pass
     count = 1
     for n in shape:
         count *= int(n)
@@ -143,13 +147,13 @@ def _read_array(fh, name: str, available: int) -> np.ndarray:
                         f"{MAX_ARRAY_BYTES} bytes")
     if nbytes > available:
         raise FileError(f"{name}: its header claims shape {tuple(shape)} ({nbytes} bytes) but the file holds only "
-                        f"{max(available, 0)} bytes of data (truncated or corrupt)")
+                        f"{max(available, 0)} bytes of data (truncated, or a header claiming a huge shape)")
     try:
         data = fh.read(nbytes) if count else b""
     except (ValueError, OSError, EOFError) as exc:
         raise FileError(f"{name} could not be read ({' '.join(str(exc).split())[:120]})") from None
     if len(data) != nbytes:
-        raise FileError(f"{name}: its header claims {nbytes} bytes of data but only {len(data)} could be read "
+        raise FileError(f"{name}: its header claims {nbytes} bytes of data but the file holds only {len(data)} "
                         f"(truncated or corrupt)")
     arr = np.frombuffer(data, dtype=dtype, count=count).reshape(shape, order="F" if fortran else "C")
     return arr.copy()
@@ -213,7 +217,7 @@ def real_array(value, name: str, *, shape: tuple | None = None, finite: bool = T
     out = arr.astype(np.float64)
     if finite and not np.all(np.isfinite(out)):
         bad = np.flatnonzero(~np.isfinite(out.reshape(-1)))[0]
-        raise ConfigError(f"{name} must be finite, got {out.reshape(-1)[bad]!r} at flat index {bad}")
+        raise ConfigError(f"{name} must be finite, got {float(out.reshape(-1)[bad])!r} at flat index {bad}")
     return out
 
 
@@ -227,7 +231,7 @@ def integer_array(value, name: str, *, lo: int | None = None, hi: int | None = N
     if arr.dtype.kind == "f":
         bad = ~np.isfinite(arr) | (arr != np.round(arr)) if arr.size else np.zeros(0, bool)
         if np.any(bad):
-            raise ConfigError(f"{name} must hold integers, got {arr.reshape(-1)[np.flatnonzero(bad.reshape(-1))[0]]!r}")
+            raise ConfigError(f"{name} must hold integers, got {float(arr.reshape(-1)[np.flatnonzero(bad.reshape(-1))[0]])!r}")
         if arr.size and np.max(np.abs(arr)) > 2**62:
             raise ConfigError(f"{name} holds integers too large for int64")
     out = arr.astype(np.int64)

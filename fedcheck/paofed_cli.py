@@ -112,7 +112,8 @@ def _instance(table, base_dir: Path = Path("."), *, min_mu_lambda: float = 0.0):
     if w_star is None:
         raise ConfigError(f"instance.w_star must be given (a list of D = {D} reals) when D != 5")
     kwargs = dict(K=K, D=D, l_max=l_max, m=m, selection=selection, R=R, w_star=w_star,
-                  p=_reals(table, sec, "p", ref.p.tolist()), delta=_scalar(table, sec, "delta", float, ref.delta),
+                  p=_reals(table, sec, "p", ref.p.tolist()), delta=_scalar(table, sec, "delta", float, ref.delta, check=lambda v: 0 <= v < 1,
+                                                             allowed="a real in [0, 1)"),
                   alpha=_reals(table, sec, "alpha", ref.alpha.tolist()),
                   sigma2_eta=_reals(table, sec, "sigma2_eta", ref.sigma2_eta.tolist()))
     mu = _scalar(table, sec, "mu", float, check=lambda v: v > 0, allowed="a real > 0")

@@ -75,10 +75,10 @@ def _integers(name: str, value) -> np.ndarray:
     if arr.dtype.kind == "f":
         bad = ~np.isfinite(arr) | (arr != np.round(arr))
         if np.any(bad):
-            raise ValueError(f"{name} must hold integers, got {arr[np.flatnonzero(bad)[0]]!r} at index "
+            raise ValueError(f"{name} must hold integers, got {float(arr[np.flatnonzero(bad)[0]])!r} at index "
                              f"{np.flatnonzero(bad)[0]}")
     if arr.size and (arr.min() < 0 or arr.max() > 2**31):
-        raise ValueError(f"{name} must hold integers in [0, 2**31], got {arr.min() if arr.min() < 0 else arr.max()!r}")
+        raise ValueError(f"{name} must hold integers in [0, 2**31], got {(arr.min() if arr.min() < 0 else arr.max()).item()!r}")
     return arr.astype(np.int64)
 
 
@@ -239,7 +239,7 @@ def pgfl_problem_from_arrays(data, *, loss: str = "ridge", lam: float = 1.0) -> 
             raise ValueError(f"adjacency must be a square (S, S) matrix, got shape {adj.shape}")
         if not np.all((adj == 0.0) | (adj == 1.0)):
             bad = adj[(adj != 0.0) & (adj != 1.0)][0]
-            raise ValueError(f"adjacency entries must be 0 or 1, got {bad!r}")
+            raise ValueError(f"adjacency entries must be 0 or 1, got {float(bad)!r}")
         S = adj.shape[0]
         if servers.max() >= S:
             raise ValueError(f"client_server entries must be in [0, S - 1 = {S - 1}] (S from adjacency), got "

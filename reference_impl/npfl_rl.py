@@ -51,6 +51,7 @@ __all__ = [
     "GroundTruth",
     "NPFLConfig",
     "NPFLRun",
+    "PAPER_ARMS",
     "PrimalMap",
     "coupled_fixed_point",
     "global_ridge",
@@ -513,6 +514,19 @@ def run_npfl(problems, config: NPFLConfig, iterations: int, rng: np.random.Gener
                    nmsd=curves["nmsd"], reference_error=curves["ref"] if ref is not None else None,
                    min_shift=min_shift, ill_posed=ill, tau_steps=steps, max_inner_step=max_inner, finite=finite,
                    last_increment=last)
+
+
+#: The arms of the seed's figures (thesis 1734-1749, P7 3585-3600) with the spec's choices for what is unstated
+#: (tau0 = 0.05 for the controllers, projection onto [0, 1], SAC candidates projected, literal timing, E0).
+#: Fig. 6.1: NFL and NPFL(tau); Fig. 6.2: RL/BRL with DPG and SAC against NPFL(0.05); Fig. 6.3: tau of RL (DPG, SAC).
+PAPER_ARMS = {
+    "nfl": NPFLConfig(algorithm="nfl"),
+    **{f"npfl_tau_{t:g}": NPFLConfig(tau0=t) for t in (0.0, 0.05, 0.1, 0.2, 0.4)},
+    "rl_dpg": NPFLConfig(policy="dpg", delta=0.001, epochs=1),
+    "brl_dpg": NPFLConfig(policy="dpg", delta=0.003, epochs=3),
+    "rl_sac": NPFLConfig(policy="sac", delta=0.1, nu=0.05, epochs=1, clip_candidates=True),
+    "brl_sac": NPFLConfig(policy="sac", delta=0.04, nu=0.05, epochs=3, clip_candidates=True),
+}
 
 
 def run_arm(config: NPFLConfig, iterations: int, seed: int, *, generator: dict | None = None) -> dict:

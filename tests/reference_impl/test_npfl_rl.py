@@ -197,3 +197,23 @@ def test_primal_map_matches_theory_and_steps(small):
     step = pm.sac_step(a, alpha, 0.1)
     dv = pm.value(a + alpha) - pm.value(a)  # exactly 0 where omega_k = 0 (V_v does not depend on a): no move
     assert np.allclose(step, np.where(dv < 0, 0.1 * alpha, np.where(dv > 0, -0.1 * alpha, 0.0)))
+
+
+@pytest.mark.parametrize("convention,timing", [("E1", "literal"), ("E0", "online")])
+def test_other_conventions_and_timing(small, convention, timing):
+    """E1 changes omega only: fixed-tau NPFL still reaches its stacked fixed point; the online timing runs."""
+    fp = coupled_fixed_point(small, 0.3, convention=convention)
+    run = run_npfl(small, NPFLConfig(tau0=0.3, convention=convention), 2000, reference=fp.w)
+    assert run.reference_error[0, -1] < 1e-10
+    rl = run_npfl(small, NPFLConfig(policy="dpg", delta=0.01, timing=timing, convention=convention), 30)
+    assert rl.finite.all() and rl.ill_posed.sum() == 0
+
+
+def test_paper_arms_run():
+    from reference_impl.npfl_rl import PAPER_ARMS
+
+    assert {"nfl", "npfl_tau_0", "npfl_tau_0.05", "rl_dpg", "brl_dpg", "rl_sac", "brl_sac"} <= set(PAPER_ARMS)
+    gen = dict(K=8, d=5, D_range=(3, 6), mean_degree=3.0)
+    curves = {name: run_arm(cfg, 5, 0, generator=gen)["test_mse"] for name, cfg in PAPER_ARMS.items()}
+    assert all(c.shape == (6,) for c in curves.values())
+    assert len({float(c[0]) for c in curves.values()}) == 1  # one instance per replicate seed (common to every arm)

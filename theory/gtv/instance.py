@@ -186,6 +186,12 @@ class GTVInstance:
         c = inv_m * np.einsum("nr,nr->n", self.y, self.y)
         return _readonly(H), _readonly(b), _readonly(c)
 
+    @functools.cached_property
+    def quadratic_eigh(self) -> tuple[np.ndarray, np.ndarray]:
+        """Batched eigendecomposition of the H_i (ascending eigenvalues, orthonormal eigenvectors), computed once."""
+        ev, V = np.linalg.eigh(self.quadratic[0])
+        return _readonly(ev), _readonly(V)
+
     def with_(self, **changes) -> "GTVInstance":
         """A copy with fields replaced (validated again)."""
         fields = {k: getattr(self, k) for k in ("n", "edges", "A", "X", "y", "m", "lam", "penalty", "loss", "Q",

@@ -143,12 +143,12 @@ def dual_update(inst: GTVInstance, v: np.ndarray, sigma: np.ndarray) -> np.ndarr
     return ((v @ V) * coef) @ V.T
 
 
-def _range_projector(H: np.ndarray) -> np.ndarray:
-    """Orthogonal projectors onto range(H_i), batched; rank by the LAPACK-style threshold d * eps * lambda_max."""
-    ev, V = np.linalg.eigh(H)
-    thresh = H.shape[-1] * np.finfo(np.float64).eps * np.maximum(ev[:, -1:], 0.0)
+def _range_projector(inst: GTVInstance):
+    """Eigen-pairs of the H_i and the mask of range(H_i); rank by the LAPACK-style threshold d * eps * lambda_max."""
+    ev, V = inst.quadratic_eigh
+    thresh = inst.d * np.finfo(np.float64).eps * np.maximum(ev[:, -1:], 0.0)
     keep = (ev > thresh).astype(np.float64)
-    return np.einsum("nij,nj,nkj->nik", V, keep, V), ev, V, keep
+    return ev, V, keep
 
 
 def squared_loss_conjugate(inst: GTVInstance, s: np.ndarray, range_rtol: float) -> tuple[np.ndarray, np.ndarray]:
@@ -172,10 +172,11 @@ def squared_loss_conjugate(inst: GTVInstance, s: np.ndarray, range_rtol: float) 
         raise ValueError(f"loss must be 'squared' for the closed-form conjugate, got {inst.loss!r}")
     s = np.asarray(s, dtype=np.float64)
     H, b, c = inst.quadratic
-    P, ev, V, keep = _range_projector(H)
-    perp = s - np.einsum("nij,nj->ni", P, s)
+    ev, V, keep = _range_projector(inst)
+    coords = np.einsum("nji,nj->ni", V, s)                    # s in the eigenbasis of H_i
+    perp = np.linalg.norm(coords * (1.0 - keep), axis=1)
     scale = np.maximum(np.maximum(np.linalg.norm(s, axis=1), np.linalg.norm(b, axis=1)), 1.0)
-    rel = np.linalg.norm(perp, axis=1) / scale
+    rel = perp / scale
     t = np.einsum("nji,nj->ni", V, s + b)
     inv = np.where(keep > 0, 1.0 / np.where(keep > 0, ev, 1.0), 0.0)
     val = 0.5 * np.sum(t * t * inv, axis=1) - c

@@ -56,7 +56,7 @@ def _owned(out_dir: Path) -> set[str]:
             return set()
         if isinstance(doc, dict) and doc.get("schema") == SCHEMA:
             figures = {rel for r in doc.get("results", []) if isinstance(r, dict)
-                       for rel in (r.get("figures") or {}).values() if isinstance(rel, str)}
+                       for rel in (r.get("figures") or []) if isinstance(rel, str) and rel.startswith("figures/")}
             return set(_OWN_TOP) | figures
     return set()
 

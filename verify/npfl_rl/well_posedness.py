@@ -4,8 +4,10 @@ evaluation of :math:`P_k(a)`.
 With :math:`D_k < d`, :math:`H_k` is singular, so the subproblem (6.5) is bounded below iff
 :math:`c_k + \omega_k a > 0`; for a client without same-cluster neighbours :math:`c_k = \lambda/|C_{(q)}|` is small.
 The literal Algorithm 6 constrains only :math:`\tau_k^{(0)} \in (0, 1)` (D11): unprojected DPG drives some
-:math:`\tau_k` far below :math:`-c_k/\omega_k` (paper's :math:`\delta_{DPG} = 10^{-3}`, I0 replicate 9: first breach
-at iteration 24, :math:`\tau` reaches about -541 by n = 1000). Corrected: project :math:`\tau` onto
+:math:`\tau_k` below :math:`-c_k/\omega_k` (paper's :math:`\delta_{DPG} = 10^{-3}`, I0 replicate 9: client 3 has no
+same-cluster neighbour, :math:`c_k = \lambda/|C_{(q)}| = 0.011`, :math:`\omega_k = 1`, :math:`D_k = 25 < d`; its
+:math:`\tau` decreases smoothly to -0.014 at iteration 24, and the next DPG step, taken at an indefinite matrix,
+sends it to -541). Corrected: project :math:`\tau` onto
 :math:`[0, \tau_{\max}]` after every inner step *and* the SAC candidate :math:`t + \alpha` too (with the projection
 of :math:`\tau` alone, SAC still evaluates ill-posed candidates :math:`t + \alpha < -c_k/\omega_k` when
 :math:`t \approx 0`: 2-12 per run on replicate 9 at n = 300).
@@ -113,8 +115,9 @@ CLAIMS = (
         check=check_well_posed_unprojected,
         expected=Verdict.REFUTED,
         reason=("DPG drives tau_k of a client with few same-cluster neighbours below -c_k/omega_k: on I0 replicate 9 "
-                "with the paper's delta_DPG = 1e-3 the first ill-posed step comes at iteration 24 (tau reaches about "
-                "-541 by n = 1000); random small instances breach too (D11)."),
+                "with the paper's delta_DPG = 1e-3, client 3 (no same-cluster neighbour, c_k = lambda/|C_q| = 0.011, "
+                "D_k = 25 < d) reaches tau = -0.014 < -c_k at iteration 24 and the next step, taken at an indefinite "
+                "matrix, sends tau to -541; random small instances breach too (D11)."),
         reproduce=reproduce_unprojected,
         corrected_by="npfl_rl.well_posed",
     ),

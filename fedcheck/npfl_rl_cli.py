@@ -64,7 +64,7 @@ def _algorithm(table):
     from reference_impl.npfl_rl_data import CONVENTIONS
 
     sec = "algorithm"
-    one_of = lambda name, allowed, default: _scalar(  # noqa: E731
+    one_of = lambda name, allowed, default: _scalar(
         table, sec, name, str, default, check=lambda v: v in allowed, allowed=" or ".join(repr(a) for a in allowed))
     nonneg = dict(check=lambda v: v >= 0, allowed="a real >= 0")
     kwargs = {

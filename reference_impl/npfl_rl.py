@@ -46,12 +46,14 @@ from reference_impl.npfl_rl_data import CONVENTIONS, NPFLProblem, synthetic_prob
 
 __all__ = [
     "ALGORITHMS",
+    "DIAGONALS",
     "DUAL_SIGNS",
+    "PAPER_ARMS",
     "POLICIES",
+    "TIMINGS",
     "GroundTruth",
     "NPFLConfig",
     "NPFLRun",
-    "PAPER_ARMS",
     "PrimalMap",
     "coupled_fixed_point",
     "global_ridge",
@@ -224,7 +226,7 @@ def _structure(problems: tuple[NPFLProblem, ...], config: NPFLConfig) -> _Struct
     H = np.stack([p.H for p in problems])
     Lam, U = np.linalg.eigh(H)
     Lam = np.maximum(Lam, 0.0)  # H_k is PSD; eigh rounding can give -1e-17
-    stack = lambda name: np.stack([getattr(p, name) for p in problems])  # noqa: E731
+    stack = lambda name: np.stack([getattr(p, name) for p in problems])
     return _Structure(U=U, Lam=Lam, b=stack("b"), A_in=A_in, deg_in=deg_in, B=B, omega=omega, lam_k=lam_k,
                       c=lam_k + config.rho * deg_diag, Hv=stack("Hv"), bv=stack("bv"), cv=stack("cv"))
 
@@ -636,7 +638,7 @@ def coupled_fixed_point(problem: NPFLProblem, tau, *, convention: str = "E0") ->
     if not np.all(np.isfinite(tau)) or np.any(tau < 0):
         raise ValueError(f"tau must be finite and >= 0, got {tau!r}")
     comp = problem.components
-    C, K, d = int(comp.max()) + 1, problem.K, problem.d
+    C, d = int(comp.max()) + 1, problem.d
     om, Bm = problem.inter_cluster_weights(convention)
     S = np.eye(C)[comp]  # (K, C) membership
     lam_q = problem.lam / problem.cluster_sizes

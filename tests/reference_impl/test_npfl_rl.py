@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 from reference_impl.npfl_rl import (
+    _P,
     NPFLConfig,
     _dV,
-    _P,
     _structure,
     coupled_fixed_point,
     global_ridge,
@@ -66,7 +66,7 @@ def test_components_agree_with_networkx(small):
 
 def test_inter_cluster_weights_conventions(small):
     om0, B0 = small.inter_cluster_weights("E0")
-    om1, B1 = small.inter_cluster_weights("E1")
+    om1, _ = small.inter_cluster_weights("E1")
     counts = small.neighbour_counts()
     other = np.arange(small.Q)[None, :] != small.labels[:, None]
     present = (counts > 0) & other

@@ -118,8 +118,8 @@ CLAIMS = (
                                 "1740-1742"),),
         statement=("With gamma_k^(n) = gamma_k^(n-1) + rho sum_{l in N_k cap C_q}(w_l^(n) - w_k^(n)) and tau = 0, "
                    "NPFL converges to the clusters' centralised ridge solutions (per connected component of G_q)."),
-        hypotheses=("ridge (6.10)", "tau_k = 0", "w^(0) = gamma^(0) = 0", "rho = 3 (paper) or random in the "
-                    "instances drawn"),
+        hypotheses=("ridge (6.10)", "tau_k = 0", "w^(0) = gamma^(0) = 0",
+                    "rho = 3 (paper) or random in the instances drawn"),
         check=check_dual_update_printed,
         expected=Verdict.REFUTED,
         reason=("The printed sign is inconsistent with +w^T gamma in (6.5) and -gamma/2 in (6.11) (D1): the iteration "

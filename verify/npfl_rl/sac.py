@@ -20,7 +20,7 @@ from verify.evidence import result_from_evidence, sample_evidence
 from verify.npfl_rl import cite
 from verify.npfl_rl._common import paper_point, problem_from, random_settings
 from verify.records import CheckContext, CheckResult, Claim, Evidence, FigureSpec, Series, Verdict
-from verify.tolerance import EPS, NPFL_ROUNDING_RTOL
+from verify.tolerance import EPS
 
 __all__ = ["CLAIMS", "PAPER_SAC", "check_sac_step", "evaluate_sac_rule", "evaluate_sac_run"]
 

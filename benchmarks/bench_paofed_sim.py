@@ -14,18 +14,18 @@ import argparse
 import time
 
 import numpy as np
-from _timing import measure  # benchmarks/_timing.py (scripts run from this folder's path)
+from _timing import (
+    measure,  # benchmarks/_timing.py (scripts run from this folder's path)
+)
 
 from reference_impl.paofed import (
-    _Selector,
-    _draw,
-    _initial_state,
-    _step,
     algorithm_config,
     experiment_environment,
     run_paofed,
     staleness_weights,
 )
+from reference_impl.paofed.selection import Selector
+from reference_impl.paofed.simulation import draw_iteration, initial_state, step
 from reference_impl.paofed_data import SyntheticRFFData
 
 
@@ -82,17 +82,17 @@ def main() -> None:
     data = SyntheticRFFData(K=env.K, D=env.D)
     alpha = staleness_weights(config, env.l_max)
     streams = tuple(np.random.default_rng(0).spawn(3))
-    selector = _Selector(config, env, streams[2], args.runs)
+    selector = Selector(config, env, streams[2], args.runs)
     data_state = data.start(streams[1], args.runs)
-    draws = [_draw(env, config, selector, data, data_state, streams, n, args.runs) for n in range(args.iterations)]
+    draws = [draw_iteration(env, config, selector, data, data_state, streams, n, args.runs) for n in range(args.iterations)]
 
     # 1. equality over the whole sequence
-    fast, slow = _initial_state(env, args.runs), _initial_state(env, args.runs)
+    fast, slow = initial_state(env, args.runs), initial_state(env, args.runs)
     counts = {k: np.zeros(args.runs, dtype=np.int64) for k in ("messages", "uplink_params", "downlink_params",
                                                                  "uplink_bits", "downlink_bits", "delivered", "discarded")}
     worst = 0.0
     for n, d in enumerate(draws):
-        _step(env, config, alpha, fast, d, n, counts)
+        step(env, config, alpha, fast, d, n, counts)
         loop_step(env, config, alpha, slow, d, n)
         worst = max(worst, float(np.max(np.abs(fast.w - slow.w))), float(np.max(np.abs(fast.wk - slow.wk))))
     assert worst <= 1e-12, worst
@@ -101,12 +101,12 @@ def main() -> None:
 
     # 2. time per iteration on the same draws (state reset each repetition)
     def vectorised():
-        state = _initial_state(env, args.runs)
+        state = initial_state(env, args.runs)
         for n, d in enumerate(draws):
-            _step(env, config, alpha, state, d, n, {k: v.copy() for k, v in counts.items()})
+            step(env, config, alpha, state, d, n, {k: v.copy() for k, v in counts.items()})
 
     def looped():
-        state = _initial_state(env, args.runs)
+        state = initial_state(env, args.runs)
         for n, d in enumerate(draws):
             loop_step(env, config, alpha, state, d, n)
 

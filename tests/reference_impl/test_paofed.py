@@ -8,7 +8,6 @@ from reference_impl.paofed import (
     AlgorithmConfig,
     AsyncEnvironment,
     LinearData,
-    _aggregate_partial,
     algorithm_config,
     circshift_window,
     draw_selection,
@@ -20,7 +19,14 @@ from reference_impl.paofed import (
     staleness_weights,
     time_average,
 )
-from theory.msd.instance import PAOFedInstance, reference_instance, selection_second_moment
+from reference_impl.paofed.simulation import (
+    _aggregate_partial,  # the aggregation rule of P8, tested directly
+)
+from theory.msd.instance import (
+    PAOFedInstance,
+    reference_instance,
+    selection_second_moment,
+)
 
 EPS = np.finfo(float).eps
 
@@ -371,9 +377,9 @@ def test_analysis_model_pool_regressors_and_transient_start():
 def test_doctests_of_the_paofed_modules():
     import doctest
 
-    import reference_impl.paofed
     import reference_impl.paofed_data
+    from reference_impl.paofed import analysis, selection, setup, simulation
 
-    for module in (reference_impl.paofed, reference_impl.paofed_data):
-        result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
-        assert result.failed == 0 and result.attempted > 0
+    results = [doctest.testmod(m, optionflags=doctest.ELLIPSIS)
+               for m in (setup, selection, simulation, analysis, reference_impl.paofed_data)]
+    assert all(r.failed == 0 for r in results) and sum(r.attempted for r in results) > 0

@@ -34,3 +34,14 @@ def test_printed_closed_form_misses_the_argmin(case, rho, state_seed):
     (some client has a neighbour in another cluster, so |N_k| != |N_k cap C_q|)."""
     evidence = evaluate_closed_form({**case, "rho": rho, "a": 0.05, "state_seed": state_seed}, "printed")
     assert not evidence.holds
+
+
+@pytest.mark.claim("npfl_rl.subproblem_printed")
+@settings(max_examples=4)
+@given(case=npfl_instances(), a=st.sampled_from([0.05, 0.3]), state_seed=st.integers(0, 2**31 - 1))
+@example(case=SMALL, a=0.05, state_seed=2)
+def test_closed_form_is_not_the_argmin_of_the_printed_norm_of_sum(case, a, state_seed):
+    """Property: at tau in {0.05, 0.3}, (6.11) misses the argmin of (6.5) with the printed norm-of-sum inter-cluster
+    term at some client (every connected multi-cluster graph has a client with omega_k > 0)."""
+    evidence = evaluate_closed_form({**case, "rho": 3.0, "a": a, "state_seed": state_seed}, "printed_objective")
+    assert not evidence.holds

@@ -9,6 +9,7 @@ from verify.pgfl.theorem2 import (
     anisotropic_instance,
     evaluate_corollary_identity,
     evaluate_equal_optima,
+    evaluate_limit_identity,
     evaluate_noise_decomposition,
     evaluate_steady_state,
 )
@@ -83,3 +84,25 @@ def test_single_step_gap_is_tau_times_the_w_hat_spread(seed, n, tau, rho_mult, n
     evidence = evaluate_corollary_identity(seed, n, tau, rho_mult, noise=noise)
     target(evidence.measured, label="identity error / rounding bound")
     assert evidence.holds, evidence
+
+
+@pytest.mark.claim("pgfl.theorem2_limit_identity")
+@settings(max_examples=5)
+@given(seed=st.integers(min_value=0, max_value=2**30), servers=st.integers(min_value=1, max_value=3),
+       tau=st.floats(min_value=0.05, max_value=0.95), rho_mult=st.floats(min_value=0.5, max_value=2.0))
+@example(seed=0, servers=1, tau=0.4, rho_mult=1.0)
+def test_limit_of_the_gap_is_the_fixed_point_gap(seed, servers, tau, rho_mult):
+    """Property: with constant tau and no noise, the tau = 0 and tau runs converge to the fixed points of their affine
+    iterations, so lim_n D_n = max_{s,q} ||w_bar* - w*_tau||^2 (to first order in the measured distance)."""
+    evidence = evaluate_limit_identity(seed, servers, tau, rho_mult)
+    target(evidence.measured / max(evidence.bound, 1e-300), label="|D_N - D_inf| / allowance")
+    assert evidence.holds, evidence
+
+
+@pytest.mark.claim("pgfl.theorem2_limit_identity")
+def test_anisotropic_limit_is_the_fixed_point_gap_far_above_eta():
+    """Property: on the anisotropic instance the identity holds (the run agrees with the affine prediction over 1500
+    steps) and D_inf / eta is about 140 at rho = L_max, tau = 0.4."""
+    evidence = evaluate_limit_identity(0, 1, 0.4, 1.0, problem=anisotropic_instance())
+    assert evidence.holds, evidence
+    assert evidence.parameters["D_inf_over_eta"] > 100.0

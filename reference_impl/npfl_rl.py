@@ -61,6 +61,7 @@ __all__ = [
     "per_component_ridge",
     "run_arm",
     "run_npfl",
+    "simulate_replicates",
     "symmetric_fixed_point_cvxpy",
     "test_mse",
 ]
@@ -416,8 +417,9 @@ def run_npfl(problems, config: NPFLConfig, iterations: int, rng: np.random.Gener
     config : NPFLConfig
     iterations : int
         :math:`N \ge 1` (the iteration cap; the run reports ``last_increment`` and ``finite``).
-    rng : numpy.random.Generator, optional
-        Required for the SAC policy (the :math:`\alpha` draws).
+    rng : numpy.random.Generator or sequence of R of them, optional
+        Required for the SAC policy (the :math:`\alpha` draws); one generator per run makes run r's draws
+        independent of the other runs in the batch (common random numbers across arms).
     reference : array_like (R, K, d) or (K, d), optional
         A ground truth; its relative error curve is recorded.
     tau_init : array_like (R, K) or (K,), optional
@@ -427,10 +429,15 @@ def run_npfl(problems, config: NPFLConfig, iterations: int, rng: np.random.Gener
     problems = _as_problems(problems)
     if isinstance(iterations, bool) or not isinstance(iterations, numbers.Integral) or iterations < 1:
         raise ValueError(f"iterations must be an integer >= 1, got {iterations!r}")
-    if config.policy == "sac" and not isinstance(rng, np.random.Generator):
-        raise ValueError(f"rng must be a numpy.random.Generator for the SAC policy, got {rng!r}")
     S = _structure(problems, config)
     R, K, d = S.b.shape
+    per_run = isinstance(rng, (list, tuple))
+    if config.policy == "sac":
+        ok = (all(isinstance(g, np.random.Generator) for g in rng) and len(rng) == R) if per_run \
+            else isinstance(rng, np.random.Generator)
+        if not ok:
+            raise ValueError(f"rng must be a numpy.random.Generator or a sequence of R = {R} of them for the SAC "
+                             f"policy, got {rng!r}")
     N = int(iterations)
     has_truth = all(p.true_models is not None for p in problems)
     if has_truth:
@@ -492,7 +499,10 @@ def run_npfl(problems, config: NPFLConfig, iterations: int, rng: np.random.Gener
                         note(t)
                         dt = _dpg_step(S, mm, ss, t, config.delta)
                     else:
-                        alpha = rng.uniform(-config.nu / 2.0, config.nu / 2.0, size=(R, K))
+                        if per_run:  # replicate r's draws depend on its own generator only
+                            alpha = np.stack([g.uniform(-config.nu / 2.0, config.nu / 2.0, size=K) for g in rng])
+                        else:
+                            alpha = rng.uniform(-config.nu / 2.0, config.nu / 2.0, size=(R, K))
                         a = np.clip(t + alpha, lo, hi) if config.clip_candidates else t + alpha
                         note(a)
                         note(t)
@@ -550,6 +560,34 @@ def run_arm(config: NPFLConfig, iterations: int, seed: int, *, generator: dict |
     run = run_npfl(problem, config, iterations, np.random.default_rng([int(seed), 1]))
     return {"label": config.label, "test_mse": run.test_mse[0], "nmsd": run.nmsd[0], "tau": run.tau[0],
             "D": np.asarray(problem.D), "finite": bool(run.finite[0]), "ill_posed": int(run.ill_posed[0])}
+
+
+def simulate_replicates(arms, iterations: int, root_seed: int, replicates, *, generator: dict | None = None,
+                        metric: str = "test_mse") -> list[np.ndarray]:
+    """Every arm on the replicates ``replicates``, vectorised over them: one array (len(replicates), N+1) per arm.
+
+    The shape ``verify.comparisons.Design.simulate`` expects. Replicate ``i``'s instance is drawn from
+    ``default_rng([root_seed, i, 0])`` and its SAC draws from ``default_rng([root_seed, i, 1])``, so it depends only
+    on ``(root_seed, i)`` and is shared by every arm (common random numbers). ``arms`` are names of
+    :data:`PAPER_ARMS` or :class:`NPFLConfig` records; ``metric`` is ``"test_mse"`` (6.15 as printed), ``"nmsd"``
+    (denominator squared, D9) or ``"tau"`` (trajectories, shape (len(replicates), N+1, K)).
+    """
+    if metric not in ("test_mse", "nmsd", "tau"):
+        raise ValueError(f"metric must be 'test_mse', 'nmsd' or 'tau', got {metric!r}")
+    replicates = [int(i) for i in replicates]
+    if not replicates or any(i < 0 for i in replicates):
+        raise ValueError(f"replicates must be a non-empty sequence of integers >= 0, got {replicates!r}")
+    problems = [synthetic_problem(np.random.default_rng([int(root_seed), i, 0]), **(generator or {}))[0]
+                for i in replicates]
+    out = []
+    for arm in arms:
+        config = PAPER_ARMS[arm] if isinstance(arm, str) else arm
+        if not isinstance(config, NPFLConfig):
+            raise ValueError(f"arms must be names of PAPER_ARMS or NPFLConfig records, got {arm!r}")
+        rngs = [np.random.default_rng([int(root_seed), i, 1]) for i in replicates]
+        run = run_npfl(problems, config, iterations, rngs)
+        out.append({"test_mse": run.test_mse, "nmsd": run.nmsd, "tau": run.tau}[metric])
+    return out
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -217,3 +217,19 @@ def test_paper_arms_run():
     curves = {name: run_arm(cfg, 5, 0, generator=gen)["test_mse"] for name, cfg in PAPER_ARMS.items()}
     assert all(c.shape == (6,) for c in curves.values())
     assert len({float(c[0]) for c in curves.values()}) == 1  # one instance per replicate seed (common to every arm)
+
+
+def test_simulate_replicates_is_chunk_invariant_and_matches_single_runs():
+    """Replicate i depends only on (root_seed, i): simulating [0, 1, 2] at once or [2] alone gives the same row."""
+    from reference_impl.npfl_rl import simulate_replicates
+
+    gen = dict(K=8, d=5, D_range=(3, 6), mean_degree=3.0)
+    arms = ("rl_sac", "npfl_tau_0.05")
+    full = simulate_replicates(arms, 15, 7, [0, 1, 2], generator=gen)
+    alone = simulate_replicates(arms, 15, 7, [2], generator=gen)
+    for a, b in zip(full, alone):
+        assert a.shape == (3, 16) and np.array_equal(a[2], b[0])
+    tau = simulate_replicates(("rl_dpg",), 5, 7, [0], generator=gen, metric="tau")[0]
+    assert tau.shape == (1, 6, 8)
+    with pytest.raises(ValueError, match="metric"):
+        simulate_replicates(arms, 5, 7, [0], metric="mse")

@@ -1,11 +1,16 @@
 """Property tests of K10 (well-posedness of every primal step) and its literal, unprojected failure (D11)."""
 
+import numpy as np
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from reference_impl.npfl_rl import NPFLConfig, npfl_primal_map, run_npfl
+from verify.npfl_rl._common import problem_from
 from verify.npfl_rl.well_posedness import PAPER_BREACH, evaluate_well_posed
 from verify.strategies import npfl_instances
+
+PAPER_CASE = {k: PAPER_BREACH[k] for k in ("seed", "K", "d", "D_lo", "D_hi", "mean_degree", "lam", "symmetric")}
 
 POLICIES = st.sampled_from([("dpg", 0.05, 1), ("dpg", 0.05, 3), ("sac", 0.1, 1), ("sac", 0.04, 3)])
 
@@ -13,8 +18,7 @@ POLICIES = st.sampled_from([("dpg", 0.05, 1), ("dpg", 0.05, 3), ("sac", 0.1, 1),
 @pytest.mark.claim("npfl_rl.well_posed")
 @settings(max_examples=6)
 @given(case=npfl_instances(), policy=POLICIES, run_seed=st.integers(0, 2**31 - 1))
-@example(case={k: PAPER_BREACH[k] for k in ("seed", "K", "d", "D_lo", "D_hi", "mean_degree", "lam", "symmetric")},
-         policy=("dpg", 1e-3, 1), run_seed=0)
+@example(case=PAPER_CASE, policy=("dpg", 1e-3, 1), run_seed=0)
 def test_projection_keeps_every_step_well_posed(case, policy, run_seed):
     """Property: with tau and the SAC candidates projected onto [0, 1], no evaluation of P_k(a) has a
     non-positive-definite matrix H_k + (c_k + omega_k a) I."""
@@ -26,9 +30,18 @@ def test_projection_keeps_every_step_well_posed(case, policy, run_seed):
 
 
 @pytest.mark.claim("npfl_rl.well_posed_unprojected")
-def test_paper_dpg_breaches_well_posedness_unprojected():
-    """Property: the paper's unprojected DPG (delta = 1e-3) on I0 replicate 9 evaluates ill-posed subproblems within
-    60 iterations (tau_k < -c_k/omega_k)."""
-    evidence = evaluate_well_posed(PAPER_BREACH, False)
-    assert not evidence.holds
-    assert evidence.parameters["min_shift"] < 0
+@settings(max_examples=6)
+@given(case=npfl_instances(), run_seed=st.integers(0, 2**31 - 1), delta=st.sampled_from([1e-3, 0.05, 0.2]))
+@example(case=PAPER_CASE, run_seed=0, delta=1e-3)
+def test_unprojected_runs_flag_exactly_the_ill_posed_steps(case, run_seed, delta):
+    """Property: in the literal, unprojected mode (DPG) a run reports an ill-posed evaluation of P_k(a) exactly when
+    some tau_k^(n) leaves the region lambda_min(H_k) + c_k + omega_k tau > 0; the paper's DPG (delta = 1e-3) on I0
+    replicate 9 leaves it (so the literal algorithm is not always well posed)."""
+    problem = problem_from(case)
+    run = run_npfl(problem, NPFLConfig(policy="dpg", delta=delta, projection=False), 60)
+    pm = npfl_primal_map(problem, NPFLConfig(), run.w[0], run.gamma[0])
+    lam_min = np.linalg.eigvalsh(problem.H)[:, 0]
+    outside = np.any(lam_min + pm.c + pm.omega * run.tau[0, 1:] <= 0.0)
+    assert (run.ill_posed[0] > 0) == bool(outside)
+    if case == PAPER_CASE and delta == 1e-3:
+        assert run.ill_posed[0] > 0

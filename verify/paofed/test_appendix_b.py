@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from theory.msd import analysis_moments, qa_matrix, qb_matrix
 from verify.paofed._common import instance_from_dict, instance_to_dict
-from verify.paofed.appendix_b import evaluate_nonnegativity
+from verify.paofed.appendix_b import evaluate_corrected, evaluate_nonnegativity
 from verify.paofed.expectations_enumeration import enumeration_instance
 from verify.strategies import paofed_instances
 
@@ -43,3 +43,16 @@ def test_row_sums_and_qa_nonnegativity_hold_and_lmax0_keeps_qb_nonnegative(param
     assert np.max(np.abs(np.asarray(qb.sum(axis=1)).ravel() - 1)) <= 1e-13
     single = instance_from_dict({**params, "l_max": 0, "alpha": [1.0]})
     assert qb_matrix(analysis_moments(single)).min() >= -8 * eps
+
+
+@pytest.mark.claim("paofed.appendix_b_corrected")
+@settings(max_examples=_EXAMPLES)
+@given(params=paofed_instances(max_N=40, nonnegative_server_weight=False))
+@example(params=instance_to_dict(enumeration_instance([1.0, 1.0], 0.5, [1.0], l_max=0)))
+@example(params=instance_to_dict(enumeration_instance([1.0, 1.0], 0.5, [1.0, 1.0])))
+def test_corrected_row_sums_always_and_signs_with_one_delay_group(params):
+    """Property (corrected App. B): Q_A, Q_B and E[B_e] have unit row sums on every instance; with l_max = 0 no
+    entry is negative, so they are right-stochastic."""
+    evidence = evaluate_corrected(params)
+    target(evidence.measured / evidence.bound, label="error / allowance")
+    assert evidence.holds, evidence

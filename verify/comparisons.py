@@ -51,9 +51,22 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
-from verify.records import CheckContext, CheckResult, Evidence, FigureSpec, MonteCarlo, Series, Verdict
+from verify.records import (
+    CheckContext,
+    CheckResult,
+    Evidence,
+    FigureSpec,
+    MonteCarlo,
+    Series,
+    Verdict,
+)
+from verify.sign_test import (
+    needed_replicates,
+    p_median_above,
+    p_median_below,
+    sign_bounds,
+)
 from verify.tolerance import RECORDED_ALPHA
 
 __all__ = [
@@ -82,8 +95,6 @@ __all__ = [
 FAMILY_ALPHA = RECORDED_ALPHA
 #: Arms kept in the store (each is a (replicates, ...) array of one arm at one grid point).
 STORE_SIZE = 256
-#: Power at which the replicates "that would decide" an undecided statement are estimated.
-POWER = 0.8
 
 DECISION_RULE = (
     "Each statement is about the median of the per-replicate paired difference (common random numbers), with "
@@ -101,52 +112,6 @@ _RELATIONS = ("below", "above", "within")
 
 # ----------------------------------------------------------------------------------------------------------
 # Exact sign-test bounds and the decision of one statement.
-
-
-def _check_alpha(alpha: float) -> float:
-    if not (isinstance(alpha, (int, float)) and 0.0 < alpha < 1.0):
-        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
-    return float(alpha)
-
-
-def sign_bounds(d, alpha: float) -> tuple[float, float]:
-    r"""One-sided lower and upper confidence bounds, each at level ``alpha``, for the median of ``d``.
-
-    .. math:: L = d_{(k)},\quad U = d_{(n+1-k)},\quad k = \max\{k \ge 1 : P(\mathrm{Bin}(n, \tfrac12) \le k-1)
-              \le \alpha\}
-
-    (:math:`-\infty, +\infty` when no such :math:`k` exists, i.e. :math:`2^{-n} > \alpha`). Exact for continuous
-    distributions and conservative with ties (Hahn & Meeker 1991, §5.2); :math:`[L, U]` is a two-sided
-    interval of level :math:`1 - 2\alpha`.
-
-    Examples
-    --------
-    >>> lo, hi = sign_bounds(np.arange(1.0, 21.0), 0.05)
-    >>> lo <= np.median(np.arange(1.0, 21.0)) <= hi
-    True
-    """
-    x = np.sort(np.asarray(d, dtype=np.float64).ravel())
-    if x.size < 1 or not np.all(np.isfinite(x)):
-        raise ValueError(f"d must hold at least one finite value, got {x.size} values")
-    _check_alpha(alpha)
-    n = x.size
-    k = int(stats.binom.ppf(alpha, n, 0.5))  # smallest j with cdf(j) >= alpha
-    while k >= 0 and stats.binom.cdf(k, n, 0.5) > alpha:
-        k -= 1
-    # now cdf(k) <= alpha (or k = -1): the bound is the (k + 1)-th order statistic
-    if k < 0:
-        return -math.inf, math.inf
-    return float(x[k]), float(x[n - 1 - k])
-
-
-def _p_median_below(d: np.ndarray, c: float) -> float:
-    """Exact sign-test p-value of H0: median >= c against H1: median < c (ties at c count against H1)."""
-    n_below = int(np.sum(d < c))
-    return float(stats.binom.sf(n_below - 1, d.size, 0.5))
-
-
-def _p_median_above(d: np.ndarray, c: float) -> float:
-    return float(stats.binom.sf(int(np.sum(d > c)) - 1, d.size, 0.5))
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -246,51 +211,19 @@ def decide_statement(statement: Statement, d, alpha: float) -> StatementOutcome:
     c, rel = statement.threshold, statement.relation
     lower, upper = sign_bounds(d, alpha)
     if rel == "below":
-        p_c, p_r = _p_median_below(d, c), _p_median_above(d, c)
+        p_c, p_r = p_median_below(d, c), p_median_above(d, c)
         f_c, f_r = np.mean(d < c), np.mean(d > c)
     elif rel == "above":
-        p_c, p_r = _p_median_above(d, c), _p_median_below(d, c)
+        p_c, p_r = p_median_above(d, c), p_median_below(d, c)
         f_c, f_r = np.mean(d > c), np.mean(d < c)
     else:
-        p_c = max(_p_median_below(d, c), _p_median_above(d, -c))
-        p_r = min(1.0, 2.0 * min(_p_median_above(d, c), _p_median_below(d, -c)))
+        p_c = max(p_median_below(d, c), p_median_above(d, -c))
+        p_r = min(1.0, 2.0 * min(p_median_above(d, c), p_median_below(d, -c)))
         f_c = min(np.mean(d < c), np.mean(d > -c))
         f_r = max(np.mean(d > c), np.mean(d < -c))
     return StatementOutcome(n=int(d.size), median=float(np.median(d)), mean=float(d.mean()), lower=lower,
                             upper=upper, p_confirm=float(p_c), p_refute=float(p_r), confirm_fraction=float(f_c),
                             refute_fraction=float(f_r))
-
-
-def _critical_count(n: int, alpha: float) -> int:
-    """Smallest count k with P(Bin(n, 1/2) >= k) <= alpha (n + 1 if none)."""
-    k = int(stats.binom.isf(alpha, n, 0.5)) + 1
-    while k > 0 and stats.binom.sf(k - 2, n, 0.5) <= alpha:
-        k -= 1
-    while k <= n and stats.binom.sf(k - 1, n, 0.5) > alpha:
-        k += 1
-    return k
-
-
-def needed_replicates(fraction: float, alpha: float, *, power: float = POWER, cap: int = 1_000_000) -> int | None:
-    """Replicates at which a sign test at level ``alpha`` has ``power`` when a share ``fraction`` of the
-    replicates lies on the tested side; None when ``fraction`` <= 1/2 (no direction to detect) or beyond ``cap``."""
-    _check_alpha(alpha)
-    if not fraction > 0.5:
-        return None
-
-    def power_at(n: int) -> float:
-        return float(stats.binom.sf(_critical_count(n, alpha) - 1, n, min(fraction, 1.0)))
-
-    hi = 2
-    while power_at(hi) < power:
-        hi *= 2
-        if hi > cap:
-            return None
-    lo = hi // 2
-    while hi - lo > 1:  # power is not monotone in n (discreteness); the bisection finds a crossing
-        mid = (lo + hi) // 2
-        lo, hi = (lo, mid) if power_at(mid) >= power else (mid, hi)
-    return hi
 
 
 # ----------------------------------------------------------------------------------------------------------

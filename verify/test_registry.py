@@ -5,6 +5,7 @@ import pathlib
 
 import pytest
 
+from reports.figures import series_styles
 from verify.records import CheckContext, Verdict
 from verify.registry import all_claims, get_claim
 from verify.runner import run_claim
@@ -29,6 +30,10 @@ def _assert_verdict(claim, profile):
     expected = claim.expected_at(profile)
     assert result.verdict is not Verdict.ERROR, result.error
     assert result.verdict is expected, result.summary
+    if "decision_rule" in result.details:  # an experiment: every arm of its figures in its own colour
+        for figure in result.figures:
+            colours = [style["color"] for style in series_styles(figure)]
+            assert len(set(colours)) == len(colours), f"{claim.id}: figure {figure.name} shares a colour"
     if expected is Verdict.REFUTED:
         again = claim.reproduce(result.counterexample)
         assert not again.holds, f"counterexample of {claim.id} no longer reproduces: {again}"

@@ -15,6 +15,7 @@ import argparse
 import json
 import os
 import sys
+import warnings
 from pathlib import Path
 
 __all__ = ["main"]
@@ -177,7 +178,11 @@ def main(argv: list[str] | None = None) -> int:
     args = None
     try:
         args = parser.parse_args(argv)
-        status = _dispatch(args, parser)
+        with warnings.catch_warnings():
+            # numpy's overflow/invalid warnings would break the one-line contract; the commands report
+            # non-finite results themselves (null with a status in JSON, a status line in text).
+            warnings.simplefilter("ignore", RuntimeWarning)
+            status = _dispatch(args, parser)
         sys.stdout.flush()
         return status
     except ConfigError as exc:  # a config field or data file: the message names it

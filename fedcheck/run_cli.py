@@ -80,9 +80,11 @@ def load_pgfl_config(path: Path, iterations: int, runs: int = 1):
         real = dict(check=lambda v: v >= 0, allowed="a real >= 0")
         options = dict(
             servers=servers, clients_per_server=per_server, d=d, clusters=clusters, samples=(smin, smax),
-            gamma=_field(table, "data", "gamma", float, 0.15, **real),
+            gamma=_field(table, "data", "gamma", float, 0.15, check=lambda v: 0 <= v <= 1e300,
+                         allowed="a real in [0, 1e300]"),
             noise_variance=_field(table, "data", "noise_variance", float, 0.1, **real),
-            average_degree=_field(table, "data", "average_degree", float, 3.0, **real), lam=lam)
+            average_degree=_field(table, "data", "average_degree", float, 3.0, check=lambda v: 0 <= v <= servers - 1,
+                                  allowed=f"a real in [0, servers - 1 = {servers - 1}]"), lam=lam)
         seed = _field(table, "data", "seed", int, 0, check=lambda v: v >= 0, allowed="an integer >= 0")
         try:
             problem = synthetic_regression(np.random.default_rng(seed), **options)

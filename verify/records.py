@@ -34,6 +34,7 @@ __all__ = [
     "Claim",
     "Evidence",
     "FigureSpec",
+    "FrozenDict",
     "MonteCarlo",
     "PROFILES",
     "SEVERITIES",
@@ -53,9 +54,22 @@ class Verdict(str, enum.Enum):
     ERROR = "error"
 
 
-def _frozen_mapping(value: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    """A private copy (records must stay picklable for the process and dask executors)."""
-    return None if value is None else dict(value)
+class FrozenDict(dict):
+    """A read-only dict: the mappings inside frozen records (picklable, unlike ``types.MappingProxyType``, so
+    records still cross process and dask boundaries). Build a changed copy with ``{**mapping, key: value}``."""
+
+    def _read_only(self, *args, **kwargs):
+        raise TypeError("the mappings of fedcheck records are read-only; build a new one with {**mapping, ...}")
+
+    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = __ior__ = _read_only
+
+    def __reduce__(self):
+        return (FrozenDict, (dict(self),))
+
+
+def _frozen_mapping(value: Mapping[str, Any] | None) -> FrozenDict | None:
+    """A read-only private copy (top level), or None."""
+    return None if value is None else FrozenDict(value)
 
 
 def _jsonable(value: Any) -> Any:

@@ -426,3 +426,22 @@ def test_closed_stdout_ends_quietly(monkeypatch, capsys):
     monkeypatch.setattr("fedcheck.privacy_cli.run_privacy", closed)
     code = cli.main(["privacy", "account", "--rounds", "2", "--delta", "1e-5", "--rho-first", "1"])
     assert code == 141 and capsys.readouterr().err == ""
+
+
+def _run_plugins() -> list[str]:
+    """Every ``fedcheck run`` sub-command registered now (the plug-ins of RUN_PLUGINS and pgfl)."""
+    import argparse
+
+    parser = cli._build_parser()
+    top = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    run = top.choices["run"]
+    algorithms = next(a for a in run._actions if isinstance(a, argparse._SubParsersAction))
+    return sorted(algorithms.choices)
+
+
+@pytest.mark.parametrize("kind", ["missing", "fifo", "dev_zero", "binary", "not_utf8", "not_toml"])
+def test_every_run_plugin_refuses_bad_config_files(tmp_path, capsys, kind):
+    """The shared loader (fedcheck._config.load_table) and the one handler cover every plug-in."""
+    path, text = _file_cases(tmp_path)[kind]
+    for name in _run_plugins():
+        assert_usage_error(capsys, ["run", name, path], "CONFIG", text)

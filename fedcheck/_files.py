@@ -107,20 +107,20 @@ def read_config_text(path, field: str = "CONFIG") -> str:
                         f"{data[exc.start:exc.start + 1]!r})") from None
 
 
-def _check_dtype(dtype: np.dtype, name: str) -> None:
+def _check_dtype(dtype: np.dtype, name: str, *, bool_ok: bool = False) -> None:
     if dtype.names is not None or dtype.kind == "V":
         raise FileError(f"{name} holds a structured array (dtype {dtype}); it must be a plain real array")
     if dtype.kind == "c":
         raise FileError(f"{name} holds complex numbers (dtype {dtype}); it must be real")
-    if dtype.kind == "b":
+    if dtype.kind == "b" and not bool_ok:
         raise FileError(f"{name} holds booleans (dtype {dtype}); it must hold real numbers")
     if dtype.kind == "O":
         raise FileError(f"{name} holds Python objects (dtype object); it must be a plain real array")
-    if dtype.kind not in "iuf":
+    if dtype.kind not in "iufb":
         raise FileError(f"{name} holds dtype {dtype}; it must hold real floating or integer numbers")
 
 
-def _read_array(fh, name: str, available: int) -> np.ndarray:
+def _read_array(fh, name: str, available: int, *, bool_ok: bool = False) -> np.ndarray:
     """Read one ``.npy`` stream after checking its header against ``available`` bytes and the caps."""
     fmt = np.lib.format
     try:
@@ -133,7 +133,7 @@ def _read_array(fh, name: str, available: int) -> np.ndarray:
             raise ValueError(f"unsupported .npy format version {version}")
     except (ValueError, OSError, EOFError, SyntaxError, TypeError) as exc:
         raise FileError(f"{name} is not a valid .npy array ({' '.join(str(exc).split())[:120]})") from None
-    _check_dtype(dtype, name)
+    _check_dtype(dtype, name, bool_ok=bool_ok)
     try:
         available -= fh.tell()  # the data follow the header
     except (OSError, AttributeError, ValueError):
@@ -180,8 +180,11 @@ def load_npy(path, field: str) -> np.ndarray:
     return arr
 
 
-def load_npz(path, field: str) -> dict[str, np.ndarray]:
-    """Every array of an ``.npz`` file named by ``field``: ``{key: array}`` (headers checked before reading)."""
+def load_npz(path, field: str, *, bool_keys: tuple[str, ...] = ()) -> dict[str, np.ndarray]:
+    """Every array of an ``.npz`` file named by ``field``: ``{key: array}`` (headers checked before reading).
+
+    Boolean arrays are refused except under the keys ``bool_keys`` (e.g. a 0/1 adjacency matrix).
+    """
     path = regular_file(path, field)
     name = _label(path, field)
     out: dict[str, np.ndarray] = {}
@@ -196,7 +199,7 @@ def load_npz(path, field: str) -> dict[str, np.ndarray]:
                     raise FileError(f"{name} holds {info.filename!r}, which is not an .npy array")
                 key = info.filename[:-4]
                 with zf.open(info) as fh:
-                    out[key] = _read_array(fh, f"{name} array {key!r}", info.file_size)
+                    out[key] = _read_array(fh, f"{name} array {key!r}", info.file_size, bool_ok=key in bool_keys)
     except zipfile.BadZipFile:
         raise FileError(f"{name} is not an .npz file (not a valid zip archive)") from None
     except PermissionError:

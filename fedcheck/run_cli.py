@@ -51,7 +51,7 @@ def load_pgfl_config(path: Path, iterations: int, runs: int = 1):
         if data_path is None:
             raise ConfigError("data.path must name the .npz file when data.source = 'npz'")
         resolved = (Path(path).parent / data_path) if not Path(data_path).is_absolute() else Path(data_path)
-        arrays = load_npz(resolved, "data.path")  # FileError names the file
+        arrays = load_npz(resolved, "data.path", bool_keys=("adjacency",))  # FileError names the file
         try:
             problem = pgfl_problem_from_arrays(arrays, loss=loss, lam=lam)
         except ValueError as exc:

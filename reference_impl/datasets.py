@@ -211,7 +211,8 @@ def pgfl_problem_from_arrays(data, *, loss: str = "ridge", lam: float = 1.0) -> 
 
     Every array is checked before any cast: ``client_server``/``client_cluster`` integers (exact-integer
     floats allowed, never truncated) >= 0, every server ``0..S-1`` holding at least one client;
-    ``adjacency`` entries exactly 0 or 1, symmetric, zero diagonal; ``X_k``, ``y_k`` and ``true_models``
+    every cluster ``0..Q-1`` holding at least one client; ``adjacency`` entries exactly 0 or 1 (bool allowed),
+    symmetric, zero diagonal; ``X_k``, ``y_k`` and ``true_models``
     real (not complex or boolean) and finite. Keys outside the layout are refused. ValueError names the array.
     """
     for key in ("client_server", "client_cluster"):
@@ -234,7 +235,8 @@ def pgfl_problem_from_arrays(data, *, loss: str = "ridge", lam: float = 1.0) -> 
         raise ValueError(f"X_k and y_k are needed for k = 0..{K - 1}; missing {', '.join(missing[:5])}")
     adjacency = data.get("adjacency")
     if adjacency is not None:
-        adj = _reals("adjacency", adjacency, 2)
+        adjacency = np.asarray(adjacency)
+        adj = _reals("adjacency", adjacency.astype(np.float64) if adjacency.dtype.kind == "b" else adjacency, 2)
         if adj.shape[0] != adj.shape[1] or adj.shape[0] < 1:
             raise ValueError(f"adjacency must be a square (S, S) matrix, got shape {adj.shape}")
         if not np.all((adj == 0.0) | (adj == 1.0)):
@@ -250,6 +252,10 @@ def pgfl_problem_from_arrays(data, *, loss: str = "ridge", lam: float = 1.0) -> 
     empty = np.setdiff1d(np.arange(S), servers)
     if empty.size:
         raise ValueError(f"client_server: server {int(empty[0])} has no client (every server 0..{S - 1} needs one)")
+    unused = np.setdiff1d(np.arange(int(clusters.max()) + 1), clusters)
+    if unused.size:
+        raise ValueError(f"client_cluster: cluster {int(unused[0])} has no client (clusters are numbered "
+                         f"0..Q-1 and each needs one)")
     X = tuple(_reals(f"X_{k}", data[f"X_{k}"], 2) for k in range(K))
     y = tuple(_reals(f"y_{k}", data[f"y_{k}"], 1) for k in range(K))
     true_models = data.get("true_models")

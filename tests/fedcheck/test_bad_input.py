@@ -113,6 +113,7 @@ PGFL_NPZ = {  # name -> (arrays override or a writer, text the message must cont
     "fractional_client_server": ({"client_server": np.array([0, 0.5, 1, 1])}, "client_server"),
     "negative_client_server": ({"client_server": np.array([0, -1, 1, 1])}, "client_server"),
     "server_without_clients": ({"client_server": np.array([0, 0, 2, 2])}, "server 1 has no client"),
+    "cluster_without_clients": ({"client_cluster": np.array([0, 2, 0, 2])}, "cluster 1 has no client"),
     "adjacency_half": ({"adjacency": np.array([[0, 0.5], [0.5, 0]])}, "adjacency"),
     "adjacency_nan": ({"adjacency": np.array([[0, np.nan], [np.nan, 0]])}, "adjacency"),
     "adjacency_minus_one": ({"adjacency": np.array([[0, -1], [-1, 0]])}, "adjacency"),
@@ -151,6 +152,15 @@ def test_run_pgfl_bad_npz_data(tmp_path, capsys, case):
     config = tmp_path / "c.toml"
     config.write_text('[data]\nsource = "npz"\npath = "data.npz"\n[algorithm]\nrho = 1.0\n')
     assert_usage_error(capsys, ["run", "pgfl", config, "--iterations", "3"], PGFL_NPZ[case][1])
+
+
+def test_run_pgfl_accepts_the_documented_npz_variants(tmp_path, capsys):
+    """Not over-strict: a boolean adjacency and exact-integer floats for the client indices are fine."""
+    _pgfl_npz(tmp_path / "data.npz", adjacency=np.array([[False, True], [True, False]]),
+              client_server=np.array([0.0, 0.0, 1.0, 1.0]))
+    (tmp_path / "c.toml").write_text('[data]\nsource = "npz"\npath = "data.npz"\n[algorithm]\nrho = 1.0\n')
+    assert cli.main(["run", "pgfl", str(tmp_path / "c.toml"), "--iterations", "2", "--json"]) == 0
+    assert '"status": "ok"' in capsys.readouterr().out
 
 
 PGFL_FIELDS = [

@@ -96,3 +96,28 @@ def test_malformed_config_exits_2_naming_the_field(tmp_path, capsys, replace, fi
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and field in err
+
+
+def test_small_mu_answers_with_capped_solvers(tmp_path, capsys):
+    """Issue 12 hang: mu lambda_max = 0.003 on the reference config answers (capped Krylov, naive where it fits)."""
+    out = _run(capsys, _config(tmp_path, 0.003), "--model", "exact")
+    entry = out["models"]["exact"]
+    assert entry["stable"] and entry["msd_db"] is not None
+    from theory.msd import msd_steady_state_naive
+    from fedcheck.paofed_cli import _instance, _load_table
+
+    inst = _instance(_load_table(_config(tmp_path, 0.003)), tmp_path)
+    assert abs(entry["msd"] / msd_steady_state_naive(inst, "exact", solver="sparse") - 1) <= 1e-9
+
+
+def test_white_route_is_chosen_and_reported_with_progress(tmp_path, capsys):
+    text = EXAMPLE.read_text().replace("toeplitz_rho = [0.1, 0.3, 0.5, 0.7]", "white_variances = [0.5, 1.0, 1.5, 2.0]")
+    (tmp_path / "w.toml").write_text(text)
+    assert cli.main(["msd", str(tmp_path / "w.toml"), "--json", "--progress"]) == 0
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
+    assert out["route"] == "white" and out["models"]["exact"]["route"] == "white"
+    assert "route: white" in captured.err and "threshold search" in captured.err
+    structured = _run(capsys, tmp_path / "w.toml", "--method", "structured")
+    for model in ("seed", "exact"):
+        assert abs(out["models"][model]["msd"] / structured["models"][model]["msd"] - 1) <= 1e-10

@@ -30,6 +30,8 @@ References
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse import linalg as spla
@@ -175,11 +177,11 @@ def middle_factor(x, model: str = "seed", mu: float | None = None) -> sp.csr_mat
     out = sp.identity(nb * nb * D * D, format="csr")
     for k in range(1, m.K + 1):
         Ekk = _unit(nb, k, k)
-        Rk = sp.csr_matrix(m.R[k - 1])
-        out = out - mu * sp.kron(sp.kron(I_nb, Ekk), sp.kron(I_D, Rk), format="csr")
-        out = out - mu * sp.kron(sp.kron(Ekk, I_nb), sp.kron(Rk, I_D), format="csr")
+        muRk = sp.csr_matrix(mu * m.R[k - 1])  # scaled first: finite when mu is huge and R tiny
+        out = out - sp.kron(sp.kron(I_nb, Ekk), sp.kron(I_D, muRk), format="csr")
+        out = out - sp.kron(sp.kron(Ekk, I_nb), sp.kron(muRk, I_D), format="csr")
     if model == "exact":
-        out = out + mu * mu * r4_gaussian(m)
+        out = out + r4_gaussian(dataclasses.replace(m, R=mu * m.R))
     return out.tocsr()
 
 
@@ -251,7 +253,7 @@ def msd_steady_state_naive(x, model: str = "seed", mu: float | None = None, *, s
         F = f_matrix(m, model, mu, dense=False)
         A = (sp.identity(F.shape[0], format="csr") - F.T).tocsc()
         y = spla.spsolve(A, _sigma_J(m))
-    return float(mu * mu * h @ y)
+    return float(mu * ((mu * h) @ y))
 
 
 def msd_transient_naive(x, n_iter: int, model: str = "seed", mu: float | None = None) -> np.ndarray:
@@ -275,7 +277,7 @@ def msd_transient_naive(x, n_iter: int, model: str = "seed", mu: float | None = 
     out = np.empty(int(n_iter) + 1)
     noise = 0.0
     for n in range(int(n_iter) + 1):
-        out[n] = w0 @ s + mu * mu * noise
+        out[n] = w0 @ s + mu * (mu * noise)
         noise += h @ s
         s = Ft @ s
     return out

@@ -50,6 +50,10 @@ __all__ = [
     "spectral_radius_F",
 ]
 
+#: Default cap on the Krylov steps of one (S2) solve round and on the Arnoldi restarts of one rho(F).
+KRYLOV_MAXITER = 5000
+ARNOLDI_MAXITER = 3000
+
 #: Mean-square models: the seed's truncated F (Ch. (4.26), P4 (28)) and the exact F with Gaussian regressors.
 MODELS = ("seed", "exact")
 
@@ -144,17 +148,18 @@ def apply_R(m: AnalysisMoments, X: np.ndarray, model: str = "seed", mu: float | 
     loc = slice(D, (K + 1) * D)
     Z = _output(X, out)
     Z[...] = X
-    Z[loc] -= mu * np.einsum("kab,kbn->kan", m.R, X[loc].reshape(K, D, N)).reshape(K * D, N)
-    Z[:, loc] -= mu * np.einsum("nkb,kbc->nkc", X[:, loc].reshape(N, K, D), m.R).reshape(N, K * D)
+    muR = mu * m.R  # scaled first: mu^2 R X R stays finite when mu is huge and R tiny
+    Z[loc] -= np.einsum("kab,kbn->kan", muR, X[loc].reshape(K, D, N)).reshape(K * D, N)
+    Z[:, loc] -= np.einsum("nkb,kbc->nkc", X[:, loc].reshape(N, K, D), muR).reshape(N, K * D)
     if model == "exact":
         XL = X[loc, loc].reshape(K, D, K, D)
-        fourth = np.einsum("kab,kbjc,jcd->kajd", m.R, XL, m.R, optimize=True)
+        fourth = np.einsum("kab,kbjc,jcd->kajd", muR, XL, muR, optimize=True)
         k = np.arange(K)
         xkk = XL[k, :, k]  # (K, D, D)
-        diag = (np.einsum("kab,kcb,kcd->kad", m.R, xkk, m.R, optimize=True)
-                + np.einsum("kab,kba->k", m.R, xkk)[:, None, None] * m.R)
-        Z[loc, loc] += mu * mu * fourth.reshape(K * D, K * D)
-        _add_diagonal_blocks(Z, 1, D, mu * mu * diag)
+        diag = (np.einsum("kab,kcb,kcd->kad", muR, xkk, muR, optimize=True)
+                + np.einsum("kab,kba->k", muR, xkk)[:, None, None] * muR)
+        Z[loc, loc] += fourth.reshape(K * D, K * D)
+        _add_diagonal_blocks(Z, 1, D, diag)
     return Z
 
 
@@ -280,7 +285,7 @@ def msd_transient(x, n_iter: int, model: str = "seed", *, mu: float | None = Non
     if isinstance(n_iter, bool) or not isinstance(n_iter, (int, np.integer)) or n_iter < 0:
         raise ValueError(f"n_iter must be an integer >= 0, got {n_iter!r}")
     mu = m.mu if mu is None else float(mu)
-    Q = mu * mu * apply_B(m, noise_covariance(m))
+    Q = mu * (mu * apply_B(m, noise_covariance(m)))
     C = initial_covariance(m)
     out = np.empty(int(n_iter) + 1)
     D = m.D
@@ -346,7 +351,8 @@ def msd_steady_state(x, model: str = "seed", *, mu: float | None = None, method:
         Relative residual tolerance :math:`\lVert C - \mathcal B\mathcal R_\mu\mathcal A(C) - Q\rVert_F / \lVert Q\rVert_F`
         (stopping rule of all methods; for the fixed point the step size, which equals this residual).
     maxiter, refinements, restart : int
-        Iteration cap (solver's own default if None; 100000 for the fixed point), rounds of iterative
+        Iteration cap (default :data:`KRYLOV_MAXITER` Krylov steps per refinement round, GMRES counted in
+        whole restart cycles; 100000 for the fixed point), rounds of iterative
         refinement of the Krylov solve, GMRES restart length (memory: ``restart`` vectors of length
         :math:`N^2`).
 
@@ -375,7 +381,7 @@ def msd_steady_state(x, model: str = "seed", *, mu: float | None = None, method:
     if not (math.isfinite(mu) and mu > 0):
         raise ValueError(f"mu must be a finite real > 0, got {mu!r}")
     N = m.N
-    Q = mu * mu * apply_B(m, noise_covariance(m))
+    Q = mu * (mu * apply_B(m, noise_covariance(m)))
     qnorm = float(np.linalg.norm(Q))
     if qnorm == 0.0:
         C = np.zeros((N, N))
@@ -411,9 +417,12 @@ def msd_steady_state(x, model: str = "seed", *, mu: float | None = None, method:
 
             # inner tolerance relative to the current residual, so that the refined residual meets rtol
             inner = min(0.5, 0.5 * rtol * qnorm / float(np.linalg.norm(r)))
-            kwargs = {"rtol": inner, "atol": 0.0, "maxiter": maxiter, "callback": cb}
+            # iteration cap (scipy's default, 10 N^2, is unbounded in practice): maxiter Krylov steps per round
+            cap = KRYLOV_MAXITER if maxiter is None else int(maxiter)
+            kwargs = {"rtol": inner, "atol": 0.0, "maxiter": cap, "callback": cb}
             if method == "gmres":
-                kwargs.update(restart=min(N * N, restart), callback_type="pr_norm")
+                rs = min(N * N, restart)
+                kwargs.update(restart=rs, callback_type="pr_norm", maxiter=max(1, -(-cap // rs)))
             dx, _info = solver(op, r, **kwargs)
             iterations += counter[0]
             C = C + dx.reshape(N, N)
@@ -450,5 +459,10 @@ def spectral_radius_F(x, model: str = "seed", *, mu: float | None = None, tol: f
     op = spla.LinearOperator((n2, n2), matvec=mv, dtype=np.float64)
     ncv = min(n2 - 1, 40) if ncv is None else ncv
     v0 = np.ones(n2) / math.sqrt(n2)
-    vals = spla.eigs(op, k=1, which="LM", tol=tol, ncv=ncv, v0=v0, return_eigenvectors=False, maxiter=10000)
+    try:
+        vals = spla.eigs(op, k=1, which="LM", tol=tol, ncv=ncv, v0=v0, return_eigenvectors=False,
+                         maxiter=ARNOLDI_MAXITER)
+    except spla.ArpackNoConvergence as exc:
+        raise ValueError(f"rho(F_{model}) at mu = {mu!r}: Arnoldi did not converge to tol {tol:g} within "
+                         f"{ARNOLDI_MAXITER} restarts (eigenvalues cluster near 1 at small mu)") from exc
     return float(np.max(np.abs(vals)))

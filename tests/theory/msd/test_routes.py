@@ -1,0 +1,80 @@
+"""Route selection, capped solves, small steps and the fast certified thresholds (theory.msd.routes)."""
+
+import numpy as np
+import pytest
+
+from theory.msd import (
+    PAOFedInstance,
+    mean_square_threshold,
+    mean_threshold,
+    msd_steady_state,
+    msd_steady_state_naive,
+    reference_instance,
+    spectral_radius_F,
+)
+from theory.msd.routes import (
+    STABILITY_MARGIN,
+    choose_route,
+    fast_threshold_bracket,
+    mean_square_analysis,
+    mean_threshold_fast,
+)
+
+
+@pytest.mark.parametrize("model", ["seed", "exact"])
+def test_fast_threshold_is_certified_and_matches_the_slow_search(model):
+    inst = reference_instance()
+    slow = mean_square_threshold(inst, model)
+    rhos = []
+    fast = fast_threshold_bracket(lambda mu: rhos.append(mu) or spectral_radius_F(inst, model, mu=mu),
+                                  inst.lambda_max, start=0.5 / inst.lambda_max)
+    assert fast.rho_lo < 1.0 - STABILITY_MARGIN and fast.rho_hi >= 1.0 - STABILITY_MARGIN
+    assert max(fast.lo, slow.lo) <= min(fast.hi, slow.hi) + 2e-7 * slow.hi  # the brackets overlap
+    assert min(rhos) >= 0.25 / inst.lambda_max  # never evaluated at tiny mu
+
+
+def test_mean_threshold_fast_matches():
+    inst = reference_instance()
+    a, b = mean_threshold(inst), mean_threshold_fast(inst)
+    assert max(a.lo, b.lo) <= min(a.hi, b.hi) + 2e-7 * a.hi
+
+
+@pytest.mark.parametrize("mu", [1e-4, 0.003 / 3.1029710])
+def test_small_mu_answers_and_equals_naive(mu):
+    """A valid small step answers (capped Krylov, naive LU otherwise); MSD scales like mu."""
+    inst = reference_instance().with_mu(mu)
+    for model in ("seed", "exact"):
+        res = mean_square_analysis(inst, model)
+        naive = msd_steady_state_naive(inst, model, solver="sparse")
+        assert res.msd is not None and abs(res.msd / naive - 1) <= 1e-9
+    half = mean_square_analysis(reference_instance().with_mu(mu / 2), "exact").msd
+    assert 1.8 <= res.msd / half <= 2.2
+
+
+def test_capped_gmres_raises_with_a_message():
+    inst = reference_instance(0.1)
+    with pytest.raises(ValueError, match="not solved"):
+        msd_steady_state(inst, "exact", rtol=1e-14, maxiter=3, restart=3, refinements=0)
+
+
+def test_singular_R_has_no_certified_stable_step():
+    """All-ones R: rho(F) = 1 for every mu (directions outside range(R) never contract)."""
+    K, D = 2, 2
+    inst = PAOFedInstance(K=K, D=D, l_max=0, m=1, selection="subset", p=np.array([0.9, 0.5]), delta=0.3,
+                          alpha=np.array([1.0]), sigma2_eta=np.array([0.01, 0.02]),
+                          R=np.ones((K, D, D)), w_star=np.ones(D), mu=0.01)
+    res = mean_square_analysis(inst, "exact")
+    assert res.msd is None and res.threshold.lo == 0.0
+
+
+def test_route_choice():
+    inst = reference_instance()
+    assert choose_route(inst) == "structured"
+    white = PAOFedInstance(K=2, D=3, l_max=1, m=2, selection="subset", p=np.array([0.9, 0.5]), delta=0.3,
+                           alpha=np.array([1.0, 0.5]), sigma2_eta=np.array([0.01, 0.02]),
+                           R=np.stack([np.eye(3), 2 * np.eye(3)]), w_star=np.ones(3), mu=0.1)
+    assert choose_route(white) == "white"
+    with pytest.raises(ValueError, match="needs white"):
+        choose_route(inst, "white")
+    res = mean_square_analysis(white, "exact")
+    assert res.route == "white" and abs(res.msd / msd_steady_state(white, "exact", rtol=1e-13).msd - 1) <= 1e-10

@@ -1,0 +1,398 @@
+r"""Route selection and fast certified thresholds for the PAO-Fed mean-square analysis.
+
+Three exact routes compute the same quantities (:math:`\rho(\mathcal F)`, the mean-square thresholds and
+:math:`\mathrm{MSD}_\infty`):
+
+* ``white`` (:mod:`theory.msd.white`): every :math:`R_k = v_kI`; a few :math:`N_b^2` problems, any :math:`D`;
+* ``structured`` (:mod:`theory.msd.structured`): matrix-free (S2) on :math:`N^2` unknowns;
+* ``naive`` (:mod:`theory.msd.naive`): the explicit :math:`\mathcal F` (:math:`N \le 100`), a direct LU solve,
+  so it stays exact as :math:`\mu \to 0` where Krylov solves of (S2) stall (:math:`\rho(\mathcal F) = 1 -
+  O(\mu)`, the MSD scales like :math:`\mu`).
+
+:func:`choose_route` picks the cheapest that applies; :func:`mean_square_analysis` runs it with iteration caps
+everywhere and falls back to ``naive`` (where it fits) when a Krylov solve does not converge, saying so.
+
+Thresholds (:func:`fast_threshold_bracket`) start at the paper's bound and move outwards, so :math:`\rho` is
+never evaluated at tiny :math:`\mu` (where the top :math:`D^2` eigenvalues of :math:`\mathcal F` cluster at
+:math:`1 - O(\mu)` and Arnoldi needs thousands of restarts); every :math:`\rho` evaluation starts Arnoldi
+from the previous Perron vector. The bracket is certified as in
+:func:`theory.msd.stability.threshold_bracket`: :math:`\rho(lo) < 1 \le \rho(hi)`.
+
+For the exact model :math:`\mathcal F_{exact}(C) = E[P_eCP_e^T]` is completely positive, so the
+(S2) solution :math:`C_\infty \succeq 0` with :math:`C_\infty - \mathcal F(C_\infty) = Q` is an additional
+stability certificate (reported as ``psd_certificate``: the smallest relative diagonal shift that makes Cholesky of
+:math:`C_\infty` succeed). The seed's truncated :math:`\mathcal F` is not a positive map (its middle factor
+:math:`X - \mu(RX + XR)` is not), so only the Arnoldi bracket certifies it.
+
+References
+----------
+.. [1] shared/spec/paofed.md 3.5 (F_exact = E[P_e (x)_b P_e]), 3.6 ((S2), cost table), 3.7 (slow convergence).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import optimize
+from scipy.sparse import linalg as spla
+
+from theory.msd.expectations import _moments, expected_A, expected_B
+from theory.msd.stability import ThresholdBracket
+from theory.msd.structured import ARNOLDI_MAXITER, KRYLOV_MAXITER, _check_model, apply_F, msd_steady_state
+from theory.msd.white import apply_F_component, is_white, white_components, white_msd_steady_state
+
+__all__ = [
+    "ROUTES",
+    "STABILITY_MARGIN",
+    "MeanSquareAnalysis",
+    "choose_route",
+    "fast_threshold_bracket",
+    "mean_square_analysis",
+    "warm_spectral_radius",
+]
+
+#: rho(F) must be below 1 - STABILITY_MARGIN to count as stable (above Arnoldi's tolerance 1e-10).
+STABILITY_MARGIN = 1e-9
+
+#: Exact routes, cheapest first.
+ROUTES = ("white", "structured", "naive")
+
+
+
+def choose_route(x, method: str = "auto") -> str:
+    r"""The cheapest exact route: ``white`` if every :math:`R_k = v_kI`, else ``structured``.
+
+    ``method`` forces ``naive`` or ``structured`` (``white`` only when it applies).
+
+    Raises
+    ------
+    ValueError
+        On an unknown ``method``, ``white`` for non-white R, or ``naive`` above its size limit.
+    """
+    from theory.msd.naive import NAIVE_MAX_N
+
+    m = _moments(x)
+    if method not in ("auto",) + ROUTES:
+        raise ValueError(f"method must be one of auto, {', '.join(ROUTES)}, got {method!r}")
+    if method == "naive" and m.N > NAIVE_MAX_N:
+        raise ValueError(f"--method naive needs N = N_b D <= {NAIVE_MAX_N}, this instance has N = {m.N}")
+    if method == "white" and not is_white(m):
+        raise ValueError("--method white needs white features (every R_k a multiple of the identity)")
+    if method != "auto":
+        return method
+    return "white" if is_white(m) else "structured"
+
+
+def _eigs_top(matvec: Callable[[np.ndarray], np.ndarray], n: int, v0, *, tol: float, ncv: int, maxiter: int,
+              what: str):
+    if n <= 400:
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(1):  # a small dense eig is slower threaded (and much slower on a shared machine)
+            F = np.column_stack([matvec(e) for e in np.eye(n)])
+            vals = np.linalg.eigvals(F)
+        return float(np.max(np.abs(vals))), None
+    op = spla.LinearOperator((n, n), matvec=matvec, dtype=np.float64)
+    start = np.ones(n) if v0 is None or not np.all(np.isfinite(v0)) or not np.any(v0) else v0
+    try:
+        vals, vecs = spla.eigs(op, k=1, which="LM", tol=tol, ncv=min(ncv, n - 1), v0=start, maxiter=maxiter)
+    except spla.ArpackNoConvergence as exc:
+        raise ValueError(f"{what}: Arnoldi did not converge to tol {tol:g} within {maxiter} restarts") from exc
+    lam = vals[0]
+    r = float(abs(lam))
+    vec = np.real(vecs[:, 0]) if abs(lam.imag) <= 1e-10 * max(r, 1e-300) else None
+    return r, vec
+
+
+def warm_spectral_radius(x, model: str, *, route: str = "structured", tol: float = 1e-10, ncv: int = 20,
+                         maxiter: int = ARNOLDI_MAXITER) -> Callable[[float], float]:
+    r"""A function :math:`\mu \mapsto \rho(\mathcal F(\mu))` that warm-starts Arnoldi from its previous Perron vector.
+
+    ``route="white"`` evaluates :math:`\max_c\rho(\mathcal F_c)` over the white components.
+    """
+    m = _moments(x)
+    _check_model(model)
+    if route == "white":
+        comps = white_components(m, model)
+        nb = m.n_blocks
+        starts: dict = {}
+
+        def rho(mu: float) -> float:
+            best = 0.0
+            for c in comps:
+                r, v = _eigs_top(lambda v, c=c: apply_F_component(m, c, v.reshape(nb, nb), model, mu).ravel(),
+                                 nb * nb, starts.get(c.name), tol=tol, ncv=ncv, maxiter=maxiter,
+                                 what=f"rho(F_{model}) of the white component {c.name} at mu = {mu!r}")
+                starts[c.name] = v
+                best = max(best, r)
+            return best
+
+        return rho
+    N = m.N
+    state: dict = {"v": None}
+
+    def rho(mu: float) -> float:
+        r, v = _eigs_top(lambda v: apply_F(m, v.reshape(N, N), model, mu).ravel(), N * N, state["v"], tol=tol,
+                         ncv=ncv, maxiter=maxiter, what=f"rho(F_{model}) at mu = {mu!r}")
+        state["v"] = v
+        return r
+
+    return rho
+
+
+def fast_threshold_bracket(rho: Callable[[float], float], lambda_max: float, *, start: float, rtol: float = 1e-7,
+                           mu_min: float | None = None, max_steps: int = 60, margin: float = STABILITY_MARGIN
+                           ) -> ThresholdBracket:
+    r"""Certified bracket :math:`\rho(lo) < 1 \le \rho(hi)` of a crossing of :math:`\rho(\mu) = 1`, searched from ``start``.
+
+    From ``start`` the step is halved until :math:`\rho < 1` (down to ``mu_min``, default
+    :math:`10^{-4}/\lambda_{\max}`; below it the bracket ``(0, mu_min)`` says no stable step was found) or grown
+    by 1.5 until :math:`\rho \ge 1`; then Brent's method with ``xtol = rtol * hi`` and both ends certified
+    (bisection from the last certified bracket if a side fails). A step counts as stable only if
+    :math:`\rho < 1 - ` ``margin`` (above the eigensolver's tolerance). Same semantics as
+    :func:`theory.msd.stability.threshold_bracket`, which starts at ``mu_min`` instead.
+
+    Raises
+    ------
+    ValueError
+        If ``rtol`` is not in (0, 0.1), ``lambda_max`` is not positive, or no unstable step is found.
+    """
+    if not (0.0 < rtol < 0.1):
+        raise ValueError(f"rtol must be in (0, 0.1), got {rtol!r}")
+    if not (lambda_max > 0 and math.isfinite(lambda_max)):
+        raise ValueError(f"lambda_max must be a finite real > 0, got {lambda_max!r}")
+    mu_min = 1e-4 / lambda_max if mu_min is None else float(mu_min)
+    cache: dict[float, float] = {}
+
+    def f(mu: float) -> float:
+        # rho within `margin` of 1 counts as not stable: Arnoldi's own tolerance cannot tell (e.g. singular R,
+        # where rho(F) = 1 for every mu)
+        if mu not in cache:
+            cache[mu] = rho(mu)
+        return cache[mu] - 1.0 + margin
+
+    x = max(float(start), mu_min)
+    if f(x) < 0:
+        lo, hi = x, x * 1.5
+        for _ in range(max_steps):
+            if f(hi) >= 0:
+                break
+            lo, hi = hi, hi * 1.5
+        else:
+            raise ValueError(f"no unstable step size found up to mu = {hi!r}")
+    else:
+        hi, lo = x, x / 2
+        for _ in range(max_steps):
+            if lo < mu_min:
+                lo = mu_min
+                if f(lo) >= 0:
+                    return ThresholdBracket(0.0, mu_min, 0.0, float("nan"), cache[mu_min], lambda_max)
+                break
+            if f(lo) < 0:
+                break
+            hi, lo = lo, lo / 2
+    xtol = rtol * hi
+    if hi - lo > 2 * xtol:
+        root = optimize.brentq(f, lo, hi, xtol=xtol, rtol=4 * np.finfo(float).eps)
+        a, b = max(lo, root - xtol), min(hi, root + xtol)
+        if f(a) < 0 <= f(b):
+            lo, hi = a, b
+        else:
+            while hi - lo > 2 * xtol:
+                mid = 0.5 * (lo + hi)
+                if f(mid) < 0:
+                    lo = mid
+                else:
+                    hi = mid
+    return ThresholdBracket(lo, hi, xtol, cache[lo], cache[hi], lambda_max)
+
+
+def _white_mean_radius(m, mu: float, state: dict) -> float:
+    """rho(M(mu)) for white R: M = (E_B Lambda E_A) (x) I_D, an N_b x N_b problem."""
+    EA = expected_A(m, sparse=True)
+    EB = expected_B(m, sparse=True)
+    d = np.ones(m.n_blocks)
+    d[1:m.K + 1] = 1.0 - mu * m.R[:, 0, 0]
+    M = (EB @ EA.multiply(d[:, None])).tocsr()
+    n = M.shape[0]
+    if n <= 1500:
+        return float(np.max(np.abs(np.linalg.eigvals(M.toarray()))))
+    r, v = _eigs_top(M.dot, n, state.get("v"), tol=1e-12, ncv=20, maxiter=ARNOLDI_MAXITER,
+                     what=f"rho(M) at mu = {mu!r}")
+    state["v"] = v
+    return r
+
+
+@dataclass
+class MeanSquareAnalysis:
+    """Result of :func:`mean_square_analysis` for one model (plain data for reports)."""
+
+    model: str
+    route: str
+    spectral_radius: float
+    threshold: ThresholdBracket
+    msd: float | None = None
+    residual: float | None = None
+    solver: str | None = None
+    psd_certificate: float | None = None
+    notes: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def _psd_margin(C: np.ndarray) -> float | None:
+    r"""Smallest :math:`\epsilon` of :math:`\{10^{-14}, 10^{-12}, \dots, 10^{-6}\}` with
+    :math:`(C + C^T)/2 + \epsilon\max_i|C_{ii}|I` positive definite (Cholesky), i.e. :math:`C \succeq -\epsilon\max|C_{ii}|I`;
+    None if none is (C is then not PSD: no certificate)."""
+    from scipy.linalg import cho_factor
+
+    S = 0.5 * (C + C.T)
+    scale = float(np.max(np.abs(np.diag(S))))
+    if scale == 0.0:
+        return None
+    for eps in (1e-14, 1e-12, 1e-10, 1e-8, 1e-6):
+        try:
+            cho_factor(S + eps * scale * np.eye(S.shape[0]), check_finite=False)
+            return eps
+        except np.linalg.LinAlgError:
+            continue
+    return None
+
+
+def _naive_msd(m, model: str, mu: float) -> float:
+    from theory.msd.naive import msd_steady_state_naive
+
+    return msd_steady_state_naive(m, model, mu, solver="sparse")
+
+
+def _naive_rho(m, model: str, mu: float) -> float:
+    from theory.msd.naive import f_matrix
+
+    F = f_matrix(m, model, mu, dense=False)
+    vals = spla.eigs(F, k=1, which="LM", return_eigenvectors=False, tol=1e-13, maxiter=ARNOLDI_MAXITER)
+    return float(abs(vals[0]))
+
+
+def mean_square_analysis(x, model: str, *, route: str = "auto", threshold_rtol: float = 1e-7,
+                         msd_rtol: float = 1e-12, progress: Callable[[str], None] | None = None
+                         ) -> MeanSquareAnalysis:
+    r""":math:`\rho(\mathcal F)`, the certified mean-square threshold and :math:`\mathrm{MSD}_\infty` by one exact route.
+
+    Every iterative solve is capped (:data:`KRYLOV_MAXITER` Krylov steps, :data:`ARNOLDI_MAXITER` Arnoldi
+    restarts). When the structured (S2) solve or Arnoldi does not converge (e.g. :math:`\rho(\mathcal F) \to 1`
+    as :math:`\mu \to 0`) the naive route answers if :math:`N \le 100`; otherwise ``ValueError`` says what did
+    not converge. ``progress(message)`` receives one line per stage.
+    """
+    from theory.msd.naive import NAIVE_MAX_N
+
+    m = _moments(x)
+    _check_model(model)
+    route = choose_route(m, route)
+    say = progress or (lambda _msg: None)
+    t0 = time.perf_counter()
+    notes: list[str] = []
+    mu = m.mu
+    lam = m.lambda_max
+    start = (1.0 if model == "seed" else 0.5) / lam
+    if route == "naive":
+        rho_fn = lambda s: _naive_rho(m, model, s)  # noqa: E731
+    else:
+        rho_fn = warm_spectral_radius(m, model, route=route)
+    say(f"{model}: threshold search ({route} route)")
+    bracket = fast_threshold_bracket(rho_fn, lam, start=start, rtol=threshold_rtol)
+    say(f"{model}: mu* in [{bracket.lo:.6g}, {bracket.hi:.6g}]")
+
+    def structured_solve():
+        cb = (lambda it, res: say(f"{model}: (S2) iteration {it}, residual estimate {res:.2e}")) if progress else None
+        if route == "white":
+            sol = white_msd_steady_state(m, model, mu=mu, rtol=msd_rtol, maxiter=KRYLOV_MAXITER, progress=cb)
+            return sol.msd, sol.residual, f"white {sol.method}", sol.S
+        sol = msd_steady_state(m, model, mu=mu, method="gmres", rtol=msd_rtol, maxiter=KRYLOV_MAXITER, restart=60)
+        return sol.msd, sol.residual, f"structured {sol.method}", sol.C
+
+    out = MeanSquareAnalysis(model=model, route=route, spectral_radius=math.nan, threshold=bracket, notes=notes)
+
+    def solve_into(out):
+        if route == "naive":
+            out.msd, out.residual, out.solver = _naive_msd(m, model, mu), None, "naive sparse LU"
+            return None
+        try:
+            out.msd, out.residual, out.solver, C = structured_solve()
+        except ValueError as exc:
+            if m.N <= NAIVE_MAX_N:
+                notes.append(f"{exc}; naive route (direct LU of the explicit F) used instead")
+                out.msd, out.residual, out.solver = _naive_msd(m, model, mu), None, "naive sparse LU (fallback)"
+                return None
+            raise ValueError(f"{model} model: {exc}; the naive route does not fit (N = {m.N} > {NAIVE_MAX_N})") from exc
+        if model == "exact":
+            out.psd_certificate = _psd_margin(C)
+        return C
+
+    def radius(warm):
+        try:
+            if warm is not None and route == "structured":
+                r, _v = _eigs_top(lambda v: apply_F(m, v.reshape(m.N, m.N), model, mu).ravel(), m.N * m.N,
+                                  warm.ravel(), tol=1e-10, ncv=20, maxiter=ARNOLDI_MAXITER,
+                                  what=f"rho(F_{model}) at mu = {mu!r}")
+                return r
+            return rho_fn(mu)
+        except ValueError as exc:
+            if route != "naive" and m.N <= NAIVE_MAX_N:
+                notes.append(f"{exc}; naive route used for rho(F)")
+                return _naive_rho(m, model, mu)
+            raise
+
+    if bracket.lo > 0 and mu <= bracket.lo:
+        # below the bracket: solve first (the solution, dominated by the slowest modes, warm-starts Arnoldi)
+        say(f"{model}: steady state (S2)")
+        C = solve_into(out)
+        out.spectral_radius = float(radius(C))
+        if not out.spectral_radius < 1.0 - STABILITY_MARGIN:
+            out.msd = out.residual = out.solver = out.psd_certificate = None
+    else:
+        out.spectral_radius = float(radius(None))
+        if out.spectral_radius < 1.0 - STABILITY_MARGIN:
+            say(f"{model}: steady state (S2), rho(F) = {out.spectral_radius:.6g}")
+            solve_into(out)
+    out.seconds = time.perf_counter() - t0
+    return out
+
+
+def mean_threshold_fast(x, *, rtol: float = 1e-7) -> ThresholdBracket:
+    r"""Mean-stability threshold bracket searched from Theorem 1's :math:`2/\lambda_{\max}`.
+
+    White R: :math:`\mathcal M(\mu) = (E_B\Lambda_\mu E_A) \otimes I_D` (an :math:`N_b \times N_b` problem);
+    otherwise :func:`theory.msd.stability.spectral_radius_M`.
+    """
+    from theory.msd.stability import spectral_radius_M
+
+    m = _moments(x)
+    state: dict = {}
+    return fast_threshold_bracket(lambda mu: mean_spectral_radius(m, mu, state), m.lambda_max,
+                                  start=2.0 / m.lambda_max, rtol=rtol)
+
+
+def mean_spectral_radius(x, mu: float | None = None, state: dict | None = None) -> float:
+    r""":math:`\rho(\mathcal M(\mu))`: the :math:`N_b \times N_b` problem for white R, dense for :math:`N \le 300`,
+    else Arnoldi on the sparse :math:`\mathcal M` warm-started from ``state["v"]`` (updated)."""
+    from theory.msd.expectations import mean_operator
+    from theory.msd.stability import spectral_radius_M
+
+    m = _moments(x)
+    mu = m.mu if mu is None else float(mu)
+    state = {} if state is None else state
+    if is_white(m):
+        return _white_mean_radius(m, mu, state)
+    if m.N <= 300:
+        return spectral_radius_M(m, mu)
+    M = mean_operator(m, mu)
+    r, v = _eigs_top(M.dot, M.shape[0], state.get("v"), tol=1e-13, ncv=20, maxiter=ARNOLDI_MAXITER,
+                     what=f"rho(M) at mu = {mu!r}")
+    state["v"] = v
+    return r
+
+
+__all__ += ["mean_spectral_radius", "mean_threshold_fast"]

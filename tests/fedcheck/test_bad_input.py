@@ -455,3 +455,15 @@ def test_every_run_plugin_refuses_bad_config_files(tmp_path, capsys, kind):
     path, text = _file_cases(tmp_path)[kind]
     for name in _run_plugins():
         assert_usage_error(capsys, ["run", name, path], "CONFIG", text)
+
+
+def test_msd_csv_force_replaces_the_file_atomically(tmp_path, capsys):
+    (tmp_path / "c.toml").write_text("[instance]\n")
+    target = tmp_path / "curve.csv"
+    target.write_text("old\n")
+    assert cli.main(["msd", str(tmp_path / "c.toml"), "--model", "seed", "--transient", "3", "--csv", str(target),
+                     "--force", "--json"]) == 0
+    rows = target.read_text().splitlines()
+    assert rows[0] == "n,msd_db_seed" and len(rows) == 5
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.toml", "curve.csv"]  # no temporary left
+    capsys.readouterr()

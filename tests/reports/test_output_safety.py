@@ -110,3 +110,20 @@ def test_json_output_of_report_is_strict(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr("verify.runner.run_claims", lambda claims, ctx, on_done=None: results)
     assert cli.main(["report", "--quiet", "--json", "--out", str(tmp_path)]) == 1  # toy.boom errored
     json.loads(capsys.readouterr().out, parse_constant=lambda t: pytest.fail(f"non-JSON constant {t}"))
+
+
+def test_ctrl_c_during_the_checks_exits_130_and_keeps_the_old_report(tmp_path, monkeypatch, capsys):
+    claims, results = _records()
+    monkeypatch.setattr("verify.registry.select_claims", lambda prefixes: claims)
+    monkeypatch.setattr("verify.runner.run_claims", lambda claims, ctx, on_done=None: results)
+    assert cli.main(["report", "--quiet", "--out", str(tmp_path)]) == 0
+    before = _snapshot(tmp_path)
+
+    def interrupted(claims, ctx, on_done=None):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("verify.runner.run_claims", interrupted)
+    capsys.readouterr()
+    assert cli.main(["report", "--quiet", "--out", str(tmp_path)]) == 130
+    assert capsys.readouterr().err == "fedcheck: interrupted\n"
+    assert _snapshot(tmp_path) == before

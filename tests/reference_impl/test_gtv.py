@@ -164,3 +164,21 @@ def test_chain_dense_digits_generators_and_npz_round_trip(tmp_path):
     np.savez(tmp_path / "bad.npz", X=dense.X)
     with pytest.raises(ValueError, match="missing"):
         load_npz_instance(tmp_path / "bad.npz", lam=1.0)
+
+
+def test_digits_smoke_graph_mostly_intra_cluster_and_algorithm1_converges():
+    """Section 5.4 stand-in (no ground truth: smoke only): the mean-image kNN graph joins mostly same-pair nodes,
+    and Algorithm 1 with the logistic loss converges; pooling across the graph does not lower the training fit of a
+    node's own pair below that of independent training by much (accuracy at lam = 1 >= lam = 1e-4 minus 0.1)."""
+    rng = np.random.default_rng(0)
+    inst = digits_instance(rng, nodes_per_cluster=6, per_node=10, lam=1.0)
+    c = inst.clusters
+    assert np.mean(c[inst.edges[:, 0]] == c[inst.edges[:, 1]]) >= 0.8
+
+    def accuracy(lam):
+        run = run_algorithm1(inst.with_(lam=lam), theta=20.0, max_iterations=5000, tol=1e-6, record_every=0)
+        assert run.converged
+        pred = np.sign(np.einsum("nrj,nj->nr", inst.X, run.w))
+        return float(np.mean(pred[inst.row_mask] == inst.y[inst.row_mask]))
+
+    assert accuracy(1.0) >= accuracy(1e-4) - 0.1

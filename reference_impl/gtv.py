@@ -42,6 +42,7 @@ from theory.gtv import (
 )
 
 __all__ = [
+    "ARMS",
     "CLARABEL_DEFAULT_TOL",
     "Algorithm1Run",
     "GTVSolution",
@@ -53,6 +54,7 @@ __all__ = [
     "preconditioned_norm_squared",
     "primal_update",
     "run_algorithm1",
+    "sbm_arm_curve",
     "solve_gtv_cvxpy",
     "solve_gtv_dual_cvxpy",
     "step_sizes",
@@ -204,7 +206,7 @@ def run_algorithm1(inst: GTVInstance, **kwargs) -> Algorithm1Run:
 
 def _run_algorithm1(inst: GTVInstance, *, theta: float = 1.0, tau=None, sigma=None, max_iterations: int = 10_000,
                    tol: float = 1e-10, record_every: int = 1, w0=None, u0=None, dual_update_fn=None,
-                   extrapolate: bool = True) -> Algorithm1Run:
+                   extrapolate: bool = True, monitor=None) -> Algorithm1Run:
     r"""Algorithm 1 (corrected per E1-E2) from :math:`\hat w_0 = 0, \hat u_0 = 0`.
 
     Parameters
@@ -220,6 +222,8 @@ def _run_algorithm1(inst: GTVInstance, *, theta: float = 1.0, tau=None, sigma=No
         Relative fixed-point residual at which to stop (0 runs exactly ``max_iterations``).
     record_every : int
         Record :math:`P(\hat w_k)` every this many iterations (0: never).
+    monitor : callable, optional
+        ``monitor(w) -> float`` recorded with the objective (e.g. the MSE (41)); in ``run.meta["monitor"]``.
     dual_update_fn, extrapolate
         Error-injection hooks for mutation tests: a replacement ``f(inst, v, sigma)`` for DU, and
         ``extrapolate=False`` for the garbled step 7 without :math:`2\hat w_{k+1} - \hat w_k`.
@@ -244,9 +248,12 @@ def _run_algorithm1(inst: GTVInstance, *, theta: float = 1.0, tau=None, sigma=No
     inv_tau, inv_sigma = 1.0 / tau[:, None], 1.0 / sigma[:, None]
     residuals = np.empty(max_iterations)
     objectives, obj_iters = [], []
+    monitored = []
     if record_every:
         objectives.append(primal_objective(inst, w))
         obj_iters.append(0)
+        if monitor is not None:
+            monitored.append(float(monitor(w)))
     converged = False
     k = 0
     for k in range(1, max_iterations + 1):
@@ -259,13 +266,16 @@ def _run_algorithm1(inst: GTVInstance, *, theta: float = 1.0, tau=None, sigma=No
         if record_every and k % record_every == 0:
             objectives.append(primal_objective(inst, w))
             obj_iters.append(k)
+            if monitor is not None:
+                monitored.append(float(monitor(w)))
         if tol > 0 and res <= tol * scale:
             converged = True
             break
     return Algorithm1Run(w=w, u=u, iterations=k, converged=converged, residuals=residuals[:k].copy(),
                          objectives=np.array(objectives), objective_iterations=np.array(obj_iters, dtype=np.int64),
                          theta=float(theta), tau=tau, sigma=sigma, norm_squared=norm2, tol=float(tol),
-                         residual_scale=scale, meta={"pu_residual": pu.last_residual})
+                         residual_scale=scale, meta={"pu_residual": pu.last_residual,
+                                                                "monitor": np.array(monitored)})
 
 
 # --- CVXPY ground truth --------------------------------------------------------------------------------------
@@ -405,10 +415,11 @@ def oracle_clusterwise(inst: GTVInstance, clusters=None) -> np.ndarray:
     return cluster_oracles(inst, c)[c]
 
 
-def fedavg(inst: GTVInstance, *, rounds: int, local_steps: int = 5, lr: float | None = None) -> np.ndarray:
+def fedavg(inst: GTVInstance, *, rounds: int, local_steps: int = 5, lr: float | None = None,
+           monitor=None) -> np.ndarray:
     r"""Server FedAvg [14] (E14): every round each node runs ``local_steps`` GD steps from the global model and the
     server averages with weights :math:`m_i/\sum_jm_j`; lr defaults to :math:`1/\max_i\lambda_{\max}(H_i)`.
-    Returns the final global model broadcast to all nodes."""
+    Returns the final global model broadcast to all nodes (``monitor(w_nodes)`` is called after every round)."""
     _require_squared(inst)
     H, b, _ = inst.quadratic
     lr = 1.0 / max(np.linalg.eigvalsh(H)[:, -1].max(), 1e-300) if lr is None else lr
@@ -417,13 +428,15 @@ def fedavg(inst: GTVInstance, *, rounds: int, local_steps: int = 5, lr: float | 
     for _ in range(rounds):
         local = np.broadcast_to(w, (inst.n, inst.d)).copy()
         for _ in range(local_steps):
-            local -= lr * (np.einsum("njk,nk->nj", H, local) - b)
+            local -= lr * (np.matmul(H, local[..., None])[..., 0] - b)
         w = p @ local
+        if monitor is not None:
+            monitor(np.broadcast_to(w, (inst.n, inst.d)))
     return np.broadcast_to(w, (inst.n, inst.d)).copy()
 
 
 def ifca(inst: GTVInstance, rng: np.random.Generator, *, k: int, rounds: int, local_steps: int = 5,
-         lr: float | None = None, init_scale: float = 1.0) -> np.ndarray:
+         lr: float | None = None, init_scale: float = 1.0, monitor=None) -> np.ndarray:
     r"""IFCA [19], model-averaging variant: k models N(0, init_scale² I); each round node i picks
     :math:`\arg\min_jL_i(\theta_j)`, runs local GD from it, the server averages per model (weights m_i); an
     empty model is kept. Returns :math:`\theta_{\hat j(i)}` per node."""
@@ -441,18 +454,55 @@ def ifca(inst: GTVInstance, rng: np.random.Generator, *, k: int, rounds: int, lo
         j = assign(theta)
         local = theta[j].copy()
         for _ in range(local_steps):
-            local -= lr * (np.einsum("njk,nk->nj", H, local) - b)
+            local -= lr * (np.matmul(H, local[..., None])[..., 0] - b)
         onehot = np.zeros((inst.n, k))
         onehot[np.arange(inst.n), j] = m
         mass = onehot.sum(axis=0)
         avg = (onehot.T @ local) / np.where(mass > 0, mass, 1.0)[:, None]
         theta = np.where((mass > 0)[:, None], avg, theta)
+        if monitor is not None:
+            monitor(theta[assign(theta)])
     return theta[assign(theta)]
 
 
 def mse(w: np.ndarray, w_true: np.ndarray) -> float:
     r"""(41): :math:`\frac1{|V|}\sum_i\lVert\hat w^{(i)} - \bar w^{(i)}\rVert_2^2` (no division by d)."""
     return float(np.mean(np.sum((np.asarray(w) - np.asarray(w_true)) ** 2, axis=1)))
+
+
+#: Arms of the section 5.1 / 5.2 comparisons (spec 5.5): Algorithm 1, server FedAvg, IFCA, the pooled LS fixed
+#: point of FedAvg and the oracle cluster-wise solution (FedAvgC's fixed point).
+ARMS = ("algorithm1", "fedavg", "ifca", "pooled", "oracle")
+
+
+def sbm_arm_curve(arm: str, seed: int, *, iterations: int = 2000, theta: float = 1.0, record_every: int = 10,
+                  local_steps: int = 5, **sbm) -> tuple[np.ndarray, np.ndarray]:
+    r"""One arm on one replicate of the SBM experiment (§5.1; §5.2 with ``sizes`` of k clusters): the MSE (41)
+    curve ``(iterations_or_rounds, mse)``. Replicate ``seed`` fixes graph, data and IFCA's initialisation, so all
+    arms of one seed see the same instance (common random numbers). ``pooled`` and ``oracle`` are constant curves.
+    Algorithm 1 uses the seed's steps unless ``theta`` says otherwise (the paper's R = 1000 with θ = 1 has not
+    converged: E9). ``sbm`` overrides :func:`reference_impl.gtv_data.sbm_instance` keywords."""
+    from reference_impl.gtv_data import sbm_instance
+
+    if arm not in ARMS:
+        raise ValueError(f"arm must be one of {', '.join(ARMS)}, got {arm!r}")
+    rng = np.random.default_rng(seed)
+    inst, w_true = sbm_instance(rng, **sbm)
+    arm_rng = np.random.default_rng([seed, 1])
+    if arm == "algorithm1":
+        run = run_algorithm1(inst, theta=theta, max_iterations=iterations, tol=0.0, record_every=record_every,
+                             monitor=lambda w: mse(w, w_true))
+        return run.objective_iterations, run.meta["monitor"]
+    if arm in ("pooled", "oracle"):
+        w = pooled_solution(inst) if arm == "pooled" else oracle_clusterwise(inst)
+        return np.array([0, iterations]), np.full(2, mse(w, w_true))
+    curve = []
+    record = lambda w: curve.append(mse(w, w_true))  # noqa: E731
+    if arm == "fedavg":
+        fedavg(inst, rounds=iterations, local_steps=local_steps, monitor=record)
+    else:
+        ifca(inst, arm_rng, k=int(inst.clusters.max()) + 1, rounds=iterations, local_steps=local_steps, monitor=record)
+    return np.arange(1, iterations + 1), np.array(curve)
 
 
 def table1_replicate(seed: int, *, theta: float = 10.0, max_iterations: int = 3000, tol: float = 1e-9,

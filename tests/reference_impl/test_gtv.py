@@ -12,6 +12,7 @@ from reference_impl.gtv import (
     preconditioned_norm_squared,
     primal_update,
     run_algorithm1,
+    sbm_arm_curve,
     solve_gtv_cvxpy,
     solve_gtv_dual_cvxpy,
     step_sizes,
@@ -182,3 +183,17 @@ def test_digits_smoke_graph_mostly_intra_cluster_and_algorithm1_converges():
         return float(np.mean(pred[inst.row_mask] == inst.y[inst.row_mask]))
 
     assert accuracy(1.0) >= accuracy(1e-4) - 0.1
+
+
+def test_sbm_arm_curves_share_the_instance_and_record_mse():
+    kw = dict(sizes=(6, 6), d=4, m=6, p_in=0.8, p_out=0.1)
+    k, alg = sbm_arm_curve("algorithm1", 5, iterations=400, theta=5.0, record_every=50, **kw)
+    assert k.tolist() == list(range(0, 401, 50)) and alg[-1] < alg[0]
+    _, pooled = sbm_arm_curve("pooled", 5, iterations=400, **kw)
+    r, fa = sbm_arm_curve("fedavg", 5, iterations=300, local_steps=1, **kw)
+    assert len(fa) == 300 and np.isclose(fa[-1], pooled[0], rtol=1e-4)
+    _, oracle = sbm_arm_curve("oracle", 5, **kw)
+    _, ifc = sbm_arm_curve("ifca", 5, iterations=20, **kw)
+    assert oracle[0] <= alg[-1] and len(ifc) == 20
+    with pytest.raises(ValueError, match="arm"):
+        sbm_arm_curve("pfedme", 5)

@@ -8,6 +8,7 @@ import pytest
 
 from theory.gtv import (
     GTVInstance,
+    chain_condition_boundary_anchor,
     cluster_constants,
     deviation_bound_d1,
     deviation_bound_theorem2,
@@ -205,3 +206,28 @@ def test_max_flow_checker_agrees_with_brute_force(seed):
     assert decided.certified == (brute > decided.margin)
     if decided.certified:
         assert decided.slack > 0 and decided.slack <= brute + 1e-12
+
+
+def _noisy_chain(seed):
+    from reference_impl.gtv_data import chain_instance
+
+    rng = np.random.default_rng(seed)
+    lam = rng.uniform(0.2, 0.35)
+    inst, _ = chain_instance(rng, n=10, eps=0.2, d=1, m=3, noise=0.05, lam=lam, w_bar=np.array([[0.0], [1.0]]))
+    k = cluster_constants(inst)
+    lhs = chain_condition_boundary_anchor(float(inst.A[9]), k.beta[:9], k.delta[:9], float(k.alpha[0]), lam)
+    return inst, k, lhs
+
+
+def test_chain_formula_is_sufficient_not_necessary():
+    """R1: on noisy d = 1 chains the boundary-anchor formula can fail (>= 1) while an interior anchor certifies (35)
+    (max-flow and brute force agree); where the formula holds (< 1) the checker certifies too."""
+    inst, k, lhs = _noisy_chain(0)
+    b = k.demands(inst.lam)
+    decided = well_connected(inst, 0, b)
+    assert lhs >= 1 and decided.certified and decided.anchor != 9
+    assert well_connected_brute_force(inst, 0, b) > decided.margin
+    for seed in range(1, 30):
+        inst, k, lhs = _noisy_chain(seed)
+        if lhs < 1:
+            assert well_connected(inst, 0, k.demands(inst.lam)).certified

@@ -24,6 +24,7 @@ __all__ = [
     "ClusterConstants",
     "WellConnectedness",
     "boundary_weights",
+    "chain_condition_boundary_anchor",
     "cluster_constants",
     "cluster_deviation",
     "cluster_oracles",
@@ -280,6 +281,21 @@ def well_connected_brute_force(inst: GTVInstance, cluster: int, demands: np.ndar
                 worst = min(worst, W[np.ix_(inA, comp)].sum() - b[list(A)].sum())
         best = max(best, worst)
     return float(best)
+
+
+def chain_condition_boundary_anchor(eps: float, beta, delta, alpha: float, lam: float) -> float:
+    r"""Left-hand side of the chain reduction of (35) for the boundary anchor :math:`i_0 = n` (spec 3, chain case):
+
+    .. math:: \varepsilon\sum_{i<n}\beta^{(i)}/\alpha + \sum_{i<n}\delta^{(i)}/\lambda
+
+    for a path cluster 1..n whose only boundary edge {n, n+1} has weight ε; ``beta`` and ``delta`` list nodes
+    1..n-1. A value < 1 is **sufficient** for well-connectedness, not necessary (review note R1: an interior anchor
+    can certify (35) when this fails); decide (35) with :func:`well_connected`.
+
+    >>> chain_condition_boundary_anchor(0.5, [1.0, 1.0], [0.0, 0.0], 4.0, 1.0)
+    0.25
+    """
+    return float(eps * np.sum(beta) / alpha + np.sum(delta) / lam)
 
 
 def deviation_bound_theorem2(lam: float, constants: ClusterConstants) -> np.ndarray:

@@ -3,7 +3,6 @@ the corresponding check stop confirming (REFUTED, or NOT_CHECKABLE for the three
 
 import dataclasses
 
-import numpy as np
 import pytest
 
 import reference_impl.zcdp_nfl as ref

@@ -18,6 +18,7 @@ sum of the magnitudes of all terms (rounding allowance).
 from __future__ import annotations
 
 import numpy as np
+from scipy import stats
 
 from verify.evidence import report_counterexample, result_from_evidence
 from verify.records import CheckContext, CheckResult, Claim, Evidence, FigureSpec, MonteCarlo, Series, Verdict
@@ -25,7 +26,6 @@ from verify.tolerance import MC_ALPHA, NFL_NETWORK_RTOL, bonferroni
 from verify.zcdp_nfl import cite
 from verify.zcdp_nfl._network import lemma2_sides
 from verify.zcdp_nfl._runs import config_from, problem_from, run_from, truth_from
-from scipy import stats
 
 __all__ = ["CLAIMS", "NOISE_FREE_GRID", "check_lemma2_corrected", "check_lemma2_printed", "evaluate_lemma2_expectation",
            "evaluate_lemma2_pathwise", "reproduce_lemma2_printed"]

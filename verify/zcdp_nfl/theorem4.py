@@ -23,8 +23,6 @@ Spec 5.7 (review notes): with :math:`\eta = 0.05 n^2` the outcome depends on the
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from verify.evidence import report_counterexample, result_from_evidence

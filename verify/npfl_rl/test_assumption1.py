@@ -3,13 +3,14 @@
 import pytest
 from hypothesis import example, given, settings, target
 
+from verify.budget import examples
 from verify.npfl_rl._common import paper_point
 from verify.npfl_rl.assumption1 import evaluate_assumption1
 from verify.strategies import npfl_instances
 
 
 @pytest.mark.claim("npfl_rl.assumption1_eta")
-@settings(max_examples=20)
+@settings(max_examples=examples("many"))
 @given(case=npfl_instances())
 @example(case=paper_point(0))
 def test_eta_closed_form_is_the_largest_pairwise_distance(case):

@@ -4,6 +4,7 @@ import pytest
 from hypothesis import example, given, settings, target
 from hypothesis import strategies as st
 
+from verify.budget import examples
 from verify.npfl_rl.closed_form import PAPER_POINT, evaluate_closed_form
 from verify.strategies import npfl_instances
 
@@ -12,7 +13,7 @@ SMALL = {"seed": 5, "K": 6, "d": 3, "D_lo": 2, "D_hi": 4, "mean_degree": 2.0, "l
 
 
 @pytest.mark.claim("npfl_rl.closed_form")
-@settings(max_examples=6)
+@settings(max_examples=examples("several"))
 @given(case=npfl_instances(), rho=st.floats(0.1, 10.0), a=st.sampled_from([0.0, 0.05, 0.3, 1.0]),
        state_seed=st.integers(0, 2**31 - 1))
 @example(case=PAPER_POINT, rho=3.0, a=0.05, state_seed=1)
@@ -26,7 +27,7 @@ def test_corrected_closed_form_is_the_argmin(case, rho, a, state_seed):
 
 
 @pytest.mark.claim("npfl_rl.closed_form_printed")
-@settings(max_examples=4)
+@settings(max_examples=examples("few"))
 @given(case=npfl_instances(), rho=st.floats(0.5, 10.0), state_seed=st.integers(0, 2**31 - 1))
 @example(case=SMALL, rho=3.0, state_seed=2)
 def test_printed_closed_form_misses_the_argmin(case, rho, state_seed):
@@ -37,7 +38,7 @@ def test_printed_closed_form_misses_the_argmin(case, rho, state_seed):
 
 
 @pytest.mark.claim("npfl_rl.subproblem_printed")
-@settings(max_examples=4)
+@settings(max_examples=examples("few"))
 @given(case=npfl_instances(), a=st.sampled_from([0.05, 0.3]), state_seed=st.integers(0, 2**31 - 1))
 @example(case=SMALL, a=0.05, state_seed=2)
 def test_closed_form_is_not_the_argmin_of_the_printed_norm_of_sum(case, a, state_seed):

@@ -3,6 +3,7 @@
 import pytest
 from hypothesis import example, given, settings, target
 
+from verify.budget import examples
 from verify.npfl_rl._common import paper_point
 from verify.npfl_rl.convergence import evaluate_convergence
 from verify.strategies import npfl_instances
@@ -11,7 +12,7 @@ SMALL = {"seed": 1, "K": 6, "d": 3, "D_lo": 2, "D_hi": 5, "mean_degree": 2.0, "l
 
 
 @pytest.mark.claim("npfl_rl.convergence_tau0")
-@settings(max_examples=4)
+@settings(max_examples=examples("few"))
 @given(case=npfl_instances())
 @example(case=paper_point(3))
 def test_tau0_reaches_per_component_ridge(case):
@@ -23,7 +24,7 @@ def test_tau0_reaches_per_component_ridge(case):
 
 
 @pytest.mark.claim("npfl_rl.dual_update_printed")
-@settings(max_examples=4)
+@settings(max_examples=examples("few"))
 @given(case=npfl_instances())
 @example(case=SMALL)
 def test_printed_dual_sign_diverges(case):
@@ -35,7 +36,7 @@ def test_printed_dual_sign_diverges(case):
 
 
 @pytest.mark.claim("npfl_rl.nfl_convergence")
-@settings(max_examples=4)
+@settings(max_examples=examples("few"))
 @given(case=npfl_instances())
 @example(case=paper_point(1))
 def test_nfl_reaches_global_ridge(case):

@@ -4,13 +4,14 @@ import pytest
 from hypothesis import example, given, settings, target
 from hypothesis import strategies as st
 
+from verify.budget import examples
 from verify.npfl_rl._common import paper_point
 from verify.npfl_rl.dpg import evaluate_dpg_derivative, evaluate_dpg_descent
 from verify.strategies import npfl_instances
 
 
 @pytest.mark.claim("npfl_rl.dpg_derivative")
-@settings(max_examples=5)
+@settings(max_examples=examples("several"))
 @given(case=npfl_instances(), n0=st.integers(1, 60))
 @example(case=paper_point(0), n0=50)
 def test_dpg_derivative_matches_complex_step(case, n0):
@@ -22,7 +23,7 @@ def test_dpg_derivative_matches_complex_step(case, n0):
 
 
 @pytest.mark.claim("npfl_rl.dpg_descent")
-@settings(max_examples=5)
+@settings(max_examples=examples("several"))
 @given(case=npfl_instances(), n0=st.integers(1, 60))
 @example(case=paper_point(0), n0=50)
 def test_small_dpg_step_decreases_the_value(case, n0):

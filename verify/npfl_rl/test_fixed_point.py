@@ -4,6 +4,7 @@ import pytest
 from hypothesis import example, given, settings, target
 from hypothesis import strategies as st
 
+from verify.budget import examples
 from verify.npfl_rl._common import paper_point
 from verify.npfl_rl.fixed_point import evaluate_centralised_raw_tau, evaluate_fixed_point
 from verify.strategies import npfl_instances, npfl_symmetric_instances
@@ -12,7 +13,7 @@ SYM = {"seed": 4, "K": 9, "d": 4, "D_lo": 2, "D_hi": 6, "mean_degree": 7.0, "lam
 
 
 @pytest.mark.claim("npfl_rl.fixed_point")
-@settings(max_examples=4)
+@settings(max_examples=examples("few"))
 @given(case=st.one_of(npfl_instances(), npfl_symmetric_instances()), tau_seed=st.integers(0, 2**31 - 1),
        tau_hi=st.sampled_from([0.1, 1.0, 5.0]))
 @example(case=paper_point(2), tau_seed=2, tau_hi=1.0)
@@ -26,7 +27,7 @@ def test_fixed_tau_reaches_the_coupled_fixed_point(case, tau_seed, tau_hi):
 
 
 @pytest.mark.claim("npfl_rl.centralised_raw_tau")
-@settings(max_examples=3)
+@settings(max_examples=examples("few"))
 @given(case=npfl_symmetric_instances(), tau=st.sampled_from([0.05, 0.2, 1.0]))
 @example(case=SYM, tau=0.05)
 def test_raw_tau_centralised_problem_is_not_the_limit(case, tau):

@@ -4,13 +4,14 @@ import pytest
 from hypothesis import example, given, settings, target
 from hypothesis import strategies as st
 
+from verify.budget import examples
 from verify.npfl_rl._common import paper_point
 from verify.npfl_rl.sac import evaluate_sac_rule, evaluate_sac_run
 from verify.strategies import npfl_instances
 
 
 @pytest.mark.claim("npfl_rl.sac_step")
-@settings(max_examples=6)
+@settings(max_examples=examples("several"))
 @given(case=npfl_instances(), state_seed=st.integers(0, 2**31 - 1), delta=st.floats(0.01, 1.0),
        nu=st.floats(0.01, 0.5))
 @example(case=paper_point(0), state_seed=0, delta=0.1, nu=0.05)
@@ -23,7 +24,7 @@ def test_sac_increment_follows_the_rule(case, state_seed, delta, nu):
 
 
 @pytest.mark.claim("npfl_rl.sac_step")
-@settings(max_examples=4)
+@settings(max_examples=examples("few"))
 @given(case=npfl_instances(), run_seed=st.integers(0, 2**31 - 1), epochs=st.sampled_from([1, 3]))
 @example(case=paper_point(1), run_seed=0, epochs=3)
 def test_sac_runs_move_tau_by_at_most_e_delta_nu_half(case, run_seed, epochs):

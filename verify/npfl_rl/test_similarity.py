@@ -4,13 +4,14 @@ import pytest
 from hypothesis import example, given, settings, target
 from hypothesis import strategies as st
 
+from verify.budget import examples
 from verify.npfl_rl._common import paper_point
 from verify.npfl_rl.similarity import evaluate_similarity
 from verify.strategies import npfl_instances, npfl_symmetric_instances
 
 
 @pytest.mark.claim("npfl_rl.similarity_monotone")
-@settings(max_examples=10)
+@settings(max_examples=examples("some"))
 @given(case=st.one_of(npfl_instances(), npfl_symmetric_instances()))
 @example(case=paper_point(0))
 def test_cross_cluster_spread_does_not_increase_with_tau(case):

@@ -6,6 +6,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from reference_impl.npfl_rl import NPFLConfig, npfl_primal_map, run_npfl
+from verify.budget import examples
 from verify.npfl_rl._common import problem_from
 from verify.npfl_rl.well_posedness import PAPER_BREACH, evaluate_well_posed
 from verify.strategies import npfl_instances
@@ -16,7 +17,7 @@ POLICIES = st.sampled_from([("dpg", 0.05, 1), ("dpg", 0.05, 3), ("sac", 0.1, 1),
 
 
 @pytest.mark.claim("npfl_rl.well_posed")
-@settings(max_examples=6)
+@settings(max_examples=examples("several"))
 @given(case=npfl_instances(), policy=POLICIES, run_seed=st.integers(0, 2**31 - 1))
 @example(case=PAPER_CASE, policy=("dpg", 1e-3, 1), run_seed=0)
 def test_projection_keeps_every_step_well_posed(case, policy, run_seed):
@@ -30,7 +31,7 @@ def test_projection_keeps_every_step_well_posed(case, policy, run_seed):
 
 
 @pytest.mark.claim("npfl_rl.well_posed_unprojected")
-@settings(max_examples=6)
+@settings(max_examples=examples("several"))
 @given(case=npfl_instances(), run_seed=st.integers(0, 2**31 - 1), delta=st.sampled_from([1e-3, 0.05, 0.2]))
 @example(case=PAPER_CASE, run_seed=0, delta=1e-3)
 def test_unprojected_runs_flag_exactly_the_ill_posed_steps(case, run_seed, delta):

@@ -34,7 +34,6 @@ from theory.gtv import (
     GTVInstance,
     cluster_oracles,
     dual_update,
-    edge_differences,
     kkt_residuals,
     loss_gradients,
     loss_values,
@@ -329,7 +328,6 @@ def solve_gtv_cvxpy(inst: GTVInstance, *, solver_tol: float | None) -> GTVSoluti
 
     n, d, E = inst.n, inst.d, inst.n_edges
     x = cp.Variable(n * d)
-    W = cp.reshape(x, (n, d), order="C")
     Xs, yv, node = _stacked(inst)
     inv_m = 1.0 / inst.m[node]
     if inst.loss == "squared":
@@ -364,7 +362,7 @@ def solve_gtv_dual_cvxpy(inst: GTVInstance, *, solver_tol: float | None) -> GTVS
 
     if inst.loss != "squared":
         raise ValueError(f"loss must be 'squared' for the CVXPY dual, got {inst.loss!r}")
-    n, d, E = inst.n, inst.d, inst.n_edges
+    d, E = inst.d, inst.n_edges
     Xs, yv, node = _stacked(inst)
     lamA = inst.lam * inst.A
     if inst.penalty == "quad":
@@ -497,7 +495,7 @@ def sbm_arm_curve(arm: str, seed: int, *, iterations: int = 2000, theta: float =
         w = pooled_solution(inst) if arm == "pooled" else oracle_clusterwise(inst)
         return np.array([0, iterations]), np.full(2, mse(w, w_true))
     curve = []
-    record = lambda w: curve.append(mse(w, w_true))  # noqa: E731
+    record = lambda w: curve.append(mse(w, w_true))
     if arm == "fedavg":
         fedavg(inst, rounds=iterations, local_steps=local_steps, monitor=record)
     else:

@@ -190,7 +190,7 @@ def test_sbm_arm_curves_share_the_instance_and_record_mse():
     k, alg = sbm_arm_curve("algorithm1", 5, iterations=400, theta=5.0, record_every=50, **kw)
     assert k.tolist() == list(range(0, 401, 50)) and alg[-1] < alg[0]
     _, pooled = sbm_arm_curve("pooled", 5, iterations=400, **kw)
-    r, fa = sbm_arm_curve("fedavg", 5, iterations=300, local_steps=1, **kw)
+    _, fa = sbm_arm_curve("fedavg", 5, iterations=300, local_steps=1, **kw)
     assert len(fa) == 300 and np.isclose(fa[-1], pooled[0], rtol=1e-4)
     _, oracle = sbm_arm_curve("oracle", 5, **kw)
     _, ifc = sbm_arm_curve("ifca", 5, iterations=20, **kw)

@@ -152,7 +152,7 @@ def test_kkt_residual_is_zero_at_a_constructed_mocha_saddle_point():
     u = (inst.lam * inst.A)[:, None] * edge_differences(inst, w)
     # choose b so that flow conservation holds: b_i = H_i w_i + (D^T u)_i  (a valid squared loss needs y; use
     # the residual form directly instead)
-    node, edge = kkt_residuals(inst, w, u)
+    _, edge = kkt_residuals(inst, w, u)
     assert edge < 1e-14
     _, edge_seed = kkt_residuals(inst, w, edge_differences(inst, w))
     assert edge_seed > 1e-3

@@ -1,6 +1,5 @@
 """Mutation tests of the GTV checks: a slightly wrong algorithm or bound must turn each check into a refutation."""
 
-import numpy as np
 
 from theory.gtv import dual_update
 from verify.gtv import algorithm1, theorem2

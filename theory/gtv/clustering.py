@@ -156,9 +156,8 @@ def cluster_constants(inst: GTVInstance, clusters=None) -> ClusterConstants:
         inv = np.linalg.inv(Hc)
         alpha = 1.0 / np.einsum("sj,kjl,sl->ks", signs, inv, signs).max(axis=1)
     boundary, out = boundary_weights(inst, c)
-    ro = lambda a: _ro(a)  # noqa: E731
-    return ClusterConstants(clusters=ro(c), oracle=ro(oracle), delta=ro(delta), beta=ro(np.maximum(beta, 0.0)),
-                            alpha=ro(alpha), boundary=ro(boundary), out_degree=ro(out), norm=float(p))
+    return ClusterConstants(clusters=_ro(c), oracle=_ro(oracle), delta=_ro(delta), beta=_ro(np.maximum(beta, 0.0)),
+                            alpha=_ro(alpha), boundary=_ro(boundary), out_degree=_ro(out), norm=float(p))
 
 
 def _ro(a):

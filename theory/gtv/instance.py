@@ -192,7 +192,7 @@ class GTVInstance:
         ev, V = np.linalg.eigh(self.quadratic[0])
         return _readonly(ev), _readonly(V)
 
-    def with_(self, **changes) -> "GTVInstance":
+    def with_(self, **changes) -> GTVInstance:
         """A copy with fields replaced (validated again)."""
         fields = {k: getattr(self, k) for k in ("n", "edges", "A", "X", "y", "m", "lam", "penalty", "loss", "Q",
                                                  "gamma", "clusters")}

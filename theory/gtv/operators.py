@@ -171,7 +171,7 @@ def squared_loss_conjugate(inst: GTVInstance, s: np.ndarray, range_rtol: float) 
     if inst.loss != "squared":
         raise ValueError(f"loss must be 'squared' for the closed-form conjugate, got {inst.loss!r}")
     s = np.asarray(s, dtype=np.float64)
-    H, b, c = inst.quadratic
+    _, b, c = inst.quadratic
     ev, V, keep = _range_projector(inst)
     coords = np.einsum("nji,nj->ni", V, s)                    # s in the eigenbasis of H_i
     perp = np.linalg.norm(coords * (1.0 - keep), axis=1)

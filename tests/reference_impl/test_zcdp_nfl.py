@@ -279,3 +279,14 @@ def test_problem_arrays_are_read_only():
     problem = _problem()
     with pytest.raises(ValueError):
         problem.X[0, 0, 0] = 1.0
+
+
+def test_lad_optimum_is_an_exact_vertex_certified_by_its_multipliers():
+    """LAD: w_c interpolates P samples exactly and the basic multipliers lie in [-1, 1] (certificate residual 0);
+    the solver's value agrees with F(w_c)."""
+    problem = _problem("lad", seed=4)
+    truth = centralized_optimum(problem)
+    r = problem.X.reshape(-1, problem.P) @ truth.w_c - problem.y.reshape(-1)
+    assert np.sum(np.abs(r) < 1e-12) >= problem.P and truth.residual == 0.0
+    shifted = truth.w_c + 1e-4 * np.eye(problem.P)
+    assert np.all(problem.centralized_objective(shifted) > truth.F_star)

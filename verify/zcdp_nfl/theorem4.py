@@ -194,6 +194,9 @@ CLAIMS = (
                 "holds; readings compatible with A3 (Sigma eta < inf, Sigma eta^2 < inf) admit eta0/n^2, which "
                 "freezes."),
         reproduce=reproduce_assumption4,
+        uncorrected_because=("Under the printed and the sequence readings Assumptions 3 and 4 are mutually exclusive, and "
+                             "the readings compatible with Assumption 3 admit eta0/n^2, which freezes, so no reading "
+                             "keeps what Theorem IV uses the assumption for."),
     ),
     Claim(
         id="zcdp_nfl.theorem4",
@@ -210,6 +213,9 @@ CLAIMS = (
                 "supported by the seed (empirical rates are instance dependent, see "
                 "zcdp_nfl.growing_step_instance_dependent and zcdp_nfl.theorem3_nonsummable)."),
         reproduce=reproduce_theorem4,
+        uncorrected_because=("No reading of Assumption 4 is both compatible with Theorem III's hypotheses and sufficient "
+                             "for convergence, and the seed gives no other rate argument; observed rates are instance "
+                             "dependent."),
     ),
     Claim(
         id="zcdp_nfl.growing_step_instance_dependent",

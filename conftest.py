@@ -6,8 +6,12 @@
 """
 
 import os
+import tempfile
 
 from hypothesis import settings
+
+# The report's result cache: the tests never reuse results of another run (a private directory per session).
+os.environ["FEDCHECK_CACHE_DIR"] = tempfile.mkdtemp(prefix="fedcheck-test-cache-")
 
 settings.register_profile("ci", derandomize=True, database=None, deadline=None, max_examples=100, print_blob=True)
 settings.register_profile("dev", deadline=None, max_examples=100)

@@ -78,6 +78,10 @@ def _build_parser() -> _Parser:
                           "(default: 30)")
     rep.add_argument("--quiet", action="store_true", help="no progress bar")
     rep.add_argument("--json", action="store_true", help="also print results.json to stdout")
+    rep.add_argument("--cache-dir", type=Path, default=None, metavar="DIR",
+                     help="reuse results whose claim, profile, seed and code are unchanged (default: "
+                          "$FEDCHECK_CACHE_DIR or .fedcheck-cache)")
+    rep.add_argument("--no-cache", action="store_true", help="run every check afresh (and store nothing)")
 
     rep.set_defaults(subparser=rep)
     cl = sub.add_parser("claims", help="list the claim registry")
@@ -113,8 +117,11 @@ def _cmd_report(args, parser: _Parser) -> int:
     from verify.executor import DASK_TIMEOUT, make_executor
     from verify.records import CheckContext, Verdict
     from verify.registry import select_claims
+    from verify.cache import ResultCache, default_cache_dir
     from verify.runner import run_claims
 
+    if args.no_cache and args.cache_dir is not None:
+        parser.error("argument --cache-dir: cannot be combined with --no-cache")
     if args.workers > 1 and args.dask_scheduler:
         parser.error("argument --workers: cannot be combined with --dask-scheduler")
     if args.dask_scheduler is None and args.dask_timeout is not None:
@@ -140,8 +147,15 @@ def _cmd_report(args, parser: _Parser) -> int:
         bar.set_postfix_str(f"{result.claim_id}: {result.verdict.value}")
         bar.update()
 
-    try:
-        results = run_claims(claims, ctx, on_done=on_done)
+    cache = None
+    if not args.no_cache:
+        cache_dir = args.cache_dir if args.cache_dir is not None else default_cache_dir()
+        if cache_dir.exists() and not cache_dir.is_dir():
+            parser.error(f"argument --cache-dir: {str(cache_dir)!r} is not a directory")
+        cache = ResultCache(cache_dir)
+    try:  # groups of claims run side by side on the local workers (each check's own runs share the pool)
+        results = run_claims(claims, ctx, on_done=on_done, cache=cache,
+                             parallel=args.workers if args.dask_scheduler is None else 1)
     finally:
         bar.close()
         executor.close()

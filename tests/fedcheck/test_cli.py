@@ -27,7 +27,7 @@ def test_report_only_pgfl_json_prints_valid_json_and_writes_files(tmp_path):
     document = json.loads(proc.stdout)
     assert document["seed"] == 3 and document["only"] == ["pgfl"]
     assert {r["claim_id"].split(".")[0] for r in document["results"]} == {"pgfl"}
-    expected = {c["id"]: c["expected"] for c in document["claims"]}
+    expected = {c["id"]: c["expected_by_profile"].get("ci", c["expected"]) for c in document["claims"]}
     assert all(r["verdict"] == expected[r["claim_id"]] for r in document["results"])
     assert "refuted" in {r["verdict"] for r in document["results"]}  # pgfl.theorem4.reported_total
     assert json.loads((tmp_path / "results.json").read_text()) == document

@@ -135,9 +135,17 @@ def check_constant_step_conditions(ctx: CheckContext) -> CheckResult:
                         e = evaluate_constant_step(settings)
                         outside.append({k: e.parameters[k] for k in ("objective", "seed", "lam", "eta0", "outcome",
                                                                      "zero_margin", "min_abs_w_c")})
+    series = []
+    for e in evidence[:: max(1, len(evidence) // 6)]:
+        keys = ("objective", "seed", "lam", "eta0", "T")
+        ne = run_from({k: e.parameters[k] for k in keys}).ne[0]
+        series.append(Series(label=f"{e.parameters['objective']}, lambda = {e.parameters['lam']:g}, eta max L = "
+                                   f"{e.parameters['eta_max_L']:.2f}", x=np.arange(ne.size), y=np.maximum(ne, 1e-300)))
+    figure = FigureSpec(name="conditions", title="Constant step inside the two conditions: NE(n), noise-free",
+                        xlabel="iteration n", ylabel="NE(n)", yscale="log", series=tuple(series))
     return result_from_evidence(
         "zcdp_nfl.constant_step_conditions", evidence, ctx=ctx, quantity="NE(T), noise-free, eta = c / max_k L_k",
-        what="constant eta with eta max L_k <= 1 and min |w_c,j| > eta lambda lambda_1/K reaches w_c",
+        what="constant eta with eta max L_k <= 1 and min |w_c,j| > eta lambda lambda_1/K reaches w_c", figures=[figure],
         details={"linear_rates": [e.parameters["linear_rate"] for e in evidence],
                  "outside_hypothesis_small_or_zero_coordinate": outside})
 

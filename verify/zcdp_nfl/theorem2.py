@@ -147,10 +147,11 @@ def check_positivity(ctx: CheckContext) -> CheckResult:
 
 def check_consensus_gap(ctx: CheckContext) -> CheckResult:
     """The same runs: F(w_bar) - F* >= 0 on every path and T."""
-    evidence = [evaluate_consensus_gap(s) for s in _settings(ctx, False) + _settings(ctx, True)]
+    plain, noisy = _settings(ctx, False), _settings(ctx, True)
+    evidence = [evaluate_consensus_gap(s) for s in plain + noisy]
     return result_from_evidence(
         "zcdp_nfl.theorem2_consensus_gap", evidence, ctx=ctx, quantity="-min (F(w_bar^(T)) - F*) over T and runs",
-        what="F(w_bar^(T)) - F* >= 0 (w_bar = client average of w_hat)",
+        what="F(w_bar^(T)) - F* >= 0 (w_bar = client average of w_hat)", figures=[_figure(plain[0], noisy[0])],
         details={"min_gaps": [e.parameters["min_gap"] for e in evidence]})
 
 

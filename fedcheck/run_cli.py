@@ -152,7 +152,7 @@ def load_pgfl_config(path: Path, iterations: int, runs: int = 1):
 
 #: The other ``fedcheck run`` sub-commands: module -> its ``add_run_parser(run_subparsers, int_at_least)``, which
 #: registers the sub-command with ``set_defaults(subparser=..., handler=run_fn)``; ``run_fn(args) -> int``.
-RUN_PLUGINS = ("fedcheck.paofed_cli",)
+RUN_PLUGINS = ("fedcheck.paofed_cli", "fedcheck.fedpdm_cli", "fedcheck.zcdp_nfl_cli", "fedcheck.gtv_cli", "fedcheck.npfl_rl_cli")
 
 
 def add_run_parser(sub, int_at_least) -> None:

@@ -388,13 +388,14 @@ class Claim:
             raise ValueError(f"{self.id}: a claim expected to be refuted needs a reproduce function")
         if self.corrected_by is not None and self.expected is not Verdict.REFUTED:
             raise ValueError(f"{self.id}: only a refuted claim has a corrected_by claim")
+        refuted_somewhere = Verdict.REFUTED in {self.expected, *(self.expected_by_profile or {}).values()}
         if self.severity is not None:
             if self.severity not in SEVERITIES:
                 raise ValueError(f"{self.id}: severity must be one of {', '.join(SEVERITIES)}, got {self.severity!r}")
-            if self.expected is not Verdict.REFUTED:
+            if not refuted_somewhere:
                 raise ValueError(f"{self.id}: only a refuted claim has a severity, got expected = {self.expected.value}")
         if self.uncorrected_because:
-            if self.expected is not Verdict.REFUTED or self.corrected_by is not None:
+            if not refuted_somewhere or self.corrected_by is not None:
                 raise ValueError(f"{self.id}: uncorrected_because is only for a refuted claim without corrected_by")
 
     def expected_at(self, profile: str) -> Verdict:

@@ -173,6 +173,7 @@ CLAIMS = (
                 "corrected reading "
                 "is the one npfl_rl.closed_form confirms."),
         reproduce=reproduce_printed_objective,
+        severity="typo",
     ),
     Claim(
         id="npfl_rl.closed_form_printed",
@@ -190,6 +191,7 @@ CLAIMS = (
                 "is off by O(0.1-1) relative at every client with a neighbour in another cluster."),
         reproduce=reproduce_printed,
         corrected_by="npfl_rl.closed_form",
+        severity="correction_as_useful",
     ),
     Claim(
         id="npfl_rl.closed_form",

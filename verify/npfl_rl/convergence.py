@@ -126,6 +126,7 @@ CLAIMS = (
                 "diverges (relative error ~1e230 after 400 iterations at the paper's size; >1e3 on every instance)."),
         reproduce=reproduce_printed_dual,
         corrected_by="npfl_rl.convergence_tau0",
+        severity="correction_as_useful",
     ),
     Claim(
         id="npfl_rl.convergence_tau0",

@@ -142,6 +142,7 @@ CLAIMS = (
                 "by ~1e-3-1e-1 relative while the scaled one matches to ~1e-20."),
         reproduce=reproduce_raw_tau,
         corrected_by="npfl_rl.fixed_point",
+        severity="correction_as_useful",
     ),
     Claim(
         id="npfl_rl.fixed_point",

@@ -842,3 +842,14 @@ def malformed_config(draw, fields: dict) -> tuple[str, str, object]:
 
 
 __all__ += ["malformed_config"]
+
+
+# --- paofed paper scale (white reduction) ---
+__all__ += ["paofed_white_scaled_sizes"]
+
+
+@st.composite
+def paofed_white_scaled_sizes(draw) -> dict:
+    """(K, D, l_max) of a scaled-down paper set-up for verify.paofed.paper_scale: K a multiple of the 4
+    availability groups (4 or 8), D in 3..8, l_max in 1..4 (the white reduction keeps each solve N_b^2)."""
+    return {"K": 4 * draw(st.integers(1, 2)), "D": draw(st.integers(3, 8)), "l_max": draw(st.integers(1, 4))}

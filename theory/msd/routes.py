@@ -52,7 +52,9 @@ __all__ = [
     "choose_route",
     "fast_threshold_bracket",
     "mean_square_analysis",
+    "threshold_start",
     "warm_spectral_radius",
+    "white_threshold_bracket",
 ]
 
 #: rho(F) must be below 1 - STABILITY_MARGIN to count as stable (above Arnoldi's tolerance 1e-10).
@@ -211,6 +213,52 @@ def fast_threshold_bracket(rho: Callable[[float], float], lambda_max: float, *, 
     return ThresholdBracket(lo, hi, xtol, cache[lo], cache[hi], lambda_max)
 
 
+def threshold_start(x, model: str) -> float:
+    r"""Where the threshold search starts: Theorem 2's :math:`1/\lambda_{\max}` for the seed's F; for the exact F
+    the Gaussian LMS estimate :math:`2/\max_k(\mathrm{tr}R_k + 2\lambda_{\max}(R_k))` (the fourth-moment term
+    :math:`\mathrm{tr}(R_kX)R_k` makes :math:`\mathrm{tr}R_k` matter), capped at :math:`1/\lambda_{\max}`."""
+    m = _moments(x)
+    lam = m.lambda_max
+    if model == "seed":
+        return 1.0 / lam
+    lam_k = np.linalg.eigvalsh(m.R)[:, -1]
+    tr = np.einsum("kii->k", m.R)
+    return float(min(1.0 / lam, 2.0 / np.max(tr + 2.0 * lam_k)))
+
+
+def white_threshold_bracket(x, model: str, *, rtol: float = 1e-7, start: float | None = None,
+                            tol: float = 1e-10) -> ThresholdBracket:
+    r"""Mean-square threshold for white R: bracket on the identity component, certified for all components.
+
+    :math:`\rho(\mathcal F) = \max_c\rho(\mathcal F_c)`. The bracket :math:`[lo, hi]` of the identity component
+    (the one that holds the noise) is certified for :math:`\mathcal F` if every other component has
+    :math:`\rho_c(lo) < 1 - ` margin (then :math:`\rho(lo) < 1 \le \rho_{identity}(hi) \le \rho(hi)`);
+    otherwise the search is redone on the maximum over all components.
+    """
+    m = _moments(x)
+    comps = white_components(m, model)
+    nb = m.n_blocks
+    lam = m.lambda_max
+    start = threshold_start(m, model) if start is None else start
+
+    def component_rho(c, starts):
+        def rho(mu):
+            r, v = _eigs_top(lambda v: apply_F_component(m, c, v.reshape(nb, nb), model, mu).ravel(), nb * nb,
+                             starts.get(c.name), tol=tol, ncv=20, maxiter=ARNOLDI_MAXITER,
+                             what=f"rho(F_{model}) of the white component {c.name} at mu = {mu!r}")
+            starts[c.name] = v
+            return r
+        return rho
+
+    starts: dict = {}
+    br = fast_threshold_bracket(component_rho(comps[0], starts), lam, start=start, rtol=rtol)
+    if br.lo > 0:
+        others = [component_rho(c, starts)(br.lo) for c in comps[1:]]
+        if all(r < 1.0 - STABILITY_MARGIN for r in others):
+            return ThresholdBracket(br.lo, br.hi, br.tol, max([br.rho_lo, *others]), br.rho_hi, lam)
+    return fast_threshold_bracket(warm_spectral_radius(m, model, route="white", tol=tol), lam, start=start, rtol=rtol)
+
+
 def _white_mean_radius(m, mu: float, state: dict) -> float:
     """rho(M(mu)) for white R: M = (E_B Lambda E_A) (x) I_D, an N_b x N_b problem."""
     EA = expected_A(m, sparse=True)
@@ -296,13 +344,16 @@ def mean_square_analysis(x, model: str, *, route: str = "auto", threshold_rtol: 
     notes: list[str] = []
     mu = m.mu
     lam = m.lambda_max
-    start = (1.0 if model == "seed" else 0.5) / lam
+    start = threshold_start(m, model)
     if route == "naive":
         rho_fn = lambda s: _naive_rho(m, model, s)  # noqa: E731
     else:
         rho_fn = warm_spectral_radius(m, model, route=route)
     say(f"{model}: threshold search ({route} route)")
-    bracket = fast_threshold_bracket(rho_fn, lam, start=start, rtol=threshold_rtol)
+    if route == "white":
+        bracket = white_threshold_bracket(m, model, rtol=threshold_rtol, start=start)
+    else:
+        bracket = fast_threshold_bracket(rho_fn, lam, start=start, rtol=threshold_rtol)
     say(f"{model}: mu* in [{bracket.lo:.6g}, {bracket.hi:.6g}]")
 
     def structured_solve():

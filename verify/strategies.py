@@ -853,3 +853,19 @@ def paofed_white_scaled_sizes(draw) -> dict:
     """(K, D, l_max) of a scaled-down paper set-up for verify.paofed.paper_scale: K a multiple of the 4
     availability groups (4 or 8), D in 3..8, l_max in 1..4 (the white reduction keeps each solve N_b^2)."""
     return {"K": 4 * draw(st.integers(1, 2)), "D": draw(st.integers(3, 8)), "l_max": draw(st.integers(1, 4))}
+
+
+# --- paofed (Theorem 2 seed model: the counterexample search) ---
+@st.composite
+def paofed_hard_instances(draw, max_N: int = 30) -> dict:
+    """Instances aimed at rho(F_seed) near 1 (``verify.paofed.theorem2.hard_instance`` from a drawn seed): R_k condition
+    numbers up to 1e4, p down to 1e-2, delta up to 0.95, E[B_n] >= 0 by construction, N up to ``max_N``."""
+    import numpy as np
+
+    from verify.paofed._common import instance_to_dict
+    from verify.paofed.theorem2 import hard_instance
+
+    return instance_to_dict(hard_instance(np.random.default_rng(draw(st.integers(0, 2**32 - 1))), max_N=max_N))
+
+
+__all__ += ["paofed_hard_instances"]

@@ -6,8 +6,8 @@ from hypothesis import strategies as st
 
 from theory.msd import reference_instance, spectral_radius_F
 from verify.paofed._common import instance_to_dict, review_note2_instance
-from verify.paofed.theorem2 import evaluate_seed_model
-from verify.strategies import paofed_instances
+from verify.paofed.theorem2 import evaluate_exact_threshold, evaluate_seed_model
+from verify.strategies import paofed_hard_instances, paofed_instances
 
 _EXAMPLES = max(4, settings.default.max_examples // 20)
 
@@ -44,3 +44,37 @@ def test_one_over_lambda_max_is_not_necessary_either():
     inst = review_note2_instance()
     assert spectral_radius_F(inst, "exact", mu=1.05 / inst.lambda_max) < 1.0
     assert spectral_radius_F(inst, "seed", mu=1.05 / inst.lambda_max) > 1.0
+
+
+@pytest.mark.claim("paofed.theorem2_seed_model")
+@settings(max_examples=6)
+@given(params=paofed_hard_instances(max_N=30))
+def test_search_for_a_seed_model_counterexample_on_hard_instances(params):
+    """Property (a search pushed toward a counterexample): on mid-size instances with ill-conditioned R_k (condition
+    numbers up to 1e4), participation probabilities down to 1e-2 and E[B_n] >= 0, rho(F_seed(mu)) < 1 at
+    mu lambda_max in {0.99, 0.999}; target() maximises rho(F_seed)."""
+    evidence = evaluate_seed_model(params, (0.99, 0.999), lyapunov_max_n=0)
+    target(max(evidence.parameters["rho_F_seed"].values()), label="rho(F_seed)")
+    assert evidence.holds, evidence
+
+
+@pytest.mark.claim("paofed.theorem2_seed_model")
+@settings(max_examples=3)
+@given(params=paofed_hard_instances(max_N=10))
+def test_lyapunov_certificate_on_small_hard_instances(params):
+    """Property: for N <= 10 a Lyapunov matrix P > 0 with ||F^T P F - P + I|| < 1 exists at the worst step size below
+    1/lambda_max (a certificate of rho(F_seed) < 1 independent of Arnoldi)."""
+    evidence = evaluate_seed_model(params, (0.999,), lyapunov_max_n=10)
+    assert evidence.parameters["lyapunov_certified"] and evidence.holds, evidence
+
+
+@pytest.mark.claim("paofed.theorem2_exact_threshold")
+@settings(max_examples=2)
+@given(params=paofed_instances(max_K=2, max_D=2, max_l=1))
+@example(params=instance_to_dict(review_note2_instance()))
+def test_exact_F_is_stable_below_its_own_threshold(params):
+    """Property: with Gaussian regressors rho(F_exact(mu)) < 1 below the certified threshold mu*_exact and >= 1 at
+    1.1 times its upper end; mu*_exact lambda_max is instance dependent (1.136 on Review note 2's instance)."""
+    evidence = evaluate_exact_threshold(params)
+    target(evidence.measured, label="rho below threshold")
+    assert evidence.holds, evidence

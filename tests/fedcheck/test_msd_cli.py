@@ -121,3 +121,15 @@ def test_white_route_is_chosen_and_reported_with_progress(tmp_path, capsys):
     structured = _run(capsys, tmp_path / "w.toml", "--method", "structured")
     for model in ("seed", "exact"):
         assert abs(out["models"][model]["msd"] / structured["models"][model]["msd"] - 1) <= 1e-10
+
+
+def test_paper_scale_example_parses_to_the_white_route():
+    """The shipped paper-scale example is the paper's set-up with white features; the white route applies."""
+    from fedcheck.paofed_cli import _instance, _load_table
+    from theory.msd.routes import choose_route
+
+    path = EXAMPLE.parent / "paofed_paper_white.toml"
+    inst = _instance(_load_table(path), path.parent)
+    assert (inst.K, inst.D, inst.l_max, inst.m, inst.selection) == (256, 200, 10, 4, "window")
+    assert sorted(set(inst.p.tolist())) == [0.005, 0.025, 0.1, 0.25] and inst.lambda_max == pytest.approx(1.02)
+    assert choose_route(inst) == "white"

@@ -168,6 +168,7 @@ CLAIMS = (
                 "while 0.5/sqrt(n) keeps improving."),
         reproduce=reproduce_constant_step,
         corrected_by="zcdp_nfl.constant_step_conditions",
+        severity="correction_as_useful",
     ),
     Claim(
         id="zcdp_nfl.constant_step_conditions",

@@ -139,6 +139,7 @@ CLAIMS = (
                 "remaining motion is orders of magnitude smaller than the distance to w_c."),
         reproduce=reproduce_theorem3,
         corrected_by="zcdp_nfl.theorem3_nonsummable",
+        severity="correction_as_useful",
     ),
     Claim(
         id="zcdp_nfl.theorem3_nonsummable",

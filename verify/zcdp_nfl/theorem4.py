@@ -197,6 +197,7 @@ CLAIMS = (
         uncorrected_because=("Under the printed and the sequence readings Assumptions 3 and 4 are mutually exclusive, and "
                              "the readings compatible with Assumption 3 admit eta0/n^2, which freezes, so no reading "
                              "keeps what Theorem IV uses the assumption for."),
+        severity="false",
     ),
     Claim(
         id="zcdp_nfl.theorem4",
@@ -216,6 +217,7 @@ CLAIMS = (
         uncorrected_because=("No reading of Assumption 4 is both compatible with Theorem III's hypotheses and sufficient "
                              "for convergence, and the seed gives no other rate argument; observed rates are instance "
                              "dependent."),
+        severity="false",
     ),
     Claim(
         id="zcdp_nfl.growing_step_instance_dependent",

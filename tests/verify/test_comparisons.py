@@ -13,6 +13,7 @@ from scipy import stats
 from reports.figures import series_styles
 from verify import comparisons as cmp
 from verify import sign_test
+from verify.budget import examples
 from verify.records import CheckContext, Verdict
 
 #: Toy arms: name -> mean of a unit-variance Gaussian per-replicate outcome; replicate i's draw of an arm depends on
@@ -58,7 +59,7 @@ def test_sign_bounds_are_the_binomial_order_statistics():
     assert cmp.sign_bounds(np.ones(3), 0.05) == (-math.inf, math.inf)  # 2^-3 > 0.05: no finite bound
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples("most"))
 @given(n=st.integers(5, 60), alpha=st.sampled_from([0.2, 0.05, 0.01]), seed=st.integers(0, 2**16))
 def test_sign_bounds_cover_the_median_at_their_level(n, alpha, seed):
     """The one-sided bound misses the true median with probability <= alpha (checked over 400 samples with a

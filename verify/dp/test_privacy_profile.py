@@ -9,11 +9,12 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from theory.privacy import gaussian_delta_exact
+from verify.budget import examples
 from verify.dp.privacy_profile import hockey_stick_moments
 
 
 @pytest.mark.claim("dp.gaussian_privacy_profile")
-@settings(max_examples=15)
+@settings(max_examples=examples("many"))
 @given(mu=st.floats(min_value=0.3, max_value=3.0), quantile=st.floats(min_value=0.05, max_value=0.8),
        seed=st.integers(0, 2**30))
 @example(mu=1.0, quantile=0.5, seed=0)

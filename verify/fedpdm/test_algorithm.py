@@ -4,7 +4,13 @@ import pytest
 from hypothesis import example, given, settings, target
 from hypothesis import strategies as st
 
-from verify.fedpdm.algorithm import PROPERTY_SETTINGS, evaluate_noiseless_limit, evaluate_properties, evaluate_prox_step
+from verify.budget import examples
+from verify.fedpdm.algorithm import (
+    PROPERTY_SETTINGS,
+    evaluate_noiseless_limit,
+    evaluate_properties,
+    evaluate_prox_step,
+)
 from verify.strategies import fedpdm_algorithm_settings
 
 
@@ -24,7 +30,7 @@ def test_update_equations_hold_in_every_round(setting, seed):
 
 
 @pytest.mark.claim("fedpdm.noiseless_stationarity")
-@settings(max_examples=4)  # each example solves a conic program and runs 1500 rounds (about a second)
+@settings(max_examples=examples("several"))  # each example solves a conic program and runs 1500 rounds (about a second)
 @given(seed=st.integers(min_value=0, max_value=2**31 - 1))
 @example(seed=0)
 def test_noiseless_full_participation_reaches_cvxpy_optimum(seed):
@@ -38,7 +44,7 @@ def test_noiseless_full_participation_reaches_cvxpy_optimum(seed):
 
 
 @pytest.mark.claim("fedpdm.noiseless_stationarity")
-@settings(max_examples=3)
+@settings(max_examples=examples("several"))
 @given(seed=st.integers(min_value=0, max_value=2**31 - 1), factor=st.sampled_from([0.1, 0.25]))
 def test_wrong_prox_thresholds_miss_the_optimum(seed, factor):
     """Property: the thresholds gamma/(N rho) (factor 1/N) and rho gamma (factor rho^2 = 0.25) do not reach the optimum

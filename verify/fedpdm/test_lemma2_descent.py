@@ -3,12 +3,13 @@
 import pytest
 from hypothesis import example, given, settings, target
 
+from verify.budget import examples
 from verify.fedpdm.lemma2_descent import LEMMA2_COUNTEREXAMPLE, evaluate_lemma2
 from verify.strategies import fedpdm_noiseless_full_settings, fedpdm_noisy_settings
 
 
 @pytest.mark.claim("fedpdm.lemma2")
-@settings(max_examples=5)
+@settings(max_examples=examples("several"))
 @given(params=fedpdm_noisy_settings())
 @example(params={**LEMMA2_COUNTEREXAMPLE, "T": 200})  # spec 4.7.3: sigma = 0.03, d = 20, K = N
 def test_noise_keeps_the_lagrangian_level_against_a_negative_bound(params):
@@ -20,7 +21,7 @@ def test_noise_keeps_the_lagrangian_level_against_a_negative_bound(params):
 
 
 @pytest.mark.claim("fedpdm.lemma2_corrected")
-@settings(max_examples=5)
+@settings(max_examples=examples("several"))
 @given(params=fedpdm_noiseless_full_settings())
 @example(params={**LEMMA2_COUNTEREXAMPLE, "sigma": 0.0, "T": 200})
 def test_noiseless_full_participation_descends(params):

@@ -4,12 +4,17 @@ import pytest
 from hypothesis import example, given, settings, target
 from hypothesis import strategies as st
 
-from verify.fedpdm.lemma3_stationarity import LEMMA3_COUNTEREXAMPLE, evaluate_lemma3_exact, evaluate_lemma3_full
+from verify.budget import examples
+from verify.fedpdm.lemma3_stationarity import (
+    LEMMA3_COUNTEREXAMPLE,
+    evaluate_lemma3_exact,
+    evaluate_lemma3_full,
+)
 from verify.strategies import fedpdm_noiseless_full_settings, fedpdm_noisy_settings
 
 
 @pytest.mark.claim("fedpdm.lemma3")
-@settings(max_examples=4)
+@settings(max_examples=examples("several"))
 @given(N=st.sampled_from([40, 80]), d=st.sampled_from([20, 30]))
 @example(N=40, d=20)
 def test_some_of_six_partial_participation_instances_violate(N, d):
@@ -22,7 +27,7 @@ def test_some_of_six_partial_participation_instances_violate(N, d):
 
 
 @pytest.mark.claim("fedpdm.lemma3_corrected")
-@settings(max_examples=5)
+@settings(max_examples=examples("several"))
 @given(params=st.one_of(fedpdm_noiseless_full_settings(), fedpdm_noisy_settings().map(lambda p: {**p, "K": p["N"]})))
 def test_full_participation_holds_pathwise(params):
     """Property: with K = N, P^t <= RHS_t of (B.2) in every round and run, with and without noise."""

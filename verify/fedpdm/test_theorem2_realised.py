@@ -3,12 +3,17 @@
 import pytest
 from hypothesis import example, given, settings, target
 
-from verify.fedpdm.theorem2_realised import REALISED_COUNTEREXAMPLE, evaluate_realised, evaluate_realised_corrected
+from verify.budget import examples
+from verify.fedpdm.theorem2_realised import (
+    REALISED_COUNTEREXAMPLE,
+    evaluate_realised,
+    evaluate_realised_corrected,
+)
 from verify.strategies import fedpdm_federations
 
 
 @pytest.mark.claim("fedpdm.theorem2_realised")
-@settings(max_examples=10)
+@settings(max_examples=examples("some"))
 @given(params=fedpdm_federations())
 @example(params=REALISED_COUNTEREXAMPLE)  # the experiment: N = 100, K = 5, T = 300 (seed line 261-263)
 def test_busiest_client_exceeds_the_expected_count_account(params):
@@ -20,7 +25,7 @@ def test_busiest_client_exceeds_the_expected_count_account(params):
 
 
 @pytest.mark.claim("fedpdm.theorem2_realised_corrected")
-@settings(max_examples=10)
+@settings(max_examples=examples("some"))
 @given(params=fedpdm_federations())
 @example(params=REALISED_COUNTEREXAMPLE)
 def test_realised_count_account_is_within_the_linear_form(params):

@@ -3,12 +3,16 @@
 import pytest
 from hypothesis import example, given, settings, target
 
-from verify.fedpdm.theorem3_convergence import THEOREM3_COUNTEREXAMPLE, evaluate_theorem3
+from verify.budget import examples
+from verify.fedpdm.theorem3_convergence import (
+    THEOREM3_COUNTEREXAMPLE,
+    evaluate_theorem3,
+)
 from verify.strategies import fedpdm_any_noise_settings, fedpdm_noisy_settings
 
 
 @pytest.mark.claim("fedpdm.theorem3")
-@settings(max_examples=5)  # each example simulates 3 runs of 200 rounds
+@settings(max_examples=examples("several"))  # each example simulates 3 runs of 200 rounds
 @given(params=fedpdm_noisy_settings().map(lambda p: {**p, "K": min(p["K"], 5)}))  # d rho/(8K) >= 5
 @example(params={**THEOREM3_COUNTEREXAMPLE, "T": 200, "runs": 3})  # spec 4.7.2: sigma = 0.1, K = 5, d = 20
 def test_noise_floor_exceeds_eight_rho_sigma2(params):
@@ -20,7 +24,7 @@ def test_noise_floor_exceeds_eight_rho_sigma2(params):
 
 
 @pytest.mark.claim("fedpdm.theorem3_corrected")
-@settings(max_examples=6)
+@settings(max_examples=examples("several"))
 @given(params=fedpdm_any_noise_settings())
 @example(params={**THEOREM3_COUNTEREXAMPLE, "T": 200, "runs": 3})
 def test_corrected_noise_constant_bounds_the_average(params):

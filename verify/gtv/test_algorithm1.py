@@ -3,12 +3,13 @@
 import pytest
 from hypothesis import example, given, settings, target
 
+from verify.budget import examples
 from verify.gtv.algorithm1 import evaluate_convergence, evaluate_kkt_25
 from verify.strategies import gtv_convergence_cases
 
 
 @pytest.mark.claim("gtv.algorithm1_convergence")
-@settings(max_examples=3)  # each example runs Algorithm 1 to 1e-12 and two conic solves (about a second)
+@settings(max_examples=examples("several"))  # each example runs Algorithm 1 to 1e-12 and two conic solves (about a second)
 @given(case=gtv_convergence_cases())
 @example(case={"penalty": "l2", "loss": "squared", "seed": 0, "m": 10, "lam": 1e-2, "size": 6})
 def test_algorithm1_reaches_the_cvxpy_optimum(case):
@@ -21,7 +22,7 @@ def test_algorithm1_reaches_the_cvxpy_optimum(case):
 
 
 @pytest.mark.claim("gtv.algorithm1_convergence")
-@settings(max_examples=2)
+@settings(max_examples=examples("few"))
 @given(case=gtv_convergence_cases(penalty="l2", loss="logistic"))
 def test_algorithm1_logistic(case):
     """Property: the same with the logistic loss (ridge 0.01; PU by batched Newton)."""
@@ -30,7 +31,7 @@ def test_algorithm1_logistic(case):
 
 
 @pytest.mark.claim("gtv.kkt_25_corrected")
-@settings(max_examples=3)
+@settings(max_examples=examples("several"))
 @given(case=gtv_convergence_cases(penalty="mocha"))
 @example(case={"penalty": "mocha", "loss": "squared", "seed": 0, "m": 10, "lam": 1e-2, "size": 6})
 def test_mocha_flow_is_lam_a_times_the_difference(case):
@@ -41,7 +42,7 @@ def test_mocha_flow_is_lam_a_times_the_difference(case):
 
 
 @pytest.mark.claim("gtv.kkt_25")
-@settings(max_examples=3)
+@settings(max_examples=examples("several"))
 @given(case=gtv_convergence_cases(penalty="mocha"))
 def test_printed_25_fails_whenever_lam_a_is_not_one(case):
     """Property: the printed (25) (u = D w for MOCHA) fails at the optimum whenever some lam A_e != 1 and the

@@ -7,13 +7,14 @@ from hypothesis import strategies as st
 
 from reference_impl.gtv_data import sbm_instance
 from theory.gtv import squared_loss_conjugate
+from verify.budget import examples
 from verify.gtv.gap import conjugate_cvxpy
 from verify.tolerance import GTV_RANGE_RTOL
 
 
 @pytest.mark.claim("gtv.e15_gap_domain")
 @pytest.mark.claim("gtv.gap_stopping_rule")
-@settings(max_examples=5)
+@settings(max_examples=examples("several"))
 @given(seed=st.integers(0, 2**31 - 1), m=st.integers(1, 4), scale=st.floats(1e-6, 1.0))
 def test_conjugate_is_infinite_exactly_off_the_range(seed, m, scale):
     """Property: for m_i < d, L_i*(s) = +inf for s with a component outside range(X_i^T) (CVXPY: unbounded) and

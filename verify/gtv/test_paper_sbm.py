@@ -3,12 +3,13 @@
 import pytest
 from hypothesis import example, given, settings
 
+from verify.budget import examples
 from verify.gtv.paper_sbm import evaluate_paper_sbm
 from verify.strategies import gtv_sbm_seeds
 
 
 @pytest.mark.claim("gtv.paper_sbm_cluster_constant")
-@settings(max_examples=1)  # one paper-size replicate (200 nodes, d = 100) takes a few seconds
+@settings(max_examples=examples("one"))  # one paper-size replicate (200 nodes, d = 100) takes a few seconds
 @given(seed=gtv_sbm_seeds())
 @example(seed=0)
 def test_paper_sbm_dual_certificate(seed):

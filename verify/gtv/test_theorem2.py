@@ -3,12 +3,13 @@
 import pytest
 from hypothesis import example, given, settings, target
 
+from verify.budget import examples
 from verify.gtv.theorem2 import PAPER_DENSE_EXAMPLE, evaluate_theorem2
 from verify.strategies import gtv_chain_cases, gtv_well_connected_cases
 
 
 @pytest.mark.claim("gtv.theorem2")
-@settings(max_examples=4)  # each example certifies (35) by max-flow and runs Algorithm 1 to 1e-12
+@settings(max_examples=examples("several"))  # each example certifies (35) by max-flow and runs Algorithm 1 to 1e-12
 @given(case=gtv_well_connected_cases())
 @example(case=PAPER_DENSE_EXAMPLE)
 def test_theorem2_on_certified_dense_clusters(case):
@@ -20,7 +21,7 @@ def test_theorem2_on_certified_dense_clusters(case):
 
 
 @pytest.mark.claim("gtv.theorem2_sharper")
-@settings(max_examples=4)
+@settings(max_examples=examples("several"))
 @given(case=gtv_chain_cases())
 @example(case={"kind": "chain", "seed": 0, "n": 10, "m": 3, "eps": 0.2, "lam": 0.3})
 def test_d1_on_chains_is_attained(case):
@@ -33,7 +34,7 @@ def test_d1_on_chains_is_attained(case):
 
 
 @pytest.mark.claim("gtv.theorem2_sharper")
-@settings(max_examples=3)
+@settings(max_examples=examples("several"))
 @given(case=gtv_well_connected_cases())
 def test_d1_on_certified_dense_clusters(case):
     """Property: deviation <= lam |dC| / alpha (D1) on certified dense clusters (nLasso and l1)."""

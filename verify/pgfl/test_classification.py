@@ -7,6 +7,7 @@ for M-1, 40 for M-2/M-3) for a drawn root seed — never that something failed t
 import pytest
 from hypothesis import example, given, settings, target
 
+from verify.budget import examples
 from verify.comparisons import above, evaluate_statement, within
 from verify.pgfl.classification import DESIGN
 from verify.records import CheckContext
@@ -23,7 +24,7 @@ def _shown(seed, statement, n):
 
 
 @pytest.mark.claim("pgfl.experiment_m1")
-@settings(max_examples=1)
+@settings(max_examples=examples("one"))
 @given(seed=pgfl_classification_root_seeds())
 @example(seed=0)
 def test_m1_tau_lowers_accuracy_at_low_similarity_on_the_substitute(seed):
@@ -34,7 +35,7 @@ def test_m1_tau_lowers_accuracy_at_low_similarity_on_the_substitute(seed):
 
 
 @pytest.mark.claim("pgfl.experiment_m2")
-@settings(max_examples=1)
+@settings(max_examples=examples("one"))
 @given(seed=pgfl_classification_root_seeds())
 @example(seed=0)
 def test_m2_tau_improves_accuracy_at_high_similarity(seed):
@@ -44,7 +45,7 @@ def test_m2_tau_improves_accuracy_at_high_similarity(seed):
 
 
 @pytest.mark.claim("pgfl.experiment_m3")
-@settings(max_examples=1)
+@settings(max_examples=examples("one"))
 @given(seed=pgfl_classification_root_seeds())
 @example(seed=0)
 def test_m3_very_large_tau_matches_the_medium_tau(seed):

@@ -11,6 +11,7 @@ parameter around the paper's value; the ``@example`` is the paper's value. A pro
 import pytest
 from hypothesis import example, given, settings, target
 
+from verify.budget import examples
 from verify.comparisons import below, evaluate_statement, within
 from verify.pgfl._regression import DESIGN, Arm, Scale
 from verify.pgfl.experiments import (
@@ -56,7 +57,7 @@ def shown(seed, statement, *, n=12, point=None):
 
 
 @pytest.mark.claim("pgfl.experiment_r1_tau")
-@settings(max_examples=2)
+@settings(max_examples=examples("few"))
 @given(seed=pgfl_experiment_seeds(), tau=pgfl_moderate_taus())
 @example(seed=0, tau=PAPER_TAU)
 def test_inter_cluster_learning_speeds_up_the_start(seed, tau):
@@ -67,7 +68,7 @@ def test_inter_cluster_learning_speeds_up_the_start(seed, tau):
 
 @pytest.mark.claim("pgfl.experiment_r1_gfl")
 @pytest.mark.claim("pgfl.experiment_r1_gfl_competitive")
-@settings(max_examples=2)
+@settings(max_examples=examples("few"))
 @given(seed=pgfl_experiment_seeds())
 @example(seed=0)
 def test_gfl_is_within_one_db_of_pgfl_when_clusters_are_similar(seed):
@@ -78,7 +79,7 @@ def test_gfl_is_within_one_db_of_pgfl_when_clusters_are_similar(seed):
 
 
 @pytest.mark.claim("pgfl.experiment_r1_clusterfl")
-@settings(max_examples=2)
+@settings(max_examples=examples("few"))
 @given(seed=pgfl_experiment_seeds(), tau=pgfl_moderate_taus())
 @example(seed=0, tau=PAPER_TAU)
 def test_clusterfl_is_worse_than_pgfl(seed, tau):
@@ -88,7 +89,7 @@ def test_clusterfl_is_worse_than_pgfl(seed, tau):
 
 
 @pytest.mark.claim("pgfl.experiment_r2_scheduling")
-@settings(max_examples=2)
+@settings(max_examples=examples("few"))
 @given(seed=pgfl_experiment_seeds(), tau=pgfl_moderate_taus())
 @example(seed=0, tau=PAPER_TAU)
 @example(seed=0, tau=0.0)
@@ -100,7 +101,7 @@ def test_scheduling_slows_pgfl(seed, tau):
 
 @pytest.mark.claim("pgfl.experiment_r2_gfl")
 @pytest.mark.claim("pgfl.experiment_r2_gfl_slower")
-@settings(max_examples=2)
+@settings(max_examples=examples("few"))
 @given(seed=pgfl_experiment_seeds())
 @example(seed=0)
 def test_scheduling_slows_gfl(seed):
@@ -111,7 +112,7 @@ def test_scheduling_slows_gfl(seed):
 
 
 @pytest.mark.claim("pgfl.experiment_r3_privacy_slows")
-@settings(max_examples=2)
+@settings(max_examples=examples("few"))
 @given(seed=pgfl_experiment_seeds(), tau=pgfl_moderate_taus())
 @example(seed=0, tau=PAPER_TAU)
 def test_privacy_noise_slows_pgfl(seed, tau):
@@ -121,7 +122,7 @@ def test_privacy_noise_slows_pgfl(seed, tau):
 
 
 @pytest.mark.claim("pgfl.experiment_r3_privacy_cost")
-@settings(max_examples=2)
+@settings(max_examples=examples("few"))
 @given(seed=pgfl_experiment_seeds())
 @example(seed=0)
 def test_privacy_cost_exceeds_one_db_at_the_horizon(seed):
@@ -132,7 +133,7 @@ def test_privacy_cost_exceeds_one_db_at_the_horizon(seed):
 
 
 @pytest.mark.claim("pgfl.experiment_r4_tau_sweep")
-@settings(max_examples=2)
+@settings(max_examples=examples("few"))
 @given(seed=pgfl_experiment_seeds(), tau=pgfl_moderate_taus())
 @example(seed=0, tau=PAPER_TAU)
 def test_moderate_tau_beats_tau_zero_under_privacy(seed, tau):
@@ -143,7 +144,7 @@ def test_moderate_tau_beats_tau_zero_under_privacy(seed, tau):
 
 @pytest.mark.claim("pgfl.experiment_r4_large_tau")
 @pytest.mark.claim("pgfl.experiment_r4_large_tau_flat")
-@settings(max_examples=2)
+@settings(max_examples=examples("few"))
 @given(seed=pgfl_experiment_seeds(), large=pgfl_large_taus())
 @example(seed=0, large=0.9)
 def test_large_tau_is_within_one_db_of_the_paper_tau(seed, large):
@@ -154,7 +155,7 @@ def test_large_tau_is_within_one_db_of_the_paper_tau(seed, large):
 
 
 @pytest.mark.claim("pgfl.experiment_r5_fixed_tau")
-@settings(max_examples=2)
+@settings(max_examples=examples("few"))
 @given(seed=pgfl_experiment_seeds(), gamma=pgfl_dissimilar_gammas())
 @example(seed=0, gamma=LOW_SIMILARITY_GAMMA)
 def test_fixed_tau_starts_faster_with_dissimilar_clusters(seed, gamma):
@@ -165,7 +166,7 @@ def test_fixed_tau_starts_faster_with_dissimilar_clusters(seed, gamma):
 
 
 @pytest.mark.claim("pgfl.experiment_r5_fixed_tau")
-@settings(max_examples=1)
+@settings(max_examples=examples("one"))
 @given(seed=pgfl_experiment_seeds(), gamma=pgfl_dissimilar_gammas())
 @example(seed=0, gamma=LOW_SIMILARITY_GAMMA)
 def test_fixed_tau_has_a_worse_steady_state_with_dissimilar_clusters(seed, gamma):
@@ -176,7 +177,7 @@ def test_fixed_tau_has_a_worse_steady_state_with_dissimilar_clusters(seed, gamma
 
 
 @pytest.mark.claim("pgfl.experiment_r5_decaying_tau")
-@settings(max_examples=1)
+@settings(max_examples=examples("one"))
 @given(seed=pgfl_experiment_seeds(), beta=pgfl_tau_decays())
 @example(seed=0, beta=PAPER_TAU_DECAY)
 def test_decaying_tau_keeps_the_start_and_reaches_tau_zero(seed, beta):
@@ -190,7 +191,7 @@ def test_decaying_tau_keeps_the_start_and_reaches_tau_zero(seed, beta):
 
 
 @pytest.mark.claim("pgfl.experiment_r6_phi0")
-@settings(max_examples=2)
+@settings(max_examples=examples("few"))
 @given(seed=pgfl_experiment_seeds(), phi0s=pgfl_phi0_pairs())
 @example(seed=0, phi0s=(PHI0_GRID[0], PHI0_GRID[-1]))
 def test_more_privacy_gives_a_higher_nmsd(seed, phi0s):
@@ -202,7 +203,7 @@ def test_more_privacy_gives_a_higher_nmsd(seed, phi0s):
 
 
 @pytest.mark.claim("pgfl.experiment_r7_zeta")
-@settings(max_examples=2)
+@settings(max_examples=examples("few"))
 @given(seed=pgfl_experiment_seeds(), zetas=pgfl_zeta_pairs())
 @example(seed=0, zetas=(ZETA_GRID[0], ZETA_GRID[-1]))
 def test_slower_variance_decay_gives_a_higher_nmsd(seed, zetas):

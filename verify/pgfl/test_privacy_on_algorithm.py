@@ -7,12 +7,13 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from reference_impl.pgfl import PGFLConfig, synthetic_regression
+from verify.budget import examples
 from verify.pgfl.privacy_on_algorithm import released_noise
 from verify.tolerance import CHI2_ALPHA
 
 
 @pytest.mark.claim("pgfl.privacy_on_algorithm")
-@settings(max_examples=10)
+@settings(max_examples=examples("some"))
 @given(seed=st.integers(0, 2**30), zeta=st.floats(min_value=0.8, max_value=1.0), phi0=st.floats(min_value=1e-4, max_value=1.0),
        scheduled=st.integers(1, 4), convention=st.sampled_from(["I", "II"]))
 def test_released_noise_is_calibrated(seed, zeta, phi0, scheduled, convention):

@@ -3,12 +3,17 @@
 import pytest
 from hypothesis import example, given, settings, target
 
-from verify.pgfl.single_step import PAPER_LIKE_INSTANCE, evaluate_single_step_corrected, evaluate_single_step_printed
+from verify.budget import examples
+from verify.pgfl.single_step import (
+    PAPER_LIKE_INSTANCE,
+    evaluate_single_step_corrected,
+    evaluate_single_step_printed,
+)
 from verify.strategies import pgfl_single_step_instances
 
 
 @pytest.mark.claim("pgfl.single_step_update")
-@settings(max_examples=20)
+@settings(max_examples=examples("many"))
 @given(params=pgfl_single_step_instances())
 @example(params=PAPER_LIKE_INSTANCE)
 @example(params={**PAPER_LIKE_INSTANCE, "rho_factor": 1.0})
@@ -21,7 +26,7 @@ def test_printed_single_step_update_diverges(params):
 
 
 @pytest.mark.claim("pgfl.single_step_update_corrected")
-@settings(max_examples=20)
+@settings(max_examples=examples("many"))
 @given(params=pgfl_single_step_instances())
 @example(params=PAPER_LIKE_INSTANCE)
 @example(params={**PAPER_LIKE_INSTANCE, "rho_factor": 10.0})

@@ -4,7 +4,14 @@ import pytest
 from hypothesis import example, given, settings, target
 from hypothesis import strategies as st
 
-from verify.zcdp_nfl.constant_step import DIVERGING, STALLING, evaluate_constant_step, hypothesis_margins, step_for
+from verify.budget import examples
+from verify.zcdp_nfl.constant_step import (
+    DIVERGING,
+    STALLING,
+    evaluate_constant_step,
+    hypothesis_margins,
+    step_for,
+)
 
 
 @pytest.mark.claim("zcdp_nfl.constant_step")
@@ -22,7 +29,7 @@ def test_constant_step_diverges_at_large_lambda_and_stalls_on_a_sparse_optimum(s
 
 
 @pytest.mark.claim("zcdp_nfl.constant_step_conditions")
-@settings(max_examples=20)
+@settings(max_examples=examples("many"))
 @given(seed=st.integers(0, 2**31 - 1), objective=st.sampled_from(["ridge", "elastic_net"]),
        lam=st.floats(min_value=0.1, max_value=3.0), c=st.floats(min_value=0.2, max_value=1.0))
 @example(seed=2024, objective="elastic_net", lam=1.0, c=1.0)

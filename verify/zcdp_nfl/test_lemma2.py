@@ -3,9 +3,14 @@
 import pytest
 from hypothesis import example, given, settings, target
 
+from verify.budget import examples
 from verify.strategies import nfl_run_settings
 from verify.tolerance import MC_ALPHA
-from verify.zcdp_nfl.lemma2 import MC_BASE, evaluate_lemma2_expectation, evaluate_lemma2_pathwise
+from verify.zcdp_nfl.lemma2 import (
+    MC_BASE,
+    evaluate_lemma2_expectation,
+    evaluate_lemma2_pathwise,
+)
 
 #: The paper's size (K = 50, P = 8, M = 50), ridge, eta = 0.05/sqrt(n), no noise.
 PAPER = {"seed": 2024, "K": 50, "P": 8, "M": 50, "objective": "ridge", "rho": 1.0, "step": "inv_sqrt", "eta0": 0.05,
@@ -13,7 +18,7 @@ PAPER = {"seed": 2024, "K": 50, "P": 8, "M": 50, "objective": "ridge", "rho": 1.
 
 
 @pytest.mark.claim("zcdp_nfl.lemma2_corrected")
-@settings(max_examples=30)
+@settings(max_examples=examples("many"))
 @given(case=nfl_run_settings(T=100))
 @example(case=PAPER)
 @example(case={"objective": "lad", "rho": 0.5, "step": "inv", "eta0": 0.05, "T": 100})
@@ -36,7 +41,7 @@ def test_corrected_lemma2_holds_in_expectation_with_noise():
 
 
 @pytest.mark.claim("zcdp_nfl.lemma2")
-@settings(max_examples=30)
+@settings(max_examples=examples("many"))
 @given(case=nfl_run_settings(steps=("inv_sqrt", "inv"), T=100))
 @example(case={**PAPER, "step": "inv"})
 @example(case={"objective": "ridge", "rho": 0.5, "step": "inv_sqrt", "eta0": 0.05, "T": 100})

@@ -3,15 +3,21 @@
 import pytest
 from hypothesis import example, given, settings, target
 
+from verify.budget import examples
 from verify.strategies import nfl_network_settings
-from verify.zcdp_nfl.network_form import CORRECTED, PAPER_POINT, PRINTED, evaluate_network_form
+from verify.zcdp_nfl.network_form import (
+    CORRECTED,
+    PAPER_POINT,
+    PRINTED,
+    evaluate_network_form,
+)
 
 SMALL = {"seed": 3, "K": 5, "mean_degree": 2.0, "P": 2, "M": 6, "objective": "lad", "rho": 1.0, "step": "constant",
          "eta0": 0.5, "noise": "S1", "sigma2_0": 1e-2, "tau": 0.95, "T": 30}
 
 
 @pytest.mark.claim("zcdp_nfl.network_form")
-@settings(max_examples=25)
+@settings(max_examples=examples("many"))
 @given(case=nfl_network_settings())
 @example(case=PAPER_POINT)
 def test_corrected_network_form_holds_on_running_iterates(case):
@@ -23,7 +29,7 @@ def test_corrected_network_form_holds_on_running_iterates(case):
 
 
 @pytest.mark.claim("zcdp_nfl.network_form_printed")
-@settings(max_examples=25)
+@settings(max_examples=examples("many"))
 @given(case=nfl_network_settings())
 @example(case=SMALL)
 def test_printed_network_form_fails_whenever_there_is_noise(case):

@@ -4,8 +4,15 @@ import pytest
 from hypothesis import example, given, settings, target
 from hypothesis import strategies as st
 
+from verify.budget import examples
 from verify.tolerance import MC_ALPHA
-from verify.zcdp_nfl.theorem2 import HETEROGENEOUS, NOISY, evaluate_consensus_gap, evaluate_positivity, objective_gaps
+from verify.zcdp_nfl.theorem2 import (
+    HETEROGENEOUS,
+    NOISY,
+    evaluate_consensus_gap,
+    evaluate_positivity,
+    objective_gaps,
+)
 
 #: The paper's size (K = 50, P = 8, M = 50), heterogeneous clients, ridge.
 PAPER = {**HETEROGENEOUS, "heterogeneity": 2.0, "seed": 2024, "K": 50, "P": 8, "M": 50, "objective": "ridge", "T": 150}
@@ -21,7 +28,7 @@ def heterogeneous_settings(draw):
 
 
 @pytest.mark.claim("zcdp_nfl.theorem2")
-@settings(max_examples=20)
+@settings(max_examples=examples("many"))
 @given(case=heterogeneous_settings())
 @example(case=PAPER)
 @example(case={**HETEROGENEOUS, "objective": "ridge", "T": 150})
@@ -43,7 +50,7 @@ def test_expected_stacked_gap_is_negative_with_noise():
 
 
 @pytest.mark.claim("zcdp_nfl.theorem2_consensus_gap")
-@settings(max_examples=20)
+@settings(max_examples=examples("many"))
 @given(case=heterogeneous_settings(), noisy=st.booleans())
 @example(case=PAPER, noisy=False)
 def test_consensus_gap_is_non_negative(case, noisy):
@@ -61,7 +68,7 @@ from verify.zcdp_nfl.theorem2 import BOUND_BASE, evaluate_theorem2_bound  # noqa
 
 
 @pytest.mark.claim("zcdp_nfl.theorem2_bound")
-@settings(max_examples=6)
+@settings(max_examples=examples("several"))
 @given(seed=st.integers(0, 2**31 - 1), objective=st.sampled_from(["ridge", "lad", "elastic_net"]),
        step=st.sampled_from(["constant", "inv_sqrt"]), T=st.sampled_from([20, 60]))
 @example(seed=0, objective="ridge", step="inv_sqrt", T=20)

@@ -4,14 +4,20 @@ import pytest
 from hypothesis import example, given, settings, target
 from hypothesis import strategies as st
 
+from verify.budget import examples
 from verify.tolerance import NFL_CONVERGED_NE, NFL_FROZEN_FRACTION
-from verify.zcdp_nfl.theorem3 import FREEZE, NONSUMMABLE, evaluate_converged, evaluate_frozen
+from verify.zcdp_nfl.theorem3 import (
+    FREEZE,
+    NONSUMMABLE,
+    evaluate_converged,
+    evaluate_frozen,
+)
 
 PAPER = {"seed": 2024, "K": 50, "P": 8, "M": 50}
 
 
 @pytest.mark.claim("zcdp_nfl.theorem3")
-@settings(max_examples=10)
+@settings(max_examples=examples("some"))
 @given(seed=st.integers(0, 2**31 - 1), objective=st.sampled_from(["ridge", "lad", "elastic_net"]),
        eta0=st.floats(min_value=0.01, max_value=0.05), rho=st.floats(min_value=0.5, max_value=2.0))
 @example(seed=PAPER["seed"], objective="ridge", eta0=0.05, rho=1.0)
@@ -24,7 +30,7 @@ def test_summable_steps_freeze_the_iterates(seed, objective, eta0, rho):
 
 
 @pytest.mark.claim("zcdp_nfl.theorem3_nonsummable")
-@settings(max_examples=10)
+@settings(max_examples=examples("some"))
 @given(seed=st.integers(0, 2**31 - 1), objective=st.sampled_from(["ridge", "elastic_net"]),
        eta0=st.floats(min_value=0.2, max_value=0.5))
 @example(seed=0, objective="lad", eta0=0.5)

@@ -4,6 +4,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from verify.budget import examples
 from verify.tolerance import NFL_FROZEN_FRACTION
 from verify.zcdp_nfl.theorem3 import FREEZE, evaluate_frozen
 from verify.zcdp_nfl.theorem4 import (
@@ -40,7 +41,7 @@ def test_every_reading_admits_a_non_converging_schedule(reading):
 
 
 @pytest.mark.claim("zcdp_nfl.theorem4")
-@settings(max_examples=10)
+@settings(max_examples=examples("some"))
 @given(seed=st.integers(0, 2**31 - 1), objective=st.sampled_from(["ridge", "lad"]),
        eta0=st.floats(min_value=0.01, max_value=0.05))
 @example(seed=0, objective="ridge", eta0=0.05)

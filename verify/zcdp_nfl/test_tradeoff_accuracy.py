@@ -5,12 +5,13 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from verify.budget import examples
 from verify.tolerance import MC_ALPHA
 from verify.zcdp_nfl.tradeoff_accuracy import SETTING, evaluate_tradeoff, final_errors
 
 
 @pytest.mark.claim("zcdp_nfl.tradeoff_accuracy")
-@settings(max_examples=8)
+@settings(max_examples=examples("some"))
 @given(seed=st.integers(0, 2**31 - 1), phi_low=st.floats(min_value=1e-4, max_value=1e-3),
        ratio=st.floats(min_value=3.0, max_value=10.0))
 @example(seed=2024, phi_low=1e-4, ratio=10.0)

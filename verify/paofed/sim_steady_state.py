@@ -156,5 +156,6 @@ CLAIMS = (
                 "Monte-Carlo interval at every point (spec 4.1: exact -30.073 dB, SIM-A -30.076 dB at 0.1). The "
                 "seed's truncated F is biased low (-0.2 to -0.95 dB here, [E9]); the faithful algorithm deviates "
                 "further (paofed.sim_faithful_gap, [E15])."),
+        corrects="paofed.seed_msd_formulas",
     ),
 )

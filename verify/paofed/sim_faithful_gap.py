@@ -4,8 +4,11 @@ The mean-square analysis (Ch. 4.3.2, P4 Section IV) assumes independences the al
 construction ([E15] of spec 6): :math:`S_{k,n-1} = M_{k,n}` couples B and A, :math:`b_{k,n,0}` needs
 :math:`a_{k,n} = 1`, and every message is delivered exactly once. The check runs SIM-F (P1-P9 exactly,
 :func:`reference_impl.paofed.run_faithful`) on the reference instance of spec 4.1 and reports the gap
-:math:`\text{SIM-F} - \mathrm{MSD}_\infty^{exact}` in dB. Informational (spec 4.3 item 9): the verdict is
-CONFIRMED when the whole confidence interval of the gap lies within the loose gate :math:`|gap| \le 3` dB.
+:math:`\text{SIM-F} - \mathrm{MSD}_\infty^{exact}` in dB. The statement checked (replacing spec 4.3 item 9's
+loose 3 dB gate on one instance, whose width was a choice, not a derivation): the analysis is **conservative** for the
+faithful algorithm, :math:`\mathrm{MSD}_{\text{SIM-F}} < \mathrm{MSD}_\infty^{exact}`, decided one-sidedly by the
+upper confidence limit of SIM-F's mean (the Monte-Carlo interval at the stated failure probability is the only
+tolerance). The size of the gap is recorded, not gated.
 """
 
 from __future__ import annotations
@@ -22,11 +25,9 @@ from verify.paofed.sim_common import MC_ALPHA, REFERENCE_TABLE, cite, mean_confi
 from verify.records import CheckContext, CheckResult, Claim, Evidence, FigureSpec, MonteCarlo, Series, Verdict
 from verify.tolerance import bonferroni
 
-__all__ = ["CLAIMS", "CLAIM_ID", "GATE_DB", "PROFILE", "check_faithful_gap", "evaluate_faithful_gap", "exact_msd"]
+__all__ = ["CLAIMS", "CLAIM_ID", "PROFILE", "check_faithful_gap", "evaluate_faithful_gap", "exact_msd"]
 
 CLAIM_ID = "paofed.sim_faithful_gap"
-#: Spec 4.3 item 9's optional loose gate on |SIM-F - exact| (dB).
-GATE_DB = 3.0
 PROFILE = {
     "ci": {"points": ((0.2, 500),), "runs": 150},
     "thorough": {"points": ((0.05, 3000), (0.1, 3000), (0.2, 3000)), "runs": 400},
@@ -40,7 +41,8 @@ def exact_msd(instance) -> float:
 
 def evaluate_faithful_gap(mu_times_lambda_max: float, *, runs: int, iterations: int, seed: int,
                           alpha: float = MC_ALPHA, theory=exact_msd) -> Evidence:
-    r"""SIM-F on the reference instance; ``measured`` = the largest :math:`|gap|` (dB) over the gap's CI, bound 3 dB.
+    r"""SIM-F on the reference instance; ``measured`` = the upper end of the gap's CI (dB), bound 0 (one-sided:
+    SIM-F below the analysis).
 
     The gap's interval comes from the two-sided interval (failure probability ``alpha``) of the mean of the
     per-run time averages over the second half. ``theory(instance)`` returns MSD_inf (injectable).
@@ -53,9 +55,8 @@ def evaluate_faithful_gap(mu_times_lambda_max: float, *, runs: int, iterations: 
     gap = to_db(float(np.mean(samples))) - predicted_db
     gap_lo = (to_db(lower) if lower > 0 else -np.inf) - predicted_db
     gap_hi = to_db(upper) - predicted_db
-    worst = float(max(abs(gap_lo), abs(gap_hi)))
     table = REFERENCE_TABLE.get(round(mu_times_lambda_max, 6), {})
-    return Evidence(measured=worst, bound=GATE_DB, holds=worst <= GATE_DB,
+    return Evidence(measured=float(gap_hi), bound=0.0, holds=bool(gap_hi < 0.0),
                     parameters={"mu_times_lambda_max": mu_times_lambda_max, "mu": instance.mu, "runs": runs,
                                 "iterations": iterations, "seed": seed, "alpha": alpha, "gap_db": gap,
                                 "gap_ci_db": [gap_lo, gap_hi], "sim_f_db": gap + predicted_db, "exact_db": predicted_db,
@@ -68,7 +69,7 @@ def _point(item, runs, alpha, theory):
 
 
 def check_faithful_gap(ctx: CheckContext, *, theory=exact_msd) -> CheckResult:
-    """SIM-F vs the exact steady-state MSD at the reference instance; report the gap, gate |gap| <= 3 dB."""
+    """SIM-F vs the exact steady-state MSD at the reference instance: upper confidence limit of the gap below 0 dB."""
     p = PROFILE[ctx.profile]
     alpha = bonferroni(MC_ALPHA, len(p["points"]))
     seeds = seed_integers(ctx.seed_sequence(CLAIM_ID), len(p["points"]))
@@ -80,13 +81,12 @@ def check_faithful_gap(ctx: CheckContext, *, theory=exact_msd) -> CheckResult:
         xlabel="mu lambda_max", ylabel="MSD_inf (dB)",
         series=(Series(label="exact (S2)", x=xs, y=[e.parameters["exact_db"] for e in evidence]),
                 Series(label="SIM-F", x=xs, y=[e.parameters["sim_f_db"] for e in evidence], style="points"),
-                Series(label="exact - 3 dB (gate)", x=xs, y=[e.parameters["exact_db"] - GATE_DB for e in evidence],
-                       style="dashed", group="gate"),
-                Series(label="exact + 3 dB (gate)", x=xs, y=[e.parameters["exact_db"] + GATE_DB for e in evidence],
-                       style="dashed", group="gate")))
+                Series(label="SIM-F upper confidence limit", x=xs,
+                       y=[e.parameters["exact_db"] + e.parameters["gap_ci_db"][1] for e in evidence], style="dashed",
+                       group="ci")))
     return result_from_evidence(
-        CLAIM_ID, evidence, ctx=ctx, quantity="largest |SIM-F - exact MSD_inf| over the gap's confidence interval (dB)",
-        what="faithful algorithm within 3 dB of the analysis", figures=[figure],
+        CLAIM_ID, evidence, ctx=ctx, quantity="upper confidence limit of SIM-F - exact MSD_inf (dB), one-sided against 0",
+        what="the analysis (exact F) over-predicts the faithful algorithm's MSD", figures=[figure],
         monte_carlo=MonteCarlo(n=p["runs"], alpha=MC_ALPHA, seed=ctx.seed),
         details={"gaps_db": {str(e.parameters["mu_times_lambda_max"]): e.parameters["gap_db"] for e in evidence},
                  "spec_4_3_item_9_observed_gaps_db (labelled regression values)": {"0.05": -1.19, "0.1": -1.12,
@@ -98,21 +98,24 @@ CLAIMS = (
     Claim(
         id=CLAIM_ID,
         paper="paofed",
-        title="The analysis' steady-state MSD describes the real PAO-Fed algorithm to within 3 dB (informational)",
+        title="The analysis' steady-state MSD (exact F) is conservative for the real PAO-Fed algorithm",
         citations=(cite("Ch. 4 Algorithm 3", "(4.9)-(4.14)", "936-939"),
                    cite("Ch. 4 steady-state MSD", "(4.34)", "1067-1072"),
                    cite("P4 Assumptions 3-4", "", "2651-2661")),
-        statement=("The steady-state MSD expression (4.34), derived under Assumptions 1-5, is presented as the "
-                   "steady-state MSD of PAO-Fed; fedcheck measures the gap between the exact-F value and the "
-                   "faithful algorithm (SIM-F: P1-P9, S_{k,n} = M_{k,n+1}, message buffer with exactly-once "
-                   "delivery) and accepts |gap| <= 3 dB (spec 4.3 item 9)."),
+        statement=("The steady-state MSD expression (4.34), derived under Assumptions 1-5 and presented as PAO-Fed's "
+                   "steady-state MSD, evaluated with the exact F, is an upper bound for the faithful algorithm (SIM-F: "
+                   "P1-P9, S_{k,n} = M_{k,n+1}, message buffer with exactly-once delivery): MSD_SIM-F < MSD_inf^exact, "
+                   "decided one-sidedly by the upper Monte-Carlo confidence limit (replacing spec 4.3 item 9's 3 dB gate)."),
         hypotheses=("reference instance of spec 4.1 (K = 4, D = 5, l_max = 2, m = 2, uniform-subset selection)",
                     "linear Gaussian data, a sample for every client at every iteration", "overlap_rule = none",
                     "rho(F_exact) < 1"),
         check=check_faithful_gap,
         expected=Verdict.CONFIRMED,
         reason=("SIM-F is about 1.1 dB below the exact prediction on the reference instance (spec 4.3 item 9: "
-                "-1.19, -1.12, -1.03 dB), inside the loose 3 dB gate; the closed form is exact only for SIM-A "
-                "because the algorithm violates I5 by construction ([E15])."),
+                "-1.19, -1.12, -1.03 dB) and the upper confidence limit of the gap is below 0 dB at every point: the "
+                "algorithm's correlations (S_{k,n} = M_{k,n+1}, exactly-once delivery, which violate I5 by "
+                "construction, [E15]) help it, so the analysis over-predicts. The earlier verdict used a 3 dB gate "
+                "that was a choice; the size of the gap is now recorded, not gated. Checked on the reference instance "
+                "only (mu lambda_max 0.2 at ci; 0.05, 0.1, 0.2 thorough)."),
     ),
 )

@@ -21,6 +21,10 @@ trial step runs on the same seed, so the MSE-test at :math:`n_{eval}` is a deter
 
 The step is :attr:`AlgorithmConfig.mu` for LMS-type algorithms and :attr:`AlgorithmConfig.sign_step` for
 SignSGD (its clients send only gradient signs).
+
+:func:`steps_within_tolerance` returns the smallest and largest steps on the same stable branch whose MSE-test at
+:math:`n_{eval}` still lies within the tolerance of the target: every step in between is an equally valid reading
+of "identical initial convergence rates", so a statement about a tuned baseline should not change over them.
 """
 
 from __future__ import annotations
@@ -33,7 +37,8 @@ import numpy as np
 
 from reference_impl.paofed import AlgorithmConfig, AsyncEnvironment, run_paofed
 
-__all__ = ["MATCH_TOLERANCE_DB", "StepMatch", "initial_rate_db", "match_initial_rate", "step_field"]
+__all__ = ["MATCH_TOLERANCE_DB", "StepMatch", "StepRange", "initial_rate_db", "match_initial_rate", "step_field",
+           "steps_within_tolerance"]
 
 #: Spec 2.6 [CHOICE]: the MSE-test at n_eval must match the target within this many dB.
 MATCH_TOLERANCE_DB = 0.5
@@ -177,3 +182,112 @@ def match_initial_rate(env: AsyncEnvironment, config: AlgorithmConfig, data, *, 
             b = mid
     _, step, value = min(candidates)
     return result(step, value, "not matched within the refinement budget")
+
+
+@dataclass(frozen=True)
+class StepRange:
+    """The steps whose initial rate matches the target within the tolerance (:func:`steps_within_tolerance`).
+
+    Attributes
+    ----------
+    low, high : float
+        Smallest and largest step on the stable branch with ``|f(step) - target_db| <= tolerance_db`` (both equal
+        to the matched step's :attr:`StepMatch.step` when no step matches).
+    low_db, high_db : float
+        Their MSE-test at ``n_eval`` on the tuning runs (dB).
+    trials : tuple of (float, float)
+        The (step, dB) pairs evaluated by the edge searches.
+    """
+
+    low: float
+    high: float
+    low_db: float
+    high_db: float
+    trials: tuple
+
+
+def steps_within_tolerance(env: AsyncEnvironment, config: AlgorithmConfig, data, match: StepMatch, *, n_eval: int,
+                           seed: int, runs: int, refine: int = 6,
+                           tolerance_db: float = MATCH_TOLERANCE_DB) -> StepRange:
+    r"""The edges of the tolerance band around a matched step (spec 2.6 [CHOICE], see the module notes).
+
+    On the stable branch (steps up to the fastest one found by :func:`match_initial_rate`) the MSE-test at
+    ``n_eval`` decreases with the step, so the steps within ``tolerance_db`` of the target form an interval. Each
+    edge is located by bisection in :math:`\log(\text{step})` between the known trial steps just outside and just
+    inside the band, keeping the inside end (``refine`` halvings): the returned steps are inside the band, within a
+    factor :math:`r^{2^{-\text{refine}}}` of its edge (r: the bracketing trials' ratio). An unmatched ``match``
+    (no step within the tolerance) returns its own step at both ends.
+
+    Parameters
+    ----------
+    env, config, data, n_eval, seed, runs
+        As given to :func:`match_initial_rate` for ``match`` (the same tuning runs).
+    match : StepMatch
+        The outcome of :func:`match_initial_rate`.
+    refine : int
+        Bisection halvings per edge (>= 0).
+    tolerance_db : float
+        The match tolerance (> 0).
+
+    Returns
+    -------
+    StepRange
+
+    Examples
+    --------
+    >>> from reference_impl.paofed import algorithm_config, experiment_environment
+    >>> from reference_impl.paofed_data import SyntheticRFFData
+    >>> env, data = experiment_environment(K=8, D=10), SyntheticRFFData(K=8, D=10, test_size=50)
+    >>> base = algorithm_config("online-fedsgd", m=1)
+    >>> target = initial_rate_db(env, algorithm_config("paofed-u1", m=1), data, 10, seed=1, runs=4)
+    >>> match = match_initial_rate(env, base, data, target_db=target, n_eval=10, seed=1, runs=4)
+    >>> band = steps_within_tolerance(env, base, data, match, n_eval=10, seed=1, runs=4)
+    >>> band.low <= match.step <= band.high and abs(band.low_db - target) <= 0.5 >= abs(band.high_db - target)
+    True
+    """
+    if not isinstance(match, StepMatch):
+        raise TypeError(f"match must be a StepMatch, got {type(match).__name__}")
+    for name, value, low in (("n_eval", n_eval, 1), ("runs", runs, 1), ("refine", refine, 0)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+    if not (isinstance(tolerance_db, (int, float)) and math.isfinite(tolerance_db) and tolerance_db > 0):
+        raise ValueError(f"tolerance_db must be a finite real in (0, inf), got {tolerance_db!r}")
+    if not match.matched:
+        return StepRange(low=match.step, high=match.step, low_db=match.achieved_db, high_db=match.achieved_db,
+                         trials=())
+    target = match.target_db
+    trials: list[tuple[float, float]] = []
+
+    def f(step: float) -> float:
+        value = initial_rate_db(env, dataclasses.replace(config, **{match.field: step}), data, n_eval, seed, runs)
+        trials.append((step, value))
+        return value
+
+    known = sorted(set(match.trials))
+    fastest = min(known, key=lambda t: t[1])[0]
+    branch = [(s, v) for s, v in known if s <= fastest]
+
+    def inside(value: float) -> bool:
+        return math.isfinite(value) and abs(value - target) <= tolerance_db
+
+    def edge(out: tuple | None, inn: tuple) -> tuple[float, float]:
+        if out is None:
+            return inn
+        a, b = math.log(out[0]), math.log(inn[0])
+        best = inn
+        for _ in range(refine):
+            mid = 0.5 * (a + b)
+            value = f(math.exp(mid))
+            if inside(value):
+                best, b = (math.exp(mid), value), mid
+            else:
+                a = mid
+        return best
+
+    ins = [t for t in branch if inside(t[1])] or [(match.step, match.achieved_db)]
+    slow_out = [t for t in branch if t[0] < min(ins)[0] and not inside(t[1])]
+    fast_out = [t for t in branch if t[0] > max(ins)[0] and not inside(t[1])]
+    low = edge(max(slow_out) if slow_out else None, min(ins))
+    high = edge(min(fast_out) if fast_out else None, max(ins))
+    return StepRange(low=float(low[0]), high=float(high[0]), low_db=float(low[1]), high_db=float(high[1]),
+                     trials=tuple(trials))

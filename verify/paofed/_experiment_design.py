@@ -1,0 +1,442 @@
+r"""The design of the PAO-Fed experiments X1-X11 (spec 5) for :mod:`verify.comparisons`.
+
+Replicate :math:`i` is one Monte-Carlo run of SIM-E (:func:`reference_impl.paofed.run_paofed`, one run) seeded by
+``(EVALUATION_KEY, root seed, i)``: every arm of the replicate sees the same data stream, availability draws and
+delays (common random numbers, seed l.1097 "drawn once per Monte-Carlo run and shared by all algorithms"). The
+read-outs are the MSE-test in dB averaged over a window of that run: ``final`` (the last ``window`` iterations,
+spec 5 acceptance) or ``early`` (initial convergence).
+
+Settings (spec 5): ``default`` (delta = 0.2, l_max = 10), ``ideal`` (every client with a sample participates, no
+delays), ``heavy_delay`` (delta = 0.8, l_max = 5), ``stragglers`` (p in {0.025, 0.01, 0.0025, 0.0005}, delta = 0.4,
+l_max = 60), ``calcofi`` (the CalCOFI-like surrogate, :func:`reference_impl.paofed_data.calcofi_like`).
+
+Grid choices (:data:`CHOICES`) a point may fix; an arm reads only those it depends on:
+
+* ``baseline step``: ``matched`` / ``low`` / ``high`` -- a tuned baseline (Online-Fed, Online-FedSGD, PSO-Fed,
+  SignSGD) runs at the step matched to PAO-Fed-U1's MSE-test at ``tune_at`` (spec 2.6), or at the smallest / largest
+  step whose match still lies within the 0.5 dB tolerance (:func:`reference_impl.paofed_tuning.steps_within_tolerance`);
+* ``heavy-delay tail``: ``discard`` (messages delayed beyond l_max = 5 are dropped, alpha_l = 0, seed l.922) /
+  ``cap`` (delays capped at l_max, the reading spec 2.2 takes for the straggler environment);
+* ``straggler delays``: ``lattice`` (delays in {0, 10, ..., 60}, P(L >= 10 i) = delta^i, spec 2.2) /
+  ``every iteration`` (P(L >= l) = delta^(l/10) for every l, the chapter's literal "delta^(1/10)" read as the
+  per-iteration delay probability, E6); both cap at 60;
+* ``C2 mu``: the step of PAO-Fed-C2 "near its maximum value obtained in Theorem 2" in X10 (0.9 or 0.8; the seed
+  gives no value).
+
+Baseline steps are tuned on separate runs (seed ``(TUNING_KEY, root seed)``, so the choice of step does not select
+on the replicates that decide). The check resolves them once in the calling process (:func:`resolve_steps`) and
+hands them to the simulation inside the arms; the arms a claim shares with other claims, or with other points of its
+grid, are simulated once per replicate (:class:`SharedArmExecutor`).
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import functools
+from collections.abc import Mapping
+
+import numpy as np
+
+from reference_impl.paofed import algorithm_config, experiment_environment, run_paofed
+from reference_impl.paofed_data import StreamData, SyntheticRFFData, calcofi_like
+from reference_impl.paofed_tuning import (MATCH_TOLERANCE_DB, StepMatch, StepRange, initial_rate_db,
+                                          match_initial_rate, step_field, steps_within_tolerance)
+from verify.comparisons import Design, decide
+from verify.records import CheckContext, CheckResult
+
+__all__ = ["CHOICES", "DESIGN", "SCALES", "Arm", "Scale", "SharedArmExecutor", "decide_claim", "resolve_steps",
+           "simulate", "steps_table"]
+
+EVALUATION_KEY = 40_041  # "paofed experiments": replicate seeds (EVALUATION_KEY, root seed, i)
+TUNING_KEY = 40_042  # tuning runs (TUNING_KEY, root seed), independent of the replicates
+#: Baselines whose step is matched to PAO-Fed-U1's initial rate (spec 2.6); the PAO-Fed variants keep mu = 0.4.
+TUNED = ("online-fed", "online-fed-50", "online-fedsgd", "pso-fed", "signsgd")
+TUNING_REFERENCE = "paofed-u1"
+
+STEP, HEAVY_TAIL, STRAGGLER_LAW, C2_MU = "baseline step", "heavy-delay tail", "straggler delays", "C2 mu"
+DEFAULTS = {STEP: "matched", HEAVY_TAIL: "discard", STRAGGLER_LAW: "lattice", C2_MU: 0.9}
+CHOICES = {
+    STEP: ("the seed sets the baselines' steps only 'to yield identical initial convergence rates' (l.1093, l.2807); "
+           f"spec 2.6 matches the MSE-test at n = 100 within {MATCH_TOLERANCE_DB:g} dB, and every step in that band is "
+           "an equally valid reading: matched (the search's step), low / high (smallest / largest step in the band)"),
+    HEAVY_TAIL: ("with delta = 0.8, l_max = 5 a quarter of the messages are delayed beyond l_max; the seed drops them "
+                 "(alpha_l = 0 for l > l_max, l.922), the straggler environment caps them (spec 2.2): discard / cap"),
+    STRAGGLER_LAW: ("'delays in {0, 10, ..., 60} with probability delta^(l/10)' (P4 l.2881; chapter 'delta^(1/10)', "
+                    "E6): lattice (only multiples of 10) / every iteration (P(L >= l) = delta^(l/10) for all l)"),
+    C2_MU: ("X10 raises C2's step 'near its maximum value obtained in Theorem 2' (about 1/1.02) without a value: "
+            "0.9 / 0.8"),
+}
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Scale:
+    """Instance and tuning sizes of one profile (``m`` keeps m/D = 0.02; ``m_sweep`` is X2's m in {1, 4, 32})."""
+
+    K: int
+    D: int
+    iterations: int
+    m: int
+    m_sweep: tuple[int, int, int]
+    window: int
+    early: tuple[int, int]
+    test_size: int
+    calcofi_samples: int
+    tune_at: int
+    tune_runs: int
+    bins: int = 100
+
+    def __post_init__(self) -> None:
+        for name in ("K", "D", "iterations", "m", "window", "test_size", "calcofi_samples", "tune_at", "tune_runs",
+                     "bins"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+        if not self.window < self.iterations or not 0 <= self.early[0] < self.early[1] <= self.iterations:
+            raise ValueError(f"window ({self.window}) and early ({self.early}) must lie in [0, iterations = "
+                             f"{self.iterations}]")
+
+
+SCALES = {
+    "ci": Scale(K=32, D=50, iterations=120, m=1, m_sweep=(1, 2, 8), window=40, early=(10, 20), test_size=100,
+                calcofi_samples=8000, tune_at=30, tune_runs=4, bins=40),
+    "thorough": Scale(K=256, D=200, iterations=2000, m=4, m_sweep=(1, 4, 32), window=200, early=(50, 100),
+                      test_size=500, calcofi_samples=80_000, tune_at=100, tune_runs=6),
+}
+
+_SETTINGS = ("default", "ideal", "heavy_delay", "stragglers", "calcofi")
+_ALGORITHMS = ("paofed-c0", "paofed-u0", "paofed-c1", "paofed-u1", "paofed-c2", "paofed-u2") + TUNED
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Arm:
+    """One curve: an algorithm in a setting.
+
+    Attributes
+    ----------
+    label : str
+        Name in figures and reports (not part of the simulation's identity).
+    algorithm : str
+        ``paofed-{c,u}{0,1,2}``, ``online-fed`` (server fraction m/D, or ``server_fraction``), ``online-fed-50``
+        (Fig. 4.5: fraction 0.5), ``online-fedsgd``, ``pso-fed`` (C0 with 2m entries, s = 0.5), ``signsgd``.
+    setting : str
+        One of ``default``, ``ideal``, ``heavy_delay``, ``stragglers``, ``calcofi``.
+    m_index : int, optional
+        Index into the scale's ``m_sweep`` (X2); default: the scale's ``m``.
+    mu_from_grid : bool
+        The step is the grid's ``C2 mu`` (X10).
+    server_fraction : float, optional
+        Online-Fed's sub-sampling fraction (X5's load sweep).
+    full_downlink : bool
+        M_{k,n} = I (X9).
+    shift_db : float
+        Mutation tests only: the arm's MSE-test curve is raised by this many dB.
+    steps : tuple
+        Filled by :func:`resolve_steps` (not part of the identity): ``((reading, choice), step)`` pairs of a tuned
+        baseline; missing entries are tuned on the spot.
+    """
+
+    label: str
+    algorithm: str
+    setting: str = "default"
+    m_index: int | None = None
+    mu_from_grid: bool = False
+    server_fraction: float | None = None
+    full_downlink: bool = False
+    shift_db: float = 0.0
+    steps: tuple = dataclasses.field(default=(), compare=False)
+
+    def __post_init__(self) -> None:
+        if self.algorithm not in _ALGORITHMS:
+            raise ValueError(f"algorithm must be one of {_ALGORITHMS}, got {self.algorithm!r}")
+        if self.setting not in _SETTINGS:
+            raise ValueError(f"setting must be one of {_SETTINGS}, got {self.setting!r}")
+        if self.m_index not in (None, 0, 1, 2):
+            raise ValueError(f"m_index must be None, 0, 1 or 2, got {self.m_index!r}")
+        if self.server_fraction is not None and not 0.0 < self.server_fraction <= 1.0:
+            raise ValueError(f"server_fraction must be in (0, 1], got {self.server_fraction!r}")
+
+    @property
+    def key(self) -> tuple:
+        """What determines the simulation (the label and the resolved steps do not)."""
+        return (self.algorithm, self.setting, self.m_index, self.mu_from_grid, self.server_fraction,
+                self.full_downlink, self.shift_db)
+
+    @property
+    def tuned(self) -> bool:
+        return self.algorithm in TUNED
+
+    def reading(self, point: Mapping) -> str | None:
+        """The delay-law reading this arm depends on at ``point`` (None in the settings without one)."""
+        if self.setting == "heavy_delay":
+            return point.get(HEAVY_TAIL, DEFAULTS[HEAVY_TAIL])
+        if self.setting == "stragglers":
+            return point.get(STRAGGLER_LAW, DEFAULTS[STRAGGLER_LAW])
+        return None
+
+    def projection(self, point: Mapping) -> tuple:
+        """The grid choices this arm depends on at ``point`` (what its simulation is a function of)."""
+        out = (self.reading(point),)
+        if self.tuned:
+            out += (point.get(STEP, DEFAULTS[STEP]),)
+        if self.mu_from_grid:
+            out += (point.get(C2_MU, DEFAULTS[C2_MU]),)
+        return out
+
+
+def environment(setting: str, scale: Scale, reading: str | None = None):
+    """The asynchronous environment of ``setting`` under a delay-law ``reading`` (see the module notes)."""
+    K, D = scale.K, scale.D
+    if setting in ("default", "calcofi"):
+        return experiment_environment(K=K, D=D)
+    if setting == "ideal":  # 0 % stragglers: every client with a sample participates, no delays (Fig. 4.3c)
+        return experiment_environment(K=K, D=D, p_groups=(1.0,), delta=0.0, l_max=0)
+    if setting == "heavy_delay":  # Fig. 4.6b
+        return experiment_environment(K=K, D=D, delta=0.8, l_max=5, delay_tail=reading or DEFAULTS[HEAVY_TAIL])
+    if setting == "stragglers":  # Fig. 4.6c
+        law = reading or DEFAULTS[STRAGGLER_LAW]
+        if law == "lattice":
+            return experiment_environment(K=K, D=D, p_groups=(0.025, 0.01, 0.0025, 0.0005), delta=0.4, l_max=60,
+                                          delay_step=10, delay_tail="cap")
+        return experiment_environment(K=K, D=D, p_groups=(0.025, 0.01, 0.0025, 0.0005), delta=0.4 ** 0.1,
+                                      l_max=60, delay_step=1, delay_tail="cap")
+    raise ValueError(f"setting must be one of {_SETTINGS}, got {setting!r}")
+
+
+@functools.lru_cache(maxsize=2)
+def _calcofi_data(K: int, D: int, samples: int):
+    rng = np.random.default_rng(20_240_404)  # fixed surrogate data set ([CHOICE], spec 5 X7)
+    X, y = calcofi_like(rng, samples)
+    # "distributed progressively and unevenly" (seed lines 1143, 2854): streamed over time, group-dependent sizes,
+    # assigned at random (nothing says the clients see different regions of input space).
+    return StreamData.from_arrays(X, y, K=K, rng=rng, D=D, test_size=500, sort_by=None)
+
+
+def data_source(setting: str, scale: Scale):
+    if setting == "calcofi":
+        return _calcofi_data(scale.K, scale.D, scale.calcofi_samples)
+    return SyntheticRFFData(K=scale.K, D=scale.D, test_size=scale.test_size)
+
+
+def base_config(arm: Arm, scale: Scale, point: Mapping):
+    """The arm's algorithm configuration at ``point`` before its tuned step (if any) is applied."""
+    m = scale.m if arm.m_index is None else scale.m_sweep[arm.m_index]
+    extra = {"full_downlink": True} if arm.full_downlink else {}
+    if arm.mu_from_grid:
+        extra["mu"] = float(point.get(C2_MU, DEFAULTS[C2_MU]))
+    if arm.algorithm == "online-fed":
+        return algorithm_config("online-fed", m=m, server_fraction=arm.server_fraction or m / scale.D, **extra)
+    if arm.algorithm == "online-fed-50":  # Fig. 4.5: Online-Fed tailored to a 50 % reduction
+        return algorithm_config("online-fed", m=m, server_fraction=0.5, **extra)
+    if arm.algorithm == "pso-fed":
+        return algorithm_config("pso-fed", m=2 * m, server_fraction=0.5, **extra)
+    return algorithm_config(arm.algorithm, m=m, **extra)
+
+
+def tuning_seed(root_seed: int) -> int:
+    return int(np.random.SeedSequence([TUNING_KEY, root_seed]).generate_state(1)[0])
+
+
+@functools.lru_cache(maxsize=16)
+def tuning_target(setting: str, reading: str | None, scale: Scale, root_seed: int) -> float:
+    """PAO-Fed-U1's MSE-test (dB) at ``tune_at`` on the tuning runs: the target of every baseline of a setting."""
+    reference = Arm(label="U1", algorithm=TUNING_REFERENCE, setting=setting)
+    return initial_rate_db(environment(setting, scale, reading), base_config(reference, scale, {}),
+                           data_source(setting, scale), scale.tune_at, tuning_seed(root_seed), scale.tune_runs)
+
+
+def _tune(unit: tuple) -> tuple[StepMatch, StepRange]:
+    """(match, band) of a baseline: ``unit = (tuning arm, reading, scale, root seed, target dB)``."""
+    arm, reading, scale, root_seed, target = unit
+    env, data = environment(arm.setting, scale, reading), data_source(arm.setting, scale)
+    config = base_config(arm, scale, {})
+    seed = tuning_seed(root_seed)
+    match = match_initial_rate(env, config, data, target_db=target, n_eval=scale.tune_at, seed=seed,
+                               runs=scale.tune_runs)
+    band = steps_within_tolerance(env, config, data, match, n_eval=scale.tune_at, seed=seed, runs=scale.tune_runs,
+                                  refine=4)
+    return match, band
+
+
+#: (arm key, reading, scale, root seed) -> (StepMatch, StepRange), bounded.
+_TUNED: collections.OrderedDict = collections.OrderedDict()
+_TUNED_SIZE = 64
+
+
+def _tuning_arm(arm: Arm) -> Arm:
+    """The part of an arm its tuning depends on (algorithm, setting, fractions), unmutated."""
+    return Arm(label="tuning", algorithm=arm.algorithm, setting=arm.setting, m_index=arm.m_index,
+               server_fraction=arm.server_fraction, full_downlink=arm.full_downlink)
+
+
+def _tunings(units: list[tuple], executor=None) -> dict:
+    """Tune the units not yet known (through ``executor``), remember them; ``{unit: (match, band)}``."""
+    missing = [u for u in dict.fromkeys(units) if u not in _TUNED]
+    if missing:
+        targets = {(a.setting, r, s, seed): tuning_target(a.setting, r, s, seed) for a, r, s, seed in missing}
+        work = [(a, r, s, seed, targets[(a.setting, r, s, seed)]) for a, r, s, seed in missing]
+        done = executor.map(_tune, work) if executor is not None else [_tune(w) for w in work]
+        for unit, result in zip(missing, done):
+            _TUNED[unit] = result
+            while len(_TUNED) > _TUNED_SIZE:
+                _TUNED.popitem(last=False)
+    return {u: _TUNED[u] if u in _TUNED else _tune((*u, tuning_target(u[0].setting, u[1], u[2], u[3])))
+            for u in units}
+
+
+def _pick(match: StepMatch, band: StepRange, choice: str) -> float:
+    return {"matched": match.step, "low": band.low, "high": band.high}[choice]
+
+
+def step_for(arm: Arm, scale: Scale, point: Mapping, root_seed: int) -> float:
+    """The tuned step of a baseline arm at ``point`` (from the arm's resolved steps, else tuned here)."""
+    reading, choice = arm.reading(point), point.get(STEP, DEFAULTS[STEP])
+    for (r, c), step in arm.steps:
+        if (r, c) == (reading, choice):
+            return step
+    match, band = _tunings([(_tuning_arm(arm), reading, scale, root_seed)])[(_tuning_arm(arm), reading, scale,
+                                                                              root_seed)]
+    return _pick(match, band, choice)
+
+
+def config_at(arm: Arm, scale: Scale, point: Mapping, root_seed: int):
+    config = base_config(arm, scale, point)
+    if arm.tuned:
+        config = dataclasses.replace(config, **{step_field(config): step_for(arm, scale, point, root_seed)})
+    return config
+
+
+def _bin_means(curve: np.ndarray, bins: int) -> np.ndarray:
+    return curve[1:].reshape(bins, -1).mean(axis=1)
+
+
+def simulate(arms, point, scale: Scale, root_seed: int, replicates) -> list[np.ndarray]:
+    """MSE-test curves (len(replicates), iterations + 1) of each arm; replicate i seeded by (key, root seed, i)."""
+    point = dict(point)
+    setups = [(environment(a.setting, scale, a.reading(point)), config_at(a, scale, point, root_seed),
+               data_source(a.setting, scale), 10.0 ** (a.shift_db / 10.0)) for a in arms]
+    out = [np.empty((len(replicates), scale.iterations + 1)) for _ in arms]
+    for j, i in enumerate(replicates):
+        for k, (env, config, data, factor) in enumerate(setups):
+            rng = np.random.default_rng([EVALUATION_KEY, root_seed, i])
+            with np.errstate(over="ignore", invalid="ignore"):
+                out[k][j] = factor * run_paofed(env, config, data, scale.iterations, rng, runs=1).curve[:, 0]
+    return out
+
+
+def readout(name: str, scale: Scale, outcome: np.ndarray) -> np.ndarray:
+    """MSE-test in dB averaged over the ``final`` window (last ``window`` iterations) or the ``early`` window."""
+    outcome = np.asarray(outcome)
+    if name == "final":
+        window = outcome[:, scale.iterations - scale.window + 1:]
+    elif name == "early":
+        window = outcome[:, scale.early[0]:scale.early[1] + 1]
+    else:
+        raise ValueError(f"readout must be 'final' or 'early', got {name!r}")
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        return 10.0 * np.log10(window.mean(axis=1))
+
+
+DESIGN = Design(family="paofed.experiments", simulate=simulate, readout=readout, scales=SCALES,
+                stages={"ci": (10,), "thorough": (10, 20)}, chunk={"ci": 5, "thorough": 5})
+
+
+# ------------------------------------------------------------------------------------------------
+# Resolution of the tuned steps in the calling process, and one simulation per replicate and arm.
+
+
+def resolve_steps(ctx: CheckContext, spec):
+    """``spec`` with every tuned arm carrying its steps at every grid point of ``ctx.profile`` (tuned once per
+    (arm, setting, reading, scale, root seed) and remembered; the tuning runs go through ``ctx.executor``)."""
+    scale = DESIGN.scales[ctx.profile]
+    points = [dict(p) for p in spec.points(ctx.profile)]
+    units = {arm: [(_tuning_arm(arm), arm.reading(p), scale, ctx.seed) for p in points]
+             for arm in spec.arms if arm.tuned}
+    tuned = _tunings([u for us in units.values() for u in us], ctx.executor)
+    replaced = {}
+    for arm, us in units.items():
+        steps = tuple(dict.fromkeys(((u[1], p.get(STEP, DEFAULTS[STEP])), _pick(*tuned[u], p.get(STEP,
+                                                                                                   DEFAULTS[STEP])))
+                                    for u, p in zip(us, points)))
+        replaced[arm] = dataclasses.replace(arm, steps=steps)
+    statements = tuple(dataclasses.replace(s, terms=tuple(dataclasses.replace(t, arm=replaced.get(t.arm, t.arm))
+                                                          for t in s.terms)) for s in spec.statements)
+    return dataclasses.replace(spec, statements=statements)
+
+
+def steps_table(ctx: CheckContext, spec) -> list[dict]:
+    """The tuned steps of the spec's baselines (details of the result)."""
+    scale = DESIGN.scales[ctx.profile]
+    rows = []
+    for arm in spec.arms:
+        if not arm.tuned:
+            continue
+        for reading in dict.fromkeys(arm.reading(dict(p)) for p in spec.points(ctx.profile)):
+            match, band = _tunings([(_tuning_arm(arm), reading, scale, ctx.seed)])[(_tuning_arm(arm), reading,
+                                                                                    scale, ctx.seed)]
+            rows.append({"arm": arm.label, "setting": arm.setting, "delay reading": reading, "field": match.field,
+                         "matched step": match.step, "low": band.low, "high": band.high,
+                         "target_db": match.target_db, "achieved_db": match.achieved_db, "low_db": band.low_db,
+                         "high_db": band.high_db, "matched": match.matched, "reason": match.reason,
+                         "tune_at": scale.tune_at, "tuning_runs": scale.tune_runs})
+    return rows
+
+
+_MEMO: collections.OrderedDict = collections.OrderedDict()
+_MEMO_SIZE = 6000
+
+
+def _memo_key(arm: Arm, point: tuple, scale: Scale, root_seed: int, replicate: int) -> tuple:
+    p = dict(point)
+    step = step_for(arm, scale, p, root_seed) if arm.tuned else None
+    return (arm.key, arm.projection(p), step, scale, root_seed, replicate)
+
+
+class SharedArmExecutor:
+    """Wraps the context's executor so that an arm's replicate is simulated once whatever the grid point.
+
+    :func:`verify.comparisons.simulate_arms` keys its store by the whole grid point, so an arm that does not depend
+    on a choice (PAO-Fed-U1 under ``baseline step``) would be simulated again at every point. Tasks of
+    :data:`DESIGN` (``(simulate, arms, point, scale, root seed, replicates)``, the harness's chunk layout) are
+    served from a bounded memo keyed by what each arm does depend on (:meth:`Arm.projection`); any other task
+    passes through unchanged.
+    """
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.name = getattr(inner, "name", "executor")
+
+    @staticmethod
+    def _is_task(item) -> bool:
+        return isinstance(item, tuple) and len(item) == 6 and item[0] is simulate
+
+    def map(self, fn, items):
+        items = list(items)
+        if not items or not all(self._is_task(item) for item in items):
+            return self.inner.map(fn, items)
+        keys, pending = [], []
+        for index, (_, arms, point, scale, seed, replicates) in enumerate(items):
+            k = [[_memo_key(a, point, scale, seed, i) for i in replicates] for a in arms]
+            keys.append(k)
+            missing = [j for j, row in enumerate(k) if any(key not in _MEMO for key in row)]
+            if missing:
+                pending.append((index, missing, (simulate, tuple(arms[j] for j in missing), point, scale, seed,
+                                                 replicates)))
+        done = self.inner.map(fn, [task for _, _, task in pending]) if pending else []
+        for (index, missing, _), arrays in zip(pending, done):
+            for j, array in zip(missing, arrays):
+                for key, row in zip(keys[index][j], np.asarray(array)):
+                    _MEMO[key] = row
+                    _MEMO.move_to_end(key)
+        out = [[np.stack([_MEMO[key] for key in row]) for row in k] for k in keys]
+        while len(_MEMO) > _MEMO_SIZE:
+            _MEMO.popitem(last=False)
+        return out
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def decide_claim(ctx: CheckContext, spec) -> CheckResult:
+    """:func:`verify.comparisons.decide` on ``spec`` with its baseline steps resolved and its arms shared."""
+    return decide(dataclasses.replace(ctx, executor=SharedArmExecutor(ctx.executor)), resolve_steps(ctx, spec))

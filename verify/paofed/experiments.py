@@ -538,8 +538,10 @@ CLAIMS = (
            "The replicates fall on both sides, so neither the growth nor its negation is shown (the earlier refutation "
            "rested on an interval containing 0).", _N),
     _claim(X11_C2, check_x11_c2_beats_online_fedsgd, "Fig. 4.6c / P4 Fig. 6c", "1166, 1172, 2879-2881",
-           "with increased straggler behaviour PAO-Fed-C2 significantly beats Online-FedSGD", _N,
-           "Operationally: with p in {0.025, 0.01, 0.0025, 0.0005}, delta = 0.4 and l_max = 60, C2 - Online-FedSGD "
-           "(median paired final MSE-test difference) below 0. " + _STEP_WHY + ", and over both readings of the "
-           "straggler delay law.", _N),
+           "with increased straggler behaviour PAO-Fed-C2 significantly beats Online-FedSGD", _C,
+           "Operationally ('significantly' read statistically): with p in {0.025, 0.01, 0.0025, 0.0005}, delta = 0.4 "
+           "and l_max = 60, C2 - Online-FedSGD (median paired final MSE-test difference) below 0. " + _STEP_WHY
+           + ", and over both readings of the straggler delay law; at the paper's size the ordering is shown at every "
+           "point of that grid. At the ci size (few clients, short horizon) the replicates fall on both sides and the "
+           "ordering is not shown within the budget.", _N),
 )

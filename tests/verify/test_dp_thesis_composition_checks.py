@@ -2,10 +2,10 @@
 
 from verify.dp.thesis_composition import (
     check_adaptive_composition,
+    check_db10,
     check_pure_composition,
     check_zcdp_composition,
     reproduce_db10,
-    check_db10,
 )
 from verify.records import CheckContext, Verdict
 

@@ -1,5 +1,8 @@
 """fedpdm.theorem1 (adaptive Q of rule (11)): the refutation is about the data-dependent Q, not the machinery."""
 
+import numpy as np
+import pytest
+
 from verify.fedpdm.theorem1_sensitivity import (
     ADAPTIVE_Q_PAPER_POINT,
     adaptive_round,
@@ -8,9 +11,6 @@ from verify.fedpdm.theorem1_sensitivity import (
     reproduce_adaptive_q,
 )
 from verify.records import CheckContext, Verdict
-
-import numpy as np
-import pytest
 
 
 def test_capped_q_control_is_confirmed():

@@ -2,7 +2,11 @@
 
 import numpy as np
 
-from verify.paofed.theorem2 import _default_rho, check_theorem2_seed_model, lyapunov_certificate
+from verify.paofed.theorem2 import (
+    _default_rho,
+    check_theorem2_seed_model,
+    lyapunov_certificate,
+)
 from verify.records import CheckContext, Verdict
 
 

@@ -39,7 +39,16 @@ from theory.privacy import (
 )
 from verify.dp import cite
 from verify.evidence import result_from_evidence, sample_evidence
-from verify.records import CheckContext, CheckResult, Citation, Claim, Evidence, FigureSpec, Series, Verdict
+from verify.records import (
+    CheckContext,
+    CheckResult,
+    Citation,
+    Claim,
+    Evidence,
+    FigureSpec,
+    Series,
+    Verdict,
+)
 from verify.tolerance import CONVERSION_RTOL, QUAD_EPSREL, UNIT_ROUNDOFF, gamma
 
 __all__ = ["CLAIMS", "adaptive_renyi_divergence", "check_adaptive_composition", "check_approx_composition",
@@ -166,7 +175,7 @@ def adaptive_renyi_divergence(delta1: float, sigma1: float, delta2: float, sigma
     breaks = sorted({float(mode), 0.0, 1.0, -1.0})
     with warnings.catch_warnings():
         warnings.simplefilter("error", integrate.IntegrationWarning)
-        pieces = [(-math.inf, breaks[0]), *zip(breaks[:-1], breaks[1:]), (breaks[-1], math.inf)]
+        pieces = [(-math.inf, breaks[0]), *itertools.pairwise(breaks), (breaks[-1], math.inf)]
         value, abserr = 0.0, 0.0
         for a, b in pieces:
             v, e = integrate.quad(lambda y: math.exp(log_integrand(y) - peak), a, b, epsabs=0.0, epsrel=QUAD_EPSREL,
@@ -324,8 +333,8 @@ CLAIMS = (
                    Citation(external="Dwork & Roth 2014", label="Theorem 3.16")),
         statement="If M_i is (eps_i, delta_i)-DP then (M_1, ..., M_n) is (sum eps_i, sum delta_i)-DP.",
         hypotheses=("the standard additive-delta definition (DB-2: the seed's (2.6) is not it)",
-                    "Gaussian mechanisms with mu_i in [0.01, 3.2], eps_i in [0.01, 3.2], n in 2..20, delta_i their "
-                    "exact profile values"),
+                    ("Gaussian mechanisms with mu_i in [0.01, 3.2], eps_i in [0.01, 3.2], n in 2..20, delta_i their "
+                    "exact profile values")),
         check=check_approx_composition, expected=Verdict.CONFIRMED,
         reason=("A chain of Gaussian mechanisms is exactly the Gaussian mechanism with mu = ||mu||_2, so its exact delta "
                 "at sum eps_i is computable; it stays below sum delta_i everywhere (the theorem is loose: far below "
@@ -349,8 +358,8 @@ CLAIMS = (
                    Citation(external="Bun & Steinke 2016 (arXiv:1605.02065)", label="Lemma 2.3")),
         statement=("Printed 'M = M_1(x, M_2)'; read as DB-4: if M_1(x) is phi_1-zCDP and M_2(x, y) is phi_2-zCDP in x "
                    "for every fixed y, then x -> (M_1(x), M_2(x, M_1(x))) is (phi_1 + phi_2)-zCDP."),
-        hypotheses=("Gaussian M_1; Gaussian M_2 whose query shift between neighbours depends on y_1 (sign(y_1), "
-                    "tanh(y_1), or gated by |y_1| < 1) with |shift| <= Delta_2", "alpha in {1.5, 2, 4, 8}"),
+        hypotheses=(("Gaussian M_1; Gaussian M_2 whose query shift between neighbours depends on y_1 (sign(y_1), "
+                    "tanh(y_1), or gated by |y_1| < 1) with |shift| <= Delta_2"), "alpha in {1.5, 2, 4, 8}"),
         check=check_adaptive_composition, expected=Verdict.CONFIRMED,
         reason=_reason_chain("The printed form M_1(x, M_2) does not type-check under the hypotheses (M_1 takes no second "
                              "argument); the verdict is on DB-4's reading, the only one with content, and the garbling "

@@ -17,12 +17,20 @@ import functools
 
 import numpy as np
 
-from theory.msd.instance import reference_instance
 from theory.msd.structured import msd_transient
 from verify.evidence import result_from_evidence
 from verify.paofed.sim_common import MC_ALPHA, cite, seed_integers
 from verify.paofed.sim_steady_state import PROFILE, _simulate
-from verify.records import CheckContext, CheckResult, Claim, Evidence, FigureSpec, MonteCarlo, Series, Verdict
+from verify.records import (
+    CheckContext,
+    CheckResult,
+    Claim,
+    Evidence,
+    FigureSpec,
+    MonteCarlo,
+    Series,
+    Verdict,
+)
 from verify.tolerance import bonferroni
 
 __all__ = ["CLAIMS", "CLAIM_ID", "check_seed_formulas", "evaluate_seed_formulas", "seed_msd_curve"]
@@ -101,8 +109,8 @@ CLAIMS = (
         statement=("Under Assumptions 1-5 the MSD of PAO-Fed's server model follows the recursion (4.32)-(4.33) and "
                    "converges to MSD_inf = mu^2 h^T (I - F^T)^{-1} sigma_J (4.34), with F = Q_B [I - mu(I (x)_b R_e) - "
                    "mu(R_e (x)_b I)] Q_A (4.26)."),
-        hypotheses=("the analysis model SIM-A (I1-I5: every independence the analysis assumes holds), reference "
-                    "instance of spec 4.1, Gaussian regressors", "mu lambda_max in {0.1, 0.2} (ci) / {0.05, 0.1, 0.2}"),
+        hypotheses=(("the analysis model SIM-A (I1-I5: every independence the analysis assumes holds), reference "
+                    "instance of spec 4.1, Gaussian regressors"), "mu lambda_max in {0.1, 0.2} (ci) / {0.05, 0.1, 0.2}"),
         check=check_seed_formulas,
         expected=Verdict.REFUTED,
         reason=("Assumption 5 drops the mu^2 fourth-moment term, and that term is not negligible: the seed's prediction "

@@ -1,6 +1,7 @@
 """PAO-Fed steady-state MSD: structured (matrix-free (S2)) vs naive (explicit F, dense LU), and the paper scale.
 
 Run: .venv/bin/python benchmarks/bench_msd.py [--naive-budget 20] [--structured-budget 60] [--skip-paper]
+     [--e2e 250,980,2400] [--paper-white] [--skip-naive] [--skip-structured]
 
 Prints three tables, measured in this process (2 cores, other jobs may be running):
 
@@ -13,6 +14,13 @@ Prints three tables, measured in this process (2 cores, other jobs may be runnin
 3. the paper's scale (K = 256, D = 200, l_max = 10, m = 4, p in {0.25, 0.1, 0.025, 0.005} x 64, delta = 0.2,
    alpha_l = 0.2^l, mu = 0.4) through the exact diagonal reduction of the seed's truncated F with white
    features R_k = 1.02 I (the seed's max lambda(R_k) = 1.02): time and peak traced memory (tracemalloc).
+
+4. end to end ``fedcheck msd`` (fedcheck.msd_cli.msd_report: both models, mean / seed / exact thresholds,
+   rho(F), MSD) on the family below at N = 250 (K = 8, D = 10), 980 (K = 16, D = 20) and 2400
+   (K = 24, D = 32, l_max = 2), against ``scipy.linalg.solve_discrete_lyapunov`` of the same N in the same
+   process (a plain dense Stein equation: the floor of a dense method); the ratio is printed beside the times;
+5. ``--paper-white``: the same report at the paper's scale with white features through the white reduction
+   (exact and seed F, rho, thresholds, MSD): time and peak traced memory.
 
 Instances are deterministic (fixed seeds); timings are wall-clock (time.perf_counter).
 """
@@ -74,6 +82,11 @@ def naive_vs_structured(budget: float) -> list[dict]:
     return rows
 
 
+def structured_scaling_header(budget: float) -> list[dict]:
+    print("\n2. structured alone (BiCGSTAB, exact F, rtol 1e-10):")
+    return structured_scaling(budget)
+
+
 def structured_scaling(budget: float) -> list[dict]:
     rows = []
     for K, D, l_max in [(4, 5, 2), (8, 10, 3), (12, 12, 3), (16, 16, 3), (16, 20, 3), (18, 22, 3), (20, 24, 3),
@@ -119,6 +132,70 @@ def paper_scale(with_rho: bool) -> dict:
     return out
 
 
+E2E_SIZES = {250: (8, 10, 2), 980: (16, 20, 2), 2400: (24, 32, 2)}
+
+
+def stein_seconds(N: int) -> float:
+    """Wall time of scipy.linalg.solve_discrete_lyapunov on a random stable N x N matrix (same process)."""
+    from scipy.linalg import solve_discrete_lyapunov
+
+    rng = np.random.default_rng(N)
+    A = rng.standard_normal((N, N)) / (1.2 * np.sqrt(N))  # spectral radius ~ 0.83
+    _, t = timed(lambda: solve_discrete_lyapunov(A, np.eye(N)))
+    return t
+
+
+def end_to_end(N: int) -> dict:
+    from fedcheck.msd_cli import msd_report
+
+    K, D, L = E2E_SIZES[N]
+    inst = family_instance(K, D, L)
+    t_stein = stein_seconds(inst.n_blocks * D)
+    tracemalloc.start()
+    rep, t = timed(lambda: msd_report(inst, ("seed", "exact")))
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    row = {"N": rep["N"], "K": K, "D": D, "l_max": L, "seconds": t, "stein_s": t_stein, "ratio": t / t_stein,
+           "peak_MB": peak / 2**20, "route": rep["route"]}
+    for model in ("seed", "exact"):
+        e = rep["models"][model]
+        row[model] = (e["spectral_radius"], e["threshold_mu_times_lambda_max"][0], e.get("msd_db"), e.get("residual"),
+                      e["seconds"])
+    print(f"  N = {row['N']:5d} (K = {K}, D = {D}, l_max = {L}): fedcheck msd {t:7.2f} s, dense Stein {t_stein:6.2f} s, "
+          f"ratio {row['ratio']:5.1f}x, peak {row['peak_MB']:7.0f} MB; "
+          + "; ".join(f"{md}: rho {row[md][0]:.6f}, mu* lambda {row[md][1]:.4f}, MSD {row[md][2]:.3f} dB "
+                      f"(residual {row[md][3]:.1e}, {row[md][4]:.1f} s)" for md in ("seed", "exact")), flush=True)
+    return row
+
+
+def paper_instance_white(mu: float = 0.4, v: float = 1.02) -> PAOFedInstance:
+    K, D, L = 256, 200, 10
+    rng = np.random.default_rng(2024)
+    w = rng.standard_normal(D)
+    return PAOFedInstance(K=K, D=D, l_max=L, m=4, selection="window", p=np.repeat([0.25, 0.1, 0.025, 0.005], 64),
+                          delta=0.2, alpha=0.2 ** np.arange(L + 1), sigma2_eta=rng.uniform(0.005, 0.03, K),
+                          R=np.broadcast_to(v * np.eye(D), (K, D, D)).copy(), w_star=w / np.linalg.norm(w), mu=mu)
+
+
+def paper_white(mu: float) -> dict:
+    from fedcheck.msd_cli import msd_report
+
+    inst = paper_instance_white(mu)
+    tracemalloc.start()
+    rep, t = timed(lambda: msd_report(inst, ("seed", "exact")))
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    print(f"  mu = {mu} (mu lambda_max = {mu * 1.02:.3f}): {t:.1f} s, peak traced {peak / 2**20:.0f} MB, route "
+          f"{rep['route']}, mean mu* lambda in [{rep['thresholds']['mean'][0] * 1.02:.4f}, "
+          f"{rep['thresholds']['mean'][1] * 1.02:.4f}]", flush=True)
+    for model in ("seed", "exact"):
+        e = rep["models"][model]
+        msd = f"{e['msd_db']:.3f} dB (residual {e['residual']:.1e})" if e.get("msd_db") is not None else e["note"]
+        print(f"    {model}: rho(F) = {e['spectral_radius']:.6f}, mu* lambda in [{e['threshold_mu_times_lambda_max'][0]:.5f}, "
+              f"{e['threshold_mu_times_lambda_max'][1]:.5f}], MSD {msd}, {e['seconds']:.1f} s", flush=True)
+    return {"seconds": t, "peak_MB": peak / 2**20, "report": rep}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--naive-budget", type=float, default=20.0)
@@ -126,7 +203,19 @@ def main() -> None:
     ap.add_argument("--skip-paper", action="store_true")
     ap.add_argument("--skip-naive", action="store_true")
     ap.add_argument("--paper-rho", action="store_true", help="also rho(F_seed) of the paper-scale scalar problem")
+    ap.add_argument("--skip-structured", action="store_true")
+    ap.add_argument("--e2e", default="", help="comma-separated N of the end-to-end table (250, 980, 2400)")
+    ap.add_argument("--paper-white", default="", help="comma-separated mu of the paper-scale white report")
     args = ap.parse_args()
+
+    if args.e2e:
+        print("4. end to end fedcheck msd (both models, three thresholds, MSD) vs dense Stein of the same N:")
+        for n in args.e2e.split(","):
+            end_to_end(int(n))
+    if args.paper_white:
+        print("5. paper scale, white features R_k = 1.02 I, window selection, exact and seed F (white route):")
+        for mu in args.paper_white.split(","):
+            paper_white(float(mu))
 
     if not args.skip_naive:
         print("1. naive (explicit F, dense LU) vs structured ((S2), GMRES), exact F:")
@@ -135,8 +224,7 @@ def main() -> None:
         print(f"  -> largest N with naive <= {args.naive_budget:.0f} s: N = {best['N']}, naive {best['naive_s']:.2f} s, "
               f"structured {best['structured_s']:.3f} s, ratio {best['ratio']:.0f}x")
 
-    print("\n2. structured alone (BiCGSTAB, exact F, rtol 1e-10):")
-    srows = structured_scaling(args.structured_budget)
+    srows = [] if args.skip_structured else structured_scaling_header(args.structured_budget)
     ok = [r for r in srows if r["seconds"] <= args.structured_budget]
     if ok:
         r = ok[-1]

@@ -27,6 +27,7 @@ References
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from dataclasses import dataclass
 
@@ -358,9 +359,9 @@ class AnalysisMoments:
         """c_k = p_k p_m."""
         return self.p * self.p_m
 
-    @property
+    @functools.cached_property
     def lambda_max(self) -> float:
-        """max_{k,i} lambda_i(R_k)."""
+        """max_{k,i} lambda_i(R_k) (computed once: K eigendecompositions of D x D matrices)."""
         return float(np.max(np.linalg.eigvalsh(self.R)))
 
     def with_mu(self, mu: float) -> "AnalysisMoments":

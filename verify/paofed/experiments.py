@@ -470,10 +470,12 @@ CLAIMS = (
            "m entries ('nearly flat' read with spec 5's 1 dB), two one-sided sign tests. No baseline is involved."),
     _claim(X6_IDEAL_C1, check_x6_ideal_coordinated_matches_full_sharing, "Fig. 4.3c / P4 Fig. 3c",
            "1129, 1139, 2838, 2850", "without stragglers, coordinated partial sharing (C1) performs like the "
-           "no-reduction Online-FedSGD (within 1 dB)", _C,
+           "no-reduction Online-FedSGD (within 1 dB)", _N,
            "Operationally: in the ideal setting (every client with a sample participates, no delays) the median paired "
-           "final MSE-test difference C1 - Online-FedSGD within +-1 dB. " + _STEP_WHY + ". At the ci size C1 ends "
-           "close to 1 dB below Online-FedSGD and the equivalence is not shown.", _N),
+           "final MSE-test difference C1 - Online-FedSGD within +-1 dB. " + _STEP_WHY + ". At the paper's size the "
+           "equivalence is shown at the matched and the largest in-band step, but at the smallest in-band step "
+           "Online-FedSGD ends more than 1 dB above C1 (non-equivalence shown): the verdict depends on the tuning "
+           "(the earlier confirmation used the matched step only). At the ci size it is undecided."),
     _claim(X6_IDEAL_U1, check_x6_ideal_uncoordinated_slightly_worse, "Fig. 4.3c / P4 Fig. 3c",
            "1129, 1139, 2838, 2850",
            "without stragglers, uncoordinated sharing (U1) is slightly worse than coordinated sharing (C1)", _C,
@@ -482,10 +484,12 @@ CLAIMS = (
            "the coordinated schedule ahead."),
     _claim(X6_C2_IDEAL, check_x6_c2_with_stragglers_matches_ideal, "Fig. 4.3c / P4 Fig. 3c", "1129, 1139, 2838, 2850",
            "PAO-Fed-C2 with 100 % stragglers performs like the algorithms in the ideal setting (within 1 dB of ideal "
-           "Online-FedSGD)", _C,
+           "Online-FedSGD)", _N,
            "Operationally: the median paired final MSE-test difference between PAO-Fed-C2 in the default (straggler) "
            "setting and Online-FedSGD in the ideal setting within +-1 dB (same replicate seeds in both settings). "
-           + _STEP_WHY + ".", _N),
+           + _STEP_WHY + ". At the paper's size the equivalence is shown at the matched and the largest in-band step; "
+           "at the smallest, ideal Online-FedSGD is slower and the difference sits near the margin, undecided within "
+           "the budget (the earlier confirmation used the matched step only). At the ci size it is undecided."),
     _claim(X7_U1, check_x7_u1_matches_online_fedsgd, "Fig. 4.4 / P4 Fig. 4", "1143-1146, 2854-2857",
            "on CalCOFI data PAO-Fed-U1 performs like Online-FedSGD (within 1 dB) with 98 % less communication", _C,
            "Operationally: on the CalCOFI-like surrogate the median paired final MSE-test difference U1 - Online-FedSGD "

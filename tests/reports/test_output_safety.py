@@ -88,7 +88,7 @@ def test_an_interrupted_write_leaves_the_previous_report_intact(tmp_path, monkey
 def test_report_command_maps_a_failed_write_to_one_line_and_keeps_the_old_report(tmp_path, monkeypatch, capsys):
     claims, results = _records()
     monkeypatch.setattr("verify.registry.select_claims", lambda prefixes: claims)
-    monkeypatch.setattr("verify.runner.run_claims", lambda claims, ctx, on_done=None: results)
+    monkeypatch.setattr("verify.runner.run_claims", lambda claims, ctx, on_done=None, **kw: results)
     assert cli.main(["report", "--quiet", "--out", str(tmp_path)]) == 0
     before = _snapshot(tmp_path)
 
@@ -107,7 +107,7 @@ def test_report_command_maps_a_failed_write_to_one_line_and_keeps_the_old_report
 def test_json_output_of_report_is_strict(tmp_path, monkeypatch, capsys):
     claims, results = toy_records()
     monkeypatch.setattr("verify.registry.select_claims", lambda prefixes: claims)
-    monkeypatch.setattr("verify.runner.run_claims", lambda claims, ctx, on_done=None: results)
+    monkeypatch.setattr("verify.runner.run_claims", lambda claims, ctx, on_done=None, **kw: results)
     assert cli.main(["report", "--quiet", "--json", "--out", str(tmp_path)]) == 1  # toy.boom errored
     json.loads(capsys.readouterr().out, parse_constant=lambda t: pytest.fail(f"non-JSON constant {t}"))
 
@@ -115,11 +115,11 @@ def test_json_output_of_report_is_strict(tmp_path, monkeypatch, capsys):
 def test_ctrl_c_during_the_checks_exits_130_and_keeps_the_old_report(tmp_path, monkeypatch, capsys):
     claims, results = _records()
     monkeypatch.setattr("verify.registry.select_claims", lambda prefixes: claims)
-    monkeypatch.setattr("verify.runner.run_claims", lambda claims, ctx, on_done=None: results)
+    monkeypatch.setattr("verify.runner.run_claims", lambda claims, ctx, on_done=None, **kw: results)
     assert cli.main(["report", "--quiet", "--out", str(tmp_path)]) == 0
     before = _snapshot(tmp_path)
 
-    def interrupted(claims, ctx, on_done=None):
+    def interrupted(claims, ctx, on_done=None, **kw):
         raise KeyboardInterrupt
 
     monkeypatch.setattr("verify.runner.run_claims", interrupted)

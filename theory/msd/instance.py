@@ -31,8 +31,9 @@ def selection_second_moment(D: int, m: int, law: str) -> np.ndarray:
     r""":math:`\Pi = E[\mathrm{diag}(M)\,\mathrm{diag}(M)^T]` (D x D), so that :math:`E[M Y M] = \Pi \circ Y`.
 
     * ``subset``: :math:`\Pi_{ii} = m/D`, :math:`\Pi_{ij} = m(m-1)/(D(D-1))`;
-    * ``window`` (cyclic window of length m at a uniform offset): :math:`\Pi_{ij} = \max(0, m - d(i,j))/D`,
-      :math:`d` the cyclic distance;
+    * ``window`` (cyclic window of length m at a uniform offset): :math:`\Pi_{ij} = (\max(0, m - a) +
+      \max(0, m - (D - a)))/D`, :math:`a = (j - i) \bmod D` (the second term: windows that wrap round the end,
+      non-zero once :math:`m + \min(a, D - a) > D`);
     * ``bernoulli`` (i.i.d. entries with probability :math:`p_m = m/D`): :math:`\Pi_{ij} = p_m^2`,
       :math:`\Pi_{ii} = p_m`.
 
@@ -60,9 +61,9 @@ def selection_second_moment(D: int, m: int, law: str) -> np.ndarray:
         Pi = np.full((D, D), off)
     elif law == "window":
         i = np.arange(D)
-        dist = np.abs(i[:, None] - i[None, :])
-        dist = np.minimum(dist, D - dist)
-        Pi = np.maximum(0, m - dist) / D
+        gap = (i[None, :] - i[:, None]) % D          # forward cyclic gap a = (j - i) mod D
+        # windows holding both i and j: m - a of them without wrapping, m - (D - a) wrapping round the end
+        Pi = (np.maximum(0, m - gap) + np.maximum(0, m - (D - gap))) / D
     else:
         Pi = np.full((D, D), p * p)
     np.fill_diagonal(Pi, p)

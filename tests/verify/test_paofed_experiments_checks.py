@@ -5,11 +5,21 @@ import dataclasses
 
 import numpy as np
 
-from reports.figures import series_styles
 from reference_impl.paofed_tuning import MATCH_TOLERANCE_DB
+from reports.figures import series_styles
 from verify.paofed import _experiment_design as design
-from verify.paofed.experiments import (C1_IDEAL, C2, FEDSGD, U1, U1_FULL, U2, X3_C2_U2, X4_BEATS_FEDSGD,
-                                       X4_ONLINE_FED_POOR, X4_U2_U1, X6_IDEAL_U1, X9_DEGRADES)
+from verify.paofed.experiments import (
+    C1_IDEAL,
+    FEDSGD,
+    U1,
+    U2,
+    X3_C2_U2,
+    X4_BEATS_FEDSGD,
+    X4_ONLINE_FED_POOR,
+    X4_U2_U1,
+    X6_IDEAL_U1,
+    X9_DEGRADES,
+)
 from verify.paofed.sim_transient import check_transient, exact_transient, seed_transient
 from verify.records import CheckContext, Verdict
 

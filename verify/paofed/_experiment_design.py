@@ -40,8 +40,15 @@ import numpy as np
 
 from reference_impl.paofed import algorithm_config, experiment_environment, run_paofed
 from reference_impl.paofed_data import StreamData, SyntheticRFFData, calcofi_like
-from reference_impl.paofed_tuning import (MATCH_TOLERANCE_DB, StepMatch, StepRange, initial_rate_db,
-                                          match_initial_rate, step_field, steps_within_tolerance)
+from reference_impl.paofed_tuning import (
+    MATCH_TOLERANCE_DB,
+    StepMatch,
+    StepRange,
+    initial_rate_db,
+    match_initial_rate,
+    step_field,
+    steps_within_tolerance,
+)
 from verify.comparisons import Design, decide
 from verify.records import CheckContext, CheckResult
 

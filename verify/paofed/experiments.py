@@ -24,8 +24,17 @@ import numpy as np
 
 from verify.comparisons import Statement, Term, above, below, curve_figure, experiment, reproduce_experiment, within
 from verify.paofed import cite
-from verify.paofed._experiment_design import (C2_MU, CHOICES, DESIGN, HEAVY_TAIL, STEP, STRAGGLER_LAW, Arm,
-                                              decide_claim, steps_table)
+from verify.paofed._experiment_design import (
+    C2_MU,
+    CHOICES,
+    DESIGN,
+    HEAVY_TAIL,
+    STEP,
+    STRAGGLER_LAW,
+    Arm,
+    decide_claim,
+    steps_table,
+)
 from verify.records import CheckContext, CheckResult, Claim, Verdict
 
 __all__ = ["APPROX_DB", "CLAIMS", "SPECS"]

@@ -12,13 +12,64 @@ from hypothesis import strategies as st
 
 from verify import comparisons as cmp
 from verify.paofed._experiment_design import DESIGN, SharedArmExecutor, resolve_steps
-from verify.paofed.experiments import SPECS
+from verify.paofed.experiments import (
+    X1_NEXT,
+    X1_UNCOORD,
+    X2_FASTER,
+    X2_HIGHER,
+    X3_C2_U2,
+    X3_DECAYING,
+    X4_BEATS_FEDSGD,
+    X4_ONLINE_FED_POOR,
+    X4_U2_U1,
+    X5_FLAT,
+    X5_LOAD,
+    X6_C2_IDEAL,
+    X6_IDEAL_C1,
+    X6_IDEAL_U1,
+    X7_C2,
+    X7_U1,
+    X8_C2,
+    X8_PSO,
+    X8_SIGNSGD,
+    X9_ADVANTAGE,
+    X9_DEGRADES,
+    X10_C2,
+    X10_FEDSGD_U1,
+    X11_C2,
+    X11_GAP,
+)
 from verify.records import CheckContext, Verdict
 from verify.registry import get_claim
 
 CI_STAGE = DESIGN.stages["ci"][0]
-_CASES = [pytest.param(spec, id=spec.claim_id.split(".")[1], marks=pytest.mark.claim(spec.claim_id))
-          for spec in SPECS]
+_CASES = [
+    pytest.param(X1_NEXT, id="experiment_x1_next_portion_beats_last_received", marks=pytest.mark.claim("paofed.experiment_x1_next_portion_beats_last_received")),
+    pytest.param(X1_UNCOORD, id="experiment_x1_uncoordinated_beats_coordinated", marks=pytest.mark.claim("paofed.experiment_x1_uncoordinated_beats_coordinated")),
+    pytest.param(X2_FASTER, id="experiment_x2_larger_m_faster_initial", marks=pytest.mark.claim("paofed.experiment_x2_larger_m_faster_initial")),
+    pytest.param(X2_HIGHER, id="experiment_x2_larger_m_higher_final", marks=pytest.mark.claim("paofed.experiment_x2_larger_m_higher_final")),
+    pytest.param(X3_DECAYING, id="experiment_x3_decaying_weights_beat_unit_weights", marks=pytest.mark.claim("paofed.experiment_x3_decaying_weights_beat_unit_weights")),
+    pytest.param(X3_C2_U2, id="experiment_x3_c2_approx_u2", marks=pytest.mark.claim("paofed.experiment_x3_c2_approx_u2")),
+    pytest.param(X4_BEATS_FEDSGD, id="experiment_x4_paofed_beats_online_fedsgd", marks=pytest.mark.claim("paofed.experiment_x4_paofed_beats_online_fedsgd")),
+    pytest.param(X4_ONLINE_FED_POOR, id="experiment_x4_online_fed_poor", marks=pytest.mark.claim("paofed.experiment_x4_online_fed_poor")),
+    pytest.param(X4_U2_U1, id="experiment_x4_u2_beats_u1", marks=pytest.mark.claim("paofed.experiment_x4_u2_beats_u1")),
+    pytest.param(X5_LOAD, id="experiment_x5_online_fed_improves_with_load", marks=pytest.mark.claim("paofed.experiment_x5_online_fed_improves_with_load")),
+    pytest.param(X5_FLAT, id="experiment_x5_paofed_nearly_flat_in_load", marks=pytest.mark.claim("paofed.experiment_x5_paofed_nearly_flat_in_load")),
+    pytest.param(X6_IDEAL_C1, id="experiment_x6_ideal_coordinated_matches_full_sharing", marks=pytest.mark.claim("paofed.experiment_x6_ideal_coordinated_matches_full_sharing")),
+    pytest.param(X6_IDEAL_U1, id="experiment_x6_ideal_uncoordinated_slightly_worse", marks=pytest.mark.claim("paofed.experiment_x6_ideal_uncoordinated_slightly_worse")),
+    pytest.param(X6_C2_IDEAL, id="experiment_x6_c2_with_stragglers_matches_ideal", marks=pytest.mark.claim("paofed.experiment_x6_c2_with_stragglers_matches_ideal")),
+    pytest.param(X7_U1, id="experiment_x7_u1_matches_online_fedsgd", marks=pytest.mark.claim("paofed.experiment_x7_u1_matches_online_fedsgd")),
+    pytest.param(X7_C2, id="experiment_x7_c2_best", marks=pytest.mark.claim("paofed.experiment_x7_c2_best")),
+    pytest.param(X8_PSO, id="experiment_x8_pso_fed_not_desirable", marks=pytest.mark.claim("paofed.experiment_x8_pso_fed_not_desirable")),
+    pytest.param(X8_SIGNSGD, id="experiment_x8_signsgd_beats_online_fed", marks=pytest.mark.claim("paofed.experiment_x8_signsgd_beats_online_fed")),
+    pytest.param(X8_C2, id="experiment_x8_c2_best", marks=pytest.mark.claim("paofed.experiment_x8_c2_best")),
+    pytest.param(X9_DEGRADES, id="experiment_x9_full_downlink_degrades_partial_sharing", marks=pytest.mark.claim("paofed.experiment_x9_full_downlink_degrades_partial_sharing")),
+    pytest.param(X9_ADVANTAGE, id="experiment_x9_full_downlink_loses_advantage", marks=pytest.mark.claim("paofed.experiment_x9_full_downlink_loses_advantage")),
+    pytest.param(X10_FEDSGD_U1, id="experiment_x10_online_fedsgd_beats_u1", marks=pytest.mark.claim("paofed.experiment_x10_online_fedsgd_beats_u1")),
+    pytest.param(X10_C2, id="experiment_x10_c2_beats_online_fedsgd", marks=pytest.mark.claim("paofed.experiment_x10_c2_beats_online_fedsgd")),
+    pytest.param(X11_GAP, id="experiment_x11_c2_u1_gap_grows", marks=pytest.mark.claim("paofed.experiment_x11_c2_u1_gap_grows")),
+    pytest.param(X11_C2, id="experiment_x11_c2_beats_online_fedsgd", marks=pytest.mark.claim("paofed.experiment_x11_c2_beats_online_fedsgd")),
+]
 
 
 def _outcomes(spec, n: int):

@@ -19,6 +19,7 @@ $(STAMP): pyproject.toml | $(BIN)/python
 install: $(STAMP)
 
 test: $(STAMP)
+	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -m "not slow" --hypothesis-profile=ci -p no:cacheprovider
 
 report: $(STAMP)

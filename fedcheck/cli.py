@@ -114,10 +114,10 @@ def _cmd_report(args, parser: _Parser) -> int:
     from tqdm import tqdm
 
     from reports import DEFAULT_OUT_DIR, OutputError, build_report, prepare_out_dir
+    from verify.cache import ResultCache, default_cache_dir
     from verify.executor import DASK_TIMEOUT, make_executor
     from verify.records import CheckContext, Verdict
     from verify.registry import select_claims
-    from verify.cache import ResultCache, default_cache_dir
     from verify.runner import run_claims
 
     if args.no_cache and args.cache_dir is not None:

@@ -9,7 +9,6 @@ truncated F and/or the exact F (Gaussian regressors), and optionally the transie
 from __future__ import annotations
 
 import csv
-import json
 import math
 import sys
 from pathlib import Path
@@ -113,9 +112,8 @@ def msd_report(instance, models, method: str = "auto", transient: int | None = N
 
 
 def run_msd(args) -> int:
-    from fedcheck.paofed_cli import ConfigError, _instance, _load_table
-
     from fedcheck._files import MAX_WORK, check_budget
+    from fedcheck.paofed_cli import ConfigError, _instance, _load_table
 
     parser = args.subparser
     if args.transient is not None and args.transient < 0:

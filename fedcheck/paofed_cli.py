@@ -214,7 +214,6 @@ def load_paofed_config(path, algorithm: str = "paofed-u1", *, iterations: int | 
     import numpy as np
 
     from fedcheck._files import MAX_STATE_ELEMENTS, MAX_WORK, check_budget
-
     from reference_impl.paofed import ALGORITHMS, AsyncEnvironment, LinearData, experiment_environment
     from reference_impl.paofed_data import SyntheticRFFData
 
@@ -316,9 +315,8 @@ def run_paofed(args) -> int:
     """Run the configured simulation and print the learning curve in dB (exit status 0)."""
     import numpy as np
 
-    from reference_impl.paofed import run_paofed as simulate
-
     from fedcheck._config import strict_json
+    from reference_impl.paofed import run_paofed as simulate
 
     parser = args.subparser
     try:

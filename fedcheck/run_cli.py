@@ -177,9 +177,8 @@ def run_command(args) -> int:
     if getattr(args, "handler", None) is not None:
         return args.handler(args)
 
-    from reference_impl.pgfl import nmsd_observer, run_pgfl
-
     from fedcheck._config import strict_json
+    from reference_impl.pgfl import nmsd_observer, run_pgfl
 
     problem, config = load_pgfl_config(args.config, args.iterations, args.runs)  # ConfigError: exit 2, one line
     observe = nmsd_observer(problem) if problem.true_models is not None else None

@@ -40,8 +40,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit
 
-from theory._validate import real_scalar
 from theory._rounding import UNIT_ROUNDOFF, gamma
+from theory._validate import real_scalar
 
 __all__ = [
     "DEFAULT_GTOL",

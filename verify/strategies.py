@@ -631,15 +631,6 @@ def fedpdm_seed_condition_violations(draw) -> tuple[float, float]:
 
 
 @st.composite
-def fedpdm_corrected_conditions(draw) -> tuple[float, float, int, int]:
-    """(L, rho, N, K) with 1/2 < L < rho/4 strictly, rho in (2, 200], 1 <= K <= N <= 200."""
-    rho = draw(st.floats(min_value=2.0, max_value=200.0, exclude_min=True))
-    L = draw(st.floats(min_value=0.5, max_value=rho / 4.0, exclude_min=True, exclude_max=True))
-    N = draw(st.integers(min_value=1, max_value=200))
-    return L, rho, N, draw(st.integers(min_value=1, max_value=N))
-
-
-@st.composite
 def fedpdm_noisy_settings(draw) -> dict:
     """Instance-NC settings with noise well above the seed's C3 = 8 rho: d in {20, 40}, K in {2, 5, 10} of N = 10,
     rho = 10, sigma in [0.03, 0.1], full batch (d rho/(8K) >= 2.5)."""
@@ -680,7 +671,7 @@ def fedpdm_federations(draw) -> dict:
             "q": draw(st.sampled_from([0.05, 0.1, 0.25])), "seed": draw(st.integers(min_value=0, max_value=2**31 - 1))}
 
 
-__all__ += ["fedpdm_any_noise_settings", "fedpdm_corrected_conditions", "fedpdm_federations", "fedpdm_noiseless_full_settings",
+__all__ += ["fedpdm_any_noise_settings", "fedpdm_federations", "fedpdm_noiseless_full_settings",
             "fedpdm_noisy_settings", "fedpdm_seed_condition_violations"]
 
 
@@ -694,10 +685,6 @@ def fedpdm_corrected_conditions_strict(draw) -> tuple[float, float, int, int]:
     L = draw(st.floats(min_value=0.5, max_value=rho / 4.0, exclude_min=True, exclude_max=True))
     N = draw(st.integers(min_value=1, max_value=200))
     return L, rho, N, draw(st.integers(min_value=1, max_value=N))
-
-
-#: The first version allowed rho -> 2, where (1/2, rho/4) holds no float; superseded by the strict one.
-fedpdm_corrected_conditions = fedpdm_corrected_conditions_strict
 
 __all__ += ["fedpdm_corrected_conditions_strict"]
 

@@ -103,8 +103,8 @@ def test_small_mu_answers_with_capped_solvers(tmp_path, capsys):
     out = _run(capsys, _config(tmp_path, 0.003), "--model", "exact")
     entry = out["models"]["exact"]
     assert entry["stable"] and entry["msd_db"] is not None
-    from theory.msd import msd_steady_state_naive
     from fedcheck.paofed_cli import _instance, _load_table
+    from theory.msd import msd_steady_state_naive
 
     inst = _instance(_load_table(_config(tmp_path, 0.003)), tmp_path)
     assert abs(entry["msd"] / msd_steady_state_naive(inst, "exact", solver="sparse") - 1) <= 1e-9

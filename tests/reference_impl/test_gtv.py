@@ -26,7 +26,15 @@ from reference_impl.gtv_data import (
     save_npz_instance,
     sbm_instance,
 )
-from theory.gtv import GTVInstance, dual_norm, duality_gap, edge_differences, kkt_residuals, loss_gradients, primal_objective
+from theory.gtv import (
+    GTVInstance,
+    dual_norm,
+    duality_gap,
+    edge_differences,
+    kkt_residuals,
+    loss_gradients,
+    primal_objective,
+)
 
 TOL = 1e-10
 

@@ -8,14 +8,14 @@ from reference_impl.pgfl import (
     PGFLConfig,
     PGFLProblem,
     client_solver,
-    initial_state,
-    step,
     cluster_optima,
     eta_cluster_distance,
     fixed_point_tau0,
+    initial_state,
     iteration_spectral_radius,
     nmsd_observer,
     run_pgfl,
+    step,
     synthetic_regression,
 )
 

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from verify.executor import DaskExecutor, ProcessExecutor, SerialExecutor, make_executor, map_seeded
-from verify.records import CheckContext
 from verify.pgfl.theorem2_bound import check_bound_identity
+from verify.records import CheckContext
 
 
 def _seeded_runs(executor):

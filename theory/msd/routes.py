@@ -428,7 +428,6 @@ def mean_threshold_fast(x, *, rtol: float = 1e-7) -> ThresholdBracket:
     White R: :math:`\mathcal M(\mu) = (E_B\Lambda_\mu E_A) \otimes I_D` (an :math:`N_b \times N_b` problem);
     otherwise :func:`theory.msd.stability.spectral_radius_M`.
     """
-    from theory.msd.stability import spectral_radius_M
 
     from threadpoolctl import threadpool_limits
 

@@ -144,7 +144,7 @@ def apply_F_component(m: AnalysisMoments, comp: WhiteComponent, S: np.ndarray, m
     """
     _check_model(model)
     mu = m.mu if mu is None else float(mu)
-    K, L = m.K, m.l_max
+    K = m.K
     nb = m.n_blocks
     S = np.asarray(S, dtype=np.float64)
     if S.shape != (nb, nb):

@@ -4,6 +4,7 @@ import pytest
 from hypothesis import example, given, settings, target
 from hypothesis import strategies as st
 
+from verify.budget import examples
 from verify.dp.thesis_composition import (
     evaluate_adaptive_composition,
     evaluate_approx_composition,
@@ -16,7 +17,7 @@ _pos = st.floats(min_value=0.01, max_value=3.0)
 
 
 @pytest.mark.claim("dp.thesis_theorem2_1")
-@settings(max_examples=20)
+@settings(max_examples=examples("many"))
 @given(epsilons=st.lists(_eps, min_size=1, max_size=8))
 @example(epsilons=[0.1] * 8)
 def test_randomized_response_products_attain_the_sum(epsilons):
@@ -38,7 +39,7 @@ def test_gaussian_chain_delta_is_below_the_sum(mus, eps):
 
 
 @pytest.mark.claim("dp.thesis_theorem2_3")
-@settings(max_examples=10)
+@settings(max_examples=examples("some"))
 @given(d1=_pos, s1=st.floats(0.5, 5.0), d2=_pos, s2=st.floats(0.5, 5.0), alpha=st.sampled_from([1.5, 2.0, 4.0]))
 @example(d1=1.0, s1=2.0, d2=0.5, s2=1.0, alpha=2.0)
 def test_independent_gaussian_releases_add_their_zcdp(d1, s1, d2, s2, alpha):
@@ -48,7 +49,7 @@ def test_independent_gaussian_releases_add_their_zcdp(d1, s1, d2, s2, alpha):
 
 
 @pytest.mark.claim("dp.thesis_theorem2_4")
-@settings(max_examples=10)
+@settings(max_examples=examples("some"))
 @given(d1=_pos, s1=st.floats(0.5, 5.0), d2=_pos, s2=st.floats(0.5, 5.0), alpha=st.sampled_from([1.5, 2.0, 4.0]),
        shift=st.sampled_from(["sign", "tanh", "gated"]))
 @example(d1=1.0, s1=2.0, d2=0.5, s2=1.0, alpha=4.0, shift="tanh")

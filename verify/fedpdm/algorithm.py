@@ -43,7 +43,7 @@ from theory.privacy.sensitivity import sensitivity_fedpdm
 from verify.evidence import result_from_evidence, sample_evidence
 from verify.fedpdm import cite
 from verify.records import CheckContext, CheckResult, Claim, Evidence, FigureSpec, MonteCarlo, Series, Verdict
-from verify.tolerance import CHI2_ALPHA, CLARABEL_TOL, FEDPDM_F_GAP_TOL, FEDPDM_POLISH_ZERO, FEDPDM_P_STAR_TOL, gamma
+from verify.tolerance import CHI2_ALPHA, CLARABEL_TOL, FEDPDM_F_GAP_TOL, FEDPDM_P_STAR_TOL, FEDPDM_POLISH_ZERO, gamma
 
 __all__ = [
     "CLAIMS",

@@ -13,7 +13,12 @@ from verify.fedpdm.theorem1_sensitivity import (
     evaluate_upload_sensitivity,
     history_sensitivity_bound,
 )
-from verify.strategies import fedpdm_adaptive_q_pairs, fedpdm_local_rounds, fedpdm_participation_schedules, fedpdm_unit_step_schedules
+from verify.strategies import (
+    fedpdm_adaptive_q_pairs,
+    fedpdm_local_rounds,
+    fedpdm_participation_schedules,
+    fedpdm_unit_step_schedules,
+)
 
 
 def _round(eta, rho, Q, seed=0):

@@ -20,7 +20,13 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from reference_impl.gtv import run_algorithm1
-from theory.gtv import cluster_constants, cluster_deviation, deviation_bound_d1, deviation_bound_theorem2, well_connected
+from theory.gtv import (
+    cluster_constants,
+    cluster_deviation,
+    deviation_bound_d1,
+    deviation_bound_theorem2,
+    well_connected,
+)
 from verify.evidence import result_from_evidence, sample_evidence
 from verify.gtv import cite
 from verify.gtv._instances import chain_case, well_connected_case

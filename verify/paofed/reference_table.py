@@ -23,9 +23,8 @@ from theory.msd import (
     reference_instance,
 )
 from verify.paofed._common import SOLVER_RTOL, cite, reference_msd, reference_radii, reference_thresholds
-from verify.tolerance import MSD_AGREEMENT_RTOL
 from verify.records import CheckContext, CheckResult, Claim, Evidence, FigureSpec, Series, Verdict
-from verify.tolerance import relative_gap
+from verify.tolerance import MSD_AGREEMENT_RTOL, relative_gap
 
 __all__ = ["CLAIMS", "SPEC_TABLE", "check_reference_table", "reference_thresholds", "reference_values"]
 

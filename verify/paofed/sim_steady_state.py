@@ -25,6 +25,7 @@ import numpy as np
 from reference_impl.paofed import run_analysis_model, time_average
 from theory.msd.instance import reference_instance
 from theory.msd.structured import msd_steady_state, msd_transient
+from verify.evidence import result_from_evidence
 from verify.paofed.sim_common import (
     MC_ALPHA,
     REFERENCE_TABLE,
@@ -34,7 +35,6 @@ from verify.paofed.sim_common import (
     to_db,
 )
 from verify.records import CheckContext, CheckResult, Claim, Evidence, FigureSpec, MonteCarlo, Series, Verdict
-from verify.evidence import result_from_evidence
 from verify.tolerance import bonferroni
 
 __all__ = ["CLAIMS", "CLAIM_ID", "PROFILE", "check_steady_state", "evaluate_steady_state", "exact_msd_curve"]

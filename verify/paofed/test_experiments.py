@@ -11,6 +11,7 @@ from hypothesis import example, given, settings, target
 from hypothesis import strategies as st
 
 from verify import comparisons as cmp
+from verify.budget import examples
 from verify.paofed._experiment_design import DESIGN, SharedArmExecutor, resolve_steps
 from verify.paofed.experiments import (
     X1_NEXT,
@@ -82,7 +83,7 @@ def _outcomes(spec, n: int):
 
 
 @pytest.mark.parametrize("spec", _CASES)
-@settings(max_examples=4)  # slices of the stored replicates: no new simulation after the first example
+@settings(max_examples=examples("several"))  # slices of the stored replicates: no new simulation after the first example
 @given(n=st.integers(2, CI_STAGE))
 @example(n=CI_STAGE)
 def test_statement_evidence_agrees_with_the_ci_verdict(spec, n):

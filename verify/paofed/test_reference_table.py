@@ -6,9 +6,8 @@ from hypothesis import strategies as st
 
 from theory.msd import analysis_moments, msd_steady_state, msd_steady_state_naive, reference_instance
 from verify.paofed._common import SOLVER_RTOL, reference_msd
-from verify.tolerance import MSD_AGREEMENT_RTOL
 from verify.paofed.reference_table import SPEC_TABLE, TABLE_MU_LAMBDA, _evidence
-from verify.tolerance import relative_gap
+from verify.tolerance import MSD_AGREEMENT_RTOL, relative_gap
 
 _EXAMPLES = max(3, settings.default.max_examples // 25)
 

@@ -4,11 +4,12 @@ import pytest
 from hypothesis import example, given, settings, target
 from hypothesis import strategies as st
 
+from verify.budget import examples
 from verify.paofed.seed_msd_formulas import evaluate_seed_formulas
 
 
 @pytest.mark.claim("paofed.seed_msd_formulas")
-@settings(max_examples=2)
+@settings(max_examples=examples("few"))
 @given(seed=st.integers(min_value=0, max_value=2**31 - 1))
 @example(seed=0)
 def test_truncated_formula_is_below_the_analysis_model_simulation(seed):

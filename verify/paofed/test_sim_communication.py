@@ -3,12 +3,13 @@
 import pytest
 from hypothesis import example, given, settings, target
 
+from verify.budget import examples
 from verify.paofed.sim_communication import PAPER_CASES, evaluate_communication_savings
 from verify.strategies import paofed_communication_cases
 
 
 @pytest.mark.claim("paofed.communication_savings")
-@settings(max_examples=40)
+@settings(max_examples=examples("most"))
 @given(case=paofed_communication_cases())
 @example(case=PAPER_CASES[0])
 @example(case=PAPER_CASES[-1])

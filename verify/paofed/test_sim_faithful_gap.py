@@ -4,12 +4,13 @@ import pytest
 from hypothesis import example, given, settings, target
 from hypothesis import strategies as st
 
+from verify.budget import examples
 from verify.paofed.sim_faithful_gap import evaluate_faithful_gap
 from verify.strategies import paofed_reference_step_sizes
 
 
 @pytest.mark.claim("paofed.sim_faithful_gap")
-@settings(max_examples=2)  # each example simulates 150 runs x 500-1200 iterations of P1-P9
+@settings(max_examples=examples("few"))  # each example simulates 150 runs x 500-1200 iterations of P1-P9
 @given(scale=paofed_reference_step_sizes(), seed=st.integers(min_value=0, max_value=2**31 - 1))
 @example(scale=0.2, seed=0)
 def test_faithful_algorithm_below_the_analysis(scale, seed):

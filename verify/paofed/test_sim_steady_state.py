@@ -4,12 +4,13 @@ import pytest
 from hypothesis import example, given, settings, target
 from hypothesis import strategies as st
 
+from verify.budget import examples
 from verify.paofed.sim_steady_state import evaluate_steady_state
 from verify.strategies import paofed_reference_step_sizes
 
 
 @pytest.mark.claim("paofed.sim_steady_state")
-@settings(max_examples=2)  # each example simulates 150 runs x 500 iterations and the exact transient
+@settings(max_examples=examples("few"))  # each example simulates 150 runs x 500 iterations and the exact transient
 @given(scale=paofed_reference_step_sizes(), seed=st.integers(min_value=0, max_value=2**31 - 1))
 @example(scale=0.1, seed=0)
 def test_exact_msd_in_sim_a_confidence_interval(scale, seed):

@@ -4,12 +4,13 @@ import pytest
 from hypothesis import example, given, settings, target
 from hypothesis import strategies as st
 
+from verify.budget import examples
 from verify.paofed.sim_transient import N_POINTS, SCALE, evaluate_transient
 from verify.strategies import paofed_transient_step_sizes
 
 
 @pytest.mark.claim("paofed.sim_transient")
-@settings(max_examples=2)  # each example simulates 400 runs x 400 iterations of SIM-A and (S1) twice
+@settings(max_examples=examples("few"))  # each example simulates 400 runs x 400 iterations of SIM-A and (S1) twice
 @given(scale=paofed_transient_step_sizes(), seed=st.integers(min_value=0, max_value=2**31 - 1))
 @example(scale=SCALE, seed=0)
 def test_exact_transient_in_sim_a_confidence_intervals(scale, seed):

@@ -5,6 +5,7 @@ from hypothesis import example, given, settings, target
 from hypothesis import strategies as st
 
 from theory.msd import reference_instance, spectral_radius_F
+from verify.budget import examples
 from verify.paofed._common import instance_to_dict, review_note2_instance
 from verify.paofed.theorem2 import evaluate_exact_threshold, evaluate_seed_model
 from verify.strategies import paofed_hard_instances, paofed_instances
@@ -47,7 +48,7 @@ def test_one_over_lambda_max_is_not_necessary_either():
 
 
 @pytest.mark.claim("paofed.theorem2_seed_model")
-@settings(max_examples=6)
+@settings(max_examples=examples("several"))
 @given(params=paofed_hard_instances(max_N=30))
 def test_search_for_a_seed_model_counterexample_on_hard_instances(params):
     """Property (a search pushed toward a counterexample): on mid-size instances with ill-conditioned R_k (condition
@@ -59,7 +60,7 @@ def test_search_for_a_seed_model_counterexample_on_hard_instances(params):
 
 
 @pytest.mark.claim("paofed.theorem2_seed_model")
-@settings(max_examples=3)
+@settings(max_examples=examples("several"))
 @given(params=paofed_hard_instances(max_N=10))
 def test_lyapunov_certificate_on_small_hard_instances(params):
     """Property: for N <= 10 a Lyapunov matrix P > 0 with ||F^T P F - P + I|| < 1 exists at the worst step size below
@@ -69,7 +70,7 @@ def test_lyapunov_certificate_on_small_hard_instances(params):
 
 
 @pytest.mark.claim("paofed.theorem2_exact_threshold")
-@settings(max_examples=2)
+@settings(max_examples=examples("few"))
 @given(params=paofed_instances(max_K=2, max_D=2, max_l=1))
 @example(params=instance_to_dict(review_note2_instance()))
 def test_exact_F_is_stable_below_its_own_threshold(params):

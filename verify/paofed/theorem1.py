@@ -16,7 +16,6 @@ Corrected statement (``paofed.theorem1_sufficient``): if
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from theory.msd import (

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 from scipy.linalg import null_space
 
-from reference_impl.pgfl import PGFLConfig, PGFLProblem, PGFLState, client_solver, step, run_pgfl
+from reference_impl.pgfl import PGFLConfig, PGFLProblem, PGFLState, client_solver, run_pgfl, step
 from verify.evidence import result_from_evidence, sample_evidence, with_minimal_counterexample
 from verify.pgfl.theorem1 import build_instance
 from verify.records import CheckContext, CheckResult, Citation, Claim, Evidence, FigureSpec, Series, Verdict

@@ -1,11 +1,12 @@
 """Property tests of PGFL Theorem I (tau = 0): the limit is (Pc), not (Pa); rate r(T); private decay factor."""
 
+import math
+
 import pytest
 from hypothesis import example, given, settings, target
 
-import math
-
 from reference_impl.pgfl import PGFLConfig, cluster_optima, fixed_point_tau0
+from verify.budget import examples
 from verify.pgfl.theorem1 import (
     EXACT_TARGET_RTOL,
     FIXED_POINT_RTOL,
@@ -42,7 +43,7 @@ _SMALL = {"seed": 7, "servers": 3, "clients_per_server": 4, "clusters": 3, "d": 
 
 
 @pytest.mark.claim("pgfl.theorem1")
-@settings(max_examples=25)
+@settings(max_examples=examples("many"))
 @given(params=pgfl_tau0_instances(min_servers=1, max_servers=1) | pgfl_tau0_instances(min_servers=3, tree_only=True))
 @example(params={**_SMALL, "servers": 1, "edges": []})
 @example(params=_SMALL)
@@ -71,7 +72,7 @@ def test_paper_size_limit_misses_the_cluster_optimum():
 
 
 @pytest.mark.claim("pgfl.theorem1_fixed_point")
-@settings(max_examples=20)
+@settings(max_examples=examples("many"))
 @given(params=pgfl_tau0_instances())
 @example(params=_c4_identical_params(0.275))
 @example(params=_SMALL)
@@ -93,7 +94,7 @@ def test_linear_convergence_to_the_fixed_point(params):
 
 
 @pytest.mark.claim("pgfl.theorem1_private_rate")
-@settings(max_examples=8)
+@settings(max_examples=examples("some"))
 @given(params=pgfl_private_instances())
 @example(params={**_SMALL, "data": "conditioned", "rho_factor": 0.3, "zeta": 0.9, "phi0": 0.05, "C": 1.0})
 @example(params={**_SMALL, "data": "conditioned", "rho_factor": 0.1, "zeta": 0.97, "phi0": 0.05, "C": 1.0})
@@ -113,7 +114,7 @@ def test_mean_square_error_decays_with_the_noise_factor(params):
 
 
 @pytest.mark.claim("pgfl.theorem1_private_rate")
-@settings(max_examples=6)
+@settings(max_examples=examples("several"))
 @given(params=pgfl_private_iteration_instances())
 @example(params={**_SMALL, "data": "conditioned", "rho_factor": 0.15, "zeta": 0.3, "phi0": 0.05, "C": 1.0})
 def test_mean_square_error_decays_with_the_iteration_factor_when_zeta_is_small(params):
@@ -128,7 +129,7 @@ def test_mean_square_error_decays_with_the_iteration_factor_when_zeta_is_small(p
 
 
 @pytest.mark.claim("pgfl.theorem1_private")
-@settings(max_examples=6)
+@settings(max_examples=examples("several"))
 @given(params=pgfl_private_instances())
 @example(params={**_SMALL, "data": "conditioned", "rho_factor": 0.3, "zeta": 0.9, "phi0": 0.05, "C": 1.0})
 def test_private_limit_is_not_the_cluster_optimum_with_several_servers(params):

@@ -4,6 +4,7 @@ import pytest
 from hypothesis import example, given, settings, target
 from hypothesis import strategies as st
 
+from verify.budget import examples
 from verify.pgfl.theorem2 import (
     PRIVACY_DEFAULTS,
     anisotropic_instance,
@@ -50,7 +51,7 @@ PAPER_SETTING = {"seed": 0, "servers": 10, "clients_per_server": 15, "clusters":
 
 
 @pytest.mark.claim("pgfl.theorem2")
-@settings(max_examples=40)
+@settings(max_examples=examples("most"))
 @given(params=pgfl_theorem2_instances())
 @example(params=PAPER_SETTING)
 def test_privacy_noise_adds_a_data_independent_response_to_the_gap(params):
@@ -63,7 +64,7 @@ def test_privacy_noise_adds_a_data_independent_response_to_the_gap(params):
 
 
 @pytest.mark.claim("pgfl.theorem2_steady_state")
-@settings(max_examples=20)
+@settings(max_examples=examples("many"))
 @given(rho_mult=st.floats(min_value=0.5, max_value=1.0), tau=st.floats(min_value=0.2, max_value=0.5))
 @example(rho_mult=1.0, tau=0.4)
 def test_limit_exceeds_eta_with_anisotropic_hessians(rho_mult, tau):
@@ -75,7 +76,7 @@ def test_limit_exceeds_eta_with_anisotropic_hessians(rho_mult, tau):
 
 
 @pytest.mark.claim("pgfl.corollary_identity")
-@settings(max_examples=30)
+@settings(max_examples=examples("many"))
 @given(seed=st.integers(0, 2**30), n=st.integers(1, 40), tau=st.floats(min_value=0.01, max_value=1.0),
        rho_mult=st.floats(min_value=0.1, max_value=2.0), noise=st.booleans())
 def test_single_step_gap_is_tau_times_the_w_hat_spread(seed, n, tau, rho_mult, noise):
@@ -87,7 +88,7 @@ def test_single_step_gap_is_tau_times_the_w_hat_spread(seed, n, tau, rho_mult, n
 
 
 @pytest.mark.claim("pgfl.theorem2_limit_identity")
-@settings(max_examples=5)
+@settings(max_examples=examples("several"))
 @given(seed=st.integers(min_value=0, max_value=2**30), servers=st.integers(min_value=1, max_value=3),
        tau=st.floats(min_value=0.05, max_value=0.95), rho_mult=st.floats(min_value=0.5, max_value=2.0))
 @example(seed=0, servers=1, tau=0.4, rho_mult=1.0)

@@ -104,10 +104,12 @@ from verify.tolerance import (
     MC_ALPHA,
     NOISE_DOMINANCE_GAP,
     RATE_BAND,
-    TARGET_RTOL as EXACT_TARGET_RTOL,
     bonferroni,
     gamma,
     mean_upper_confidence_limit,
+)
+from verify.tolerance import (
+    TARGET_RTOL as EXACT_TARGET_RTOL,
 )
 
 __all__ = [

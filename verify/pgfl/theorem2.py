@@ -43,9 +43,9 @@ from scipy import stats
 from reference_impl.pgfl import (
     PGFLConfig,
     PGFLProblem,
+    _affine_map,
     cluster_optima,
     eta_cluster_distance,
-    _affine_map,
     fixed_point,
     run_pgfl,
     server_models_observer,
@@ -64,7 +64,8 @@ from verify.records import (
     Series,
     Verdict,
 )
-from verify.tolerance import RECORDED_ALPHA as SWEEP_ALPHA, bonferroni, gamma
+from verify.tolerance import RECORDED_ALPHA as SWEEP_ALPHA
+from verify.tolerance import bonferroni, gamma
 
 __all__ = [
     "CLAIMS",
@@ -495,7 +496,6 @@ def sweep_penalty(item: tuple) -> dict:
             gap[slot] = reference[slot, 0] - state.w_servers[0]
         _run_recorded(problem, with_tau(quiet, tau), iterations, recorded, int(seeds[0]), 1, sink)
         exact[tau] = gap
-    del reference
     exact_sq = {tau: np.sum(g**2, axis=-1) for tau, g in exact.items()}               # (G, S, Q)
 
     # privacy column: batches of runs, each batch from its own seed, CRN inside a batch; Chan's pooled moments
@@ -521,7 +521,6 @@ def sweep_penalty(item: tuple) -> dict:
                 m2[tau] = m2[tau] + batch_m2 + delta**2 * count * b / (count + b)
                 plain[tau] = plain[tau] + raw.sum(axis=1)
         count += b
-        del reference
 
     alpha_entry = bonferroni(alpha_cell, 2 * G * S * Q)
     t = float(stats.t.ppf(1.0 - alpha_entry, count - 1))

@@ -28,10 +28,10 @@ from theory.privacy.conversions import (
     zcdp_to_approx_dp_cks,
     zcdp_to_approx_dp_exact_gaussian,
 )
-from verify.evidence import result_from_evidence, sample_evidence
+from verify.evidence import result_from_evidence, sample_evidence, with_minimal_counterexample
 from verify.records import CheckContext, CheckResult, Citation, Claim, Evidence, FigureSpec, Series, Verdict
-from verify.tolerance import CONVERSION_RTOL as CONVERTER_TOL, gamma, relative_gap
-from verify.evidence import with_minimal_counterexample
+from verify.tolerance import CONVERSION_RTOL as CONVERTER_TOL
+from verify.tolerance import gamma, relative_gap
 
 __all__ = ["CLAIMS", "TEST_VECTORS", "check_corollary", "check_sum_range", "corollary_total",
            "evaluate_epsilon", "evaluate_sum_range", "reproduce_sum_range", "evaluate_total", "evaluate_test_vector"]

@@ -28,7 +28,8 @@ from reference_impl.zcdp_nfl import zcdp_nfl_primal_update
 from theory.privacy import sensitivity_zcdp_nfl
 from verify.evidence import result_from_evidence, sample_evidence
 from verify.records import CheckContext, CheckResult, Citation, Claim, Evidence, FigureSpec, Series, Verdict
-from verify.tolerance import CLARABEL_TOL as SOLVER_TOL, gamma
+from verify.tolerance import CLARABEL_TOL as SOLVER_TOL
+from verify.tolerance import gamma
 from verify.zcdp_nfl._instances import (
     LOSSES,
     REPLACEMENTS,

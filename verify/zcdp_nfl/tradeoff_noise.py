@@ -20,9 +20,8 @@ from fractions import Fraction
 import numpy as np
 
 from theory.privacy import sensitivity_zcdp_nfl
-from verify.evidence import result_from_evidence, sample_evidence
+from verify.evidence import result_from_evidence, sample_evidence, with_minimal_counterexample
 from verify.records import CheckContext, CheckResult, Citation, Claim, Evidence, FigureSpec, Series, Verdict
-from verify.evidence import with_minimal_counterexample
 
 __all__ = ["CLAIMS", "check_noise_term", "check_printed_noise_term", "evaluate_noise_term", "noise_term_23",
            "noise_term_24_corrected", "noise_term_24_printed", "reproduce_printed_noise_term"]

@@ -3,7 +3,14 @@
 import numpy as np
 import pytest
 
-from theory.msd import PAOFedInstance, analysis_moments, apply_F, msd_steady_state, reference_instance, spectral_radius_F
+from theory.msd import (
+    PAOFedInstance,
+    analysis_moments,
+    apply_F,
+    msd_steady_state,
+    reference_instance,
+    spectral_radius_F,
+)
 from theory.msd.white import (
     apply_F_component,
     is_white,

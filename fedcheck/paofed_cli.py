@@ -37,6 +37,10 @@ _SECTIONS = {
                   "pso_fed_m", "pso_fed_fraction", "sign_step", "sign_noise", "sign_aggregation",
                   "baseline_aggregation"},
 }
+
+#: Largest staleness weight accepted: the second moments hold products of squared weights, which must stay
+#: finite in double precision.
+ALPHA_MAX = 1e100
 _SOURCES = ("linear", "synthetic-rff")
 
 
@@ -124,6 +128,10 @@ def _instance(table, base_dir: Path = Path("."), *, min_mu_lambda: float = 0.0):
         raise ConfigError(f"instance.p must be a list of K = {K} reals in (0, 1], got {kwargs['p'].tolist()}")
     if not 0 <= kwargs["delta"] < 1:
         raise ConfigError(f"instance.delta must be a real in [0, 1), got {kwargs['delta']!r}")
+    alpha = np.asarray(kwargs["alpha"], dtype=np.float64)
+    if alpha.size and np.max(np.abs(alpha)) > ALPHA_MAX:  # its squares enter the second moments
+        raise ConfigError(f"instance.alpha entries must be at most {ALPHA_MAX:g} in magnitude (their squares enter the "
+                          f"second moments and must stay finite), got {np.max(np.abs(alpha)):g}")
     try:
         inst = PAOFedInstance(**kwargs, mu=1.0)
     except ValueError as exc:

@@ -230,6 +230,7 @@ INSTANCE_FIELDS = [
     ("delta = 1.0", "instance.delta"),
     ("delta = 'x'", "instance.delta"),
     ("alpha = [2.0, 0.5, 0.25]", "instance.alpha"),
+    ("alpha = [1.0, 1e308, 0.25]", "instance.alpha"),  # its square overflows the second moments
     ("sigma2_eta = [0.01, -1, 0.1, 0.1]", "instance.sigma2_eta"),
     ("toeplitz_rho = [0.1, 0.3, 0.5, 1.0]", "instance.toeplitz_rho"),
     ("toeplitz_rho = [true, false, true, false]", "instance.toeplitz_rho"),

@@ -6,21 +6,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fedcheck.cli import _int_at_least, _Parser
 from fedcheck.gtv_cli import add_run_parser, load_gtv_config
+from tests.fedcheck.plugin_harness import run_plugin
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "fedcheck" / "examples" / "gtv.toml"
 
 
 def _main(argv):
-    parser = _Parser(prog="fedcheck")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    run = sub.add_parser("run")
-    algorithms = run.add_subparsers(dest="algorithm", required=True, parser_class=type(run))
-    add_run_parser(algorithms, _int_at_least)
-    args = parser.parse_args(argv)
-    assert args.algorithm == "gtv"
-    return args.handler(args)
+    return run_plugin(add_run_parser, argv, "gtv")
 
 
 def _write(tmp_path, text, name="c.toml"):

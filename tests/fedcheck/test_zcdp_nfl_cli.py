@@ -10,22 +10,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fedcheck.cli import _int_at_least, _Parser
 from fedcheck.zcdp_nfl_cli import add_run_parser, load_zcdp_nfl_config
+from tests.fedcheck.plugin_harness import run_plugin
 from verify.zcdp_nfl.corollary_total import corollary_total
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "fedcheck" / "examples" / "zcdp_nfl.toml"
 
 
 def _main(argv):
-    parser = _Parser(prog="fedcheck")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    run = sub.add_parser("run")
-    algorithms = run.add_subparsers(dest="algorithm", required=True, parser_class=type(run))
-    add_run_parser(algorithms, _int_at_least)
-    args = parser.parse_args(argv)
-    assert args.algorithm == "zcdp-nfl"
-    return args.handler(args)
+    return run_plugin(add_run_parser, argv, "zcdp-nfl")
 
 
 def test_example_config_is_the_paper_size_lad_setting():

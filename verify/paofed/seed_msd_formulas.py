@@ -13,25 +13,20 @@ simulation's lower confidence limit at every point (the truncation is optimistic
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
 from theory.msd.structured import msd_transient
 from verify.evidence import result_from_evidence
-from verify.paofed.sim_common import MC_ALPHA, cite, seed_integers
-from verify.paofed.sim_steady_state import PROFILE, _simulate
+from verify.paofed.sim_common import MC_ALPHA, cite
+from verify.paofed.sim_steady_state import PROFILE, learning_curve_figure, simulate_point, simulate_points
 from verify.records import (
     CheckContext,
     CheckResult,
     Claim,
     Evidence,
-    FigureSpec,
     MonteCarlo,
-    Series,
     Verdict,
 )
-from verify.tolerance import bonferroni
 
 __all__ = ["CLAIMS", "CLAIM_ID", "check_seed_formulas", "evaluate_seed_formulas", "seed_msd_curve"]
 
@@ -49,38 +44,22 @@ def evaluate_seed_formulas(mu_times_lambda_max: float, *, runs: int, iterations:
 
     ``measured`` = :math:`|\text{SIM-A} - \text{seed}|` (dB), ``bound`` = the interval's half-width (dB) on that side.
     """
-    return _simulate(mu_times_lambda_max, runs, iterations, seed, alpha, theory)[0]
-
-
-def _point(item, runs, alpha, theory):
-    (scale, iterations), seed = item
-    return _simulate(scale, runs, iterations, seed, alpha, theory)
+    return simulate_point(mu_times_lambda_max, runs, iterations, seed, alpha, theory)[0]
 
 
 def check_seed_formulas(ctx: CheckContext, *, theory=seed_msd_curve) -> CheckResult:
     """The points and Monte-Carlo sizes of paofed.sim_steady_state, with the seed's truncated F as the prediction."""
     p = PROFILE[ctx.profile]
-    points = p["points"]
-    alpha = bonferroni(MC_ALPHA, len(points))
-    seeds = seed_integers(ctx.seed_sequence(CLAIM_ID), len(points))
-    outcomes = ctx.executor.map(functools.partial(_point, runs=p["runs"], alpha=alpha, theory=theory),
-                                list(zip(points, seeds)))
+    outcomes, alpha = simulate_points(ctx, CLAIM_ID, theory)
     evidence = []
     for o in outcomes:   # the shared simulator names its prediction "exact_db"; here it is the seed's formula
         q = dict(o[0].parameters)
         q["seed_formula_db"] = q.pop("exact_db")
         q["seed_minus_sim_a_db"] = q["seed_formula_db"] - q["sim_a_db"]
         evidence.append(Evidence(measured=o[0].measured, bound=o[0].bound, holds=o[0].holds, parameters=q))
-    curves = []
-    for (scale, iterations), (_, sim, pred) in zip(points, outcomes):
-        n = np.unique(np.geomspace(1, iterations, 80).astype(int))
-        label = f"mu lambda_max = {scale}"
-        curves.append(Series(label=f"SIM-A, {label}", x=n, y=10 * np.log10(sim[n]), style="points", group=label))
-        curves.append(Series(label=f"seed (4.32)-(4.33), truncated F, {label}", x=n, y=10 * np.log10(pred[n]),
-                             group=label))
-    figure = FigureSpec(name="seed_formula_learning_curves",
-                        title="PAO-Fed reference instance: SIM-A vs the seed's MSD recursion (truncated F)",
-                        xlabel="iteration n", ylabel="MSD (dB)", series=tuple(curves), xscale="log")
+    figure = learning_curve_figure(ctx, outcomes, name="seed_formula_learning_curves",
+                                   prediction="seed (4.32)-(4.33), truncated F",
+                                   title="PAO-Fed reference instance: SIM-A vs the seed's MSD recursion (truncated F)")
     return result_from_evidence(
         CLAIM_ID, evidence, ctx=ctx, quantity="|SIM-A - seed MSD| (dB) vs confidence-interval half-width (dB)",
         what="the seed's MSD formulas (truncated F) lie in the SIM-A confidence interval", figures=[figure],

@@ -37,7 +37,8 @@ from verify.paofed.sim_common import (
 from verify.records import CheckContext, CheckResult, Claim, Evidence, FigureSpec, MonteCarlo, Series, Verdict
 from verify.tolerance import bonferroni
 
-__all__ = ["CLAIMS", "CLAIM_ID", "PROFILE", "check_steady_state", "evaluate_steady_state", "exact_msd_curve"]
+__all__ = ["CLAIMS", "CLAIM_ID", "PROFILE", "check_steady_state", "evaluate_steady_state", "exact_msd_curve",
+           "learning_curve_figure", "simulate_point", "simulate_points"]
 
 CLAIM_ID = "paofed.sim_steady_state"
 #: Points mu * lambda_max of the reference instance, runs and iterations (per point) of each profile.
@@ -52,7 +53,7 @@ def exact_msd_curve(instance, iterations: int) -> np.ndarray:
     return msd_transient(instance, iterations, "exact")
 
 
-def _simulate(mu_times_lambda_max: float, runs: int, iterations: int, seed: int, alpha: float, theory):
+def simulate_point(mu_times_lambda_max: float, runs: int, iterations: int, seed: int, alpha: float, theory):
     instance = reference_instance(mu_times_lambda_max)
     run = run_analysis_model(instance, iterations, np.random.default_rng(seed), runs=runs)
     start = iterations // 2
@@ -85,31 +86,44 @@ def evaluate_steady_state(mu_times_lambda_max: float, *, runs: int, iterations: 
     half-width in dB on the side of the discrepancy (two-sided interval at failure probability ``alpha``).
     ``theory(instance, iterations)`` returns the predicted MSD_n (injectable for mutation tests).
     """
-    return _simulate(mu_times_lambda_max, runs, iterations, seed, alpha, theory)[0]
+    return simulate_point(mu_times_lambda_max, runs, iterations, seed, alpha, theory)[0]
 
 
 def _point(item, runs, alpha, theory):
     (scale, iterations), seed = item
-    return _simulate(scale, runs, iterations, seed, alpha, theory)
+    return simulate_point(scale, runs, iterations, seed, alpha, theory)
+
+
+def simulate_points(ctx: CheckContext, claim_id: str, theory) -> tuple[list, float]:
+    """SIM-A against ``theory`` at every point of the profile (seeded from ``claim_id``), through the executor:
+    ``([(evidence, sim-a curve, predicted curve), ...], alpha per point)``."""
+    p = PROFILE[ctx.profile]
+    alpha = bonferroni(MC_ALPHA, len(p["points"]))
+    seeds = seed_integers(ctx.seed_sequence(claim_id), len(p["points"]))
+    outcomes = ctx.executor.map(functools.partial(_point, runs=p["runs"], alpha=alpha, theory=theory),
+                                list(zip(p["points"], seeds)))
+    return outcomes, alpha
+
+
+def learning_curve_figure(ctx: CheckContext, outcomes, *, name: str, title: str, prediction: str) -> FigureSpec:
+    """SIM-A (points) and the predicted MSD curve of every point, one colour per step size (log-spaced iterations)."""
+    curves = []
+    for (scale, iterations), (_, sim, pred) in zip(PROFILE[ctx.profile]["points"], outcomes):
+        n = np.unique(np.geomspace(1, iterations, 80).astype(int))
+        label = f"mu lambda_max = {scale}"
+        curves.append(Series(label=f"SIM-A, {label}", x=n, y=10 * np.log10(sim[n]), style="points", group=label))
+        curves.append(Series(label=f"{prediction}, {label}", x=n, y=10 * np.log10(pred[n]), group=label))
+    return FigureSpec(name=name, title=title, xlabel="iteration n", ylabel="MSD (dB)", series=tuple(curves),
+                      xscale="log")
 
 
 def check_steady_state(ctx: CheckContext, *, theory=exact_msd_curve) -> CheckResult:
     """SIM-A vs the exact (S1)/(S2) prediction at the reference instance, one seeded point per mu lambda_max."""
     p = PROFILE[ctx.profile]
-    points = p["points"]
-    alpha = bonferroni(MC_ALPHA, len(points))
-    seeds = seed_integers(ctx.seed_sequence(CLAIM_ID), len(points))
-    outcomes = ctx.executor.map(functools.partial(_point, runs=p["runs"], alpha=alpha, theory=theory),
-                                list(zip(points, seeds)))
+    outcomes, alpha = simulate_points(ctx, CLAIM_ID, theory)
     evidence = [o[0] for o in outcomes]
-    curves = []
-    for (scale, iterations), (_, sim, pred) in zip(points, outcomes):
-        n = np.unique(np.geomspace(1, iterations, 80).astype(int))
-        label = f"mu lambda_max = {scale}"
-        curves.append(Series(label=f"SIM-A, {label}", x=n, y=10 * np.log10(sim[n]), style="points", group=label))
-        curves.append(Series(label=f"exact (S1), {label}", x=n, y=10 * np.log10(pred[n]), group=label))
-    learning = FigureSpec(name="sim_a_learning_curves", title="PAO-Fed reference instance: SIM-A vs exact transient MSD",
-                          xlabel="iteration n", ylabel="MSD (dB)", series=tuple(curves), xscale="log")
+    learning = learning_curve_figure(ctx, outcomes, name="sim_a_learning_curves", prediction="exact (S1)",
+                                     title="PAO-Fed reference instance: SIM-A vs exact transient MSD")
     xs = [e.parameters["mu_times_lambda_max"] for e in evidence]
     steady = FigureSpec(
         name="sim_a_steady_state", title="Steady-state MSD: SIM-A confidence interval and exact prediction",

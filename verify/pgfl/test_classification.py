@@ -17,7 +17,7 @@ from verify.strategies import pgfl_classification_root_seeds
 ALPHA = 0.01
 
 
-def _shown(seed, statement, n):
+def _assert_shown(seed, statement, n):
     outcome = evaluate_statement(CheckContext(seed=seed), DESIGN, statement, n, ALPHA)
     target(outcome.p_confirm, label=f"p-value of: {statement.text}")
     assert outcome.p_confirm <= ALPHA, (statement.text, outcome)
@@ -31,7 +31,7 @@ def test_m1_tau_lowers_accuracy_at_low_similarity_on_the_substitute(seed):
     """Property: at low similarity (M-1, digits, no privacy) tau = 0 gives a higher median test accuracy than
     tau = 0.4 at the horizon (the opposite of the paper's 'does improve'; outside the paper's setting, so recorded,
     not a refutation)."""
-    _shown(seed, above(("M-1", 0.0), ("M-1", 0.4), "final"), 16)
+    _assert_shown(seed, above(("M-1", 0.0), ("M-1", 0.4), "final"), 16)
 
 
 @pytest.mark.claim("pgfl.experiment_m2")
@@ -41,7 +41,7 @@ def test_m1_tau_lowers_accuracy_at_low_similarity_on_the_substitute(seed):
 def test_m2_tau_improves_accuracy_at_high_similarity(seed):
     """Property: at high similarity (M-2: triplets {1,2,3} vs {6,7,8} / {7,8,9} / {6,8,9}, D_k in [6, 12], digits,
     no privacy) tau = 0.4 gives a higher median test accuracy than tau = 0 at the horizon (40 replicates)."""
-    _shown(seed, above(("M-2", 0.4), ("M-2", 0.0), "final"), 40)
+    _assert_shown(seed, above(("M-2", 0.4), ("M-2", 0.0), "final"), 40)
 
 
 @pytest.mark.claim("pgfl.experiment_m3")
@@ -51,4 +51,4 @@ def test_m2_tau_improves_accuracy_at_high_similarity(seed):
 def test_m3_very_large_tau_matches_the_medium_tau(seed):
     """Property: in the M-2 setting (no privacy) tau = 1.0 is within 0.02 accuracy of tau = 0.4 at the horizon
     (two one-sided tests): 'very large tau degrades' is not what the substitute shows."""
-    _shown(seed, within(("M-2", 1.0), ("M-2", 0.4), "final", margin=0.02), 40)
+    _assert_shown(seed, within(("M-2", 1.0), ("M-2", 0.4), "final", margin=0.02), 40)

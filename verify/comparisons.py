@@ -78,6 +78,7 @@ __all__ = [
     "StatementOutcome",
     "above",
     "below",
+    "clear_store",
     "curve_figure",
     "decide",
     "decide_statement",
@@ -248,6 +249,10 @@ class Design:
     scales : mapping of profile to a hashable scale record (instance sizes passed to ``simulate``).
     stages : mapping of profile to increasing cumulative replicate counts (the last is the budget).
     chunk : mapping of profile to the replicates per ``simulate`` call (the stages are multiples of it).
+    arm_key : callable, optional
+        ``arm_key(arm, point, scale, root_seed) -> hashable``: everything the arm's simulation at ``point`` depends on
+        (an arm that ignores a grid choice is then simulated once for all its values). Default: the whole point
+        and the arm's identity.
     """
 
     family: str
@@ -256,6 +261,12 @@ class Design:
     scales: Mapping[str, Hashable]
     stages: Mapping[str, tuple[int, ...]]
     chunk: Mapping[str, int]
+    arm_key: Callable[..., Hashable] | None = None
+
+    def store_key(self, arm: Hashable, point: tuple, scale: Hashable, root_seed: int) -> tuple:
+        """The key of ``arm``'s replicates at ``point`` in the arm store."""
+        what = (point, _identity(arm)) if self.arm_key is None else self.arm_key(arm, point, scale, root_seed)
+        return (self.family, scale, root_seed, what)
 
     def __post_init__(self) -> None:
         for profile, stages in self.stages.items():
@@ -292,6 +303,12 @@ def _store_put(key, value) -> None:
             _STORE.popitem(last=False)
 
 
+def clear_store() -> None:
+    """Forget every stored arm (tests and benchmarks that count simulations start from an empty store)."""
+    with _STORE_LOCK:
+        _STORE.clear()
+
+
 def _identity(arm: Hashable) -> Hashable:
     """What determines an arm's simulation: its ``key`` if it has one (labels do not), else the arm itself."""
     return getattr(arm, "key", arm)
@@ -312,24 +329,31 @@ def simulate_arms(ctx: CheckContext, design: Design, arms: Sequence[Hashable], p
     scale = design.scales[ctx.profile] if scale is None else scale
     chunk = design.chunk.get(ctx.profile, 1)
     out, have = {}, {}
-    for arm in dict.fromkeys(arms):
-        hit = _store_get((design.family, scale, ctx.seed, point, _identity(arm)))
+    keys = {arm: design.store_key(arm, point, scale, ctx.seed) for arm in dict.fromkeys(arms)}
+    for arm, key in keys.items():
+        hit = _store_get(key)
         have[arm] = 0 if hit is None else hit.shape[0]
         if hit is not None and hit.shape[0] >= n:
             out[arm] = hit[:n]
-    missing = [arm for arm in dict.fromkeys(arms) if arm not in out]
+    missing = []  # one arm per store key still short of n replicates
+    for arm, key in keys.items():
+        if arm not in out and all(keys[m] != key for m in missing):
+            missing.append(arm)
     if missing:
         start = min(have[a] for a in missing)
         start -= start % chunk
         chunks = [tuple(range(i, min(i + chunk, n))) for i in range(start, n, chunk)]
         tasks = [(design.simulate, tuple(missing), point, scale, ctx.seed, c) for c in chunks]
         done = ctx.executor.map(_run_chunk, tasks)
+        fresh = {}
         for index, arm in enumerate(missing):
             new = np.concatenate([np.asarray(part[index]) for part in done], axis=0)
-            old = _store_get((design.family, scale, ctx.seed, point, _identity(arm)))
-            full = new if start == 0 or old is None else np.concatenate([old[:start], new], axis=0)
-            _store_put((design.family, scale, ctx.seed, point, _identity(arm)), full)
-            out[arm] = full[:n]
+            old = _store_get(keys[arm])
+            fresh[keys[arm]] = new if start == 0 or old is None else np.concatenate([old[:start], new], axis=0)
+            _store_put(keys[arm], fresh[keys[arm]])
+        for arm, key in keys.items():  # arms sharing a key (relabelled, or independent of a grid choice)
+            if arm not in out:
+                out[arm] = fresh[key][:n]
     return out
 
 
@@ -360,6 +384,9 @@ class ExperimentSpec:
     figures : callable, optional
         ``figures(curves, scale, outcomes) -> list of FigureSpec`` from the default point's arms
         (``{arm: (n, ...)}``) and the statements' outcomes there.
+    figure_arms : tuple, optional
+        Arms drawn in the figures but compared by no statement (e.g. the whole sweep around the compared points);
+        simulated at the default point on the same replicates.
     details : callable, optional
         ``details(ctx, scale) -> dict`` of extra evidence for the report.
     """
@@ -372,10 +399,12 @@ class ExperimentSpec:
     choices: Mapping[str, str] = dataclasses.field(default_factory=dict)
     outside_setting: str = ""
     figures: Callable[..., list] | None = None
+    figure_arms: tuple = ()
     details: Callable[..., dict] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "statements", tuple(self.statements))
+        object.__setattr__(self, "figure_arms", tuple(self.figure_arms))
         if not self.statements:
             raise ValueError(f"{self.claim_id}: statements must not be empty")
         for profile, grid in self.grid.items():
@@ -547,7 +576,11 @@ def decide(ctx: CheckContext, spec: ExperimentSpec) -> CheckResult:
                           "outcome": pick["outcomes"][r_index].as_dict(), "alpha": alpha_look}
     figures = []
     if spec.figures is not None:
-        figures = list(spec.figures(first["curves"], scale, list(zip(spec.statements, first["outcomes"]))))
+        curves = first["curves"]
+        if spec.figure_arms:
+            curves = {**curves, **simulate_arms(ctx, spec.design, spec.figure_arms, spec.points(ctx.profile)[0],
+                                                first["replicates"], scale=scale)}
+        figures = list(spec.figures(curves, scale, list(zip(spec.statements, first["outcomes"]))))
     return CheckResult(
         claim_id=spec.claim_id, verdict=verdict, summary=f"{spec.what}: {why}; " + " | ".join(texts),
         quantity="sign-test confidence bound of the median paired difference vs the statement's threshold",

@@ -7,6 +7,7 @@ import numpy as np
 
 from reference_impl.paofed_tuning import MATCH_TOLERANCE_DB
 from reports.figures import series_styles
+from verify.comparisons import clear_store
 from verify.paofed import _experiment_design as design
 from verify.paofed.experiments import (
     C1_IDEAL,
@@ -124,7 +125,7 @@ class _Counting:
 def test_arms_that_do_not_depend_on_the_step_choice_are_simulated_once_over_the_grid():
     """X4 over the three tolerance steps: U1 and U2 run once per replicate, Online-FedSGD once per distinct step."""
     spec = dataclasses.replace(X4_BEATS_FEDSGD, grid={"ci": [{design.STEP: c} for c in ("matched", "low", "high")]})
-    design._MEMO.clear()
+    clear_store()
     counting = _Counting()
     result = design.decide_claim(CheckContext(profile="ci", seed=5, executor=counting), spec)
     assert len(result.details["grid"]) == 3

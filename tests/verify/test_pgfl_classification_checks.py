@@ -84,6 +84,6 @@ def test_m3_is_not_checkable_outside_the_setting_with_the_replicates_that_would_
 
 def test_scale_validation():
     with pytest.raises(ValueError, match="replicates must be an integer >= 2"):
-        cl.Scale(servers=2, clients_per_server=5, iterations=3, replicates=1, private_replicates=2, tau_grid=(0.0,))
+        cl.Scale(servers=2, clients_per_server=5, iterations=3, replicates=1, private_replicates=2)
     with pytest.raises(ValueError, match="clients_per_server must be >= 3"):
-        cl.Scale(servers=2, clients_per_server=2, iterations=3, replicates=2, private_replicates=2, tau_grid=(0.0,))
+        cl.Scale(servers=2, clients_per_server=2, iterations=3, replicates=2, private_replicates=2)

@@ -16,7 +16,7 @@ from verify.records import CheckContext, Verdict
 
 CI = CheckContext(profile="ci", seed=0)
 #: A tiny scale (2 servers of 3 clients, 3 iterations, 2 replicates per block) for the plumbing tests.
-TINY = cl.Scale(servers=2, clients_per_server=3, iterations=3, replicates=2, private_replicates=2, tau_grid=(0.0,),
+TINY = cl.Scale(servers=2, clients_per_server=3, iterations=3, replicates=2, private_replicates=2,
                 private=False)
 
 

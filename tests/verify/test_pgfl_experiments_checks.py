@@ -14,7 +14,7 @@ from verify.records import CheckContext, Verdict
 
 CI = CheckContext(profile="ci", seed=0)
 TINY = rg.Scale(servers=2, clients_per_server=6, d=4, scheduled=2, iterations=8, sweep_iteration=6, early_iteration=2,
-                limit_iterations=8, replicates=3, heavy_replicates=4, C=0.1)
+                limit_iterations=8, C=0.1)
 NOISE_FREE = {"scheduling": False, "phi0": None}
 
 
@@ -124,7 +124,6 @@ def test_scheduled_runs_reach_the_full_participation_limit():
 @pytest.mark.parametrize(("build", "match"), [
     (lambda: dataclasses.replace(TINY, scheduled=7), "scheduled must be in"),
     (lambda: dataclasses.replace(TINY, sweep_iteration=9), "sweep_iteration must be in"),
-    (lambda: dataclasses.replace(TINY, replicates=1), "replicates must be an integer >= 2"),
     (lambda: dataclasses.replace(TINY, C=0.0), "C must be a finite real"),
     (lambda: rg.Arm(label="x", architecture="fedavg"), "architecture must be one of"),
     (lambda: rg.Arm(label="x", tau=1.5), "tau must be in"),

@@ -26,7 +26,7 @@ Grid choices (:data:`CHOICES`) a point may fix; an arm reads only those it depen
 Baseline steps are tuned on separate runs (seed ``(TUNING_KEY, root seed)``, so the choice of step does not select
 on the replicates that decide). The check resolves them once in the calling process (:func:`resolve_steps`) and
 hands them to the simulation inside the arms; the arms a claim shares with other claims, or with other points of its
-grid, are simulated once per replicate (:class:`SharedArmExecutor`).
+grid, are simulated once per replicate (the design's :func:`arm_key`).
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ from reference_impl.paofed_tuning import (
 from verify.comparisons import Design, decide
 from verify.records import CheckContext, CheckResult
 
-__all__ = ["CHOICES", "DESIGN", "SCALES", "Arm", "Scale", "SharedArmExecutor", "decide_claim", "resolve_steps",
+__all__ = ["CHOICES", "DESIGN", "SCALES", "Arm", "Scale", "arm_key", "decide_claim", "resolve_steps",
            "simulate", "steps_table"]
 
 EVALUATION_KEY = 40_041  # "paofed experiments": replicate seeds (EVALUATION_KEY, root seed, i)
@@ -344,8 +344,16 @@ def readout(name: str, scale: Scale, outcome: np.ndarray) -> np.ndarray:
         return 10.0 * np.log10(window.mean(axis=1))
 
 
+def arm_key(arm: Arm, point: tuple, scale: Scale, root_seed: int) -> tuple:
+    """What an arm's simulation at ``point`` depends on (the design's ``arm_key``): its identity, the grid choices it
+    reads (:meth:`Arm.projection`) and its resolved baseline step, so an arm that ignores a choice (PAO-Fed-U1 under
+    ``baseline step``) is simulated once for all its values."""
+    p = dict(point)
+    return (arm.key, arm.projection(p), step_for(arm, scale, p, root_seed) if arm.tuned else None)
+
+
 DESIGN = Design(family="paofed.experiments", simulate=simulate, readout=readout, scales=SCALES,
-                stages={"ci": (10,), "thorough": (10, 20)}, chunk={"ci": 5, "thorough": 5})
+                stages={"ci": (10,), "thorough": (10, 20)}, chunk={"ci": 5, "thorough": 5}, arm_key=arm_key)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -389,61 +397,6 @@ def steps_table(ctx: CheckContext, spec) -> list[dict]:
     return rows
 
 
-_MEMO: collections.OrderedDict = collections.OrderedDict()
-_MEMO_SIZE = 6000
-
-
-def _memo_key(arm: Arm, point: tuple, scale: Scale, root_seed: int, replicate: int) -> tuple:
-    p = dict(point)
-    step = step_for(arm, scale, p, root_seed) if arm.tuned else None
-    return (arm.key, arm.projection(p), step, scale, root_seed, replicate)
-
-
-class SharedArmExecutor:
-    """Wraps the context's executor so that an arm's replicate is simulated once whatever the grid point.
-
-    :func:`verify.comparisons.simulate_arms` keys its store by the whole grid point, so an arm that does not depend
-    on a choice (PAO-Fed-U1 under ``baseline step``) would be simulated again at every point. Tasks of
-    :data:`DESIGN` (``(simulate, arms, point, scale, root seed, replicates)``, the harness's chunk layout) are
-    served from a bounded memo keyed by what each arm does depend on (:meth:`Arm.projection`); any other task
-    passes through unchanged.
-    """
-
-    def __init__(self, inner):
-        self.inner = inner
-        self.name = getattr(inner, "name", "executor")
-
-    @staticmethod
-    def _is_task(item) -> bool:
-        return isinstance(item, tuple) and len(item) == 6 and item[0] is simulate
-
-    def map(self, fn, items):
-        items = list(items)
-        if not items or not all(self._is_task(item) for item in items):
-            return self.inner.map(fn, items)
-        keys, pending = [], []
-        for index, (_, arms, point, scale, seed, replicates) in enumerate(items):
-            k = [[_memo_key(a, point, scale, seed, i) for i in replicates] for a in arms]
-            keys.append(k)
-            missing = [j for j, row in enumerate(k) if any(key not in _MEMO for key in row)]
-            if missing:
-                pending.append((index, missing, (simulate, tuple(arms[j] for j in missing), point, scale, seed,
-                                                 replicates)))
-        done = self.inner.map(fn, [task for _, _, task in pending]) if pending else []
-        for (index, missing, _), arrays in zip(pending, done):
-            for j, array in zip(missing, arrays):
-                for key, row in zip(keys[index][j], np.asarray(array)):
-                    _MEMO[key] = row
-                    _MEMO.move_to_end(key)
-        out = [[np.stack([_MEMO[key] for key in row]) for row in k] for k in keys]
-        while len(_MEMO) > _MEMO_SIZE:
-            _MEMO.popitem(last=False)
-        return out
-
-    def close(self) -> None:
-        self.inner.close()
-
-
 def decide_claim(ctx: CheckContext, spec) -> CheckResult:
-    """:func:`verify.comparisons.decide` on ``spec`` with its baseline steps resolved and its arms shared."""
-    return decide(dataclasses.replace(ctx, executor=SharedArmExecutor(ctx.executor)), resolve_steps(ctx, spec))
+    """:func:`verify.comparisons.decide` on ``spec`` with its baseline steps resolved."""
+    return decide(ctx, resolve_steps(ctx, spec))

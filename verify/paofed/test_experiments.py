@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from verify import comparisons as cmp
 from verify.budget import examples
-from verify.paofed._experiment_design import DESIGN, SharedArmExecutor, resolve_steps
+from verify.paofed._experiment_design import DESIGN, resolve_steps
 from verify.paofed.experiments import (
     X1_NEXT,
     X1_UNCOORD,
@@ -75,7 +75,6 @@ _CASES = [
 
 def _outcomes(spec, n: int):
     ctx = CheckContext(profile="ci", seed=0)
-    ctx = CheckContext(profile="ci", seed=0, executor=SharedArmExecutor(ctx.executor))
     resolved = resolve_steps(ctx, spec)
     alpha = cmp.FAMILY_ALPHA / cmp.family_size("paofed") / len(DESIGN.stages["ci"])
     point = dict(resolved.points("ci")[0])

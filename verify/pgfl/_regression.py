@@ -92,10 +92,6 @@ class Scale:
         Iteration that stands for "initial convergence rate".
     limit_iterations : int
         Horizon of the noise-free, full-participation runs that stand for the steady state (R-5).
-    replicates : int
-        Monte-Carlo replicates (fresh instance + fresh algorithm seed each).
-    heavy_replicates : int
-        Unused by the harness (its stages set the replicates); kept for the record of the old scales.
     C : float
         Nominal per-sample gradient bound C_k of the privacy noise (spec 2.7: 1 at the paper's size).
     """
@@ -108,16 +104,12 @@ class Scale:
     sweep_iteration: int
     early_iteration: int
     limit_iterations: int
-    replicates: int
-    heavy_replicates: int
     C: float
 
     def __post_init__(self) -> None:
         for name in ("servers", "clients_per_server", "d", "scheduled", "iterations", "sweep_iteration",
                      "early_iteration", "limit_iterations"):
             positive_int(name, getattr(self, name))
-        positive_int("replicates", self.replicates, 2)
-        positive_int("heavy_replicates", self.heavy_replicates, self.replicates)
         if self.scheduled > self.clients_per_server:
             raise ValueError(f"scheduled must be in [1, clients_per_server = {self.clients_per_server}], "
                              f"got {self.scheduled}")
@@ -142,9 +134,9 @@ class Scale:
 
 SCALES = {
     "ci": Scale(servers=4, clients_per_server=15, d=30, scheduled=3, iterations=150, sweep_iteration=100,
-                early_iteration=10, limit_iterations=200, replicates=8, heavy_replicates=24, C=30 / 60),
+                early_iteration=10, limit_iterations=200, C=30 / 60),
     "thorough": Scale(servers=10, clients_per_server=15, d=60, scheduled=3, iterations=300, sweep_iteration=200,
-                      early_iteration=10, limit_iterations=300, replicates=20, heavy_replicates=20, C=1.0),
+                      early_iteration=10, limit_iterations=300, C=1.0),
 }
 
 _ARCHITECTURES = ("pgfl", "gfl", "clusterfl")

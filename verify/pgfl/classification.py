@@ -63,14 +63,13 @@ EXPERIMENT_KEY = "pgfl.experiments.classification"
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Scale:
     """Size of one profile: servers, clients per server, iterations (the read-out is the last), replicates per
-    simulated block (the design's chunk), replicates of the reported private arms, and the tau grid of the figures."""
+    simulated block (the design's chunk) and replicates of the reported private arms."""
 
     servers: int
     clients_per_server: int
     iterations: int
     replicates: int
     private_replicates: int
-    tau_grid: tuple
     private: bool = True
 
     def __post_init__(self) -> None:
@@ -85,9 +84,8 @@ class Scale:
 
 SCALES = {
     "ci": Scale(servers=4, clients_per_server=5, iterations=50, replicates=8, private_replicates=4,
-                tau_grid=(0.0, 0.4, 1.0), private=False),
-    "thorough": Scale(servers=10, clients_per_server=15, iterations=100, replicates=10, private_replicates=5,
-                      tau_grid=(0.0, 0.4, 0.8, 1.0)),
+                private=False),
+    "thorough": Scale(servers=10, clients_per_server=15, iterations=100, replicates=10, private_replicates=5),
 }
 
 
@@ -156,43 +154,27 @@ def _run_seed(seed: int, block: int) -> np.random.SeedSequence:
                                                                                              spawn_key=(block,))
 
 
-def _simulate_arm(key: tuple) -> np.ndarray:
-    """One arm ``key = (setting, scale, seed, tau, private, block)``: (iterations, replicates). Module-level and
-    pure, so :meth:`ctx.executor.map` can run it in another process."""
-    setting, scale, seed, tau, private, block = key
-    if private:
-        scale = dataclasses.replace(scale, replicates=scale.private_replicates)
+def _run_block(setting: str, scale: Scale, seed: int, block: int, tau: float, rho: float, phi0: float | None):
+    """Test accuracy (scale.replicates, iterations) of block ``block`` run with tau, rho and privacy phi0 (None: no
+    noise)."""
     problem, X_test, y_test = _blocks(setting, scale, seed, block)
-    config = PGFLConfig(rho=RHO, taus=(tau,), algorithm="alg2", phi0=PHI0 if private else None, zeta=ZETA, C=1.0,
-                        scheduled=SCHEDULED)
-    rng = np.random.default_rng(_run_seed(seed, block))
-    # One BLAS thread: the work is many 64 x 64 solves and small products, for which OpenBLAS threads cost more
-    # than they give (3x slower wall time on a loaded 2-core machine); the numbers are bit-identical.
+    config = PGFLConfig(rho=rho, taus=(tau,), algorithm="alg2", phi0=phi0, zeta=ZETA, C=1.0, scheduled=SCHEDULED)
+    # One BLAS thread: many 64 x 64 solves and small products, for which OpenBLAS threads cost more than they give
+    # (3x slower wall time on a loaded 2-core machine); the numbers are bit-identical.
     with threadpool_limits(limits=1, user_api="blas"):
-        run = run_pgfl(problem, config, scale.iterations, rng,
+        run = run_pgfl(problem, config, scale.iterations, np.random.default_rng(_run_seed(seed, block)),
                        observe=_observer(problem, X_test, y_test, scale.replicates))
-    return np.asarray(run.observations)            # (iterations, replicates)
+    return np.asarray(run.observations).T.copy()
 
 
 def simulate_classification(arms, point, scale: Scale, root_seed: int, replicates) -> list[np.ndarray]:
-    """A design's ``simulate``: final test accuracy (len(replicates), iterations) of arms ``(setting, tau)`` on one
-    block of replicates (``replicates`` is block ``replicates[0] // scale.replicates``, whole)."""
+    """A design's ``simulate``: test accuracy (len(replicates), iterations) of arms ``(setting, tau)`` without privacy
+    noise on one block of replicates (``replicates`` is block ``replicates[0] // scale.replicates``, whole)."""
     block, size = divmod(replicates[0], scale.replicates)
     if size or len(replicates) != scale.replicates:
         raise ValueError(f"replicates must be one whole block of {scale.replicates}, got {replicates!r}")
     rho = dict(point).get("rho", RHO)
-    out = []
-    for setting, tau in arms:
-        problem, X_test, y_test = _blocks(setting, scale, root_seed, block)
-        config = PGFLConfig(rho=rho, taus=(tau,), algorithm="alg2", phi0=None, zeta=ZETA, C=1.0, scheduled=SCHEDULED)
-        rng = np.random.default_rng(_run_seed(root_seed, block))
-        # One BLAS thread: many 64 x 64 solves and small products, for which OpenBLAS threads cost more than they
-        # give (3x slower wall time on a loaded 2-core machine); the numbers are bit-identical.
-        with threadpool_limits(limits=1, user_api="blas"):
-            run = run_pgfl(problem, config, scale.iterations, rng,
-                           observe=_observer(problem, X_test, y_test, scale.replicates))
-        out.append(np.asarray(run.observations).T.copy())          # (replicates, iterations)
-    return out
+    return [_run_block(setting, scale, root_seed, block, tau, rho, None) for setting, tau in arms]
 
 
 def _readout(name: str, scale: Scale, curves: np.ndarray) -> np.ndarray:
@@ -210,12 +192,7 @@ def private_accuracy(setting: str, scale: Scale, seed: int, tau: float) -> np.nd
     """Final test accuracy of the private arm (phi0 = 1e-3, zeta = 0.99, C = 1) on block 0's first
     ``scale.private_replicates`` replicates: reported, not decisive (every arm stays near chance)."""
     small = dataclasses.replace(scale, replicates=scale.private_replicates)
-    problem, X_test, y_test = _blocks(setting, small, seed, 0)
-    config = PGFLConfig(rho=RHO, taus=(tau,), algorithm="alg2", phi0=PHI0, zeta=ZETA, C=1.0, scheduled=SCHEDULED)
-    with threadpool_limits(limits=1, user_api="blas"):
-        run = run_pgfl(problem, config, small.iterations, np.random.default_rng(_run_seed(seed, 0)),
-                       observe=_observer(problem, X_test, y_test, small.replicates))
-    return np.asarray(run.observations)[-1].copy()
+    return _run_block(setting, small, seed, 0, tau, RHO, PHI0)[:, -1]
 
 
 def _private_details(setting: str, taus):

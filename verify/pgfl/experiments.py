@@ -20,13 +20,10 @@ random numbers; the NMSD of seed 004 eq. (5.35) in dB at an iteration):
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 
 from theory.privacy import zcdp_total_variance_decay
 from verify.comparisons import (
-    StatementOutcome,
     above,
     below,
     curve_figure,
@@ -34,7 +31,6 @@ from verify.comparisons import (
     experiment,
     reproduce_experiment,
     sign_bounds,
-    simulate_arms,
     within,
 )
 from verify.papers import SEED_PGFL_A as SEED_A
@@ -213,7 +209,8 @@ _SWEEP_FIGURE = _sweep_figure("nmsd_vs_tau", "R-4: PGFL with scheduling and priv
 R4_TAU_SWEEP = experiment(
     claim_id="pgfl.experiment_r4_tau_sweep", design=DESIGN, grid=_grid("private"), choices=CHOICES,
     statements=tuple(below(_SWEEP[t], _SWEEP[0.0], "sweep") for t in (0.2, 0.3, 0.4)),
-    what="R-4: tau in (0.2, 0.3, 0.4) below tau = 0 at the sweep read-out", figures=None)
+    what="R-4: tau in (0.2, 0.3, 0.4) below tau = 0 at the sweep read-out", figures=_SWEEP_FIGURE,
+    figure_arms=tuple(_SWEEP[t] for t in TAU_GRID))
 R4_LARGE_TAU = experiment(
     claim_id="pgfl.experiment_r4_large_tau", design=DESIGN, grid=_grid("private"), choices=CHOICES,
     statements=(above(_SWEEP[0.9], _SWEEP[0.4], "sweep", margin=NEAR_IDENTICAL_DB),),
@@ -311,20 +308,7 @@ def check_r3_privacy_cost(ctx: CheckContext) -> CheckResult:
 
 
 def check_r4_tau_sweep(ctx: CheckContext) -> CheckResult:
-    """The decision of R4_TAU_SWEEP, with the whole tau sweep (default point) as its figure."""
-    result = decide(ctx, R4_TAU_SWEEP)
-    arms = [_SWEEP[t] for t in TAU_GRID]
-    curves = simulate_arms(ctx, DESIGN, arms, tuple(sorted(GRID["private"][0].items())),
-                           result.details["grid"][0]["replicates"])
-    figure = _SWEEP_FIGURE(curves, DESIGN.scales[ctx.profile],
-                           list(zip(R4_TAU_SWEEP.statements, _first_outcomes(result))))
-    return dataclasses.replace(result, figures=tuple(figure))
-
-
-def _first_outcomes(result):
-    rows = result.details["grid"][0]["statements"]
-    return [StatementOutcome(**{k: (v if v is not None else (-np.inf if k == "lower" else np.inf))
-                                for k, v in row.items() if k != "statement"}) for row in rows]
+    return decide(ctx, R4_TAU_SWEEP)
 
 
 def check_r4_large_tau(ctx: CheckContext) -> CheckResult:

@@ -38,7 +38,7 @@ from verify.strategies import (
 #: Level of each property's one statement (12 replicates: a sign test can reach 2^-12 = 2.4e-4).
 ALPHA = 0.01
 MINI = Scale(servers=4, clients_per_server=15, d=30, scheduled=3, iterations=60, sweep_iteration=40,
-             early_iteration=10, limit_iterations=150, replicates=12, heavy_replicates=12, C=0.5)
+             early_iteration=10, limit_iterations=150, C=0.5)
 R1 = {"scheduling": False, "phi0": None}
 R2 = {"scheduling": True, "phi0": None}
 R3 = {"scheduling": True, "phi0": PAPER_PHI0, "zeta": PAPER_ZETA}

@@ -6,6 +6,7 @@ import dataclasses
 import pytest
 
 import reference_impl.zcdp_nfl as ref
+import reference_impl.zcdp_nfl.algorithm as algorithm
 from verify.records import CheckContext, Verdict
 from verify.zcdp_nfl import _network, _runs, constant_step, lemma2, network_form, theorem2, theorem3, tradeoff_accuracy
 
@@ -23,8 +24,8 @@ def _fresh_caches():
 
 def test_network_form_detects_a_wrong_primal_denominator(monkeypatch):
     """1/eta + 2 rho d_k + 1e-6 in the primal step: the matrix form no longer matches the iterates."""
-    original = ref._primal_step
-    monkeypatch.setattr(ref, "_primal_step", lambda wt, nb, ga, g, inv_eta, d, rho: original(
+    original = algorithm._primal_step
+    monkeypatch.setattr(algorithm, "_primal_step", lambda wt, nb, ga, g, inv_eta, d, rho: original(
         wt, nb, ga, g, inv_eta + 1e-6, d, rho))
     assert network_form.check_network_form(CTX).verdict is Verdict.REFUTED
 

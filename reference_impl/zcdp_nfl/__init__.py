@@ -1,0 +1,44 @@
+r"""zCDP-NFL (P2 Algorithm 1) and the baselines of the paper's experiments, as a package.
+
+* :mod:`.problem`: the instance :class:`NFLProblem` (graph, data, objective), :func:`synthetic_problem`,
+  the metric :func:`normalized_error`;
+* :mod:`.ground_truth`: the centralised optimum in CVXPY with its certificate (:func:`centralized_optimum`);
+* :mod:`.schedules`: step sizes (:class:`StepSchedule`, spec 2.4), noise (:class:`PrivacySchedule`, spec 2.5)
+  and :class:`NFLConfig`;
+* :mod:`.algorithm`: the vectorised private ADMM (:func:`run_zcdp_nfl`, :func:`nfl_round`, :func:`run_arm`,
+  the one-step update :func:`zcdp_nfl_primal_update`);
+* :mod:`.baselines`: reconstructions (spec 7) of the compared methods (ε,δ)DP-NFL, zCDP-grad-NFL and P-ADMM.
+
+Every public name is re-exported here, so ``from reference_impl.zcdp_nfl import X`` works for all of them.
+"""
+
+from reference_impl.zcdp_nfl.algorithm import NFLRun, nfl_round, run_arm, run_zcdp_nfl, zcdp_nfl_primal_update
+from reference_impl.zcdp_nfl.ground_truth import GroundTruth, centralized_optimum
+from reference_impl.zcdp_nfl.problem import (
+    OBJECTIVES,
+    NFLProblem,
+    elastic_net_lambda1,
+    normalized_error,
+    synthetic_problem,
+)
+from reference_impl.zcdp_nfl.schedules import NOISE_SCHEDULES, STEP_KINDS, NFLConfig, PrivacySchedule, StepSchedule
+
+__all__ = [
+    "NOISE_SCHEDULES",
+    "OBJECTIVES",
+    "STEP_KINDS",
+    "GroundTruth",
+    "NFLConfig",
+    "NFLProblem",
+    "NFLRun",
+    "PrivacySchedule",
+    "StepSchedule",
+    "centralized_optimum",
+    "elastic_net_lambda1",
+    "nfl_round",
+    "normalized_error",
+    "run_arm",
+    "run_zcdp_nfl",
+    "synthetic_problem",
+    "zcdp_nfl_primal_update",
+]

@@ -82,6 +82,10 @@ def _build_parser() -> _Parser:
                      help="reuse results whose claim, profile, seed and code are unchanged (default: "
                           "$FEDCHECK_CACHE_DIR or .fedcheck-cache)")
     rep.add_argument("--no-cache", action="store_true", help="run every check afresh (and store nothing)")
+    rep.add_argument("--data", action="append", default=[], metavar="NAME=PATH",
+                     help="a real data set from a local file, for the claims that need it (mnist: an .npz with "
+                          "x_train, y_train, x_test, y_test; medmnist: organamnist.npz with train_images, "
+                          "train_labels, test_images, test_labels); nothing is downloaded")
 
     rep.set_defaults(subparser=rep)
     cl = sub.add_parser("claims", help="list the claim registry")
@@ -115,6 +119,7 @@ def _cmd_report(args, parser: _Parser) -> int:
 
     from reports import DEFAULT_OUT_DIR, OutputError, build_report, prepare_out_dir
     from verify.cache import ResultCache, default_cache_dir
+    from verify.data_files import fingerprint, load, parse_data_option
     from verify.executor import DASK_TIMEOUT, make_executor
     from verify.records import CheckContext, Verdict
     from verify.registry import select_claims
@@ -130,6 +135,16 @@ def _cmd_report(args, parser: _Parser) -> int:
         claims = select_claims(args.only)
     except ValueError as exc:
         parser.error(f"argument --only: {exc}")
+    data = {}
+    for text in args.data:  # read and validated before any check runs
+        try:
+            name, path = parse_data_option(text)
+            if name in data:
+                raise ValueError(f"{name} is given twice")
+            load(name, path)
+            data[name] = str(path.resolve())
+        except (ValueError, OSError) as exc:
+            parser.error(f"argument --data: {exc}")
     out_dir = args.out if args.out is not None else DEFAULT_OUT_DIR
     try:  # before any check runs: an unusable --out must not cost the results
         prepare_out_dir(out_dir)
@@ -139,7 +154,7 @@ def _cmd_report(args, parser: _Parser) -> int:
         executor = make_executor(args.workers, args.dask_scheduler, timeout=args.dask_timeout or DASK_TIMEOUT)
     except (ValueError, OSError, TimeoutError) as exc:
         parser.error(f"argument --dask-scheduler: {exc}")
-    ctx = CheckContext(profile=args.profile, seed=args.seed, executor=executor)
+    ctx = CheckContext(profile=args.profile, seed=args.seed, executor=executor, data=data)
     bar = tqdm(total=len(claims), desc="fedcheck", unit="claim", file=sys.stderr,
                disable=args.quiet or not sys.stderr.isatty())
 
@@ -160,7 +175,8 @@ def _cmd_report(args, parser: _Parser) -> int:
         bar.close()
         executor.close()
     meta = {"profile": args.profile, "seed": args.seed, "executor": executor.name,
-            "only": list(args.only)}
+            "only": list(args.only),
+            "data": {name: {"path": path, "sha256": fingerprint(path)} for name, path in sorted(data.items())}}
     try:
         document = build_report(claims, results, out_dir, meta)
     except (OutputError, OSError) as exc:

@@ -23,6 +23,7 @@ __all__ = [
     "load_mnist_npz",
     "load_pgfl_npz",
     "pgfl_problem_from_arrays",
+    "synthetic_organ_arrays",
 ]
 
 #: Spec pgfl.md 5.2: per cluster, (classes labelled 0, classes labelled 1). M-1 low similarity, M-2 high.
@@ -263,3 +264,42 @@ def pgfl_problem_from_arrays(data, *, loss: str = "ridge", lam: float = 1.0) -> 
         true_models = _reals("true_models", true_models, 2)
     return PGFLProblem(adjacency=np.asarray(adj).astype(bool), client_server=servers, client_cluster=clusters,
                        n_clusters=int(clusters.max()) + 1, X=X, y=y, lam=lam, true_models=true_models, loss=loss)
+
+
+#: OrganAMNIST's mirrored organ pairs (left, right): femur, kidney, lung.
+_MIRRORED = ((1, 2), (4, 5), (7, 8))
+
+
+def synthetic_organ_arrays(rng: np.random.Generator, *, side: int = 28, train_per_class: int = 40,
+                           test_per_class: int = 20, noise: float = 0.3) -> dict[str, np.ndarray]:
+    """An OrganAMNIST-shaped data set in the MedMNIST ``.npz`` layout (spec pgfl.md 5.3's offline substitute).
+
+    11 class prototypes on a ``side x side`` grid (sums of three Gaussian blobs; the left/right organs of
+    :data:`_MIRRORED` are mirror images of each other); a sample is its prototype shifted by up to one pixel plus
+    Gaussian pixel noise of standard deviation ``noise``, clipped to [0, 255] as uint8. Returns
+    ``train_images (n, side, side)``, ``train_labels (n, 1)``, ``test_images``, ``test_labels`` -- a stand-in for
+    tests and demonstrations, never a reproduction of MedMNIST.
+    """
+    if isinstance(side, bool) or not isinstance(side, int) or side < 4:
+        raise ValueError(f"side must be an integer >= 4, got {side!r}")
+    grid = np.stack(np.meshgrid(np.arange(side), np.arange(side), indexing="ij"), axis=-1) / side
+    protos = []
+    for _ in range(11):
+        centres, widths = rng.uniform(0.2, 0.8, size=(3, 2)), rng.uniform(0.05, 0.2, size=3)
+        d2 = np.sum((grid[None] - centres[:, None, None]) ** 2, axis=-1)
+        protos.append(np.sum(np.exp(-d2 / (2 * widths[:, None, None] ** 2)), axis=0))
+    for left, right in _MIRRORED:
+        protos[right] = protos[left][:, ::-1]
+    protos = np.stack(protos) / max(float(np.max(protos)), 1e-12)
+
+    def draw(per_class: int):
+        labels = np.repeat(np.arange(11), per_class)
+        shifts = rng.integers(-1, 2, size=(labels.size, 2))
+        images = np.stack([np.roll(protos[c], tuple(s), axis=(0, 1)) for c, s in zip(labels, shifts)])
+        images = np.clip(255 * (images + noise * rng.standard_normal(images.shape)), 0, 255).astype(np.uint8)
+        return images, labels[:, None]
+
+    train_images, train_labels = draw(train_per_class)
+    test_images, test_labels = draw(test_per_class)
+    return {"train_images": train_images, "train_labels": train_labels, "test_images": test_images,
+            "test_labels": test_labels}

@@ -124,6 +124,7 @@ def results_document(
     """The results.json document (figure paths are relative to the report directory)."""
     by_id = {c.id: c for c in claims}
     return {
+        "data": {},   # --data NAME=PATH files (path, sha256); {} when none was given
         **meta,
         "schema": SCHEMA,
         "fedcheck_version": _version(),

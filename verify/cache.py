@@ -21,6 +21,7 @@ import os
 import pickle
 import sys
 import tempfile
+from collections.abc import Mapping
 from importlib import metadata
 from pathlib import Path
 
@@ -111,14 +112,18 @@ class ResultCache:
     def __init__(self, directory: Path | str):
         self.directory = Path(directory)
 
-    def _key(self, claim: Claim, profile: str, seed: int) -> str:
-        return hashlib.sha256(f"{claim.id}|{profile}|{seed}|{code_digest(claim)}".encode()).hexdigest()[:32]
+    def _key(self, claim: Claim, profile: str, seed: int, data: Mapping[str, str] | None) -> str:
+        from verify.data_files import fingerprint
 
-    def _path(self, claim: Claim, profile: str, seed: int) -> Path:
-        return self.directory / f"{claim.id}.{profile}.{self._key(claim, profile, seed)}.pkl"
+        files = "".join(f"|{name}={fingerprint(data[name])}" for name in claim.data_files if name in (data or {}))
+        return hashlib.sha256(f"{claim.id}|{profile}|{seed}|{code_digest(claim)}{files}".encode()).hexdigest()[:32]
 
-    def get(self, claim: Claim, profile: str, seed: int) -> CheckResult | None:
-        path = self._path(claim, profile, seed)
+    def _path(self, claim: Claim, profile: str, seed: int, data: Mapping[str, str] | None) -> Path:
+        return self.directory / f"{claim.id}.{profile}.{self._key(claim, profile, seed, data)}.pkl"
+
+    def get(self, claim: Claim, profile: str, seed: int, data: Mapping[str, str] | None = None) -> CheckResult | None:
+        """The stored result, if the claim's code (and the data files it reads, ``data``: name -> path) match."""
+        path = self._path(claim, profile, seed, data)
         try:
             with path.open("rb") as fh:
                 result = pickle.load(fh)
@@ -126,10 +131,11 @@ class ResultCache:
             return None
         return result if isinstance(result, CheckResult) and result.claim_id == claim.id else None
 
-    def put(self, claim: Claim, profile: str, seed: int, result: CheckResult) -> None:
+    def put(self, claim: Claim, profile: str, seed: int, result: CheckResult,
+            data: Mapping[str, str] | None = None) -> None:
         if result.verdict is Verdict.ERROR:
             return
-        self._write(self._path(claim, profile, seed), pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
+        self._write(self._path(claim, profile, seed, data), pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
         times = self.runtimes(profile)
         times[claim.id] = float(result.runtime_s)
         self._write(self.directory / f"runtimes.{profile}.json", json.dumps(times, sort_keys=True).encode())

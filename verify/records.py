@@ -218,8 +218,16 @@ class CheckContext:
     profile: str = "ci"
     seed: int = 0
     executor: Any = None
+    #: Real data sets from the user's local files (``fedcheck report --data NAME=PATH``): name -> path.
+    data: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        from verify.data_files import DATA_FILES
+
+        unknown = sorted(set(self.data) - set(DATA_FILES))
+        if unknown:
+            raise ValueError(f"data: names must be among {', '.join(DATA_FILES)}, got {', '.join(unknown)}")
+        object.__setattr__(self, "data", FrozenDict({k: str(v) for k, v in self.data.items()}))
         if self.profile not in PROFILES:
             raise ValueError(f"profile must be 'ci' or 'thorough', got {self.profile!r}")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
@@ -338,6 +346,9 @@ class Claim:
     uncorrected_because : str, optional
         For a refuted claim whose severity is not ``typo`` and that has no ``corrected_by``: one sentence on why no
         corrected statement is known.
+    data_files : tuple of str, optional
+        Real data sets the check reads from the user's files when given (:mod:`verify.data_files`); the result
+        cache keys the claim by their contents too.
     """
 
     id: str
@@ -355,9 +366,15 @@ class Claim:
     expected_by_profile: Mapping[str, Verdict] | None = None
     severity: str | None = None
     uncorrected_because: str = ""
+    data_files: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "expected", Verdict(self.expected))
+        object.__setattr__(self, "data_files", tuple(self.data_files))
+        from verify.data_files import DATA_FILES
+
+        if not set(self.data_files) <= set(DATA_FILES):
+            raise ValueError(f"{self.id}: data_files must be among {', '.join(DATA_FILES)}, got {self.data_files!r}")
         if self.expected_by_profile is not None:
             by_profile = {}
             for profile, verdict in dict(self.expected_by_profile).items():
@@ -420,4 +437,5 @@ class Claim:
             "corrects": self.corrects,
             "severity": self.severity,
             "uncorrected_because": self.uncorrected_because or None,
+            "data_files": list(self.data_files),
         }

@@ -72,12 +72,12 @@ def run_claims(
 
     def one(index: int) -> None:
         claim = claims[index]
-        result = cache.get(claim, ctx.profile, ctx.seed) if cache is not None else None
+        result = cache.get(claim, ctx.profile, ctx.seed, ctx.data) if cache is not None else None
         if result is None:
             result = run_claim(claim, ctx)
             if cache is not None:
                 with lock:
-                    cache.put(claim, ctx.profile, ctx.seed, result)
+                    cache.put(claim, ctx.profile, ctx.seed, result, ctx.data)
         results[index] = result
         if on_done is not None:
             with lock:

@@ -15,9 +15,10 @@ META = {"profile": "ci", "seed": 0, "executor": "serial", "only": []}
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 SCRIPT = "<script>alert(1)</script>"
 # The keys README.md documents under "results.json (schema fedcheck.results/1)".
-TOP_KEYS = {"schema", "fedcheck_version", "generated_at", "profile", "seed", "executor", "only", "claims", "results"}
+TOP_KEYS = {"schema", "fedcheck_version", "generated_at", "profile", "seed", "executor", "only", "data", "claims",
+            "results"}
 CLAIM_KEYS = {"id", "paper", "title", "citations", "statement", "hypotheses", "check", "expected", "reason",
-              "expected_by_profile", "corrected_by", "corrects", "severity", "uncorrected_because"}
+              "expected_by_profile", "corrected_by", "corrects", "severity", "uncorrected_because", "data_files"}
 RESULT_KEYS = {"claim_id", "verdict", "summary", "quantity", "measured", "bound", "margin", "counterexample",
                "corrected_claim", "monte_carlo", "seed", "figures", "details", "runtime_s", "error"}
 

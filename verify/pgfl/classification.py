@@ -44,8 +44,8 @@ from reference_impl.pgfl import PGFLConfig, PGFLProblem, run_pgfl
 from verify.comparisons import Design, above, below, curve_figure, decide, experiment
 from verify.records import CheckContext, CheckResult, Citation, Claim, Verdict
 
-__all__ = ["CLAIMS", "DESIGN", "SCALES", "Scale", "check_m1", "check_m2", "check_m3", "private_accuracy",
-           "simulate_classification"]
+__all__ = ["CLAIMS", "DESIGN", "SCALES", "Scale", "accuracy_observer", "block_problem", "check_m1", "check_m2",
+           "check_m3", "private_accuracy", "simulate_classification"]
 
 SEED_A = "000_133b71fd0aa99eb4.txt"
 SEED_THESIS = "004_180cd372987d137b.txt"
@@ -117,19 +117,25 @@ def _blocks(setting: str, scale: Scale, seed: int, block: int = 0):
     tasks = [classification_problem(np.random.default_rng(s), Xtr, ytr, Xte, yte, DIGIT_TASKS[task],
                                     servers=scale.servers, clients_per_server=scale.clients_per_server,
                                     samples=SETTINGS[task], lam=LAM) for s in children]
-    S, R = scale.servers, scale.replicates
-    adjacency = np.zeros((S * R, S * R), dtype=bool)
+    return block_problem(tasks, lam=LAM)
+
+
+def block_problem(tasks, *, lam: float) -> tuple[PGFLProblem, tuple, tuple]:
+    """Replicates ``tasks`` (classification tasks of one size, the same clusters' test sets) as disjoint blocks of
+    one logistic problem (a block-diagonal server graph), and the clusters' test sets."""
+    S = tasks[0].problem.S
+    adjacency = np.zeros((S * len(tasks), S * len(tasks)), dtype=bool)
     for i, t in enumerate(tasks):
         adjacency[i * S:(i + 1) * S, i * S:(i + 1) * S] = t.problem.adjacency
     problem = PGFLProblem(adjacency=adjacency,
                           client_server=np.concatenate([t.problem.client_server + i * S for i, t in enumerate(tasks)]),
-                          client_cluster=np.concatenate([t.problem.client_cluster for t in tasks]), n_clusters=3,
-                          X=sum((t.problem.X for t in tasks), ()), y=sum((t.problem.y for t in tasks), ()), lam=LAM,
-                          loss="logistic")
+                          client_cluster=np.concatenate([t.problem.client_cluster for t in tasks]),
+                          n_clusters=tasks[0].problem.n_clusters, X=sum((t.problem.X for t in tasks), ()),
+                          y=sum((t.problem.y for t in tasks), ()), lam=lam, loss="logistic")
     return problem, tasks[0].X_test, tasks[0].y_test
 
 
-def _observer(problem: PGFLProblem, X_test, y_test, replicates: int):
+def accuracy_observer(problem: PGFLProblem, X_test, y_test, replicates: int):
     """Per replicate: the mean over its clients of the accuracy of w_k on its cluster's test set, (replicates,)."""
     block = np.repeat(np.arange(replicates), problem.K // replicates)
     weights = np.zeros((replicates, problem.K))
@@ -163,7 +169,7 @@ def _run_block(setting: str, scale: Scale, seed: int, block: int, tau: float, rh
     # (3x slower wall time on a loaded 2-core machine); the numbers are bit-identical.
     with threadpool_limits(limits=1, user_api="blas"):
         run = run_pgfl(problem, config, scale.iterations, np.random.default_rng(_run_seed(seed, block)),
-                       observe=_observer(problem, X_test, y_test, scale.replicates))
+                       observe=accuracy_observer(problem, X_test, y_test, scale.replicates))
     return np.asarray(run.observations).T.copy()
 
 

@@ -28,7 +28,7 @@ from verify.comparisons import Design, above, curve_figure, decide, experiment
 from verify.data_files import deciding_command, fingerprint, load
 from verify.papers import SEED_PGFL_J, SEED_THESIS
 from verify.pgfl import cite
-from verify.pgfl.classification import accuracy_observer, block_problem
+from verify.pgfl.classification import Scale, accuracy_observer, block_problem
 from verify.records import CheckContext, CheckResult, Claim, Verdict
 
 __all__ = ["CLAIMS", "DESIGN", "ORGAN_TASKS", "SCALES", "OrganScale", "check_o1", "check_o2", "simulate_organs",
@@ -50,16 +50,9 @@ NO_FILE = "no OrganAMNIST file given"
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
-class OrganScale:
-    """Servers, clients per server, iterations, replicates per simulated block, private replicates, and the
-    user's data file (path and SHA-256; empty until :func:`with_data` fills them)."""
+class OrganScale(Scale):
+    """The M-experiments' scale plus the user's data file (path and SHA-256; empty until :func:`with_data`)."""
 
-    servers: int
-    clients_per_server: int
-    iterations: int
-    replicates: int
-    private_replicates: int
-    private: bool = True
     path: str = ""
     sha256: str = ""
 

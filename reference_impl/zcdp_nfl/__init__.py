@@ -13,6 +13,19 @@ Every public name is re-exported here, so ``from reference_impl.zcdp_nfl import 
 """
 
 from reference_impl.zcdp_nfl.algorithm import NFLRun, nfl_round, run_arm, run_zcdp_nfl, zcdp_nfl_primal_update
+from reference_impl.zcdp_nfl.baselines import (
+    BASELINES,
+    EPS_DELTA_SPLITS,
+    BaselineRun,
+    EpsDeltaBudget,
+    accounted_privacy,
+    matched_gradient_step,
+    metropolis_weights,
+    p_admm_config,
+    run_eps_delta_dp_nfl,
+    run_p_admm,
+    run_zcdp_grad_nfl,
+)
 from reference_impl.zcdp_nfl.ground_truth import GroundTruth, centralized_optimum
 from reference_impl.zcdp_nfl.problem import (
     OBJECTIVES,
@@ -24,20 +37,31 @@ from reference_impl.zcdp_nfl.problem import (
 from reference_impl.zcdp_nfl.schedules import NOISE_SCHEDULES, STEP_KINDS, NFLConfig, PrivacySchedule, StepSchedule
 
 __all__ = [
+    "BASELINES",
+    "EPS_DELTA_SPLITS",
     "NOISE_SCHEDULES",
     "OBJECTIVES",
     "STEP_KINDS",
+    "BaselineRun",
+    "EpsDeltaBudget",
     "GroundTruth",
     "NFLConfig",
     "NFLProblem",
     "NFLRun",
     "PrivacySchedule",
     "StepSchedule",
+    "accounted_privacy",
     "centralized_optimum",
     "elastic_net_lambda1",
+    "matched_gradient_step",
+    "metropolis_weights",
     "nfl_round",
     "normalized_error",
+    "p_admm_config",
     "run_arm",
+    "run_eps_delta_dp_nfl",
+    "run_p_admm",
+    "run_zcdp_grad_nfl",
     "run_zcdp_nfl",
     "synthetic_problem",
     "zcdp_nfl_primal_update",

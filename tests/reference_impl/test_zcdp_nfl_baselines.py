@@ -1,0 +1,172 @@
+"""The reconstructed baselines of zCDP-NFL's experiments (spec 7): budgets, calibration, vectorisation, accounting."""
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from reference_impl.zcdp_nfl import (
+    EpsDeltaBudget,
+    NFLConfig,
+    PrivacySchedule,
+    StepSchedule,
+    accounted_privacy,
+    centralized_optimum,
+    matched_gradient_step,
+    metropolis_weights,
+    p_admm_config,
+    run_eps_delta_dp_nfl,
+    run_p_admm,
+    run_zcdp_grad_nfl,
+    run_zcdp_nfl,
+    synthetic_problem,
+)
+from verify.tolerance import gamma
+from verify.zcdp_nfl.corollary_total import corollary_total
+
+#: Small instance of the spec (K = 7 agents keeps the per-agent reference loops fast).
+SIZES = {"K": 7, "P": 3, "M": 9}
+
+
+def _problem(objective="lad", seed=1, **kw):
+    return synthetic_problem(np.random.default_rng(seed), objective=objective, **(SIZES | kw))
+
+
+@pytest.mark.parametrize("split", ["dynamic", "constant"])
+def test_eps_delta_budget_composes_to_the_total(split):
+    """Basic composition: the per-round (eps_n, delta_n) sum to (eps, delta); dynamic: eps_{n+1}/eps_n = tau^-1/2."""
+    budget = EpsDeltaBudget(epsilon=6.0, delta=1e-5, split=split, tau=0.97)
+    eps, delta = budget.per_round(200)
+    assert np.isclose(eps.sum(), 6.0, rtol=gamma(200)) and np.isclose(delta.sum(), 1e-5, rtol=gamma(200))
+    ratio = eps[1:] / eps[:-1]
+    np.testing.assert_allclose(ratio, 0.97**-0.5 if split == "dynamic" else 1.0, rtol=gamma(8))
+
+
+def test_eps_delta_variances_are_the_classical_gaussian_calibration():
+    """sigma_k(n) = Delta_k(n) sqrt(2 log(1.25/delta_n))/eps_n with Lemma I's Delta_k(n)."""
+    problem = _problem()
+    etas = StepSchedule(kind="inv_sqrt", eta0=0.5).etas(30)
+    budget = EpsDeltaBudget(epsilon=3.0, tau=0.99)
+    eps, delta = budget.per_round(30)
+    d = problem.degree[None, :]
+    sens = 2.0 * 1.0 / (problem.M * (2.0 * 0.8 * d + 1.0 / etas[:, None]))
+    want = (sens * np.sqrt(2 * np.log(1.25 / delta))[:, None] / eps[:, None]) ** 2
+    np.testing.assert_allclose(budget.variances(problem, 0.8, etas), want, rtol=gamma(16))
+
+
+def test_eps_delta_refuses_a_per_round_epsilon_outside_the_gaussian_range():
+    with pytest.raises(ValueError, match="outside the classical Gaussian"):
+        EpsDeltaBudget(epsilon=50.0, split="constant").variances(_problem(), 1.0, np.ones(10))
+
+
+@pytest.mark.parametrize(("factory", "message"), [
+    (lambda: EpsDeltaBudget(epsilon=0.0), "epsilon must be"),
+    (lambda: EpsDeltaBudget(epsilon=1.0, delta=1.0), "delta must be"),
+    (lambda: EpsDeltaBudget(epsilon=1.0, split="linear"), "split must be one of"),
+    (lambda: run_zcdp_grad_nfl(_problem(), -1.0, PrivacySchedule(), 3, np.random.default_rng(0)), "mu must be"),
+    (lambda: run_eps_delta_dp_nfl(_problem(), 1.0, StepSchedule(), EpsDeltaBudget(epsilon=1.0), 0,
+                                  np.random.default_rng(0)), "iterations must be"),
+    (lambda: metropolis_weights(np.array([[0, 1], [0, 0]])), "adjacency must be"),
+])
+def test_bad_baseline_input_names_the_field(factory, message):
+    with pytest.raises(ValueError, match=message):
+        factory()
+
+
+def test_eps_delta_noise_has_the_calibrated_variance():
+    """xi = w~ - w after one round has per-coordinate variance sigma_k^2(1) (chi-square at 1e-6)."""
+    problem = _problem(P=4)
+    budget = EpsDeltaBudget(epsilon=0.5, tau=0.99)  # one round: eps_1 = eps must stay below 1
+    run = run_eps_delta_dp_nfl(problem, 1.0, StepSchedule(eta0=0.2), budget, 1, np.random.default_rng(3), runs=3000)
+    z = (run.w_tilde - run.w) / np.sqrt(run.variances[0])[None, :, None]
+    lo, hi = stats.chi2.ppf([1e-6, 1 - 1e-6], z.size)
+    assert lo < float(np.sum(z**2)) < hi
+    assert run.epsilon == 0.5 and run.delta == budget.delta and run.total_zcdp is None
+
+
+def test_metropolis_weights_are_a_consensus_matrix():
+    """Symmetric, doubly stochastic, non-negative, supported on the graph; W - 11^T/K contracts on a connected graph."""
+    problem = _problem(K=12)
+    W = metropolis_weights(problem.adjacency)
+    K = problem.K
+    assert np.all(W >= 0) and np.array_equal(W, W.T) and not W.flags.writeable
+    np.testing.assert_allclose(W.sum(axis=1), 1.0, rtol=0, atol=gamma(K))
+    assert np.all((W > 0) <= (problem.adjacency + np.eye(K) > 0))
+    assert np.max(np.abs(np.linalg.eigvalsh(W - np.ones((K, K)) / K))) < 1.0
+
+
+def _grad_loop(problem, mu, sigma, T, rng):
+    """zCDP-grad-NFL written per agent with Python loops; same noise draws as the reference."""
+    K = problem.K
+    d = problem.degree
+    nbrs = [np.flatnonzero(problem.adjacency[k]) for k in range(K)]
+    w_t = np.zeros((K, problem.P))
+    for n in range(T):
+        xi = sigma[n][:, None] * rng.normal(size=(1, K, problem.P))[0]
+        w = np.zeros_like(w_t)
+        for k in range(K):
+            a = {int(l): 1.0 / (1 + max(d[k], d[l])) for l in nbrs[k]}
+            w[k] = (1 - sum(a.values())) * w_t[k] + sum(v * w_t[l] for l, v in a.items())
+            w[k] -= mu * problem.subgradients(np.repeat(w_t[k][None], K, 0))[k]
+        w_t = w + xi
+    return w, w_t
+
+
+@pytest.mark.parametrize("objective", ["lad", "elastic_net"])
+def test_grad_baseline_equals_a_per_agent_loop(objective):
+    problem = _problem(objective)
+    privacy = PrivacySchedule(kind="S2", phi1=0.05, tau=0.95)
+    run = run_zcdp_grad_nfl(problem, 0.3, privacy, 20, np.random.default_rng(5))
+    w, w_t = _grad_loop(problem, 0.3, np.sqrt(run.variances), 20, np.random.default_rng(5))
+    np.testing.assert_allclose(run.w[0], w, rtol=1e-12, atol=1e-12)  # 20 rounds of O(1) arithmetic
+    np.testing.assert_allclose(run.w_tilde[0], w_t, rtol=1e-12, atol=1e-12)
+
+
+def test_grad_baseline_sensitivity_is_attained_by_the_lad_reflection():
+    """One step with D and D' (last sample's label reflected through the residual): ||Delta w_k|| = 2 c1 mu / M
+    exactly when ||x_M|| = c1 = 1 (the bound of the reconstruction is tight)."""
+    problem = _problem()
+    X = problem.X.copy()
+    X[:, -1] /= np.linalg.norm(X[:, -1], axis=-1, keepdims=True)
+    w_t = np.random.default_rng(2).normal(size=(problem.K, problem.P))
+    y = problem.y.copy()
+    y2 = y.copy()
+    y2[:, -1] = 2 * np.einsum("kp,kp->k", X[:, -1], w_t) - y[:, -1]
+    mu = 0.4
+    steps = []
+    for labels in (y, y2):
+        p = type(problem)(adjacency=problem.adjacency, X=X, y=labels, objective="lad")
+        steps.append(metropolis_weights(p.adjacency) @ w_t - mu * p.subgradients(w_t))
+    np.testing.assert_allclose(np.linalg.norm(steps[0] - steps[1], axis=-1), 2 * mu / problem.M, rtol=gamma(4 * SIZES["M"]))
+
+
+def test_grad_baseline_is_accounted_like_zcdp_nfl():
+    """S2 with the same phi1, tau: the same per-round budgets, hence the Corollary's total and the same epsilon."""
+    problem = _problem()
+    privacy = PrivacySchedule(kind="S2", phi1=1e-3, tau=0.97)
+    run = run_zcdp_grad_nfl(problem, 0.3, privacy, 40, np.random.default_rng(0))
+    total, epsilon = accounted_privacy(problem, NFLConfig(step=StepSchedule(kind="inv_sqrt"), privacy=privacy), 40)
+    assert np.isclose(run.total_zcdp, corollary_total(1e-3, 0.97, 40), rtol=gamma(40))
+    assert np.isclose(run.total_zcdp, total, rtol=gamma(40)) and np.isclose(run.epsilon, epsilon, rtol=gamma(40))
+
+
+def test_p_admm_is_zcdp_nfl_with_a_constant_step():
+    problem = _problem()
+    config = NFLConfig(step=StepSchedule(kind="inv_sqrt", eta0=0.4), privacy=PrivacySchedule(phi1=1e-2))
+    assert p_admm_config(config).step == StepSchedule(kind="constant", eta0=0.4)
+    a = run_p_admm(problem, config, 15, np.random.default_rng(1))
+    b = run_zcdp_nfl(problem, p_admm_config(config), 15, np.random.default_rng(1))
+    np.testing.assert_array_equal(a.w, b.w)
+    assert a.etas[0] == run_zcdp_nfl(problem, config, 1, np.random.default_rng(1)).etas[0]
+
+
+def test_matched_gradient_step_is_the_closest_initial_speed():
+    """The returned step's noise-free NE(at) is the closest (in log) to zCDP-NFL's among the grid."""
+    problem = _problem("ridge", clip=1.0)
+    w_c = centralized_optimum(problem).w_c
+    config = NFLConfig(step=StepSchedule(kind="inv_sqrt", eta0=0.5))
+    grid = (0.01, 0.1, 1.0)  # three decades: a coarse grid keeps the test fast
+    mu = matched_gradient_step(problem, config, w_c, at=5, grid=grid)
+    target = run_zcdp_nfl(problem, config, 5, np.random.default_rng(0), w_c=w_c).ne[0, -1]
+    gaps = [abs(np.log(run_zcdp_grad_nfl(problem, m, PrivacySchedule(kind="none"), 5, np.random.default_rng(0),
+                                         w_c=w_c).ne[0, -1] / target)) for m in grid]
+    assert mu == grid[int(np.argmin(gaps))]

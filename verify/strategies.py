@@ -856,3 +856,17 @@ def paofed_hard_instances(draw, max_N: int = 30) -> dict:
 
 
 __all__ += ["paofed_hard_instances"]
+
+
+# --- zcdp_nfl experiments (verify/zcdp_nfl/experiments.py) ---
+def zcdp_nfl_experiment_seeds() -> st.SearchStrategy[int]:
+    """Root seeds of the zCDP-NFL experiment design (each fixes every replicate's instance and noise)."""
+    return st.integers(0, 2**16)
+
+
+def zcdp_nfl_privacy_budgets() -> st.SearchStrategy[float]:
+    """phi^(1) log-uniform on the spec 6 trade-off range [1e-4, 1e-2]."""
+    return st.floats(-4.0, -2.0).map(lambda e: float(10.0**e))
+
+
+__all__ += ["zcdp_nfl_experiment_seeds", "zcdp_nfl_privacy_budgets"]

@@ -1,0 +1,313 @@
+r"""zCDP-NFL's experiments (thesis 3.4, P2 Section 5; spec 6) as experiment claims on :mod:`verify.comparisons`.
+
+The seed reports no curve data (the figures are lost, only captions survive), only qualitative statements; each
+is one claim, quoted, decided on the design of :mod:`verify.zcdp_nfl._experiment_design` (paired replicates with
+common random numbers; the paper's normalised error NE in dB after 200 iterations):
+
+* "outperforms" / "better accuracy" is the median paired dB difference below 0; "significantly outperforms" below
+  :data:`SIGNIFICANT_DB` (a factor 2 in NE; the seed gives no number, the intervals are reported);
+* "for all total privacy losses" is the same ordering at every budget :math:`\phi^{(1)}` of :data:`BUDGETS` (the
+  spec's grid; the accounted total :math:`\varepsilon` of each is in the figure).
+
+The baselines are RECONSTRUCTIONS (spec 7; :mod:`reference_impl.zcdp_nfl.baselines`): the seed gives none of their
+rules, so every claim here compares zCDP-NFL with a stand-in, and says so. Claims that depend on the unreported
+penalty :math:`\rho` and step :math:`\eta_0` are decided over a grid of them (:data:`CHOICES`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from verify.comparisons import below, curve_figure, decide, experiment, reproduce_experiment, sign_bounds
+from verify.records import CheckContext, CheckResult, Claim, FigureSpec, Series, Verdict
+from verify.zcdp_nfl import cite
+from verify.zcdp_nfl._experiment_design import DESIGN, Arm, arm_epsilon
+
+__all__ = ["BUDGETS", "CHOICES", "GRID", "SIGNIFICANT_DB", "check_elastic_net_eps_delta", "check_elastic_net_grad",
+           "check_elastic_net_tradeoff", "check_lad_eps_delta", "check_lad_grad", "check_ridge_p_admm",
+           "check_ridge_tradeoff"]
+
+#: Operational reading of "significantly outperforms": median paired NE difference below -3 dB (a factor 2).
+SIGNIFICANT_DB = 3.0
+#: The trade-off budgets phi^(1) (spec 6 suggested grid; T = 200, tau = 0.99: epsilon from 1.8 to 24 at delta = 1e-5).
+BUDGETS = (1e-4, 3e-4, 1e-3, 3e-3, 1e-2)
+#: The learning curves' budget (the middle of the grid; epsilon = 6.07).
+CURVE_BUDGET = 1e-3
+
+CHOICES = {
+    "rho": "the ADMM penalty rho is not reported (spec 6 default 1)",
+    "eta0": "zCDP-NFL's step eta0/sqrt(n) is not reported (spec 6 default eta0 = 0.5); P-ADMM-like runs the constant "
+            "eta0 and zCDP-grad-NFL's step is matched to zCDP-NFL's initial speed at each point",
+    "split": "(eps, delta)DP-NFL's rule for spreading its budget over the rounds is not in the seed (spec 7: the "
+             "dynamic split eps_n ~ tau^-(n-1)/2, and the constant split eps/T)",
+}
+#: (rho, eta0): the spec default first, then points where zCDP-NFL's consensus damping 2 rho d_k is weaker or its
+#: step larger (at ci the default and the point at which the audit found the ordering against the baselines reversed).
+_RHO_ETA = ({"rho": 1.0, "eta0": 0.5}, {"rho": 0.3, "eta0": 2.0}, {"rho": 1.0, "eta0": 2.0}, {"rho": 0.3, "eta0": 0.5})
+GRID = {
+    "step": {"ci": _RHO_ETA[:2], "thorough": _RHO_ETA},
+    "privacy": {"ci": ({"rho": 1.0, "eta0": 0.5, "split": "dynamic"},),
+                "thorough": tuple({**p, "split": s} for p in _RHO_ETA for s in ("dynamic", "constant"))},
+}
+
+#: Every claim compares zCDP-NFL with a stand-in for the paper's baseline, so none can be refuted here.
+OUTSIDE = ("the baseline is a reconstruction (spec 7: the seed gives none of its rules), not the paper's algorithm, "
+           "and the data distribution, rho, eta, c1 and the noise level are the spec's defaults, not the paper's")
+
+_NAMES = {"zcdp_nfl": "zCDP-NFL", "eps_delta_dp_nfl": "(eps,delta)DP-NFL (reconstr.)",
+          "zcdp_grad_nfl": "zCDP-grad-NFL (reconstr.)", "p_admm": "P-ADMM-like (reconstr.)"}
+
+
+def _arm(algorithm: str, objective: str, phi1: float = CURVE_BUDGET) -> Arm:
+    suffix = "" if phi1 == CURVE_BUDGET else f", phi1 = {phi1:g}"
+    return Arm(label=f"{_NAMES[algorithm]}{suffix}", algorithm=algorithm, objective=objective, phi1=phi1)
+
+
+def _curves(name: str, title: str, arms):
+    """``figures(curves, scale, outcomes)``: median NE (dB) per iteration with its band, the read-out marked."""
+
+    def draw(curves, scale, outcomes):
+        shown = [a for a in arms if a in curves]
+        x = np.arange(scale.T + 1)
+        caption = "; ".join(f"{s.text}: median {o.median:+.2f} dB [{o.lower:+.2f}, {o.upper:+.2f}], n = {o.n}"
+                            for s, o in outcomes)
+        return [curve_figure(name, title, x, {a.label: 10 * np.log10(curves[a]) for a in shown},
+                             xlabel="iteration n", ylabel="NE(n) (dB): median over replicates, 95% band",
+                             windows=[(scale.T - 0.5, scale.T + 0.5)], caption=caption)]
+
+    return draw
+
+
+def _tradeoff(name: str, title: str, pairs):
+    """NE after T iterations (dB) against the accounted total epsilon, one series per algorithm."""
+
+    def draw(curves, scale, outcomes):
+        series = []
+        for index in range(2):
+            arms = [pair[index] for pair in pairs]
+            eps = [arm_epsilon(a.phi1, scale) for a in arms]
+            levels = [10 * np.log10(curves[a][:, scale.T]) for a in arms]
+            bands = [sign_bounds(v, 0.025) for v in levels]
+            series.append(Series(label=_NAMES[arms[0].algorithm] + " (median, 95% band)", x=eps,
+                                 y=[float(np.median(v)) for v in levels],
+                                 lower=[b[0] if np.isfinite(b[0]) else float(v.min()) for b, v in zip(bands, levels)],
+                                 upper=[b[1] if np.isfinite(b[1]) else float(v.max()) for b, v in zip(bands, levels)]))
+        caption = "; ".join(f"{s.text}: median {o.median:+.2f} dB [{o.lower:+.2f}, {o.upper:+.2f}]"
+                            for s, o in outcomes)
+        return [FigureSpec(name=name, title=title, xlabel="total epsilon (Corollary, delta = 1e-5)",
+                           ylabel=f"NE after {scale.T} iterations (dB)", xscale="log", series=tuple(series),
+                           caption=caption)]
+
+    return draw
+
+
+def _versus(objective: str, baseline: str, margin: float = 0.0):
+    nfl, other = _arm("zcdp_nfl", objective), _arm(baseline, objective)
+    return nfl, other, below(nfl, other, "final", margin=margin)
+
+
+# ------------------------------------------------------------------------------------------------
+# The specs.
+
+_EN_NFL, _EN_GRAD, _S = _versus("elastic_net", "zcdp_grad_nfl", SIGNIFICANT_DB)
+ELASTIC_NET_GRAD = experiment(
+    claim_id="zcdp_nfl.experiment_elastic_net_grad", design=DESIGN, outside_setting=OUTSIDE, grid=GRID["step"], choices=CHOICES,
+    statements=(_S,), what=f"elastic net: zCDP-NFL more than {SIGNIFICANT_DB:g} dB below zCDP-grad-NFL at n = 200",
+    figures=_curves("learning_curves", "Elastic net: zCDP-NFL and zCDP-grad-NFL (reconstruction)",
+                    [_EN_NFL, _EN_GRAD]))
+_, _EN_EPSD, _S = _versus("elastic_net", "eps_delta_dp_nfl")
+ELASTIC_NET_EPS_DELTA = experiment(
+    claim_id="zcdp_nfl.experiment_elastic_net_eps_delta", design=DESIGN, outside_setting=OUTSIDE, grid=GRID["privacy"], choices=CHOICES,
+    statements=(_S,), what="elastic net: zCDP-NFL below (eps,delta)DP-NFL at equal total (eps, delta), n = 200",
+    figures=_curves("learning_curves", "Elastic net: zCDP-NFL and (eps,delta)DP-NFL (reconstruction)",
+                    [_EN_NFL, _EN_EPSD]))
+_EN_PAIRS = [(_arm("zcdp_nfl", "elastic_net", p), _arm("eps_delta_dp_nfl", "elastic_net", p)) for p in BUDGETS]
+ELASTIC_NET_TRADEOFF = experiment(
+    claim_id="zcdp_nfl.experiment_elastic_net_tradeoff", design=DESIGN, outside_setting=OUTSIDE, grid=GRID["privacy"], choices=CHOICES,
+    statements=tuple(below(a, b, "final") for a, b in _EN_PAIRS),
+    what="elastic net: zCDP-NFL below (eps,delta)DP-NFL at n = 200 at every total privacy loss of the grid",
+    figures=_tradeoff("tradeoff", "Elastic net: privacy-accuracy trade-off", _EN_PAIRS))
+_LAD_NFL, _LAD_GRAD, _S = _versus("lad", "zcdp_grad_nfl", SIGNIFICANT_DB)
+LAD_GRAD = experiment(
+    claim_id="zcdp_nfl.experiment_lad_grad", design=DESIGN, outside_setting=OUTSIDE, grid=GRID["step"], choices=CHOICES,
+    statements=(_S,), what=f"LAD: zCDP-NFL more than {SIGNIFICANT_DB:g} dB below zCDP-grad-NFL at n = 200",
+    figures=_curves("learning_curves", "LAD: zCDP-NFL and zCDP-grad-NFL (reconstruction)", [_LAD_NFL, _LAD_GRAD]))
+_, _LAD_EPSD, _S = _versus("lad", "eps_delta_dp_nfl")
+LAD_EPS_DELTA = experiment(
+    claim_id="zcdp_nfl.experiment_lad_eps_delta", design=DESIGN, outside_setting=OUTSIDE, grid=GRID["privacy"], choices=CHOICES,
+    statements=(_S,), what="LAD: zCDP-NFL below (eps,delta)DP-NFL at equal total (eps, delta), n = 200",
+    figures=_curves("learning_curves", "LAD: zCDP-NFL and (eps,delta)DP-NFL (reconstruction)",
+                    [_LAD_NFL, _LAD_EPSD]))
+_RIDGE_NFL, _RIDGE_PADMM, _S = _versus("ridge", "p_admm")
+RIDGE_P_ADMM = experiment(
+    claim_id="zcdp_nfl.experiment_ridge_p_admm", design=DESIGN, outside_setting=OUTSIDE, grid=GRID["step"], choices=CHOICES,
+    statements=(_S,), what="ridge: zCDP-NFL below P-ADMM-like at n = 200",
+    figures=_curves("learning_curves", "Ridge: zCDP-NFL and P-ADMM-like (reconstruction)",
+                    [_RIDGE_NFL, _RIDGE_PADMM]))
+_RIDGE_PAIRS = [(_arm("zcdp_nfl", "ridge", p), _arm("p_admm", "ridge", p)) for p in BUDGETS]
+RIDGE_TRADEOFF = experiment(
+    claim_id="zcdp_nfl.experiment_ridge_tradeoff", design=DESIGN, outside_setting=OUTSIDE, grid=GRID["step"], choices=CHOICES,
+    statements=tuple(below(a, b, "final") for a, b in _RIDGE_PAIRS),
+    what="ridge: zCDP-NFL below P-ADMM-like at n = 200 at every total privacy loss of the grid",
+    figures=_tradeoff("tradeoff", "Ridge: privacy-accuracy trade-off", _RIDGE_PAIRS))
+
+
+def check_elastic_net_grad(ctx: CheckContext) -> CheckResult:
+    return decide(ctx, ELASTIC_NET_GRAD)
+
+
+def check_elastic_net_eps_delta(ctx: CheckContext) -> CheckResult:
+    return decide(ctx, ELASTIC_NET_EPS_DELTA)
+
+
+def check_elastic_net_tradeoff(ctx: CheckContext) -> CheckResult:
+    return decide(ctx, ELASTIC_NET_TRADEOFF)
+
+
+def check_lad_grad(ctx: CheckContext) -> CheckResult:
+    return decide(ctx, LAD_GRAD)
+
+
+def check_lad_eps_delta(ctx: CheckContext) -> CheckResult:
+    return decide(ctx, LAD_EPS_DELTA)
+
+
+def check_ridge_p_admm(ctx: CheckContext) -> CheckResult:
+    return decide(ctx, RIDGE_P_ADMM)
+
+
+def check_ridge_tradeoff(ctx: CheckContext) -> CheckResult:
+    return decide(ctx, RIDGE_TRADEOFF)
+
+
+# ------------------------------------------------------------------------------------------------
+# Registry.
+
+_CITE = {
+    "setup": (cite("Thesis Section 3.4 (set-up: baselines, equal total privacy, matched initial speed)", "", "744-750"),
+              cite("Publication 2 Section 5 (set-up)", "", "2207-2216")),
+    "en": (cite("Thesis Section 3.4.1, Fig. 3.1 (elastic net)", "", "756-758"),
+           cite("Publication 2 Section 5, Fig. 1 (elastic net)", "", "2212-2221")),
+    "lad": (cite("Thesis Section 3.4.2, Fig. 3.2 (LAD)", "", "765"),
+            cite("Publication 2 Section 5, Fig. 2 (LAD)", "", "2225")),
+    "ridge": (cite("Thesis Section 3.4.3, Fig. 3.3 (ridge)", "", "767-781"),
+              cite("Publication 2 Section 5, Fig. 3 (ridge)", "", "2227-2232")),
+}
+_COMMON = ("spec 6 set-up: connected Erdos-Renyi graph, mean degree 3; M_k = 50, P = 8; rows in the unit ball, w^o ~ "
+           "N(0, I), sigma_v = 0.1, lambda = 1 (elastic net lambda_1 = 0.001 ||X^T y||_inf, lambda_2 = 1); "
+           "thorough K = 50 (the paper's), ci K = 20; T = 200, NE in dB at n = 200",
+           "privacy: S2 with tau = 0.99, delta = 1e-5, c1 = 1 (squared losses clipped per sample at 1, Assumption 1); "
+           "learning curves at phi^(1) = 1e-3 (epsilon = 6.07), trade-off over phi^(1) in {1e-4, 3e-4, 1e-3, 3e-3, "
+           "1e-2} (epsilon 1.78 ... 23.6)",
+           "zCDP-NFL with the time-varying step eta0/sqrt(n); unreported rho, eta0 decided over a grid (thorough: "
+           "(rho, eta0) in {1, 0.3} x {0.5, 2}; ci: (1, 0.5) and (0.3, 2))",
+           "baselines are RECONSTRUCTIONS (spec 7), so no claim here can be refuted (outside the paper's setting)",
+           "decision: verify.comparisons (exact sign-test bounds of the median paired dB difference, common random "
+           "numbers, 10 -> 20 replicates at ci, 20 -> 40 thorough; family-wise alpha 0.05 over the 7 claims)")
+_EPSD = ("(eps,delta)DP-NFL reconstruction: zCDP-NFL's steps, classical Gaussian calibration sigma = Delta sqrt(2 "
+         "log(1.25/delta_n))/eps_n, basic composition to zCDP-NFL's accounted (eps, delta); the split of the budget "
+         "over rounds (dynamic eps_n ~ tau^-(n-1)/2, or constant) is a grid choice at thorough")
+_GRAD = ("zCDP-grad-NFL reconstruction: Metropolis-weighted distributed subgradient, Delta = 2 c1 mu/M, S2 noise (same "
+         "accounted privacy), constant step mu matched to zCDP-NFL's noise-free NE at n = 10 (33-point log grid)")
+_PADMM = ("P-ADMM-like reconstruction: zCDP-NFL's steps with the constant eta0 (the same first step) and the same S2 "
+          "noise, as spec 7 proposes; the original (Ding et al. 2019) is not in the seed")
+_SIGNIFICANT = f"'significantly outperforms' read as more than {SIGNIFICANT_DB:g} dB lower NE (a factor 2)"
+_EPSD_REASON = ("At equal accounted (eps, delta) the classical Gaussian calibration with basic composition needs about "
+                "200 times zCDP-NFL's noise variance at phi^(1) = 1e-3, so zCDP-NFL ends 15-35 dB lower at every grid "
+                "point (rho, eta0, split) and both sizes.")
+
+CLAIMS = (
+    Claim(
+        id="zcdp_nfl.experiment_elastic_net_grad",
+        title="Fig. 3.1(a): on the elastic net zCDP-NFL significantly outperforms zCDP-grad-NFL",
+        citations=_CITE["en"] + _CITE["setup"],
+        statement=("'We observe that the proposed ADMM-based algorithm significantly outperforms the subgradient-based "
+                   "algorithm.' (elastic net, learning curves, equal total privacy, tuned to identical initial "
+                   "convergence speeds)"),
+        hypotheses=_COMMON + (_GRAD, _SIGNIFICANT),
+        check=check_elastic_net_grad, expected=Verdict.NOT_CHECKABLE,
+        reason=("Against the reconstruction the negation is shown at every grid point: at the spec defaults (rho = 1, "
+                "eta0 = 0.5) the matched subgradient method ends 8-11 dB BELOW zCDP-NFL, and where zCDP-NFL is "
+                "fastest (rho = 0.3, eta0 = 2) the two are within 1 dB. Since the baseline is a reconstruction and "
+                "rho, eta are the spec's guesses, the paper's statement cannot be refuted here: not checkable. "
+                "Intervals per point in details."),
+        reproduce=reproduce_experiment,
+    ),
+    Claim(
+        id="zcdp_nfl.experiment_elastic_net_eps_delta",
+        title="Fig. 3.1(a): on the elastic net zCDP gives better accuracy than (eps, delta)-DP at the same budget",
+        citations=_CITE["en"] + _CITE["setup"],
+        statement=("'the use of the dynamic zCDP notion as opposed to the dynamic (eps, delta)-DP notion allows for "
+                   "better accuracy given the same privacy budget throughout the computation.' (elastic net)"),
+        hypotheses=_COMMON + (_EPSD,),
+        check=check_elastic_net_eps_delta, expected=Verdict.CONFIRMED, reason=_EPSD_REASON,
+        reproduce=reproduce_experiment,
+    ),
+    Claim(
+        id="zcdp_nfl.experiment_elastic_net_tradeoff",
+        title="Fig. 3.1(b): the zCDP advantage over (eps, delta)-DP holds at every total privacy loss",
+        citations=_CITE["en"] + _CITE["setup"],
+        statement=("'This same fact is illustrated for various total privacy losses on the privacy-accuracy trade-off "
+                   "curve.' (elastic net, NE after 200 iterations vs total privacy loss)"),
+        hypotheses=_COMMON + (_EPSD, "every budget of the grid: the statements are joined (intersection-union test)"),
+        check=check_elastic_net_tradeoff, expected=Verdict.CONFIRMED,
+        reason=("zCDP-NFL is below the (eps,delta)DP-NFL reconstruction at every budget (by 23 dB at phi^(1) = 1e-4, "
+                "4 dB at 1e-2: the gap shrinks as the noise stops dominating) at every grid point and both sizes."),
+        reproduce=reproduce_experiment,
+    ),
+    Claim(
+        id="zcdp_nfl.experiment_lad_grad",
+        title="Fig. 3.2: on LAD zCDP-NFL significantly outperforms zCDP-grad-NFL",
+        citations=_CITE["lad"] + _CITE["setup"],
+        statement=("'We observe once again that the proposed algorithm significantly outperforms its subgradient-based "
+                   "counterpart, as the learning rate required for the zCDP-grad-NFL algorithm to attain a similar "
+                   "initial convergence speed to the ADMM-based algorithms does not allow it to reach high accuracy.'"),
+        hypotheses=_COMMON + (_GRAD, _SIGNIFICANT),
+        check=check_lad_grad, expected=Verdict.NOT_CHECKABLE,
+        reason=("Depends on rho and eta0, and never shown by 3 dB: at the spec defaults the matched subgradient "
+                "reconstruction ends BELOW zCDP-NFL (by 7 dB at K = 50, 10 dB at ci); at rho = 0.3, eta0 = 2 zCDP-NFL "
+                "is below it (the seed's mechanism: the matching step is large, so its noise is large) but by less "
+                "than 3 dB at K = 50 (median 1.2 dB) and by 18 dB at ci. Not refutable against a reconstruction."),
+        reproduce=reproduce_experiment,
+    ),
+    Claim(
+        id="zcdp_nfl.experiment_lad_eps_delta",
+        title="Fig. 3.2: on LAD zCDP gives better accuracy than (eps, delta)-DP",
+        citations=_CITE["lad"] + _CITE["setup"],
+        statement="'In addition, we observe that the use of zCDP allows for better accuracy than (eps, delta)-DP.' (LAD)",
+        hypotheses=_COMMON + (_EPSD,),
+        check=check_lad_eps_delta, expected=Verdict.CONFIRMED, reason=_EPSD_REASON,
+        reproduce=reproduce_experiment,
+    ),
+    Claim(
+        id="zcdp_nfl.experiment_ridge_p_admm",
+        title="Fig. 3.3(a): on ridge zCDP-NFL slightly outperforms P-ADMM",
+        citations=_CITE["ridge"] + _CITE["setup"],
+        statement=("'We observe that the proposed zCDP-NFL algorithm slightly outperforms the P-ADMM algorithm on "
+                   "smooth objectives, despite the inexact ADMM update required to handle nonsmooth objectives.'"),
+        hypotheses=_COMMON + (_PADMM,),
+        check=check_ridge_p_admm, expected=Verdict.NOT_CHECKABLE,
+        reason=("Depends on rho and eta0: at the spec defaults (rho = 1, eta0 = 0.5) the P-ADMM-like constant step ends "
+                "7 dB BELOW zCDP-NFL (eta0/sqrt(n) shrinks the step before the iterates arrive); at eta0 = 2 (rho = "
+                "0.3 or 1) zCDP-NFL is 2-5 dB below it (its decaying step also shrinks Lemma I's sensitivity, hence the "
+                "noise); at rho = 0.3, eta0 = 0.5 undecided. Against a reconstruction: not refutable."),
+        reproduce=reproduce_experiment,
+    ),
+    Claim(
+        id="zcdp_nfl.experiment_ridge_tradeoff",
+        title="Fig. 3.3(b): zCDP-NFL beats P-ADMM at all total privacy losses, thanks to its time-varying step",
+        citations=_CITE["ridge"] + _CITE["setup"],
+        statement=("'As can be observed on the privacy-accuracy trade-off curve, this is the case for all total "
+                   "privacy losses. This better performance is due to the use of the time-varying step size eta^(n) "
+                   "in the proposed algorithm.'"),
+        hypotheses=_COMMON + (_PADMM, "every budget of the grid: the statements are joined (intersection-union test)"),
+        check=check_ridge_tradeoff, expected=Verdict.NOT_CHECKABLE,
+        reason=("Depends on rho and eta0: at (rho, eta0) = (0.3, 2) zCDP-NFL is 4-5.5 dB below the P-ADMM-like "
+                "constant step at every budget (both sizes); at the spec defaults (1, 0.5) the constant step is below "
+                "zCDP-NFL from phi^(1) = 3e-4 on (by 16 dB at 1e-2), at (0.3, 0.5) at 1e-2; at (1, 2) zCDP-NFL is "
+                "below at four budgets, undecided at 1e-2. The time-varying step helps where eta0 is large (a "
+                "smaller step late means a smaller Lemma I sensitivity, hence less noise) and hurts where it is small "
+                "(it stops the iterates early). Against a reconstruction: not refutable."),
+        reproduce=reproduce_experiment,
+    ),
+)

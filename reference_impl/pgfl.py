@@ -26,7 +26,9 @@ from dataclasses import dataclass, field
 import networkx as nx
 import numpy as np
 
+from theory._rounding import gamma
 from theory._validate import readonly
+from theory.logistic import GLMData, ProximalGLM, solve_proximal_newton
 from theory.pgfl.optima import (
     cluster_gradient_norm,
     cluster_optima,
@@ -217,68 +219,45 @@ def _client_solve_ridge(problem: PGFLProblem, rho: float) -> np.ndarray:
     return np.linalg.inv(problem.hessians + (problem.ridge_weights + rho)[:, None, None] * eye)
 
 
-#: Gradient-norm tolerance of the logistic client solve (spec 2.1: Newton to ||grad|| <= 1e-10).
+#: Gradient-norm tolerance handed to the logistic client solve (spec 2.1: Newton to ||grad|| <= 1e-10), certified
+#: (the computed norm plus its rounding bound, :func:`theory.logistic.solve_proximal_newton`).
 LOGISTIC_GRADIENT_TOL = 1e-10
 
 
-def _logistic_client_objective(data, rho, w, anchor, phi):
-    X, y, weights, ridge = data
-    z = np.einsum("kid,rkd->rki", X, w)
-    loss = np.sum(weights * (np.logaddexp(0.0, z) - y * z), axis=-1)
-    reg = 0.5 * ridge * np.sum(w * w, axis=-1)
-    return loss + reg - np.sum(phi * (w - anchor), axis=-1) + 0.5 * rho * np.sum((w - anchor) ** 2, axis=-1)
-
-
-def _logistic_client_step(problem: PGFLProblem, rho: float, anchor: np.ndarray, phi: np.ndarray,
-                          warm: np.ndarray, active: np.ndarray | None = None) -> np.ndarray:
-    """Solve (4) for the logistic loss: damped Newton to ||grad|| <= 1e-10, for all runs and clients or only the
-    ``active`` (R, K) ones (scheduled clients; the others keep ``warm``, which the iteration discards anyway).
-
-    The objective is (rho + 2 lambda/|C_s|)-strongly convex, so the minimiser is unique; the step halves
-    until the objective does not increase (per client), which makes every iteration a descent step.
-    """
+def _logistic_samples(problem: PGFLProblem) -> GLMData:
+    """The clients' padded samples as one batch of data terms (1/D_k weights, 0 on padding)."""
     X, y, weights = problem.padded
+    return GLMData(X=X, y=y, weights=weights, loss="logistic")
+
+
+def _logistic_client_step(problem: PGFLProblem, data: GLMData, rho: float, anchor: np.ndarray, phi: np.ndarray,
+                          warm: np.ndarray, active: np.ndarray | None = None) -> np.ndarray:
+    """Solve (4) for the logistic loss (:func:`theory.logistic.solve_proximal_newton`, warm-started, to
+    LOGISTIC_GRADIENT_TOL) for all runs and clients or only the ``active`` (R, K) ones (scheduled clients; the
+    others keep ``warm``, which the iteration discards anyway).
+
+    Up to a constant, (4) is sum_i c_i l(x_i^T w) + (m/2)||w - (phi + rho anchor)/m||^2, m = rho + 2 lambda/|C_s|:
+    m-strongly convex, so the minimiser is unique. Raises ArithmeticError
+    (:class:`theory.logistic.NewtonNotConverged`) if a solve does not converge.
+    """
+    curvature = problem.ridge_weights + rho
     if active is None or active.all():
-        return _logistic_newton((X, y, weights, problem.ridge_weights), rho, anchor, phi, warm)
+        return _logistic_solve(data, curvature, rho, anchor, phi, warm)
     out = warm.copy()
     r, k = np.nonzero(active)
-    if r.size:   # the active (run, client) pairs as the clients of one run: one batched Newton solve
-        data = (X[k], y[k], weights[k], problem.ridge_weights[k])
-        out[r, k] = _logistic_newton(data, rho, anchor[None, r, k], phi[None, r, k], warm[None, r, k])[0]
+    if r.size:   # the active (run, client) pairs as one batch of independent solves
+        subset = GLMData(X=data.X[k], y=data.y[k], weights=data.weights[k], loss="logistic")
+        out[r, k] = _logistic_solve(subset, curvature[k], rho, anchor[r, k], phi[r, k], warm[r, k])
     return out
 
 
-def _logistic_newton(data, rho: float, anchor: np.ndarray, phi: np.ndarray, warm: np.ndarray) -> np.ndarray:
-    """Damped Newton on (4) for data ``(X (K, n, d), y (K, n), weights (K, n), ridge (K,))`` and (R, K, d) states."""
-    X, y, weights, ridge = data
-    shift = (ridge + rho)[None, :, None]
-    eye = np.eye(X.shape[-1])
-    w = warm.copy()
-    for _ in range(100):
-        z = np.einsum("kid,rkd->rki", X, w)
-        p = 0.5 * (1.0 + np.tanh(0.5 * z))                                     # sigmoid, overflow-free
-        grad = np.einsum("kid,rki->rkd", X, weights * (p - y)) + shift * w - phi - rho * anchor
-        if np.max(np.linalg.norm(grad, axis=-1)) <= LOGISTIC_GRADIENT_TOL:
-            return w
-        curvature = weights * p * (1.0 - p)
-        # optimize=True: BLAS contraction (same sum, ~10x faster than the default three-operand loop)
-        hess = np.einsum("kid,rki,kie->rkde", X, curvature, X, optimize=True) + shift[..., None] * eye
-        newton = np.linalg.solve(hess, grad[..., None])[..., 0]
-        base = _logistic_client_objective(data, rho, w, anchor, phi)
-        # Newton decrement g^T H^{-1} g: once it is at rounding level the objective cannot rank trial
-        # points, and the full step is taken (quadratic convergence region).
-        settled = np.sum(grad * newton, axis=-1) <= 1e-14 * np.maximum(1.0, np.abs(base))
-        t = np.ones(w.shape[:2])
-        for _ in range(40):
-            trial = w - t[..., None] * newton
-            worse = (_logistic_client_objective(data, rho, trial, anchor, phi) > base) & ~settled
-            if not worse.any():
-                break
-            t = np.where(worse, 0.5 * t, t)
-        else:   # still no descent after 40 halvings: those entries keep w (never an ascent step)
-            t = np.where(worse, 0.0, t)
-        w = w - t[..., None] * newton
-    raise ArithmeticError("logistic client solve did not reach ||grad|| <= 1e-10 in 100 Newton steps")
+def _logistic_solve(data: GLMData, curvature, rho: float, anchor, phi, warm) -> np.ndarray:
+    """(4) as the proximal problem of curvature m = 2 lambda/|C_s| + rho and centre (phi + rho anchor)/m."""
+    m = curvature[..., None]
+    center = (phi + rho * anchor) / m
+    problem = ProximalGLM(data=data, curvature=curvature, center=center,
+                          center_error=gamma(6) * (np.abs(phi) + rho * np.abs(anchor)) / m)
+    return np.array(solve_proximal_newton(problem, gtol=LOGISTIC_GRADIENT_TOL, w0=warm).w)
 
 
 #: Tolerances handed to Clarabel by the generic (CVXPY) client step: absolute and relative duality gap and
@@ -341,7 +320,8 @@ def client_solver(problem: PGFLProblem, rho: float, *, linear_only: bool = False
         return lambda anchor, phi, warm, active=None: np.einsum("kij,rkj->rki", inverse, data + phi + rho * anchor)
     if linear_only:
         raise ValueError("the logistic iteration is not affine: no iteration matrix or linear fixed point")
-    return lambda anchor, phi, warm, active=None: _logistic_client_step(problem, rho, anchor, phi, warm, active)
+    data = _logistic_samples(problem)
+    return lambda anchor, phi, warm, active=None: _logistic_client_step(problem, data, rho, anchor, phi, warm, active)
 
 
 def step(problem: PGFLProblem, config: PGFLConfig, solve, state: PGFLState, n: int,

@@ -26,22 +26,35 @@ minimiser is unique and any point :math:`\hat w` satisfies
 
 .. math:: \lVert \hat w - w^\star\rVert \le \lVert\nabla F(\hat w)\rVert / (\rho + \mu).
 
-:func:`solve_client_subproblem` runs a damped Newton method (generalised Hessian for Huber) until the
-gradient norm, *including a counted bound on the rounding error of its evaluation*, is at most
-``gtol``; :attr:`ClientSolution.error_bound` is the resulting certified distance to the exact
-minimiser. Clients are rows of a leading batch axis: every array may carry batch dimensions
-``(..., D, d)`` and all of them are solved together. The solver is deterministic (no randomness).
+Up to a constant, :math:`F` is the :class:`theory.logistic.ProximalGLM` with weights :math:`1/D`, curvature
+:math:`\rho + \mu` and centre :math:`(\rho w_s + \varphi)/(\rho + \mu)`; :func:`solve_client_subproblem` hands it to the one certified Newton solver
+(:func:`theory.logistic.solve_proximal_newton`), which stops when the gradient norm *including a counted bound
+on the rounding of its evaluation* is at most ``gtol``; :attr:`ClientSolution.error_bound` is the resulting
+certified distance to the exact minimiser. Every array may carry batch dimensions ``(..., D, d)``; all of them
+are solved together. Deterministic (no randomness).
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import expit
 
-from theory._rounding import UNIT_ROUNDOFF, gamma
+from theory._rounding import gamma
 from theory._validate import real_scalar
+from theory.logistic import (
+    LOSSES,
+    GLMData,
+    NewtonSolution,
+    ProximalGLM,
+    gradient_rounding,
+    loss_terms,
+    proximal_gradient,
+    proximal_hessian,
+    proximal_objective,
+    solve_proximal_newton,
+)
 
 __all__ = [
     "DEFAULT_GTOL",
@@ -56,9 +69,11 @@ __all__ = [
     "subproblem_objective",
 ]
 
-LOSSES = ("logistic", "huber")
-#: Gradient-norm tolerance of the solve (shared/spec/pgfl.md R3.2).
+#: Gradient-norm tolerance handed to the solve (shared/spec/pgfl.md R3.2), certified (rounding included).
 DEFAULT_GTOL = 1e-11
+#: The certified solution of (4): :class:`theory.logistic.NewtonSolution` (``w``, ``grad_norm``, ``error_bound``,
+#: ``iterations``, ``converged``).
+ClientSolution = NewtonSolution
 
 
 def _array(name: str, value, ndim_min: int) -> np.ndarray:
@@ -145,6 +160,15 @@ class ClientSubproblem:
         object.__setattr__(self, "huber_threshold", kappa)
         object.__setattr__(self, "n_server_clients", int(n))
 
+    @functools.cached_property
+    def glm(self) -> ProximalGLM:
+        """(4) as a :class:`theory.logistic.ProximalGLM` (``center_error`` bounds the rounding of the prox centre)."""
+        data = GLMData(X=self.X, y=self.y, weights=np.full(self.y.shape, 1.0 / self.n_samples), loss=self.loss,
+                       huber_threshold=self.huber_threshold)
+        m = self.strong_convexity
+        return ProximalGLM(data=data, curvature=m, center=self.prox_center,
+                           center_error=gamma(6) * (self.rho * np.abs(self.w_server) + np.abs(self.phi_dual)) / m)
+
     @property
     def batch_shape(self) -> tuple[int, ...]:
         return self.X.shape[:-2]
@@ -192,46 +216,27 @@ class ClientSubproblem:
                                 huber_threshold=self.huber_threshold)
 
 
-def _loss_terms(problem: ClientSubproblem, a: np.ndarray):
-    y = problem.y
-    if problem.loss == "logistic":
-        s = expit(a)
-        return np.logaddexp(0.0, a) - y * a, s - y, s * expit(-a)
-    kappa = problem.huber_threshold
-    r = a - y
-    inside = np.abs(r) <= kappa
-    value = np.where(inside, 0.5 * r * r, kappa * (np.abs(r) - 0.5 * kappa))
-    return value, np.clip(r, -kappa, kappa), inside.astype(np.float64)
-
-
-def _margins(problem: ClientSubproblem, w: np.ndarray) -> np.ndarray:
-    return np.einsum("...ij,...j->...i", problem.X, w)
-
-
 def loss_derivatives(problem: ClientSubproblem, w) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     r"""Per-sample :math:`\ell`, :math:`\partial\ell/\partial a`, :math:`\partial^2\ell/\partial a^2` at :math:`a_i = x_i^\top w`.
 
     Each has shape (..., D). For Huber the second derivative is the generalised one,
-    :math:`\mathbb 1\{|a - y| \le \kappa\}`.
+    :math:`\mathbb 1\{|a - y| \le \kappa\}` (:func:`theory.logistic.loss_terms`).
     """
-    return _loss_terms(problem, _margins(problem, np.asarray(w, dtype=np.float64)))
+    w = np.asarray(w, dtype=np.float64)
+    return loss_terms(problem.glm.data, np.einsum("...ij,...j->...i", problem.X, w))
 
 
 def subproblem_objective(problem: ClientSubproblem, w) -> np.ndarray:
     """:math:`F(w)` of (4), shape ``batch_shape``."""
-    w = np.asarray(w, dtype=np.float64)
-    value, _, _ = _loss_terms(problem, _margins(problem, w))
-    diff = w - problem.w_server
-    return (value.mean(axis=-1) + 0.5 * problem.mu * np.sum(w * w, axis=-1) - np.sum(problem.phi_dual * diff, axis=-1)
-            + 0.5 * problem.rho * np.sum(diff * diff, axis=-1))
+    v, m = problem.prox_center, problem.strong_convexity
+    constant = (np.sum(problem.phi_dual * problem.w_server, axis=-1)
+                + 0.5 * (problem.rho * np.sum(problem.w_server**2, axis=-1) - m * np.sum(v * v, axis=-1)))
+    return proximal_objective(problem.glm, w) + constant
 
 
 def subproblem_gradient(problem: ClientSubproblem, w) -> np.ndarray:
     r""":math:`\nabla F(w) = \frac1{D}X^\top\ell'(Xw) + \mu w - \varphi + \rho(w - w_{s,(q)})`, shape (..., d)."""
-    w = np.asarray(w, dtype=np.float64)
-    _, d1, _ = _loss_terms(problem, _margins(problem, w))
-    data = np.einsum("...ij,...i->...j", problem.X, d1) / problem.n_samples
-    return data + problem.mu * w - problem.phi_dual + problem.rho * (w - problem.w_server)
+    return proximal_gradient(problem.glm, w)
 
 
 def subproblem_hessian(problem: ClientSubproblem, w) -> np.ndarray:
@@ -239,73 +244,18 @@ def subproblem_hessian(problem: ClientSubproblem, w) -> np.ndarray:
 
     For Huber, :math:`\ell''` is the generalised second derivative :math:`\mathbb 1\{|a - y| \le \kappa\}`.
     """
-    w = np.asarray(w, dtype=np.float64)
-    _, _, d2 = _loss_terms(problem, _margins(problem, w))
-    H = np.einsum("...ij,...i,...ik->...jk", problem.X, d2, problem.X) / problem.n_samples
-    return H + problem.strong_convexity * np.eye(problem.dim)
+    return proximal_hessian(problem.glm, w)
 
 
 def subproblem_gradient_rounding(problem: ClientSubproblem, w) -> np.ndarray:
-    r"""Counted bound on :math:`\lVert \mathrm{fl}(\nabla F(w)) - \nabla F(w)\rVert_2`, shape ``batch_shape``.
-
-    Componentwise (Higham's :math:`\gamma_n`, :func:`theory._rounding.gamma`): the margins
-    :math:`a_i = x_i^\top w` carry at most :math:`\gamma_{d}\,|x_i|^\top|w|`, which the loss slope passes
-    on with Lipschitz constant :math:`L'` (1/4 logistic, 1 Huber); evaluating the slope adds
-    :math:`\gamma_4(|\sigma(a_i)| + |y_i|)` (logistic) or :math:`\gamma_2(|a_i| + |y_i|)` (Huber); the
-    remaining sums and products add :math:`\gamma_{D+8}` times the sum of the absolute values of the
-    terms of :math:`\nabla F`.
-    """
-    w = np.asarray(w, dtype=np.float64)
-    a = _margins(problem, w)
-    _, d1, _ = _loss_terms(problem, a)
-    absX = np.abs(problem.X)
-    err_a = gamma(problem.dim + 1) * np.einsum("...ij,...j->...i", absX, np.abs(w))
-    if problem.loss == "logistic":
-        err_d1 = 0.25 * err_a + gamma(4) * (expit(a) + np.abs(problem.y))
-    else:
-        err_d1 = err_a + gamma(2) * (np.abs(a) + np.abs(problem.y))
-    D = problem.n_samples
-    propagated = np.einsum("...ij,...i->...j", absX, err_d1) / D
-    terms = (np.einsum("...ij,...i->...j", absX, np.abs(d1)) / D + problem.mu * np.abs(w) + np.abs(problem.phi_dual)
-             + problem.rho * (np.abs(w) + np.abs(problem.w_server)))
-    return np.linalg.norm(propagated + gamma(D + 8) * terms, axis=-1)
-
-
-@dataclass(frozen=True, kw_only=True)
-class ClientSolution:
-    r"""Solution of (4) with its certificate.
-
-    Attributes
-    ----------
-    w : ndarray, shape (..., d)
-        Computed minimiser :math:`\hat w`.
-    grad_norm : ndarray, shape batch
-        Upper bound on :math:`\lVert\nabla F(\hat w)\rVert_2` in exact arithmetic: the computed norm
-        (times :math:`1 + \gamma_{d+2}`) plus :func:`subproblem_gradient_rounding`.
-    strong_convexity : float
-        :math:`\rho + \mu`.
-    iterations : int
-        Newton iterations used (over the whole batch).
-    """
-
-    w: np.ndarray
-    grad_norm: np.ndarray
-    strong_convexity: float
-    iterations: int
-
-    @property
-    def error_bound(self) -> np.ndarray:
-        r"""Certified :math:`\lVert\hat w - w^\star\rVert_2 \le \lVert\nabla F(\hat w)\rVert/(\rho + \mu)`."""
-        return self.grad_norm / self.strong_convexity
-
-
-def _certified_grad_norm(problem: ClientSubproblem, w: np.ndarray, g: np.ndarray) -> np.ndarray:
-    return np.linalg.norm(g, axis=-1) * (1.0 + gamma(problem.dim + 2)) + subproblem_gradient_rounding(problem, w)
+    r"""Counted bound on :math:`\lVert \mathrm{fl}(\nabla F(w)) - \nabla F(w)\rVert_2`, shape ``batch_shape``
+    (:func:`theory.logistic.gradient_rounding`, including the rounding of the prox centre)."""
+    return gradient_rounding(problem.glm, w)
 
 
 def solve_client_subproblem(problem: ClientSubproblem, *, gtol: float = DEFAULT_GTOL, max_iter: int = 100,
                             w0=None) -> ClientSolution:
-    r"""Minimise (4) by damped Newton until the certified gradient norm is at most ``gtol``.
+    r"""Minimise (4) until the certified gradient norm is at most ``gtol`` (:func:`theory.logistic.solve_proximal_newton`).
 
     Parameters
     ----------
@@ -324,17 +274,10 @@ def solve_client_subproblem(problem: ClientSubproblem, *, gtol: float = DEFAULT_
 
     Raises
     ------
-    RuntimeError
-        If some instance has not reached ``gtol`` after ``max_iter`` iterations (for example because
-        the rounding floor of its gradient exceeds ``gtol`` at extreme scales). Nothing is returned
+    theory.logistic.NewtonNotConverged
+        (an ArithmeticError) If some instance has not reached ``gtol`` after ``max_iter`` iterations (for example
+        because the rounding floor of its gradient exceeds ``gtol`` at extreme scales). Nothing is returned
         uncertified.
-
-    Notes
-    -----
-    Backtracking (Armijo, factor 1/2) on :math:`F`, accepting a step whose increase is within the
-    rounding level of :math:`F` so that the final quadratically convergent steps are not rejected
-    for noise. For Huber the generalised Hessian is used (semismooth Newton); on the region where
-    every residual keeps its piece, :math:`F` is quadratic and one step is exact.
 
     Examples
     --------
@@ -346,42 +289,4 @@ def solve_client_subproblem(problem: ClientSubproblem, *, gtol: float = DEFAULT_
     >>> bool(np.all(np.abs(sol.w - [1.25, 2.0]) <= sol.error_bound))
     True
     """
-    gtol = real_scalar("gtol", gtol, "(0, inf)")
-    if isinstance(max_iter, bool) or not isinstance(max_iter, int) or max_iter < 1:
-        raise ValueError(f"max_iter must be an integer >= 1, got {max_iter!r}")
-    w = np.array(np.broadcast_to(problem.prox_center if w0 is None else np.asarray(w0, dtype=np.float64),
-                                 problem.batch_shape + (problem.dim,)))
-    g = subproblem_gradient(problem, w)
-    gn = _certified_grad_norm(problem, w, g)
-    iterations = 0
-    while np.any(gn > gtol):
-        if iterations == max_iter:
-            worst = float(np.max(gn))
-            raise RuntimeError(f"Newton did not reach gtol={gtol:g} in max_iter={max_iter} iterations: "
-                               f"certified gradient norm {worst:.3g} (rounding floor "
-                               f"{float(np.max(subproblem_gradient_rounding(problem, w))):.3g})")
-        iterations += 1
-        active = gn > gtol
-        step = -np.linalg.solve(subproblem_hessian(problem, w), g[..., None])[..., 0]
-        step = np.where(active[..., None], step, 0.0)
-        f0 = subproblem_objective(problem, w)
-        slope = np.sum(g * step, axis=-1)
-        noise = 64.0 * UNIT_ROUNDOFF * (np.abs(f0) + problem.rho * np.sum(w * w + problem.w_server ** 2, axis=-1) + 1.0)
-        t = np.ones(problem.batch_shape)
-        pending = active.copy()
-        w_new = w.copy()
-        for _ in range(60):
-            trial = w + t[..., None] * step
-            ok = subproblem_objective(problem, trial) <= f0 + 1e-4 * t * slope + noise
-            accept = pending & ok
-            w_new = np.where(accept[..., None], trial, w_new)
-            pending &= ~ok
-            if not pending.any():
-                break
-            t = np.where(pending, 0.5 * t, t)
-        w = w_new
-        g = subproblem_gradient(problem, w)
-        gn = _certified_grad_norm(problem, w, g)
-    w.setflags(write=False)
-    gn.setflags(write=False)
-    return ClientSolution(w=w, grad_norm=gn, strong_convexity=problem.strong_convexity, iterations=iterations)
+    return solve_proximal_newton(problem.glm, gtol=gtol, max_iter=max_iter, w0=w0)

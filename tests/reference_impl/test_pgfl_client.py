@@ -13,6 +13,7 @@ from reference_impl.pgfl_client import (
     subproblem_hessian,
     subproblem_objective,
 )
+from theory.logistic import NewtonNotConverged
 from verify.tolerance import gamma
 
 
@@ -72,8 +73,9 @@ def test_solver_validation():
 
 def test_unreached_tolerance_raises_instead_of_returning_an_uncertified_point():
     p = _instance(np.random.default_rng(0), scale=30.0)
-    with pytest.raises(RuntimeError, match=r"did not reach gtol=1e-11 in max_iter=1"):
+    with pytest.raises(NewtonNotConverged, match=r"did not reach gtol=1e-11 .* \(max_iter=1\)") as raised:
         solve_client_subproblem(p, max_iter=1, w0=np.full(3, 50.0))
+    assert not raised.value.solution.all_converged  # the flagged solution travels with the error
 
 
 @pytest.mark.parametrize("loss", ["logistic", "huber"])

@@ -10,16 +10,23 @@ from __future__ import annotations
 import numpy as np
 
 from theory._validate import readonly
+from theory.logistic import GLMData, ProximalGLM, proximal_gradient, solve_proximal_newton
 from theory.pgfl.problem import PGFLProblem
 
-__all__ = ["cluster_gradient_norm", "cluster_optima", "eta_cluster_distance", "fixed_point_tau0"]
+__all__ = ["CLUSTER_OPTIMUM_GTOL", "cluster_gradient_norm", "cluster_optima", "eta_cluster_distance",
+           "fixed_point_tau0"]
+
+#: Gradient-norm tolerance handed to the certified Newton solve of a logistic cluster optimum (Pa), on the members'
+#: mean gradient (rounding included): 4x the certified rounding floor of spec 5.2's clusters (1e-14 to 3e-14), so the
+#: optimum is within 1e-13/(2 lambda/|C_s|) (7.5e-11 at lambda = 1e-2, |C_s| = 15) of the exact one.
+CLUSTER_OPTIMUM_GTOL = 1e-13
 
 
 def cluster_optima(problem: PGFLProblem) -> np.ndarray:
     r"""(Pa): :math:`w^\star_{(q)} = \arg\min_w \sum_{k\in C_{(q)}} f_k(w)` for every cluster, shape (Q, d).
 
-    Ridge: the linear system :math:`\sum_k (H_k + 2\lambda/|C_{s(k)}|\,I) w = \sum_k h_k`. Logistic: CVXPY
-    (Clarabel) on the same objective, certified by the gradient norm at the returned point.
+    Ridge: the linear system :math:`\sum_k (H_k + 2\lambda/|C_{s(k)}|\,I) w = \sum_k h_k`. Logistic: the certified
+    Newton solver :func:`theory.logistic.solve_proximal_newton` on the same objective, to CLUSTER_OPTIMUM_GTOL.
     """
     if problem.loss == "logistic":
         return _cluster_optima_logistic(problem)
@@ -35,58 +42,51 @@ def cluster_optima(problem: PGFLProblem) -> np.ndarray:
     return readonly(optima)
 
 
-def _cluster_optima_logistic(problem: PGFLProblem) -> np.ndarray:
-    """CVXPY (Clarabel, default tolerances) for each cluster, then Newton polishing to ||grad|| <= 1e-12.
-
-    The exponential-cone solve is the independent ground truth; its accuracy (about 1e-7 in the gradient)
-    is then driven to rounding level by Newton steps on the same objective, which certify the result.
-    """
-    import cvxpy as cp
-
-    optima = np.empty((problem.n_clusters, problem.d))
-    eye = np.eye(problem.d)
-    for q in range(problem.n_clusters):
-        members = np.flatnonzero(problem.client_cluster == q)
-        if members.size == 0:
+def _cluster_glm(problem: PGFLProblem, clusters) -> tuple[ProximalGLM, np.ndarray]:
+    r""":math:`|C_{(q)}|^{-1}\sum_{k\in C_{(q)}} f_k` (same minimiser as (Pa), gradients on one client's scale, so a
+    gradient tolerance means the same for every cluster size) of the listed clusters as one batch of
+    :class:`theory.logistic.ProximalGLM`: every member's samples stacked (weights 1/(D_k |C_(q)|), padded with
+    weight 0), curvature the mean of 2 lambda/|C_s(k)|. Also returns the member counts |C_(q)|."""
+    members = [np.flatnonzero(problem.client_cluster == q) for q in clusters]
+    for q, idx in zip(clusters, members):
+        if idx.size == 0:
             raise ValueError(f"cluster {q} has no client: its optimum is undefined")
-        w = cp.Variable(problem.d)
-        terms = []
-        for k in members:
-            z = problem.X[k] @ w
-            terms.append(cp.sum(cp.logistic(z) - cp.multiply(problem.y[k], z)) / problem.samples[k]
-                         + 0.5 * problem.ridge_weights[k] * cp.sum_squares(w))
-        prob = cp.Problem(cp.Minimize(cp.sum(terms)))
-        prob.solve(solver=cp.CLARABEL)
-        if prob.status != cp.OPTIMAL or w.value is None:
-            raise ArithmeticError(f"CVXPY solve of cluster {q}'s optimum ended with status {prob.status}")
-        x = np.asarray(w.value, dtype=np.float64)
-        for _ in range(50):
-            grad, hess = np.zeros(problem.d), np.zeros((problem.d, problem.d))
-            for k in members:
-                xk, D = problem.X[k], problem.samples[k]
-                p = 0.5 * (1.0 + np.tanh(0.5 * (xk @ x)))
-                grad += xk.T @ (p - problem.y[k]) / D + problem.ridge_weights[k] * x
-                hess += (xk.T * (p * (1.0 - p))) @ xk / D + problem.ridge_weights[k] * eye
-            if np.linalg.norm(grad) <= 1e-12:
-                break
-            x = x - np.linalg.solve(hess, grad)
-        else:   # never stored uncertified: the docstring promises ||grad|| <= 1e-12
-            raise ArithmeticError(f"Newton polishing of cluster {q}'s optimum did not reach ||grad|| <= 1e-12")
-        optima[q] = x
-    return readonly(optima)
+    n = max(int(problem.samples[idx].sum()) for idx in members)
+    X = np.zeros((len(members), n, problem.d))
+    y = np.zeros((len(members), n))
+    weights = np.zeros((len(members), n))
+    for j, idx in enumerate(members):
+        rows = np.concatenate([problem.X[k] for k in idx])
+        X[j, :rows.shape[0]] = rows
+        y[j, :rows.shape[0]] = np.concatenate([problem.y[k] for k in idx])
+        weights[j, :rows.shape[0]] = np.concatenate([np.full(problem.samples[k], 1.0 / (problem.samples[k] * idx.size))
+                                                     for k in idx])
+    curvature = np.array([problem.ridge_weights[idx].mean() for idx in members])
+    glm = ProximalGLM(data=GLMData(X=X, y=y, weights=weights, loss="logistic"), curvature=curvature,
+                      center=np.zeros((len(members), problem.d)))
+    return glm, np.array([idx.size for idx in members])
+
+
+def _cluster_optima_logistic(problem: PGFLProblem) -> np.ndarray:
+    """Every cluster's optimum in one batched certified Newton solve (:func:`theory.logistic.solve_proximal_newton`)
+    to CLUSTER_OPTIMUM_GTOL on the members' mean gradient; a cluster that does not converge (e.g. lambda = 0 on
+    separable data) raises ArithmeticError (:class:`theory.logistic.NewtonNotConverged`), never an uncertified
+    optimum."""
+    glm, _ = _cluster_glm(problem, range(problem.n_clusters))
+    return readonly(solve_proximal_newton(glm, gtol=CLUSTER_OPTIMUM_GTOL).w)
 
 
 def cluster_gradient_norm(problem: PGFLProblem, q: int, w: np.ndarray) -> float:
-    """||sum_{k in C_(q)} grad f_k(w)||: the certificate of an optimum of (Pa) (both losses)."""
+    """||sum_{k in C_(q)} grad f_k(w)|| (as computed): the certificate of an optimum of (Pa) (both losses)."""
     if problem.loss == "cvxpy":
         raise ValueError("cluster_gradient_norm needs loss 'ridge' or 'logistic' (no gradient of a generic CVXPY loss)")
+    if problem.loss == "logistic":
+        glm, members = _cluster_glm(problem, [q])
+        return float(members[0] * np.linalg.norm(proximal_gradient(glm, np.asarray(w, dtype=np.float64)[None])))
     total = np.zeros(problem.d)
     for k in np.flatnonzero(problem.client_cluster == q):
         xk, yk, D = problem.X[k], problem.y[k], problem.samples[k]
-        if problem.loss == "ridge":
-            total += 2.0 / D * xk.T @ (xk @ w - yk)
-        else:
-            total += xk.T @ (0.5 * (1.0 + np.tanh(0.5 * (xk @ w))) - yk) / D
+        total += 2.0 / D * xk.T @ (xk @ w - yk)
         total += problem.ridge_weights[k] * w
     return float(np.linalg.norm(total))
 

@@ -39,7 +39,7 @@ INVERSE = {"bun_steinke": approx_dp_to_zcdp_bun_steinke, "cks": approx_dp_to_zcd
 
 def _printed(value, printed, decimals):
     """``value`` rounds to ``printed`` at ``decimals`` decimals (half a unit in the last place)."""
-    return abs(value - printed) <= 0.5 * 10.0**-decimals + 1e-12 * abs(printed)
+    return abs(value - printed) <= 0.5 * 10.0**-decimals + 1e-12 * abs(printed)  # + binary rounding of the decimal
 
 
 # ------------------------------------------------------------------------------------------------
@@ -132,6 +132,7 @@ def test_inverses_at_epsilon_zero(delta):
     assert closed * (1.0 - 8 * U * (1 + abs(math.log(delta)))) <= rho <= closed * (1 + 4 * U)
     rho_cks = approx_dp_to_zcdp_cks(0.0, delta)
     assert 0.0 < rho_cks <= rho
+    # sharp: 1e-9 (relative) more rho leaves the (0, delta)-DP region
     assert zcdp_to_approx_dp_cks(rho_cks, delta) == 0.0 < zcdp_to_approx_dp_cks(rho_cks * (1 + 1e-9), delta)
 
 
@@ -162,7 +163,7 @@ def test_section_8_vectors(rho, delta, eps_bs, eps_cks, eps_gauss):
 def test_section_8_scalar_values():
     # Same provenance (section 8 bullets; confirmed by the Review notes and the CKS reference code).
     d = zcdp_delta_cks(0.025, 1.0)
-    assert abs(d - 1.33613e-06) <= 0.5e-11
+    assert abs(d - 1.33613e-06) <= 0.5e-11  # printed to 6 significant digits: half a unit in the last
     assert _printed(approx_dp_to_zcdp_bun_steinke(1.0, 1e-5), 0.020820, 6)
     assert _printed(approx_dp_to_zcdp_cks(1.0, 1e-5), 0.030557, 6)
     assert _printed(approx_dp_to_zcdp_exact_gaussian(1.0, 1e-5), 0.035926, 6)
@@ -196,7 +197,7 @@ def test_round_trip_rho_epsilon_rho(name, rho, delta):
     eps = FORWARD[name](rho, delta)
     assert eps > 0.0  # the points lie outside the (0, delta)-DP region
     back = INVERSE[name](eps, delta)
-    assert abs(back - rho) <= 1e-9 * rho
+    assert abs(back - rho) <= 1e-9 * rho  # root-finders to ~4 EPS times condition numbers <= 1e3, with margin
 
 
 @pytest.mark.parametrize(("epsilon", "delta"), [(0.1, 1e-5), (1.0, 1e-5), (1.0, 1e-12), (8.0, 1e-3), (50.0, 1e-8)])
@@ -208,18 +209,19 @@ def test_inverses_are_admissible_and_sharp(epsilon, delta):
     """
     for name, inverse in INVERSE.items():
         rho = inverse(epsilon, delta)
-        assert FORWARD[name](rho * (1 + 1e-9), delta) > epsilon, name
+        assert FORWARD[name](rho * (1 + 1e-9), delta) > epsilon, name  # sharpness step of the docstring
     assert zcdp_to_approx_dp_bun_steinke(approx_dp_to_zcdp_bun_steinke(epsilon, delta), delta) <= epsilon * (1 + 4 * U)
     assert zcdp_to_approx_dp_cks(approx_dp_to_zcdp_cks(epsilon, delta), delta) <= epsilon
     rho = approx_dp_to_zcdp_exact_gaussian(epsilon, delta)
     assert gaussian_delta_exact(epsilon, math.sqrt(2 * rho)) <= delta
-    assert zcdp_to_approx_dp_exact_gaussian(rho, delta) <= epsilon * (1 + 1e-12)
+    assert zcdp_to_approx_dp_exact_gaussian(rho, delta) <= epsilon * (1 + 1e-12)  # root-finder rounding (docstring)
 
 
 @pytest.mark.parametrize(("rho", "delta"), [(1e-6, 1e-5), (0.2, 1e-5), (1.93911, 1e-12), (12.5, 1e-3), (500.0, 0.3)])
 def test_exact_gaussian_epsilon_and_analytic_sigma_meet_delta(rho, delta):
     eps = zcdp_to_approx_dp_exact_gaussian(rho, delta)
     mu = math.sqrt(2 * rho)
+    # sharp: 1e-10 (relative) less epsilon, or more sensitivity per sigma, violates delta
     assert gaussian_delta_exact(eps, mu) <= delta < gaussian_delta_exact(eps * (1 - 1e-10), mu)
     sigma = gaussian_sigma_analytic(3.0, eps, delta)
     assert gaussian_delta_exact(eps, 3.0 / sigma) <= delta < gaussian_delta_exact(eps, 3.0 / (sigma * (1 - 1e-10)))
@@ -229,7 +231,7 @@ def _mironov_rdp_optimum(rho, delta):
     """min over alpha > 1 of alpha rho + log(1/delta)/(alpha - 1) (Mironov 2017, Prop. 3); Brent in log(alpha - 1)."""
     big_l = -math.log(delta)
     res = optimize.minimize_scalar(lambda s: (1 + math.exp(s)) * rho + big_l / math.exp(s),
-                                   bracket=(-30.0, 0.0, 30.0), method="brent", tol=1e-12)
+                                   bracket=(-30.0, 0.0, 30.0), method="brent", tol=1e-12)  # value error ~tol^2
     return res.fun
 
 
@@ -238,7 +240,7 @@ def _mironov_rdp_optimum(rho, delta):
 def test_rdp_optimum_equals_bun_steinke(rho, delta):
     numeric = _mironov_rdp_optimum(rho, delta)
     closed = zcdp_to_approx_dp_bun_steinke(rho, delta)
-    assert abs(numeric - closed) <= 1e-12 * closed
+    assert abs(numeric - closed) <= 1e-12 * closed  # Brent's minimum value is rounding-limited (~1e-15)
 
 
 def _cks_epsilon_mp(rho, delta):
@@ -276,7 +278,7 @@ def test_cks_epsilon_is_optimal_to_1e_12_and_errs_upward(rho, delta):
 def test_cks_delta_is_optimal_to_1e_12_and_errs_upward(rho, epsilon):
     exact = _cks_delta_mp(rho, epsilon)
     rel = float((zcdp_delta_cks(rho, epsilon) - exact) / exact)
-    assert -16 * U * (1 + abs(float(mpmath.log(exact)))) <= rel <= 1e-12
+    assert -16 * U * (1 + abs(float(mpmath.log(exact)))) <= rel <= 1e-12  # optimality to 1e-12 (test name)
 
 
 def _gaussian_delta_mp(epsilon, mu):
@@ -293,17 +295,17 @@ def test_gaussian_profile_matches_120_digit_arithmetic(mu, ratio):
     eps = ratio * mu + (ratio > 0) * 0.5 * mu**2  # centre the privacy loss: a = -ratio
     exact = _gaussian_delta_mp(eps, mu)
     value = gaussian_delta_exact(eps, mu)
-    if exact < 1e-300:
+    if exact < 1e-300:  # near the double underflow only an upper bound is meaningful
         assert value <= 1e-300
         return
     rel = abs(float((value - exact) / exact))
-    assert rel <= 4e3 * U + 8 * U * abs(float(mpmath.log(exact))), (rel, float(exact))
+    assert rel <= 4e3 * U + 8 * U * abs(float(mpmath.log(exact))), (rel, float(exact))  # the docstring's budget
 
 
 @pytest.mark.parametrize("name", FORWARD)
 @pytest.mark.parametrize("delta", [1e-3, 1e-8])
 def test_epsilon_increasing_in_rho_and_decreasing_in_delta(name, delta):
-    rhos = np.geomspace(1e-4, 1e3, 40)
+    rhos = np.geomspace(1e-4, 1e3, 40)  # 40 points over the seven decades of rho in use
     eps = np.array([FORWARD[name](float(r), delta) for r in rhos])
     assert np.all(np.diff(eps) > 0)
     looser = np.array([FORWARD[name](float(r), delta * 10) for r in rhos])
@@ -314,7 +316,7 @@ def test_bun_steinke_delta_form_and_cks_is_tighter():
     for rho in (1e-3, 0.2, 12.5):
         for delta in (1e-3, 1e-9):
             eps = zcdp_to_approx_dp_bun_steinke(rho, delta)
-            assert abs(math.exp(-((eps - rho) ** 2) / (4 * rho)) / delta - 1) <= 1e-12
+            assert abs(math.exp(-((eps - rho) ** 2) / (4 * rho)) / delta - 1) <= 1e-12  # closed form: rounding only
             assert zcdp_delta_cks(rho, eps) < delta
 
 
@@ -367,6 +369,7 @@ def test_rdp_accountant_is_cks_on_its_order_grid(z, n, delta):
     acc = RdpAccountant()
     acc.compose(dp_event.GaussianDpEvent(z), n)
     eps_rdp, order = acc.get_epsilon_and_optimal_order(delta)
+    # two roundings of the same closed form (docstring: 1e-12); eps_cks is their infimum over orders
     assert abs(eps_rdp - _cks_objective(order, rho, delta)) <= 1e-12 * eps_rdp
     eps_cks = zcdp_to_approx_dp_cks(rho, delta)
     assert eps_cks <= eps_rdp * (1 + 1e-12)
@@ -390,6 +393,7 @@ def test_dp_accounting_analytic_gaussian_agrees(rho, delta):
     """dp_accounting.gaussian_mechanism (brentq to absolute 1e-12 on a logcdf form) agrees to its tolerance."""
     mu = math.sqrt(2 * rho)
     eps = zcdp_to_approx_dp_exact_gaussian(rho, delta)
+    # dp-accounting's brentq absolute tolerance 1e-12 (x2 for ours) plus rounding relative to the value
     assert abs(dpa_gaussian.get_epsilon_gaussian(1 / mu, delta) - eps) <= 2e-12 + 1e-13 * eps
     sigma = gaussian_sigma_analytic(1.0, eps, delta)
     assert abs(dpa_gaussian.get_sigma_gaussian(eps, delta) - sigma) <= 2e-12 + 1e-12 * sigma

@@ -43,6 +43,7 @@ def test_beta_moments_equal_brute_force_enumeration(p):
     alpha = [1.0, 0.5, 0.25]
     bb, second = beta_moments(p, 0.3, alpha, 2)
     eb, es = _brute_force(p, 0.3, alpha, 2)
+    # closed-form moments vs enumeration of <= 2^8 outcomes: probabilities <= 1, rounding ~1e-16 per term
     assert np.max(np.abs(bb - eb)) <= 1e-14
     assert np.max(np.abs(second - es)) <= 1e-14
 
@@ -51,17 +52,19 @@ def test_beta_bar_sums_to_alpha_times_nonempty_probability():
     p = np.array([0.9, 0.6, 0.4, 0.2])
     bb, _ = beta_moments(p, 0.3, [1.0, 0.5, 0.25], 2)
     assert np.allclose(bb.sum(axis=0), np.array([1.0, 0.5, 0.25]) * nonempty_group_probability(p, 0.3, 2),
-                       rtol=1e-14, atol=0)
+                       rtol=1e-14, atol=0)  # two roundings of the same product: ~1e-16
 
 
 def test_poisson_binomial_pmf_against_binomial():
     from scipy import stats
 
+    # equal p: the Poisson-binomial is Binomial(6, 0.3); the recursion's rounding over 6 steps stays ~1e-15 relative
     assert np.allclose(poisson_binomial_pmf([0.3] * 6), stats.binom.pmf(np.arange(7), 6, 0.3), rtol=1e-13, atol=0)
 
 
 def test_spec_reference_values():
     m = analysis_moments(reference_instance())
+    # labelled regression values of spec 4.1, printed to 6 decimals: half a unit in the last place
     assert abs(m.beta_bar[0, 0] - 0.408083) < 5e-7 and abs(m.beta_bar[3, 2] - 0.002966) < 5e-7
     assert abs(expected_server_weight(m) - 0.564915) < 5e-7
     assert abs(expected_server_weight(e8_instance()) - (-1.3923)) < 5e-5  # [E8], Review note
@@ -70,9 +73,9 @@ def test_spec_reference_values():
 def test_expected_matrices_are_right_stochastic_with_the_layout_of_spec_3_2():
     m = analysis_moments(reference_instance())
     EA, EB = expected_A(m), expected_B(m)
-    assert np.allclose(EA.sum(axis=1), 1, atol=1e-15) and np.allclose(EB.sum(axis=1), 1, atol=1e-15)
+    assert np.allclose(EA.sum(axis=1), 1, atol=1e-15) and np.allclose(EB.sum(axis=1), 1, atol=1e-15)  # ~5 ulps
     assert np.allclose(EA[1:5, 0], m.c) and np.allclose(np.diag(EA)[1:5], 1 - m.c)
-    src = source_blocks(4, 2)
+    src = source_blocks(4, 2)  # K = 4, l_max = 2: 1 + K (l_max + 1) = 13 blocks (spec 3.2 layout)
     assert src.tolist() == [0, 1, 2, 3, 4, 1, 2, 3, 4, 5, 6, 7, 8]
     for i in range(1, 13):
         assert EB[i, src[i]] == 1.0 and EB[i].sum() == 1.0
@@ -87,6 +90,7 @@ def test_mean_operator_equals_the_product_of_dense_factors():
     for k in range(1, 5):
         Re[k * D:(k + 1) * D, k * D:(k + 1) * D] = inst.R[k - 1]
     M = np.kron(expected_B(m), np.eye(D)) @ (np.eye(m.N) - inst.mu * Re) @ np.kron(expected_A(m), np.eye(D))
+    # the same products in another order; entries <= 1 and sparse rows: a few ulps
     assert np.max(np.abs(mean_matrix(m) - M)) <= 1e-15
     assert np.max(np.abs(mean_operator(m).toarray() - M)) <= 1e-15
 

@@ -28,15 +28,16 @@ def test_refuses_large_instances_naming_the_size():
 def test_row_sums_and_signs():
     m = analysis_moments(enumeration_instance([1.0, 1.0], 0.5, [1.0, 1.0]))
     qa, qb = qa_matrix(m), qb_matrix(m)
+    # stochastic rows summed in floating point: a few ulps (Q_B's rows hold more, signed, terms)
     assert np.allclose(qa.sum(axis=1), 1, atol=1e-15) and np.allclose(qb.sum(axis=1), 1, atol=1e-14)
-    assert qa.min() >= -1e-16
+    assert qa.min() >= -1e-16  # nonnegative up to one rounding
     assert abs(qb.min() - (-0.0694)) < 5e-5  # [E10], Review note 6
 
 
 def test_F_at_zero_step_is_QB_QA():
     m = analysis_moments(reference_instance())
     F0 = f_matrix(m, "exact", 0.0, dense=False)
-    assert abs(F0 - qb_matrix(m) @ qa_matrix(m)).max() <= 1e-15
+    assert abs(F0 - qb_matrix(m) @ qa_matrix(m)).max() <= 1e-15  # same product: a few ulps
 
 
 def test_gaussian_fourth_moment_is_isserlis():
@@ -55,20 +56,20 @@ def test_gaussian_fourth_moment_is_isserlis():
             if k == kk:
                 val = val + Rk @ blk.T @ Rk + np.trace(Rk @ blk) * Rk
             expected[k * D:(k + 1) * D, kk * D:(kk + 1) * D] = val
-    assert np.max(np.abs(out - bvec(expected, D))) <= 1e-12
+    assert np.max(np.abs(out - bvec(expected, D))) <= 1e-12  # the same Isserlis sums in two orders: rounding only
 
 
 def test_middle_factor_seed_has_no_mu_squared_term():
     m = analysis_moments(reference_instance())
     diff = middle_factor(m, "exact", 0.1) - middle_factor(m, "seed", 0.1)
-    assert abs(diff - 0.01 * r4_gaussian(m)).max() <= 1e-15
+    assert abs(diff - 0.01 * r4_gaussian(m)).max() <= 1e-15  # mu^2 = 0.01 at mu = 0.1; rounding only
 
 
 def test_dense_and_sparse_direct_solves_agree():
     m = analysis_moments(enumeration_instance([0.9, 0.6], 0.3, [1.0, 0.5]))
     a = msd_steady_state_naive(m, "exact", 0.2, solver="dense")
     b = msd_steady_state_naive(m, "exact", 0.2, solver="sparse")
-    assert abs(a - b) <= 1e-12 * abs(a)
+    assert abs(a - b) <= 1e-12 * abs(a)  # two direct solves of one system: rounding x its condition
     with pytest.raises(ValueError, match="solver must"):
         msd_steady_state_naive(m, "exact", 0.2, solver="lu")
     with pytest.raises(ValueError, match="model must"):

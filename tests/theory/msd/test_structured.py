@@ -21,6 +21,7 @@ from theory.msd import (
     spectral_radius_F,
 )
 from verify.paofed._common import instance_to_dict, random_instance
+from verify.tolerance import GMRES_RTOL
 
 
 @pytest.fixture(scope="module")
@@ -37,6 +38,8 @@ def test_operators_equal_explicit_matrices(small, symmetric):
     if symmetric:
         X = X + X.T
     D = m.D
+    # structured vs explicit products: measured <= 3.4e-16 here; 1e-13 / 1e-12 (F = three factors) leave room for
+    # other random instances' larger entries
     assert np.max(np.abs(bvec(apply_A(m, X), D) - qa_matrix(m) @ bvec(X, D))) <= 1e-13
     assert np.max(np.abs(bvec(apply_B(m, X), D) - qb_matrix(m) @ bvec(X, D))) <= 1e-13
     for model in ("seed", "exact"):
@@ -57,22 +60,23 @@ def test_transient_equals_seed_weighting_recursion(small):
     for model in ("seed", "exact"):
         a = msd_transient(small, 40, model)
         b = msd_transient_naive(small, 40, model)
-        assert np.max(np.abs(a - b) / b) <= 1e-12
+        assert np.max(np.abs(a - b) / b) <= 1e-12  # two recursions over 40 steps: measured 4e-15
 
 
 @pytest.mark.parametrize("method", ["gmres", "bicgstab", "fixed_point"])
 def test_steady_state_methods_agree_and_certify_residual(method):
     inst = reference_instance(0.1)
-    sol = msd_steady_state(inst, "exact", method=method, rtol=1e-13 if method != "fixed_point" else 1e-14)
-    assert sol.residual <= 1e-12
+    # GMRES_RTOL for the Krylov methods; the fixed point stops on its step size, so one decade tighter
+    sol = msd_steady_state(inst, "exact", method=method, rtol=GMRES_RTOL if method != "fixed_point" else 1e-14)
+    assert sol.residual <= 1e-12  # 10 GMRES_RTOL, the Krylov solvers' own acceptance limit
     assert abs(10 * np.log10(sol.msd) - (-30.073)) <= 5e-4  # spec 4.1 (labelled regression value)
-    assert sol.C.shape == (65, 65) and np.allclose(sol.C, sol.C.T, atol=1e-15)
+    assert sol.C.shape == (65, 65) and np.allclose(sol.C, sol.C.T, atol=1e-15)  # the reference instance's N; symmetric to ulps
 
 
 def test_transient_tends_to_steady_state():
     inst = reference_instance(0.2)
     msd = msd_transient(inst, 1500, "exact")
-    assert abs(msd[-1] / msd_steady_state(inst, "exact").msd - 1) <= 1e-9
+    assert abs(msd[-1] / msd_steady_state(inst, "exact").msd - 1) <= 1e-9  # 1500 contracting steps: transient gone
 
 
 def test_unstable_step_has_no_steady_state():
@@ -97,4 +101,4 @@ def test_spectral_radius_dense_path_for_tiny_problems():
 
     tiny = instance_from_dict(d)  # N = 2 x 2 = 4, N^2 = 16 <= 64: materialised
     F = f_matrix(tiny, "seed")
-    assert abs(spectral_radius_F(tiny, "seed") - np.max(np.abs(np.linalg.eigvals(F)))) <= 1e-14
+    assert abs(spectral_radius_F(tiny, "seed") - np.max(np.abs(np.linalg.eigvals(F)))) <= 1e-14  # same dense eigvals

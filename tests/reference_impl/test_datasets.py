@@ -24,7 +24,7 @@ def test_mnist_npz_layout(tmp_path):
     path = tmp_path / "mnist.npz"
     np.savez(path, x_train=xtr, y_train=ytr, x_test=xte, y_test=yte)
     X, y, Xt, yt = load_mnist_npz(path)
-    assert X.shape == (30, 784) and Xt.shape == (10, 784) and 0.0 <= X.min() and X.max() == 1.0
+    assert X.shape == (30, 784) and Xt.shape == (10, 784) and 0.0 <= X.min() and X.max() == 1.0  # 28 x 28 flattened
     assert np.array_equal(y, ytr) and np.array_equal(yt, yte)
 
 
@@ -34,7 +34,7 @@ def test_medmnist_npz_layout_and_missing_keys(tmp_path):
     path = tmp_path / "organamnist.npz"
     np.savez(path, train_images=xtr, train_labels=ytr[:, None], test_images=xte, test_labels=yte[:, None])
     X, y, _, _ = load_medmnist_npz(path)
-    assert X.shape == (12, 784) and y.shape == (12,)
+    assert X.shape == (12, 784) and y.shape == (12,)  # the 12 fake training images, 28 x 28
     bad = tmp_path / "bad.npz"
     np.savez(bad, train_images=xtr)
     with pytest.raises(ValueError, match="missing train_labels, test_images, test_labels"):
@@ -45,11 +45,11 @@ def test_medmnist_npz_layout_and_missing_keys(tmp_path):
 
 def test_digits_classification_runs_and_learns():
     X, y, Xt, yt = load_digits_images()
-    assert X.shape[1] == 64 and set(np.unique(y)) == set(range(10))
+    assert X.shape[1] == 64 and set(np.unique(y)) == set(range(10))  # 8 x 8 images of the ten digits
     task = classification_problem(np.random.default_rng(0), X, y, Xt, yt, DIGIT_TASKS["M-1"], servers=3,
                                   clients_per_server=5, samples=(2, 4))
     p = task.problem
-    assert p.loss == "logistic" and max(np.linalg.norm(x, axis=1).max() for x in p.X) <= 1.0 + 1e-12
+    assert p.loss == "logistic" and max(np.linalg.norm(x, axis=1).max() for x in p.X) <= 1.0 + 1e-12  # unit ball + ulps
     acc = run_pgfl(p, PGFLConfig(rho=1.0), 60, np.random.default_rng(0),
                    observe=accuracy_observer(p, task.X_test, task.y_test)).observations[:, 0]
     assert acc[-1] > 0.8  # digits 1/8, 1/9, 7/8 are easy: chance is 0.5
@@ -65,7 +65,7 @@ def test_user_npz_problem(tmp_path):
     path = tmp_path / "mine.npz"
     np.savez(path, **arrays)
     p = load_pgfl_npz(path)
-    assert (p.S, p.K, p.n_clusters, p.d) == (2, 4, 2, 3) and p.adjacency[0, 1] and not p.adjacency[0, 0]
+    assert (p.S, p.K, p.n_clusters, p.d) == (2, 4, 2, 3) and p.adjacency[0, 1] and not p.adjacency[0, 0]  # as written
     del arrays["y_3"]
     np.savez(path, **arrays)
     with pytest.raises(ValueError, match="missing y_3"):

@@ -102,12 +102,13 @@ def test_corrected_extended_state_equals_the_algorithm_and_the_literal_layout_do
     instance = _small_instance(law=law)
     run, steps = _record(instance, 60, seed=3)
     server = np.array([s.w_after[0] for s in steps])
+    # not vacuous: > 40 deliveries in 60 iterations, some of them delayed by 2
     assert sum(len(s.delivered[0]) for s in steps) > 40 and any(np.any(s.delivered[2] > 0) for s in steps)
     corrected = _extended_recursion(instance, steps, "corrected")
     scale = max(1.0, np.max(np.abs(server)))
-    assert np.max(np.abs(corrected - server)) <= 1e-12 * scale
+    assert np.max(np.abs(corrected - server)) <= 1e-12 * scale  # spec 4.3 item 1's tolerance (docstring)
     literal = _extended_recursion(instance, steps, "literal")
-    assert np.max(np.abs(literal - server)) > 1e-2 * scale
+    assert np.max(np.abs(literal - server)) > 1e-2 * scale  # O(1) apart ([E2]); 1e-2 is far above rounding
 
 
 def test_local_blocks_of_the_extended_state_match_the_clients():
@@ -122,6 +123,7 @@ def test_local_blocks_of_the_extended_state_match_the_clients():
         start = a * (M * w + (1 - M) * prev) + (1 - a) * prev
         e = rec.y[0] - np.sum(start * rec.z[0], axis=1)
         expected = start + instance.mu * rec.z[0] * e[:, None]
+        # the same few operations in another order: a few ulps of the models' scale
         assert np.max(np.abs(rec.w_clients_after[0] - expected)) <= 1e-14 * max(1.0, np.max(np.abs(expected)))
         prev, w = rec.w_clients_after[0], rec.w_after[0]
 
@@ -130,7 +132,7 @@ def test_every_message_is_delivered_exactly_once_at_its_arrival_time():
     env = AsyncEnvironment(K=5, D=3, p=np.array([1.0, 0.7, 0.5, 0.3, 0.9]), delta=0.6, l_max=3)
     data = LinearData(R=np.tile(np.eye(3), (5, 1, 1)), w_star=np.ones(3), sigma2_eta=np.full(5, 0.01))
     steps = []
-    N = 200
+    N = 200  # iterations: long enough for every delay up to l_max = 3 to occur and be delivered
     run = run_paofed(env, algorithm_config("paofed-u1", m=1, mu=0.1), data, N, np.random.default_rng(4), runs=3,
                      observe=steps.append)
     sent, delivered = {}, []
@@ -160,13 +162,14 @@ def test_delay_law_is_geometric():
     n = delays.size
     for l in range(4):
         p = 0.7 * 0.3**l
-        assert abs(np.mean(delays == l) - p) <= 5 * np.sqrt(p * (1 - p) / n)
+        assert abs(np.mean(delays == l) - p) <= 5 * np.sqrt(p * (1 - p) / n)  # 5 standard errors: false alarm < 1e-6
     np.testing.assert_allclose(env.delay_pmf()[:3], [0.7, 0.21, 0.063])
 
 
 def test_straggler_delays_take_multiples_of_ten_with_a_capped_tail():
     env = AsyncEnvironment(K=40, D=2, p=np.ones(40), delta=0.4, l_max=60, delay_step=10, delay_tail="cap")
     pmf = env.delay_pmf()
+    # delays 0, 10, ..., 60 (7 values); the capped tail P(delay >= 60) = delta^6
     assert np.isclose(pmf.sum(), 1.0) and np.isclose(pmf[60], 0.4**6) and np.count_nonzero(pmf) == 7
     steps = []
     data = LinearData(R=np.tile(np.eye(2), (40, 1, 1)), w_star=np.ones(2), sigma2_eta=np.zeros(40))
@@ -196,10 +199,11 @@ def test_circshift_schedules_of_the_variants():
 def test_random_selection_laws_have_density_m_over_D_and_the_instance_second_moment():
     rng = np.random.default_rng(0)
     for law in ("subset", "window", "bernoulli"):
-        masks = draw_selection(rng, law, 5, 2, (40000,)).astype(float)
+        masks = draw_selection(rng, law, 5, 2, (40000,)).astype(float)  # 4e4 draws: standard error <= 2.5e-3
         if law != "bernoulli":
             assert np.all(masks.sum(axis=1) == 2)
         Pi = masks.T @ masks / masks.shape[0]
+        # 5 standard errors of a Bernoulli mean (variance <= 1/4)
         assert np.max(np.abs(Pi - selection_second_moment(5, 2, law))) <= 5 * np.sqrt(0.25 / masks.shape[0])
 
 
@@ -214,10 +218,11 @@ def test_communication_accounting():
         assert c.messages.sum() > 0
         np.testing.assert_array_equal(c.uplink_params, 4 * c.messages)
         np.testing.assert_array_equal(c.downlink_params, 4 * c.messages)
+        # m = 4 of D = 200 parameters each way; 4 x 32 bits = 128 per message
         assert c.savings(200) == (1 - 4 / 200, 1 - 4 / 200) and c.load_bits() == 128.0
-    assert results["pso-fed"].savings(200) == (1 - 8 / 200, 1 - 8 / 200)
+    assert results["pso-fed"].savings(200) == (1 - 8 / 200, 1 - 8 / 200)  # PSO-Fed: m = 8 (setup.PSO_FED_M)
     for name in ("online-fed", "online-fedsgd"):
-        assert results[name].savings(200) == (0.0, 0.0) and results[name].load_bits() == 6400.0
+        assert results[name].savings(200) == (0.0, 0.0) and results[name].load_bits() == 6400.0  # all 200 x 32 bits
     sign = results["signsgd"]
     np.testing.assert_array_equal(sign.uplink_bits, 200 * sign.messages)
     np.testing.assert_array_equal(sign.downlink_bits, 6400 * sign.messages)
@@ -266,7 +271,7 @@ def test_autonomous_updates_and_idle_clients():
             e = rec.y - np.sum(prev * rec.z, axis=2)
             stepped = prev + 0.1 * rec.z * e[..., None]
             expected = stepped[lonely] if autonomous else prev[lonely]
-            assert np.allclose(rec.w_clients_after[lonely], expected, rtol=0, atol=1e-14)
+            assert np.allclose(rec.w_clients_after[lonely], expected, rtol=0, atol=1e-14)  # one LMS step: a few ulps
             prev = rec.w_clients_after
 
 
@@ -279,7 +284,7 @@ def test_online_fedsgd_without_delays_averages_the_clients_lms_steps():
         w = rec.w_before[0]
         e = rec.y[0] - rec.z[0] @ w
         expected = np.mean(w + 0.2 * rec.z[0] * e[:, None], axis=0)
-        assert np.allclose(rec.w_after[0], expected, rtol=0, atol=1e-14)
+        assert np.allclose(rec.w_after[0], expected, rtol=0, atol=1e-14)  # same average, other order
 
 
 def test_signsgd_majority_vote():
@@ -367,7 +372,7 @@ def test_analysis_model_pool_regressors_and_transient_start():
     inst = _small_instance(K=2, D=3, l_max=1, m=2, p=(0.8, 0.5))
     pool = np.random.default_rng(0).standard_normal((2, 50, 3))
     run = run_analysis_model(inst, 20, np.random.default_rng(0), runs=4, pool=pool)
-    assert run.msd.shape == (21, 4) and np.allclose(run.msd[0], inst.w_star @ inst.w_star)
+    assert run.msd.shape == (21, 4) and np.allclose(run.msd[0], inst.w_star @ inst.w_star)  # 20 iterations + start, 4 runs
     with pytest.raises(ValueError, match="pool"):
         run_analysis_model(inst, 5, np.random.default_rng(0), pool=pool[:, :, :2])
     with pytest.raises(ValueError, match="start"):

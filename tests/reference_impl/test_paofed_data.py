@@ -23,8 +23,9 @@ def test_rff_calibration_reports_the_seed_value(sigma_kappa):
     """Spec 4.3 item 11: max_k lambda_max(R_k) from 5000 samples per client is within +-0.05 of the seed's 1.02
     for sigma_kappa in [5, 10] (one RFF map, seed 0, 4 clients); tr R_k ~ 1 (sqrt(2/D) normalisation)."""
     cal = rff_calibration(sigma_kappa, np.random.default_rng(0), K=4, samples=5000)
-    assert abs(cal.max_lambda - 1.02) <= 0.05
+    assert abs(cal.max_lambda - 1.02) <= 0.05  # the spec's +-0.05 (docstring)
     assert abs(cal.mean_trace - 1.0) <= 0.05
+    # 4 clients, 5000 samples as requested; covariances PSD up to eigen-solver rounding
     assert cal.lambda_max.shape == (4,) and np.all(cal.lambda_min >= -1e-12) and cal.samples == 5000
 
 
@@ -33,20 +34,21 @@ def test_rff_calibration_trend_and_map_to_map_spread():
     over 4 more maps at sigma_kappa = 10 the mean is within 0.05 of 1.02 and the spread is a few hundredths
     (the table's single-map values 1.04 / 1.03 are one draw each)."""
     narrow = rff_calibration(1.0, np.random.default_rng(0), K=4, samples=5000).max_lambda
-    assert narrow < 0.7
+    assert narrow < 0.7  # the table's 0.60 at sigma = 1, with room for the map's draw
     values = [rff_calibration(10.0, np.random.default_rng(s), K=4, samples=5000).max_lambda for s in range(1, 5)]
+    # the docstring's bounds: mean within 0.05 of 1.02; spread 'a few hundredths' (between 0.005 and 0.1)
     assert abs(np.mean(values) - 1.02) <= 0.05 and 0.005 < np.std(values) < 0.1
 
 
 def test_rff_features_approximate_the_gaussian_kernel_and_are_bounded():
     rng = np.random.default_rng(1)
-    V, b = draw_rff_map(rng, 2, 20000, 3, 2.0)
+    V, b = draw_rff_map(rng, 2, 20000, 3, 2.0)  # 2e4 features: kernel error ~1/sqrt(2e4) ~ 0.007
     x = rng.standard_normal((2, 5, 3))
     z = rff_features(x, V, b)
-    assert z.shape == (2, 5, 20000) and np.all(np.sum(z**2, axis=2) <= 2.0 + 1e-12)
+    assert z.shape == (2, 5, 20000) and np.all(np.sum(z**2, axis=2) <= 2.0 + 1e-12)  # ||z||^2 <= 2 up to rounding
     gram = np.einsum("rid,rjd->rij", z, z)
     kernel = np.exp(-np.sum((x[:, :, None] - x[:, None]) ** 2, axis=3) / (2 * 2.0**2))
-    assert np.max(np.abs(gram - kernel)) < 0.05
+    assert np.max(np.abs(gram - kernel)) < 0.05  # ~7 standard errors of the 2e4-feature average
     with pytest.raises(ValueError, match="sigma_kappa"):
         draw_rff_map(rng, 1, 3, 2, 0.0)
 
@@ -63,14 +65,15 @@ def test_nonlinear_target_bracket_readings():
 def test_ar_inputs_start_stationary_and_use_the_literal_lags():
     model = SyntheticRFFData(K=3, D=10)
     rng = np.random.default_rng(0)
+    # 2e5 independent chains: standard error of a mean sqrt(0.5 / 2e5) = 1.6e-3
     params = {"theta": np.full(200000, 0.7), "mean": np.full(200000, 0.1), "var": np.full(200000, 0.5),
               "noise": np.zeros(200000)}
     lags = model.stationary_lags(rng, params)
     expected_mean = 0.1 * np.sqrt(1.7 / 0.3)
-    assert np.all(np.abs(lags.mean(axis=0) - expected_mean) < 5 * np.sqrt(0.5 / 200000))
-    assert np.all(np.abs(lags.var(axis=0) - 0.5) < 0.01)
+    assert np.all(np.abs(lags.mean(axis=0) - expected_mean) < 5 * np.sqrt(0.5 / 200000))  # 5 standard errors
+    assert np.all(np.abs(lags.var(axis=0) - 0.5) < 0.01)  # ~6 standard errors of a variance (sd 1.6e-3)
     lag1 = np.mean((lags[:, 0] - expected_mean) * (lags[:, 1] - expected_mean))
-    assert abs(lag1 - 0.7 * 0.5) < 0.01
+    assert abs(lag1 - 0.7 * 0.5) < 0.01  # lag-1 covariance theta var; same error scale
     seq = np.arange(5.0)[None]
     assert model.inputs(seq).tolist() == [[0.0, 1.0, 4.0, 3.0]]
     assert SyntheticRFFData(K=1, input_order="consecutive").inputs(seq).tolist() == [[0.0, 1.0, 2.0, 3.0]]
@@ -100,7 +103,7 @@ def test_sim_e_learns():
     run = run_paofed(env, algorithm_config("paofed-u1"), SyntheticRFFData(K=32, D=50, test_size=100), 300,
                      np.random.default_rng(0), runs=2)
     db = run.curve_db()
-    assert run.metric == "mse_test" and db.shape == (301,) and db[-1] < db[0] - 3.0
+    assert run.metric == "mse_test" and db.shape == (301,) and db[-1] < db[0] - 3.0  # 300 iterations + start; 3 dB
 
 
 def test_calcofi_loader_reads_a_tiny_bottle_csv(tmp_path):
@@ -123,9 +126,9 @@ def test_calcofi_loader_reads_a_tiny_bottle_csv(tmp_path):
 
 def test_calcofi_like_streams_to_clients():
     X, y = calcofi_like(np.random.default_rng(0), 6000)
-    assert X.shape == (6000, 4) and np.all(np.isfinite(X)) and 32.5 < y.mean() < 35.0
+    assert X.shape == (6000, 4) and np.all(np.isfinite(X)) and 32.5 < y.mean() < 35.0  # salinity range of CalCOFI
     data = StreamData.from_arrays(X, y, K=16, rng=np.random.default_rng(1), test_size=200, D=40)
-    assert int(data.counts.sum()) == 5800 and data.counts[-1] > 3 * data.counts[0]
+    assert int(data.counts.sum()) == 5800 and data.counts[-1] > 3 * data.counts[0]  # 6000 - 200 test; skewed split
     assert abs(data.y_test.mean()) < 0.3                            # standardised with training statistics
     env = experiment_environment(K=16, D=40, horizon=400, data_groups=(50, 100, 150, 200))
     run = run_paofed(env, algorithm_config("paofed-c2"), data, 400, np.random.default_rng(2), runs=2)

@@ -8,7 +8,7 @@ from reference_impl.paofed import algorithm_config, experiment_environment
 from reference_impl.paofed_data import SyntheticRFFData
 from reference_impl.paofed_tuning import MATCH_TOLERANCE_DB, initial_rate_db, match_initial_rate, step_field
 
-ENV = experiment_environment(K=8, D=10)
+ENV = experiment_environment(K=8, D=10)  # a small federation (the paper: K = 256, D = 200) keeps tuning cheap
 DATA = SyntheticRFFData(K=8, D=10, test_size=50)
 FEDSGD = algorithm_config("online-fedsgd", m=1)
 KW = dict(n_eval=10, seed=3, runs=4)
@@ -37,7 +37,7 @@ def test_unreachable_target_returns_the_fastest_grid_step():
 def test_target_slower_than_the_whole_bracket_returns_its_smallest_step():
     match = match_initial_rate(ENV, FEDSGD, DATA, target_db=100.0, bracket=(1e-2, 1.0), **KW)
     assert not match.matched and match.reason == "faster at every step"
-    assert match.step == pytest.approx(1e-2)
+    assert match.step == pytest.approx(1e-2)  # the bracket's lower end, given above
 
 
 def test_signsgd_is_tuned_through_its_server_step():

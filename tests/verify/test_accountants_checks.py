@@ -22,6 +22,7 @@ def _loose_cks(rhos, delta):
 
 
 def test_accountants_check_refutes_wrong_conversions():
+    # noise multiplier 4 over 20 rounds at delta = 1e-5: total rho = 20 / (2 x 4^2) = 0.625, a moderate regime
     assert evaluate_accountants(4.0, 20, 1e-5).holds
     assert not evaluate_accountants(4.0, 20, 1e-5, account=_optimistic_exact).holds
     assert not evaluate_accountants(4.0, 20, 1e-5, account=_loose_cks).holds

@@ -54,7 +54,7 @@ def test_sign_bounds_are_the_binomial_order_statistics():
     """The lower bound is d_(k) with the largest k such that P(Bin(n, 1/2) <= k - 1) <= alpha."""
     d = np.arange(1.0, 21.0)
     lo, hi = cmp.sign_bounds(d, 0.05)
-    assert (lo, hi) == (6.0, 15.0)
+    assert (lo, hi) == (6.0, 15.0)  # d_(6) and d_(15) of 1..20, by the next line's binomial tail
     assert stats.binom.cdf(5, 20, 0.5) <= 0.05 < stats.binom.cdf(6, 20, 0.5)
     assert cmp.sign_bounds(np.ones(3), 0.05) == (-math.inf, math.inf)  # 2^-3 > 0.05: no finite bound
 
@@ -67,7 +67,7 @@ def test_sign_bounds_cover_the_median_at_their_level(n, alpha, seed):
     rng = np.random.default_rng(seed)
     samples = rng.standard_exponential((400, n)) - math.log(2.0)  # median 0, skewed
     misses = sum(cmp.sign_bounds(s, alpha)[0] > 0.0 for s in samples)
-    assert misses <= stats.binom.ppf(1 - 1e-4, 400, alpha)
+    assert misses <= stats.binom.ppf(1 - 1e-4, 400, alpha)  # the docstring's limit: false alarm 1e-4
 
 
 def test_a_true_effect_with_too_few_replicates_is_not_checkable_never_refuted():
@@ -126,8 +126,8 @@ def test_stages_extend_the_stored_arms_without_changing_earlier_replicates():
 
 
 def test_needed_replicates_reaches_the_power():
-    n = cmp.needed_replicates(0.7, 1e-3)
-    assert n is not None and cmp.needed_replicates(0.5, 1e-3) is None
+    n = cmp.needed_replicates(0.7, 1e-3)  # P(difference > 0) = 0.7 at level 1e-3: finitely many replicates
+    assert n is not None and cmp.needed_replicates(0.5, 1e-3) is None  # no effect: no replicate count suffices
     k = sign_test.critical_count(n, 1e-3)
     assert stats.binom.sf(k - 1, n, 0.7) >= sign_test.POWER
 

@@ -170,7 +170,7 @@ def pgfl_neighbouring_instances(draw, *, losses=("logistic", "huber"), max_dim: 
                                 max_samples: int = 10) -> dict:
     """A client subproblem (4) and a replace-one neighbour satisfying Assumption 3 (shared/spec/pgfl.md R3).
 
-    Parameters as in ``verify.pgfl.lemma1_sensitivity`` gap records: d in [2, max_dim], D_k in
+    Parameters as in ``verify.pgfl._lemma1_records`` gap records: d in [2, max_dim], D_k in
     [1, max_samples], every feature (also the replacement) on the sphere of radius B in [10^-0.5, 10^0.5],
     logistic labels in {0, 1} or Huber responses in [-10, 10] with threshold kappa in [10^-0.5, 10^0.5],
     w_server in [-3, 3]^d, phi_dual in [-1, 1]^d, rho in R3's {0.1, 0.5, 1, 5} or [0.05, 10],
@@ -199,7 +199,7 @@ def pgfl_neighbouring_instances(draw, *, losses=("logistic", "huber"), max_dim: 
 
 @st.composite
 def pgfl_huber_attaining_instances(draw, *, max_dim: int = 6, max_samples: int = 10) -> dict:
-    """Parameters of ``verify.pgfl.lemma1_sensitivity.attained_huber_instance`` (Huber, lambda = 0).
+    """Parameters of ``verify.pgfl._lemma1_records.attained_huber_instance`` (Huber, lambda = 0).
 
     Unit feature directions, residual signs of the first D - 1 samples, w_server in [-3, 3]^d,
     phi_dual in [-1, 1]^d, rho in [0.05, 10], kappa and B in [10^-0.5, 10^0.5], |C_s| in [1, 15].
@@ -298,7 +298,7 @@ def _pgfl_connected_edges(draw, servers: int, *, tree_only: bool) -> list[tuple[
 
 @st.composite
 def pgfl_tau0_instances(draw, *, min_servers: int = 1, max_servers: int = 4, tree_only: bool = False) -> dict:
-    """Parameters of a ridge PGFL instance for Theorem I (built by ``verify.pgfl.theorem1.build_instance``).
+    """Parameters of a ridge PGFL instance for Theorem I (built by ``verify.pgfl._instances.build_instance``).
 
     S in [min_servers, max_servers], Q in {2, 3}, clients per server in [Q, 5] (every group C_{s,(q)} is
     non-empty by construction), d in [2, 4], D_k in [d, 10], lambda in [1e-3, 1] (log-uniform), a connected
@@ -306,7 +306,7 @@ def pgfl_tau0_instances(draw, *, min_servers: int = 1, max_servers: int = 4, tre
     ``identical`` (the sharp case of the stability threshold), and rho/L_max in [0.1, 0.5] intersected with
     rho > 1.1 L_max m/(1+m) (m = -lambda_min(A_srv), at most 1/3 for S <= 4, so the range is non-empty).
     """
-    from verify.pgfl.theorem1 import stability_threshold_factor  # lazy: keeps this module numpy-only at import
+    from theory.pgfl.stability import stability_threshold_factor  # lazy: keeps this module numpy-only at import
 
     S = draw(st.integers(min_value=min_servers, max_value=max_servers))
     Q = draw(st.integers(min_value=2, max_value=3))
@@ -495,7 +495,7 @@ def pgfl_zeta_pairs(draw) -> tuple[float, float]:
 
 @st.composite
 def pgfl_single_step_instances(draw) -> dict:
-    """Parameters of a ridge PGFL instance for the V0 claims (built by ``verify.pgfl.theorem1.build_instance``).
+    """Parameters of a ridge PGFL instance for the V0 claims (built by ``verify.pgfl._instances.build_instance``).
 
     S in [2, 5] with a connected graph (spanning tree plus drawn edges), Q in [1, 3], clients per server in
     [max(Q, 2), 5] (every group C_{s,(q)} non-empty by construction), d in [1, 4], D_k in [2, 9], lambda in
@@ -526,7 +526,7 @@ def paofed_transient_step_sizes() -> st.SearchStrategy[float]:
 @st.composite
 def pgfl_theorem2_instances(draw, *, iterations: int = 30, runs: int = 3) -> dict:
     """Parameters for ``verify.pgfl.theorem2.evaluate_noise_decomposition`` (instance built by
-    ``verify.pgfl.theorem1.build_instance``), after spec pgfl.md section 4 preamble: S in [1, 6] with a connected
+    ``verify.pgfl._instances.build_instance``), after spec pgfl.md section 4 preamble: S in [1, 6] with a connected
     graph (spanning tree plus drawn edges), Q in [2, 4], clients per server in [Q, 5] (every group C_{s,(q)}
     non-empty by construction), d in [2, 8], D_k in [1, 10], lambda in [1e-3, 1] (log-uniform), gaussian data;
     rho/L_max in [0.1, 100] (log-uniform: the spec's [0.1, 0.5] widened toward Theorem II's "sufficiently large
@@ -730,13 +730,13 @@ __all__ += ["gtv_chain_cases", "gtv_convergence_cases", "gtv_sbm_seeds", "gtv_we
 def pgfl_private_iteration_instances(draw) -> dict:
     """Parameters for the iteration-dominated branch of the corrected private Theorem I (zeta <= r(T)^2 - 0.05):
     ``conditioned`` data as :func:`pgfl_private_instances`, rho/L_max in [0.1, 0.3] and zeta drawn in
-    [0.05, r(T)^2 - 0.05] once r(T) is computed (``verify.pgfl.theorem1._iteration_params``, which redraws the
+    [0.05, r(T)^2 - 0.05] once r(T) is computed (``verify.pgfl._instances.iteration_branch_params``, which redraws the
     instance until r(T)^2 >= 0.15; the draw is a pure function of the seed)."""
     import numpy as np
 
-    from verify.pgfl.theorem1 import _iteration_params
+    from verify.pgfl._instances import iteration_branch_params
 
-    return _iteration_params(np.random.default_rng(draw(st.integers(min_value=0, max_value=2**32 - 1))))
+    return iteration_branch_params(np.random.default_rng(draw(st.integers(min_value=0, max_value=2**32 - 1))))
 
 
 __all__ += ["pgfl_private_iteration_instances"]
@@ -870,3 +870,12 @@ def zcdp_nfl_privacy_budgets() -> st.SearchStrategy[float]:
 
 
 __all__ += ["zcdp_nfl_experiment_seeds", "zcdp_nfl_privacy_budgets"]
+
+
+# --- npfl_rl experiments (verify/npfl_rl/experiments.py) ---
+def npfl_experiment_seeds() -> st.SearchStrategy[int]:
+    """Root seeds of the NPFL-RL experiment design (each fixes every replicate's instance and SAC draws)."""
+    return st.integers(0, 2**16)
+
+
+__all__ += ["npfl_experiment_seeds"]

@@ -60,7 +60,7 @@ def test_gradient_matches_central_differences(n_classes):
     for j in range(problem.d):
         e = np.zeros(problem.d)
         e[j] = h
-        fd = (fp._client_losses(problem, x + e) - fp._client_losses(problem, x - e)) / (2 * h)
+        fd = (fp.client_losses(problem, x + e) - fp.client_losses(problem, x - e)) / (2 * h)
         np.testing.assert_allclose(grad[..., j], fd, rtol=1e-6, atol=1e-8)
 
 
@@ -72,7 +72,7 @@ def test_certified_constants_bound_the_observed_ones():
     idx = rng.integers(0, problem.n, (50, problem.N, 10))
     a = np.take_along_axis(np.broadcast_to(problem.features, (50, *problem.features.shape)), idx[..., None], axis=2)
     lab = np.take_along_axis(np.broadcast_to(problem.labels, (50, *problem.labels.shape)), idx, axis=2)
-    assert np.linalg.norm(fp._batch_gradient(problem, x, a, lab), axis=-1).max() <= G
+    assert np.linalg.norm(fp.batch_gradient(problem, x, a, lab), axis=-1).max() <= G
     y = x + 0.01 * rng.standard_normal(x.shape)
     ratio = (np.linalg.norm(fp.client_gradients(problem, x) - fp.client_gradients(problem, y), axis=-1)
              / np.linalg.norm(x - y, axis=-1))

@@ -10,15 +10,10 @@ from theory.privacy.history import history_factors_fedpdm
 from theory.privacy.sensitivity import sensitivity_fedpdm
 from theory.privacy.subsampled import total_epsilon_fedpdm_linear
 from verify.fedpdm.lemma1_gaussian import check_classical_calibration, check_classical_calibration_below_crossover
-from verify.fedpdm.theorem1_sensitivity import (
-    HISTORY_COUNTEREXAMPLE,
-    check_history_corrected,
-    check_history_paper,
-    check_same_state,
-    history_sensitivity_bound,
-    simulate_uploads,
-)
+from verify.fedpdm.theorem1_history import HISTORY_COUNTEREXAMPLE, check_history_corrected, check_history_paper
+from verify.fedpdm.theorem1_sensitivity import check_same_state
 from verify.fedpdm.theorem2_total import check_linear_scaling, check_printed_scaling
+from verify.fedpdm.upload_simulation import history_sensitivity_bound, simulate_uploads
 from verify.records import CheckContext, Verdict
 
 
@@ -125,7 +120,7 @@ def test_simulated_upload_satisfies_the_algebraic_identity():
 
 
 def test_history_counterexample_is_exactly_six_eta_g():
-    from verify.fedpdm.theorem1_sensitivity import evaluate_upload_sensitivity
+    from verify.fedpdm.upload_simulation import evaluate_upload_sensitivity
 
     evidence = evaluate_upload_sensitivity(HISTORY_COUNTEREXAMPLE)
     assert evidence.parameters["norm_delta_y"] == pytest.approx(6 * 0.1 * 1.0, rel=1e-12)

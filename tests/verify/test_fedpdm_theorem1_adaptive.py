@@ -3,13 +3,8 @@
 import numpy as np
 import pytest
 
-from verify.fedpdm.theorem1_sensitivity import (
-    ADAPTIVE_Q_PAPER_POINT,
-    adaptive_round,
-    check_adaptive_q,
-    evaluate_adaptive_q,
-    reproduce_adaptive_q,
-)
+from verify.fedpdm.theorem1_sensitivity import check_adaptive_q, reproduce_adaptive_q
+from verify.fedpdm.upload_simulation import ADAPTIVE_Q_PAPER_POINT, adaptive_round, evaluate_adaptive_q
 from verify.records import CheckContext, Verdict
 
 

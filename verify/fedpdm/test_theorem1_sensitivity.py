@@ -6,9 +6,9 @@ import pytest
 from hypothesis import example, given, target
 from hypothesis import strategies as st
 
-from verify.fedpdm.theorem1_sensitivity import (
+from verify.fedpdm.theorem1_history import HISTORY_COUNTEREXAMPLE
+from verify.fedpdm.upload_simulation import (
     ADAPTIVE_Q_PAPER_POINT,
-    HISTORY_COUNTEREXAMPLE,
     evaluate_adaptive_q,
     evaluate_upload_sensitivity,
     history_sensitivity_bound,

@@ -22,7 +22,7 @@ import numpy as np
 from _timing import measure  # benchmarks/_timing.py (scripts run from this folder's path)
 from threadpoolctl import threadpool_limits
 
-from reference_impl.gtv import _PrimalUpdate, run_algorithm1, solve_gtv_cvxpy, step_sizes
+from reference_impl.gtv import PrimalUpdate, run_algorithm1, solve_gtv_cvxpy, step_sizes
 from reference_impl.gtv_data import sbm_instance
 from theory.gtv import dual_update, primal_objective
 
@@ -61,7 +61,7 @@ def main() -> None:
     H, b, _ = inst.quadratic
     with threadpool_limits(limits=1, user_api="blas"):
         Minv = np.linalg.inv(H + (1.0 / tau)[:, None, None] * np.eye(inst.d))
-        pu = _PrimalUpdate(inst, tau)
+        pu = PrimalUpdate(inst, tau)
         DT = inst.incidence.T.tocsr()
         head, tail = inst.edges[:, 0], inst.edges[:, 1]
 

@@ -1,8 +1,10 @@
 r"""Route selection and fast certified thresholds for the PAO-Fed mean-square analysis.
 
-Three exact routes compute the same quantities (:math:`\rho(\mathcal F)`, the mean-square thresholds and
+Four exact routes compute the same quantities (:math:`\rho(\mathcal F)`, the mean-square thresholds and
 :math:`\mathrm{MSD}_\infty`):
 
+* ``grouped`` (:mod:`theory.msd.grouped`): white R and classes of exchangeable clients (shared
+  :math:`p_k, v_k, \sigma^2_{\eta,k}`); per-class self and cross blocks, no :math:`K` or :math:`D` factor;
 * ``white`` (:mod:`theory.msd.white`): every :math:`R_k = v_kI`; a few :math:`N_b^2` problems, any :math:`D`;
 * ``structured`` (:mod:`theory.msd.structured`): matrix-free (S2) on :math:`N^2` unknowns;
 * ``naive`` (:mod:`theory.msd.naive`): the explicit :math:`\mathcal F` (:math:`N \le 100`), a direct LU solve,
@@ -41,6 +43,13 @@ from scipy import optimize
 from scipy.sparse import linalg as spla
 
 from theory.msd.expectations import _moments, expected_A, expected_B
+from theory.msd.grouped import (
+    client_grouping,
+    grouped_msd_steady_state,
+    grouped_psd_margin,
+    grouped_spectral_radius,
+    refined_grouping,
+)
 from theory.msd.stability import ThresholdBracket
 from theory.msd.structured import ARNOLDI_MAXITER, KRYLOV_MAXITER, _check_model, apply_F, msd_steady_state
 from theory.msd.white import apply_F_component, is_white, white_components, white_msd_steady_state
@@ -61,14 +70,16 @@ __all__ = [
 STABILITY_MARGIN = 1e-9
 
 #: Exact routes, cheapest first.
-ROUTES = ("white", "structured", "naive")
+ROUTES = ("grouped", "white", "structured", "naive")
 
 
 
 def choose_route(x, method: str = "auto") -> str:
-    r"""The cheapest exact route: ``white`` if every :math:`R_k = v_kI`, else ``structured``.
+    r"""The cheapest exact route: ``grouped`` if every :math:`R_k = v_kI` and some class of exchangeable clients
+    has three or more members (:mod:`theory.msd.grouped`), else ``white`` if every :math:`R_k = v_kI`, else
+    ``structured``.
 
-    ``method`` forces ``naive`` or ``structured`` (``white`` only when it applies).
+    ``method`` forces ``naive`` or ``structured`` (``white`` and ``grouped`` only when R is white).
 
     Raises
     ------
@@ -82,11 +93,17 @@ def choose_route(x, method: str = "auto") -> str:
         raise ValueError(f"method must be one of auto, {', '.join(ROUTES)}, got {method!r}")
     if method == "naive" and m.N > NAIVE_MAX_N:
         raise ValueError(f"--method naive needs N = N_b D <= {NAIVE_MAX_N}, this instance has N = {m.N}")
-    if method == "white" and not is_white(m):
-        raise ValueError("--method white needs white features (every R_k a multiple of the identity)")
+    if method in ("white", "grouped") and not is_white(m):
+        raise ValueError(f"--method {method} needs white features (every R_k a multiple of the identity)")
     if method != "auto":
         return method
-    return "white" if is_white(m) else "structured"
+    if not is_white(m):
+        return "structured"
+    try:
+        grouping = client_grouping(m)
+    except ValueError:  # classes whose staleness moments are not exchangeable: no grouped reduction
+        return "white"
+    return "grouped" if refined_grouping(grouping).C < m.K else "white"
 
 
 def _eigs_top(matvec: Callable[[np.ndarray], np.ndarray], n: int, v0, *, tol: float, ncv: int, maxiter: int,
@@ -110,30 +127,40 @@ def _eigs_top(matvec: Callable[[np.ndarray], np.ndarray], n: int, v0, *, tol: fl
     return r, vec
 
 
+def _component_rho(m, model: str, route: str, comp, starts: dict, *, tol: float, ncv: int, maxiter: int,
+                   grouping=None) -> Callable[[float], float]:
+    """mu -> rho(F_c(mu)) of one white component on the white or grouped route, warm-started via ``starts``."""
+    nb = m.n_blocks
+
+    def rho(mu: float) -> float:
+        if route == "grouped":
+            r, v = grouped_spectral_radius(m, comp, model, grouping=grouping, mu=mu, tol=tol, ncv=ncv,
+                                           maxiter=maxiter, v0=starts.get(comp.name))
+        else:
+            r, v = _eigs_top(lambda v: apply_F_component(m, comp, v.reshape(nb, nb), model, mu).ravel(), nb * nb,
+                             starts.get(comp.name), tol=tol, ncv=ncv, maxiter=maxiter,
+                             what=f"rho(F_{model}) of the white component {comp.name} at mu = {mu!r}")
+        starts[comp.name] = v
+        return r
+
+    return rho
+
+
 def warm_spectral_radius(x, model: str, *, route: str = "structured", tol: float = 1e-10, ncv: int = 20,
                          maxiter: int = ARNOLDI_MAXITER) -> Callable[[float], float]:
     r"""A function :math:`\mu \mapsto \rho(\mathcal F(\mu))` that warm-starts Arnoldi from its previous Perron vector.
 
-    ``route="white"`` evaluates :math:`\max_c\rho(\mathcal F_c)` over the white components.
+    ``route="white"`` evaluates :math:`\max_c\rho(\mathcal F_c)` over the white components, ``route="grouped"``
+    the same on the refined grouped reduction of each component (:func:`theory.msd.grouped.grouped_spectral_radius`).
     """
     m = _moments(x)
     _check_model(model)
-    if route == "white":
-        comps = white_components(m, model)
-        nb = m.n_blocks
+    if route in ("white", "grouped"):
         starts: dict = {}
-
-        def rho(mu: float) -> float:
-            best = 0.0
-            for c in comps:
-                r, v = _eigs_top(lambda v, c=c: apply_F_component(m, c, v.reshape(nb, nb), model, mu).ravel(),
-                                 nb * nb, starts.get(c.name), tol=tol, ncv=ncv, maxiter=maxiter,
-                                 what=f"rho(F_{model}) of the white component {c.name} at mu = {mu!r}")
-                starts[c.name] = v
-                best = max(best, r)
-            return best
-
-        return rho
+        grouping = client_grouping(m) if route == "grouped" else None
+        fns = [_component_rho(m, model, route, c, starts, tol=tol, ncv=ncv, maxiter=maxiter, grouping=grouping)
+               for c in white_components(m, model)]
+        return lambda mu: max(f(mu) for f in fns)
     N = m.N
     state: dict = {"v": None}
 
@@ -227,36 +254,34 @@ def threshold_start(x, model: str) -> float:
 
 
 def white_threshold_bracket(x, model: str, *, rtol: float = 1e-7, start: float | None = None,
-                            tol: float = 1e-10) -> ThresholdBracket:
+                            tol: float = 1e-10, route: str = "white") -> ThresholdBracket:
     r"""Mean-square threshold for white R: bracket on the identity component, certified for all components.
 
     :math:`\rho(\mathcal F) = \max_c\rho(\mathcal F_c)`. The bracket :math:`[lo, hi]` of the identity component
     (the one that holds the noise) is certified for :math:`\mathcal F` if every other component has
     :math:`\rho_c(lo) < 1 - ` margin (then :math:`\rho(lo) < 1 \le \rho_{identity}(hi) \le \rho(hi)`);
-    otherwise the search is redone on the maximum over all components.
+    otherwise the search is redone on the maximum over all components. ``route="grouped"`` evaluates each
+    component on its grouped reduction (:mod:`theory.msd.grouped`).
     """
+    if route not in ("white", "grouped"):
+        raise ValueError(f"route must be white or grouped, got {route!r}")
     m = _moments(x)
     comps = white_components(m, model)
-    nb = m.n_blocks
     lam = m.lambda_max
     start = threshold_start(m, model) if start is None else start
-
-    def component_rho(c, starts):
-        def rho(mu):
-            r, v = _eigs_top(lambda v: apply_F_component(m, c, v.reshape(nb, nb), model, mu).ravel(), nb * nb,
-                             starts.get(c.name), tol=tol, ncv=20, maxiter=ARNOLDI_MAXITER,
-                             what=f"rho(F_{model}) of the white component {c.name} at mu = {mu!r}")
-            starts[c.name] = v
-            return r
-        return rho
-
+    grouping = client_grouping(m) if route == "grouped" else None
     starts: dict = {}
-    br = fast_threshold_bracket(component_rho(comps[0], starts), lam, start=start, rtol=rtol)
+
+    def component_rho(c):
+        return _component_rho(m, model, route, c, starts, tol=tol, ncv=20, maxiter=ARNOLDI_MAXITER,
+                              grouping=grouping)
+
+    br = fast_threshold_bracket(component_rho(comps[0]), lam, start=start, rtol=rtol)
     if br.lo > 0:
-        others = [component_rho(c, starts)(br.lo) for c in comps[1:]]
+        others = [component_rho(c)(br.lo) for c in comps[1:]]
         if all(r < 1.0 - STABILITY_MARGIN for r in others):
             return ThresholdBracket(br.lo, br.hi, br.tol, max([br.rho_lo, *others]), br.rho_hi, lam)
-    return fast_threshold_bracket(warm_spectral_radius(m, model, route="white", tol=tol), lam, start=start, rtol=rtol)
+    return fast_threshold_bracket(warm_spectral_radius(m, model, route=route, tol=tol), lam, start=start, rtol=rtol)
 
 
 def _white_mean_radius(m, mu: float, state: dict) -> float:
@@ -360,14 +385,17 @@ def _mean_square_analysis(x, model, *, route, threshold_rtol, msd_rtol, progress
     else:
         rho_fn = warm_spectral_radius(m, model, route=route)
     say(f"{model}: threshold search ({route} route)")
-    if route == "white":
-        bracket = white_threshold_bracket(m, model, rtol=threshold_rtol, start=start)
+    if route in ("white", "grouped"):
+        bracket = white_threshold_bracket(m, model, rtol=threshold_rtol, start=start, route=route)
     else:
         bracket = fast_threshold_bracket(rho_fn, lam, start=start, rtol=threshold_rtol)
     say(f"{model}: mu* in [{bracket.lo:.6g}, {bracket.hi:.6g}]")
 
     def structured_solve():
         cb = (lambda it, res: say(f"{model}: (S2) iteration {it}, residual estimate {res:.2e}")) if progress else None
+        if route == "grouped":
+            sol = grouped_msd_steady_state(m, model, mu=mu, rtol=msd_rtol, maxiter=KRYLOV_MAXITER, progress=cb)
+            return sol.msd, sol.residual, f"grouped {sol.method} ({sol.unknowns} unknowns)", sol.state
         if route == "white":
             sol = white_msd_steady_state(m, model, mu=mu, rtol=msd_rtol, maxiter=KRYLOV_MAXITER, progress=cb)
             return sol.msd, sol.residual, f"white {sol.method}", sol.S
@@ -389,7 +417,8 @@ def _mean_square_analysis(x, model, *, route, threshold_rtol, msd_rtol, progress
                 return None
             raise ValueError(f"{model} model: {exc}; the naive route does not fit (N = {m.N} > {NAIVE_MAX_N})") from exc
         if model == "exact":
-            out.psd_certificate = _psd_margin(C)
+            out.psd_certificate = (grouped_psd_margin(m, C, client_grouping(m)) if route == "grouped"
+                                   else _psd_margin(C))
         return C
 
     def radius(warm):

@@ -427,7 +427,7 @@ def test_ctrl_c_exits_130_with_one_line(monkeypatch, capsys):
     monkeypatch.setattr("fedcheck.privacy_cli.run_privacy", interrupted)
     code = cli.main(["privacy", "account", "--rounds", "2", "--delta", "1e-5", "--rho-first", "1"])
     out, err = capsys.readouterr()
-    assert code == 130 and out == "" and err == "fedcheck: interrupted\n"
+    assert code == 130 and out == "" and err == "fedcheck: interrupted\n"  # 128 + SIGINT, the shell convention
 
 
 def test_closed_stdout_ends_quietly(monkeypatch, capsys):
@@ -436,7 +436,7 @@ def test_closed_stdout_ends_quietly(monkeypatch, capsys):
 
     monkeypatch.setattr("fedcheck.privacy_cli.run_privacy", closed)
     code = cli.main(["privacy", "account", "--rounds", "2", "--delta", "1e-5", "--rho-first", "1"])
-    assert code == 141 and capsys.readouterr().err == ""
+    assert code == 141 and capsys.readouterr().err == ""  # 128 + SIGPIPE
 
 
 def _run_plugins() -> list[str]:
@@ -465,6 +465,6 @@ def test_msd_csv_force_replaces_the_file_atomically(tmp_path, capsys):
     assert cli.main(["msd", str(tmp_path / "c.toml"), "--model", "seed", "--transient", "3", "--csv", str(target),
                      "--force", "--json"]) == 0
     rows = target.read_text().splitlines()
-    assert rows[0] == "n,msd_db_seed" and len(rows) == 5
+    assert rows[0] == "n,msd_db_seed" and len(rows) == 5  # header + iterations 0..3
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.toml", "curve.csv"]  # no temporary left
     capsys.readouterr()

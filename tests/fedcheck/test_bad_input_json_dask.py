@@ -86,7 +86,7 @@ def test_a_server_that_does_not_speak_dask_times_out_naming_the_address():
         start = time.monotonic()
         with pytest.raises(TimeoutError, match=server.address):
             make_executor(dask_scheduler=server.address, timeout=0.5)
-        assert time.monotonic() - start < 10
+        assert time.monotonic() - start < 10  # 0.5 s timeout: 10 s only fails if it is not honoured
     finally:
         server.close()
 
@@ -126,4 +126,5 @@ def test_closed_stdout_ends_quietly_in_a_real_pipe():
     proc.stdout.read(20)
     proc.stdout.close()
     err = proc.stderr.read().decode()
+    # 141 = 128 + SIGPIPE (reader closed early); 120 s is a hang guard, not a speed requirement
     assert proc.wait(timeout=120) in (0, 141) and "Traceback" not in err and "Error" not in err, err

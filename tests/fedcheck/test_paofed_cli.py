@@ -42,6 +42,7 @@ def test_example_config_json(capsys):
     assert out["status"] == "ok"
     assert out["algorithm"] == "paofed-u1" and out["iterations"] == 300 and out["runs"] == 20
     assert out["metric"] == "msd" and len(out["curve_db"]) == 301
+    # 300 iterations + the start; MSD(0) = ||w_star||^2 = 1.5625 of the example; its steady state is -30.1 dB (spec 4.1)
     assert np.isclose(out["curve_db"][0], 10 * np.log10(1.5625)) and out["curve_db"][-1] < -20.0
 
 
@@ -69,6 +70,7 @@ def test_sim_e_synthetic_rff(tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["metric"] == "mse_test" and len(out["curve_db"]) == 61 and out["curve_db"][-1] < out["curve_db"][0]
     setup = load_paofed_config(tmp_path / "e.toml", "paofed-c2")
+    # the PAO-Fed-C2 defaults (staleness decay 0.2) and the data groups 15/30/45/60 of 60 iterations as data rates
     assert setup.config.schedule == "circshift" and setup.config.coordinated and setup.config.staleness_decay == 0.2
     assert setup.env.K == 16 and setup.env.l_max == 3 and np.allclose(sorted(set(setup.env.data_rate)), [0.25, 0.5, 0.75, 1])
 

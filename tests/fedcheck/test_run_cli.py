@@ -15,6 +15,7 @@ def test_example_config_json(capsys):
     assert cli.main(["run", "pgfl", str(EXAMPLE), "--iterations", "20", "--runs", "2", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["iterations"] == 20 and len(out["nmsd_db"]) == 20
+    # the example's paper sizes: S = 10 servers x Q = 3 clusters x d = 60, K = 150 clients
     assert np.array(out["server_models"]).shape == (10, 3, 60) and np.array(out["client_models"]).shape == (150, 60)
     assert out["nmsd_db"][-1] < out["nmsd_db"][0]
 

@@ -1,14 +1,11 @@
-"""Unit tests of reference_impl.npfl_rl / npfl_rl_data (NPFL-RL, seed 004 ch. 6 / P7)."""
+"""Unit tests of the reference_impl.npfl_rl package / npfl_rl_data (NPFL-RL, seed 004 ch. 6 / P7)."""
 
 import networkx as nx
 import numpy as np
 import pytest
 
 from reference_impl.npfl_rl import (
-    _P,
     NPFLConfig,
-    _dV,
-    _structure,
     coupled_fixed_point,
     global_ridge,
     per_component_ridge,
@@ -17,6 +14,7 @@ from reference_impl.npfl_rl import (
     symmetric_fixed_point_cvxpy,
     test_mse,
 )
+from reference_impl.npfl_rl.primal import build_structure, primal_at, value_derivative
 from reference_impl.npfl_rl_data import NPFLProblem, intra_cluster_components, synthetic_problem
 from theory.npfl_rl import npfl_primal_closed_form, validation_value_derivative
 
@@ -29,7 +27,7 @@ def small():
 
 
 def _state(problem, config, rng):
-    S = _structure((problem,), config)
+    S = build_structure((problem,), config)
     K, d = problem.K, problem.d
     m, s = rng.normal(size=(2, 1, K, d))
     return S, m, s
@@ -41,7 +39,7 @@ def test_eigen_primal_step_equals_direct_solve_of_6_11(small):
     S, m, s = _state(small, config, rng)
     a = rng.uniform(0, 1, size=(1, small.K))
     direct = npfl_primal_closed_form(small.H, small.b, m[0], s[0], S.c[0], S.omega[0], a[0])
-    assert np.allclose(_P(S, m, s, a)[0], direct, rtol=1e-11, atol=1e-12)
+    assert np.allclose(primal_at(S, m, s, a)[0], direct, rtol=1e-11, atol=1e-12)
 
 
 def test_dpg_derivative_matches_theory_and_complex_step(small):
@@ -49,7 +47,7 @@ def test_dpg_derivative_matches_theory_and_complex_step(small):
     config = NPFLConfig()
     S, m, s = _state(small, config, rng)
     a = np.full((1, small.K), 0.3)
-    g, _ = _dV(S, m, s, a)
+    g, _ = value_derivative(S, m, s, a)
     lam_q = small.lam / small.cluster_sizes
     theory = validation_value_derivative(small.H, small.b, m[0], s[0], S.c[0], S.omega[0], a[0], small.Hv, small.bv,
                                          lam_q)

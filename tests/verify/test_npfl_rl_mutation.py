@@ -3,6 +3,7 @@
 import numpy as np
 
 import reference_impl.npfl_rl as npfl
+from reference_impl.npfl_rl import admm, ground_truth
 from verify.npfl_rl import assumption1, closed_form, convergence, dpg, fixed_point, sac, similarity, well_posedness
 from verify.npfl_rl._common import paper_point
 from verify.records import CheckContext, Verdict
@@ -22,7 +23,7 @@ def test_k2_catches_the_whole_cluster_ground_truth(monkeypatch):
     """(6.1) with tau = 0 over the whole cluster (ignoring the components) is not the limit (review notes)."""
     def whole_cluster(problem, *, method="cvxpy", tol=1e-10):
         reg = np.full(problem.Q, problem.lam)
-        return npfl._ridge_groups(problem, problem.labels, reg, "normal", tol)
+        return ground_truth.ridge_groups(problem, problem.labels, reg, "normal", tol)
 
     monkeypatch.setitem(convergence.KINDS, "tau0", (dict(tau0=0.0), whole_cluster, 2000))
     evidence = convergence.evaluate_convergence(paper_point(0), "tau0")
@@ -63,8 +64,8 @@ def test_k7_catches_a_reversed_sac_direction(monkeypatch):
 
 
 def test_k7_catches_a_step_of_delta_nu(monkeypatch):
-    real = npfl._sac_step
-    monkeypatch.setattr(npfl, "_sac_step", lambda S, m, s, t, alpha, delta: 2.0 * real(S, m, s, t, alpha, delta))
+    real = admm.sac_step
+    monkeypatch.setattr(admm, "sac_step", lambda S, m, s, t, alpha, delta: 2.0 * real(S, m, s, t, alpha, delta))
     assert not sac.evaluate_sac_run({**SMALL, "run_seed": 0, "delta": 0.1, "nu": 0.05, "epochs": 1, "N": 30}).holds
 
 

@@ -3,7 +3,8 @@ runs x clients x entries."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import copy
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,7 +24,7 @@ from reference_impl.paofed.setup import (
 from theory._validate import readonly
 from theory.msd.instance import PAOFedInstance
 
-__all__ = ["draw_iteration", "initial_state", "run_faithful", "run_paofed", "step"]
+__all__ = ["draw_iteration", "initial_state", "run_faithful", "run_paofed", "run_paofed_arms", "step"]
 
 # --------------------------------------------------------------------------------------------------
 # The algorithm (SIM-F / SIM-E)
@@ -56,6 +57,9 @@ class _Draws:
     sign_noise: np.ndarray | None
 
 
+_COUNTS = ("messages", "uplink_params", "downlink_params", "uplink_bits", "downlink_bits", "delivered", "discarded")
+
+
 def initial_state(env: AsyncEnvironment, runs: int) -> _State:
     R, K, D, G = runs, env.K, env.D, env.slots
     return _State(w=np.zeros((R, D)), wk=np.zeros((R, K, D)), buf_vals=np.zeros((R, K, G, D)),
@@ -74,22 +78,35 @@ def _draw_delays(env: AsyncEnvironment, rng: np.random.Generator, shape: tuple) 
     return delays, delays <= env.l_max
 
 
-def draw_iteration(env, config, selector, data, data_state, streams, n: int, runs: int) -> _Draws:
-    behaviour, data_rng, algorithm = streams
+def draw_environment(env, data, data_state, behaviour, data_rng, n: int, runs: int) -> dict:
+    """The draws an iteration takes from the behaviour and data streams (the same for every algorithm)."""
     shape = (runs, env.K)
     has_data = behaviour.random(shape) < env.data_rate
     available = has_data & (behaviour.random(shape) < env.p)
     delays, kept = _draw_delays(env, behaviour, shape)
+    z, y = data.draw(data_state, data_rng, n, has_data)
+    return {"has_data": has_data, "available": available, "delays": delays, "kept": kept, "z": z, "y": y}
+
+
+def draw_algorithm(env, config, selector, shared: dict, algorithm, n: int) -> _Draws:
+    """An algorithm's own draws at iteration n (server sub-sampling, selections, sign noise) on top of ``shared``."""
+    available = shared["available"]
     participants = available
     if config.server_fraction < 1.0:
-        participants = available & (algorithm.random(shape) < config.server_fraction)
+        participants = available & (algorithm.random(available.shape) < config.server_fraction)
     M, S = selector.masks(n, algorithm)
     noise = None
     if config.sends_signs and config.sign_noise > 0:
-        noise = algorithm.uniform(-config.sign_noise, config.sign_noise, size=shape + (env.D,))
-    z, y = data.draw(data_state, data_rng, n, has_data)
-    return _Draws(has_data=has_data, participants=participants, delays=delays, kept=kept, z=z, y=y, M=M, S=S,
-                  sign_noise=noise)
+        noise = algorithm.uniform(-config.sign_noise, config.sign_noise, size=available.shape + (env.D,))
+    return _Draws(has_data=shared["has_data"], participants=participants, delays=shared["delays"],
+                  kept=shared["kept"], z=shared["z"], y=shared["y"], M=M, S=S, sign_noise=noise)
+
+
+def draw_iteration(env, config, selector, data, data_state, streams, n: int, runs: int) -> _Draws:
+    """Everything random at iteration n for one algorithm (``streams``: behaviour, data, algorithm generators)."""
+    behaviour, data_rng, algorithm = streams
+    shared = draw_environment(env, data, data_state, behaviour, data_rng, n, runs)
+    return draw_algorithm(env, config, selector, shared, algorithm, n)
 
 
 def _aggregate_partial(w: np.ndarray, r: np.ndarray, ages: np.ndarray, vals: np.ndarray, masks: np.ndarray,
@@ -116,41 +133,48 @@ def _aggregate_partial(w: np.ndarray, r: np.ndarray, ages: np.ndarray, vals: np.
     return out
 
 
+def _rows(mask: np.ndarray, r: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """Rows (r, k) of a selection broadcastable to (R, K, D), without broadcasting it first."""
+    return mask[r if mask.shape[0] > 1 else 0, k if mask.shape[1] > 1 else 0]
+
+
 def step(env: AsyncEnvironment, config: AlgorithmConfig, alpha: np.ndarray, state: _State, draws: _Draws,
           n: int, counts: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One iteration n of P1-P9 on every run and client, in place. Returns the delivered (run, client, age)."""
     w, wk = state.w, state.wk
     part = draws.participants
     R, K, D = wk.shape
-    M_all = np.broadcast_to(draws.M, (R, K, D))
-    S_all = np.broadcast_to(draws.S, (R, K, D))
     # Only clients with a new sample compute (P1); work on their rows.
     computing = part if (config.sends_signs or not config.autonomous) else draws.has_data
     rc, kc = np.nonzero(computing)
     z = draws.z[rc, kc]
     talks = part[rc, kc]
-    local = wk[rc, kc]
-    # P3 / P4: start from the received portion merged into the local model, or from the local model.
-    start = np.where(talks[:, None] & M_all[rc, kc], w[rc], local)
+    # P3 / P4: start from the received portion merged into the local model (the talking rows), or the local model.
+    start = wk[rc, kc]
+    t = np.flatnonzero(talks)
+    start[t] = np.where(_rows(draws.M, rc[t], kc[t]), w[rc[t]], start[t])
     e = draws.y[rc, kc] - np.einsum("ad,ad->a", start, z)
-    rp, kp = np.nonzero(part)
+    rp, kp = np.nonzero(part)                      # part is within computing: (rc, kc)[t] in the same order
     if config.sends_signs:
         g = z * e[:, None]
         if draws.sign_noise is not None:
             g = g + draws.sign_noise[rc, kc]
         payload = np.sign(g)                       # computing == participants, same order as (rp, kp)
     else:
-        wk[rc, kc] = start + config.mu * z * e[:, None]
-        payload = wk[rp, kp]
+        new = np.multiply(z, config.mu)            # start + mu z e, with mu z e formed in place
+        new *= e[:, None]
+        new += start
+        wk[rc, kc] = new
+        payload = new[t]
     # Send (S_{k,n} w_{k,n+1}, n) to slot n mod (l_max + 1), whose previous message expired at n - 1.
     G = env.slots
     slot = n % G
     state.buf_vals[rp, kp, slot] = payload
-    state.buf_mask[rp, kp, slot] = S_all[rp, kp]
+    state.buf_mask[rp, kp, slot] = _rows(draws.S, rp, kp)
     state.arrival[:, :, slot] = np.where(part & draws.kept, n + draws.delays, -1)
     counts["messages"] += part.sum(axis=1)
-    up_params = np.sum(part * np.broadcast_to(draws.S.sum(axis=-1), (R, K)), axis=1)
-    down_params = np.sum(part * np.broadcast_to(draws.M.sum(axis=-1), (R, K)), axis=1)
+    up_params = np.sum(part * np.broadcast_to(np.count_nonzero(draws.S, axis=-1), (R, K)), axis=1)
+    down_params = np.sum(part * np.broadcast_to(np.count_nonzero(draws.M, axis=-1), (R, K)), axis=1)
     counts["uplink_params"] += up_params
     counts["downlink_params"] += down_params
     counts["uplink_bits"] += up_params * (1 if config.sends_signs else BITS_PER_PARAMETER)
@@ -209,10 +233,30 @@ def run_paofed(env: AsyncEnvironment, config: AlgorithmConfig, data, iterations:
     which arrives at :math:`n + L`; clients with a sample that do not exchange take an autonomous step if
     ``autonomous``; the server aggregates the messages arriving at n by age (P5-P8).
     """
+    return _simulate(env, (config,), data, iterations, rng, runs, observe)[0]
+
+
+def run_paofed_arms(env: AsyncEnvironment, configs: Sequence[AlgorithmConfig], data, iterations: int,
+                    rng: np.random.Generator, *, runs: int = 1) -> list[SimulationRun]:
+    r"""Several algorithms on one environment, data source and seed, in lockstep: one :class:`SimulationRun` each.
+
+    The result for ``configs[i]`` is bit for bit :func:`run_paofed` ``(env, configs[i], data, iterations, rng')``
+    with ``rng'`` a generator in the state ``rng`` is in here (common random numbers): the behaviour and data
+    streams are drawn once per iteration for all algorithms (the data draw, RFF features included, is most of an
+    iteration's cost), and each algorithm takes its own copy of the algorithm stream.
+    """
+    configs = tuple(configs)
+    if not configs:
+        raise ValueError("configs must hold at least one AlgorithmConfig, got none")
+    return _simulate(env, configs, data, iterations, rng, runs, None)
+
+
+def _simulate(env, configs: tuple, data, iterations: int, rng, runs: int, observe) -> list[SimulationRun]:
     if not isinstance(env, AsyncEnvironment):
         raise TypeError(f"env must be an AsyncEnvironment, got {type(env).__name__}")
-    if not isinstance(config, AlgorithmConfig):
-        raise TypeError(f"config must be an AlgorithmConfig, got {type(config).__name__}")
+    for config in configs:
+        if not isinstance(config, AlgorithmConfig):
+            raise TypeError(f"config must be an AlgorithmConfig, got {type(config).__name__}")
     if not _is_int(iterations, 1):
         raise ValueError(f"iterations must be an integer >= 1, got {iterations!r}")
     if not _is_int(runs, 1):
@@ -221,32 +265,39 @@ def run_paofed(env: AsyncEnvironment, config: AlgorithmConfig, data, iterations:
         raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
     if (data.K, data.D) != (env.K, env.D):
         raise ValueError(f"data has (K, D) = ({data.K}, {data.D}) but env has ({env.K}, {env.D})")
-    alpha = staleness_weights(config, env.l_max)
-    streams = tuple(rng.spawn(3))
-    selector = Selector(config, env, streams[2], runs)
-    data_state = data.start(streams[1], runs)
-    state = initial_state(env, runs)
-    zeros = lambda: np.zeros(runs, dtype=np.int64)  # noqa: E731
-    counts = {k: zeros() for k in ("messages", "uplink_params", "downlink_params", "uplink_bits", "downlink_bits",
-                                   "delivered", "discarded")}
-    curve = np.empty((iterations + 1, runs))
-    curve[0] = data.metric(data_state, state.w)
+    behaviour, data_rng, algorithm = rng.spawn(3)
+    arms = []
+    for config in configs:
+        own = copy.deepcopy(algorithm)   # every algorithm starts from the same algorithm stream
+        arms.append({"config": config, "alpha": staleness_weights(config, env.l_max), "rng": own,
+                     "selector": Selector(config, env, own, runs), "state": initial_state(env, runs),
+                     "counts": {k: np.zeros(runs, dtype=np.int64) for k in _COUNTS},
+                     "curve": np.empty((iterations + 1, runs))})
+    data_state = data.start(data_rng, runs)
+    for arm in arms:
+        arm["curve"][0] = data.metric(data_state, arm["state"].w)
     for n in range(iterations):
-        draws = draw_iteration(env, config, selector, data, data_state, streams, n, runs)
-        w_before = state.w.copy() if observe is not None else None
-        delivered = step(env, config, alpha, state, draws, n, counts)
-        curve[n + 1] = data.metric(data_state, state.w)
-        if observe is not None:
-            arrival = np.where(draws.participants & draws.kept, n + draws.delays, -1)
-            observe(StepRecord(n=n, has_data=draws.has_data.copy(), participants=draws.participants.copy(),
-                               z=draws.z.copy(), y=draws.y.copy(),
-                               M=np.broadcast_to(draws.M, state.wk.shape).copy(),
-                               S=np.broadcast_to(draws.S, state.wk.shape).copy(), delays=draws.delays.copy(),
-                               arrival_time=arrival, delivered=delivered, w_before=w_before,
-                               w_after=state.w.copy(), w_clients_after=state.wk.copy()))
-    comm = CommunicationCounts(**{k: readonly(v, np.int64) for k, v in counts.items()})
-    return SimulationRun(curve=curve, metric=data.metric_name, w=state.w, w_clients=state.wk, communication=comm,
-                         algorithm=config.name)
+        shared = draw_environment(env, data, data_state, behaviour, data_rng, n, runs)
+        for arm in arms:
+            config, state = arm["config"], arm["state"]
+            draws = draw_algorithm(env, config, arm["selector"], shared, arm["rng"], n)
+            w_before = state.w.copy() if observe is not None else None
+            delivered = step(env, config, arm["alpha"], state, draws, n, arm["counts"])
+            arm["curve"][n + 1] = data.metric(data_state, state.w)
+            if observe is not None:
+                arrival = np.where(draws.participants & draws.kept, n + draws.delays, -1)
+                observe(StepRecord(n=n, has_data=draws.has_data.copy(), participants=draws.participants.copy(),
+                                   z=draws.z.copy(), y=draws.y.copy(),
+                                   M=np.broadcast_to(draws.M, state.wk.shape).copy(),
+                                   S=np.broadcast_to(draws.S, state.wk.shape).copy(), delays=draws.delays.copy(),
+                                   arrival_time=arrival, delivered=delivered, w_before=w_before,
+                                   w_after=state.w.copy(), w_clients_after=state.wk.copy()))
+    out = []
+    for arm in arms:
+        comm = CommunicationCounts(**{k: readonly(v, np.int64) for k, v in arm["counts"].items()})
+        out.append(SimulationRun(curve=arm["curve"], metric=data.metric_name, w=arm["state"].w,
+                                 w_clients=arm["state"].wk, communication=comm, algorithm=arm["config"].name))
+    return out
 
 
 def run_faithful(instance: PAOFedInstance, iterations: int, rng: np.random.Generator, *, runs: int = 1,

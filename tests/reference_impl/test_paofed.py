@@ -388,3 +388,22 @@ def test_doctests_of_the_paofed_modules():
     results = [doctest.testmod(m, optionflags=doctest.ELLIPSIS)
                for m in (setup, selection, simulation, analysis, reference_impl.paofed_data)]
     assert all(r.failed == 0 for r in results) and sum(r.attempted for r in results) > 0
+
+
+def test_lockstep_arms_equal_separate_runs_bit_for_bit():
+    """run_paofed_arms draws the environment and data once for all algorithms; each result is run_paofed's."""
+    from reference_impl.paofed.simulation import run_paofed_arms
+    from reference_impl.paofed_data import SyntheticRFFData
+
+    env = experiment_environment(K=8, D=12, delta=0.5, l_max=3)   # small, with delays and discarded messages
+    data = SyntheticRFFData(K=8, D=12, test_size=20)
+    configs = [algorithm_config("paofed-u1", m=2), algorithm_config("paofed-c2", m=3), algorithm_config("pso-fed", m=2),
+               algorithm_config("online-fed", server_fraction=0.5), algorithm_config("signsgd", sign_noise=0.5),
+               AlgorithmConfig(name="subset", mu=0.3, m=3, schedule="subset", overlap_rule="most_recent")]
+    together = run_paofed_arms(env, configs, data, 40, np.random.default_rng(4), runs=2)  # 40 iterations: every slot used
+    for config, run in zip(configs, together):
+        alone = run_paofed(env, config, data, 40, np.random.default_rng(4), runs=2)
+        assert np.array_equal(alone.curve, run.curve) and np.array_equal(alone.w_clients, run.w_clients)
+        assert np.array_equal(alone.communication.uplink_bits, run.communication.uplink_bits)
+    with pytest.raises(ValueError, match="configs"):
+        run_paofed_arms(env, [], data, 5, np.random.default_rng(4))

@@ -133,3 +133,31 @@ def test_arms_that_do_not_depend_on_the_step_choice_are_simulated_once_over_the_
     assert counting.arms.count(U1.label) == counting.arms.count(U2.label) == chunks
     assert chunks <= counting.arms.count(FEDSGD.label) <= 3 * chunks
     assert np.isfinite(result.details["grid"][0]["statements"][0]["median"])
+
+
+def test_lockstep_simulation_and_pinned_arms_give_each_arm_its_own_curves():
+    """The design simulates the arms of a setting in lockstep and pinned to grid points: the curves and store keys
+    are those of each arm simulated alone at its point."""
+    scale = design.SCALES["ci"]
+    fedsgd = dataclasses.replace(FEDSGD, steps=(((None, "matched"), 0.3), ((None, "low"), 0.2)))  # steps given: no tuning
+    arms = [U1, fedsgd, C1_IDEAL, dataclasses.replace(fedsgd, at=((design.STEP, "low"),))]
+    together = design.simulate(arms, ((design.STEP, "matched"),), scale, 3, [0, 1])
+    for arm, curves in zip(arms, together):
+        alone = design.simulate([arm], ((design.STEP, "matched"),), scale, 3, [0, 1])[0]
+        assert np.array_equal(alone, curves)
+    low = design.simulate([fedsgd], ((design.STEP, "low"),), scale, 3, [0, 1])[0]
+    assert np.array_equal(low, together[3]) and not np.array_equal(low, together[1])
+    assert (design.arm_key(arms[3], (), scale, 3) == design.arm_key(fedsgd, ((design.STEP, "low"),), scale, 3)
+            != design.arm_key(fedsgd, ((design.STEP, "matched"),), scale, 3))
+
+
+def test_an_m_index_selecting_the_scales_m_is_the_same_simulation():
+    """At the paper's size m_sweep[1] = m: PAO-Fed-U1 with m index 1 is keyed (and simulated) as PAO-Fed-U1."""
+    from verify.paofed.experiments import U1_M
+
+    thorough = design.SCALES["thorough"]
+    assert thorough.m_sweep[1] == thorough.m
+    assert design.arm_key(U1_M[1], (), thorough, 0) == design.arm_key(U1, (), thorough, 0)
+    assert design.arm_key(U1_M[2], (), thorough, 0) != design.arm_key(U1, (), thorough, 0)
+    ci = design.SCALES["ci"]
+    assert design.arm_key(U1_M[1], (), ci, 0) != design.arm_key(U1, (), ci, 0)  # ci: m = 1, m_sweep[1] = 2

@@ -38,7 +38,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from reference_impl.paofed import algorithm_config, experiment_environment, run_paofed
+from reference_impl.paofed import algorithm_config, experiment_environment
+from reference_impl.paofed.simulation import run_paofed_arms
 from reference_impl.paofed_data import StreamData, SyntheticRFFData, calcofi_like
 from reference_impl.paofed_tuning import (
     MATCH_TOLERANCE_DB,
@@ -49,7 +50,7 @@ from reference_impl.paofed_tuning import (
     step_field,
     steps_within_tolerance,
 )
-from verify.comparisons import Design, decide
+from verify.comparisons import Design, decide, simulate_arms
 from verify.records import CheckContext, CheckResult
 
 __all__ = ["CHOICES", "DESIGN", "SCALES", "Arm", "Scale", "arm_key", "decide_claim", "resolve_steps",
@@ -141,6 +142,10 @@ class Arm:
     steps : tuple
         Filled by :func:`resolve_steps` (not part of the identity): ``((reading, choice), step)`` pairs of a tuned
         baseline; missing entries are tuned on the spot.
+    at : tuple
+        A grid point (sorted ``(choice, value)`` pairs) the arm is simulated at whatever point it is asked at, so one
+        call simulates a claim's arms at all its grid points in lockstep (:func:`decide_claim`); ``()``: the point
+        asked at. Not part of the identity: :func:`arm_key` keys the arm by the point it reads.
     """
 
     label: str
@@ -152,6 +157,7 @@ class Arm:
     full_downlink: bool = False
     shift_db: float = 0.0
     steps: tuple = dataclasses.field(default=(), compare=False)
+    at: tuple = ()
 
     def __post_init__(self) -> None:
         if self.algorithm not in _ALGORITHMS:
@@ -173,8 +179,13 @@ class Arm:
     def tuned(self) -> bool:
         return self.algorithm in TUNED
 
+    def point(self, point: Mapping) -> Mapping:
+        """The grid point the arm is simulated at when asked at ``point``: its own ``at`` if set."""
+        return dict(self.at) if self.at else point
+
     def reading(self, point: Mapping) -> str | None:
         """The delay-law reading this arm depends on at ``point`` (None in the settings without one)."""
+        point = self.point(point)
         if self.setting == "heavy_delay":
             return point.get(HEAVY_TAIL, DEFAULTS[HEAVY_TAIL])
         if self.setting == "stragglers":
@@ -183,6 +194,7 @@ class Arm:
 
     def projection(self, point: Mapping) -> tuple:
         """The grid choices this arm depends on at ``point`` (what its simulation is a function of)."""
+        point = self.point(point)
         out = (self.reading(point),)
         if self.tuned:
             out += (point.get(STEP, DEFAULTS[STEP]),)
@@ -227,6 +239,7 @@ def data_source(setting: str, scale: Scale):
 
 def base_config(arm: Arm, scale: Scale, point: Mapping):
     """The arm's algorithm configuration at ``point`` before its tuned step (if any) is applied."""
+    point = arm.point(point)
     m = scale.m if arm.m_index is None else scale.m_sweep[arm.m_index]
     extra = {"full_downlink": True} if arm.full_downlink else {}
     if arm.mu_from_grid:
@@ -297,6 +310,7 @@ def _pick(match: StepMatch, band: StepRange, choice: str) -> float:
 
 def step_for(arm: Arm, scale: Scale, point: Mapping, root_seed: int) -> float:
     """The tuned step of a baseline arm at ``point`` (from the arm's resolved steps, else tuned here)."""
+    point = arm.point(point)
     reading, choice = arm.reading(point), point.get(STEP, DEFAULTS[STEP])
     for (r, c), step in arm.steps:
         if (r, c) == (reading, choice):
@@ -318,16 +332,27 @@ def _bin_means(curve: np.ndarray, bins: int) -> np.ndarray:
 
 
 def simulate(arms, point, scale: Scale, root_seed: int, replicates) -> list[np.ndarray]:
-    """MSE-test curves (len(replicates), iterations + 1) of each arm; replicate i seeded by (key, root seed, i)."""
+    """MSE-test curves (len(replicates), iterations + 1) of each arm; replicate i seeded by (key, root seed, i).
+
+    The arms of one setting and delay reading run in lockstep (:func:`reference_impl.paofed.run_paofed_arms`): the
+    replicate's environment and data draws are made once for all of them, and each curve is bit for bit the one
+    a separate run of the arm on the replicate's seed gives.
+    """
     point = dict(point)
-    setups = [(environment(a.setting, scale, a.reading(point)), config_at(a, scale, point, root_seed),
-               data_source(a.setting, scale), 10.0 ** (a.shift_db / 10.0)) for a in arms]
+    groups: dict = {}
+    for index, a in enumerate(arms):
+        groups.setdefault((a.setting, a.reading(point)), []).append(index)
+    setups = {key: (environment(key[0], scale, key[1]), data_source(key[0], scale),
+                    [config_at(arms[i], scale, point, root_seed) for i in idx]) for key, idx in groups.items()}
     out = [np.empty((len(replicates), scale.iterations + 1)) for _ in arms]
     for j, i in enumerate(replicates):
-        for k, (env, config, data, factor) in enumerate(setups):
+        for key, idx in groups.items():
+            env, data, configs = setups[key]
             rng = np.random.default_rng([EVALUATION_KEY, root_seed, i])
             with np.errstate(over="ignore", invalid="ignore"):
-                out[k][j] = factor * run_paofed(env, config, data, scale.iterations, rng, runs=1).curve[:, 0]
+                runs = run_paofed_arms(env, configs, data, scale.iterations, rng, runs=1)
+            for k, run in zip(idx, runs):
+                out[k][j] = 10.0 ** (arms[k].shift_db / 10.0) * run.curve[:, 0]
     return out
 
 
@@ -347,9 +372,12 @@ def readout(name: str, scale: Scale, outcome: np.ndarray) -> np.ndarray:
 def arm_key(arm: Arm, point: tuple, scale: Scale, root_seed: int) -> tuple:
     """What an arm's simulation at ``point`` depends on (the design's ``arm_key``): its identity, the grid choices it
     reads (:meth:`Arm.projection`) and its resolved baseline step, so an arm that ignores a choice (PAO-Fed-U1 under
-    ``baseline step``) is simulated once for all its values."""
+    ``baseline step``) is simulated once for all its values. The m index is replaced by the m it selects (at the
+    paper's size PAO-Fed-U1 with ``m_sweep[1]`` is PAO-Fed-U1 with the scale's m: one simulation)."""
     p = dict(point)
-    return (arm.key, arm.projection(p), step_for(arm, scale, p, root_seed) if arm.tuned else None)
+    m = scale.m if arm.m_index is None else scale.m_sweep[arm.m_index]
+    identity = (arm.algorithm, arm.setting, m) + arm.key[3:]
+    return (identity, arm.projection(p), step_for(arm, scale, p, root_seed) if arm.tuned else None)
 
 
 DESIGN = Design(family="paofed.experiments", simulate=simulate, readout=readout, scales=SCALES,
@@ -398,5 +426,15 @@ def steps_table(ctx: CheckContext, spec) -> list[dict]:
 
 
 def decide_claim(ctx: CheckContext, spec) -> CheckResult:
-    """:func:`verify.comparisons.decide` on ``spec`` with its baseline steps resolved."""
-    return decide(ctx, resolve_steps(ctx, spec))
+    """:func:`verify.comparisons.decide` on ``spec`` with its baseline steps resolved.
+
+    The first stage of every arm at every grid point (and of the figure arms) is simulated first, in one call: the
+    arms of a setting then run in lockstep across the grid (a tuned baseline at its three steps, X10's C2 at its
+    two steps) instead of one point at a time. ``decide`` finds them in the arm store; nothing it draws changes.
+    """
+    spec = resolve_steps(ctx, spec)
+    points = spec.points(ctx.profile)
+    pinned = [dataclasses.replace(arm, at=point) for point in points for arm in spec.arms]
+    pinned += [dataclasses.replace(arm, at=points[0]) for arm in spec.figure_arms]
+    simulate_arms(ctx, DESIGN, pinned, (), DESIGN.stages[ctx.profile][0])
+    return decide(ctx, spec)

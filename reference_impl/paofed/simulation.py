@@ -138,6 +138,12 @@ def _rows(mask: np.ndarray, r: np.ndarray, k: np.ndarray) -> np.ndarray:
     return mask[r if mask.shape[0] > 1 else 0, k if mask.shape[1] > 1 else 0]
 
 
+def _entries_per_run(rows: np.ndarray, r: np.ndarray, R: int) -> np.ndarray:
+    """Selected entries summed over the listed messages of each run (``rows``: their masks, or one shared mask)."""
+    per_message = np.broadcast_to(np.count_nonzero(rows, axis=-1), r.shape)
+    return np.bincount(r, weights=per_message, minlength=R).astype(np.int64)
+
+
 def step(env: AsyncEnvironment, config: AlgorithmConfig, alpha: np.ndarray, state: _State, draws: _Draws,
           n: int, counts: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One iteration n of P1-P9 on every run and client, in place. Returns the delivered (run, client, age)."""
@@ -170,11 +176,12 @@ def step(env: AsyncEnvironment, config: AlgorithmConfig, alpha: np.ndarray, stat
     G = env.slots
     slot = n % G
     state.buf_vals[rp, kp, slot] = payload
-    state.buf_mask[rp, kp, slot] = _rows(draws.S, rp, kp)
+    sent = _rows(draws.S, rp, kp)
+    state.buf_mask[rp, kp, slot] = sent
     state.arrival[:, :, slot] = np.where(part & draws.kept, n + draws.delays, -1)
     counts["messages"] += part.sum(axis=1)
-    up_params = np.sum(part * np.broadcast_to(np.count_nonzero(draws.S, axis=-1), (R, K)), axis=1)
-    down_params = np.sum(part * np.broadcast_to(np.count_nonzero(draws.M, axis=-1), (R, K)), axis=1)
+    up_params = _entries_per_run(sent, rp, R)
+    down_params = _entries_per_run(_rows(draws.M, rp, kp), rp, R)
     counts["uplink_params"] += up_params
     counts["downlink_params"] += down_params
     counts["uplink_bits"] += up_params * (1 if config.sends_signs else BITS_PER_PARAMETER)

@@ -5,7 +5,10 @@ Both implementations consume the same pre-drawn randomness (availability, delays
 regressors of the spec 1.3 data) for PAO-Fed-U1 on K = 256 clients, D = 200, l_max = 10, delta = 0.2
 (shared/spec/paofed.md 5); they are checked equal (server and client models, every iteration) before
 anything is timed. Prints the time ratio loop / vectorised per iteration, the peak-memory ratio and the
-vectorised end-to-end throughput (draws and MSE-test included).
+vectorised end-to-end throughput (draws and MSE-test included). Then the experiments' lockstep: the eleven
+default-setting algorithms of the PAO-Fed experiments (six variants, five baselines) on one seed, run one after
+another vs together (:func:`reference_impl.paofed.simulation.run_paofed_arms`, environment and data drawn once),
+checked bit-identical, timed in CPU seconds (less sensitive to a shared machine than wall time).
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from reference_impl.paofed import (
     staleness_weights,
 )
 from reference_impl.paofed.selection import Selector
-from reference_impl.paofed.simulation import draw_iteration, initial_state, step
+from reference_impl.paofed.simulation import draw_iteration, initial_state, run_paofed_arms, step
 from reference_impl.paofed_data import SyntheticRFFData
 
 
@@ -123,6 +126,29 @@ def main() -> None:
     total = time.perf_counter() - t
     print(f"end to end (run_paofed): {1e3 * total / per:.2f} ms/iteration for {args.runs} runs "
           f"= {args.runs * per / total:.0f} run-iterations/s")
+
+    # 4. the experiments' lockstep of several algorithms on one replicate
+    lockstep(args.iterations)
+
+
+def lockstep(iterations: int) -> None:
+    """The experiments' default-setting arms one after another vs in lockstep (runs = 1, as each replicate)."""
+    env = experiment_environment()
+    data = SyntheticRFFData(K=env.K, D=env.D)
+    names = ("paofed-c0", "paofed-u0", "paofed-c1", "paofed-u1", "paofed-c2", "paofed-u2", "online-fed",
+             "online-fedsgd", "pso-fed", "signsgd")
+    configs = [algorithm_config(a) for a in names] + [algorithm_config("online-fed", server_fraction=0.5)]
+    t = time.process_time()
+    alone = [run_paofed(env, c, data, iterations, np.random.default_rng(2)) for c in configs]
+    t_alone = time.process_time() - t
+    t = time.process_time()
+    together = run_paofed_arms(env, configs, data, iterations, np.random.default_rng(2))
+    t_together = time.process_time() - t
+    assert all(np.array_equal(a.curve, b.curve) for a, b in zip(alone, together))
+    arm_iterations = len(configs) * iterations
+    print(f"{len(configs)} algorithms x {iterations} iterations, one seed: bit-identical; one after another "
+          f"{arm_iterations / t_alone:.0f} arm-iterations/s, lockstep {arm_iterations / t_together:.0f} "
+          f"arm-iterations/s (CPU); ratio {t_alone / t_together:.1f}x")
 
 
 if __name__ == "__main__":

@@ -8,18 +8,28 @@ import pytest
 import reference_impl.zcdp_nfl as ref
 import reference_impl.zcdp_nfl.algorithm as algorithm
 from verify.records import CheckContext, Verdict
-from verify.zcdp_nfl import _network, _runs, constant_step, lemma2, network_form, theorem2, theorem3, tradeoff_accuracy
+from verify.zcdp_nfl import (
+    _network,
+    _runs,
+    constant_step,
+    empirical_rate,
+    lemma2,
+    network_form,
+    theorem2,
+    theorem3,
+    tradeoff_accuracy,
+)
 
 CTX = CheckContext(profile="ci", seed=0)
 
 
 @pytest.fixture(autouse=True)
 def _fresh_caches():
-    _runs._problem.cache_clear()
-    _runs._truth.cache_clear()
+    for cache in (_runs._problem, _runs._truth, empirical_rate._gaps):
+        cache.cache_clear()
     yield
-    _runs._problem.cache_clear()
-    _runs._truth.cache_clear()
+    for cache in (_runs._problem, _runs._truth, empirical_rate._gaps):
+        cache.cache_clear()
 
 
 def test_network_form_detects_a_wrong_primal_denominator(monkeypatch):
@@ -63,3 +73,13 @@ def test_tradeoff_check_detects_noise_that_ignores_the_budget(monkeypatch):
     monkeypatch.setattr(ref.PrivacySchedule, "variances",
                         lambda self, problem, rho, etas: original(dataclasses.replace(self, phi1=1e-3), problem, rho, etas))
     assert tradeoff_accuracy.check_tradeoff_accuracy(CTX).verdict is not Verdict.CONFIRMED
+
+
+def test_rate_check_detects_a_schedule_that_is_not_harmonic(monkeypatch):
+    """eta0/n silently replaced by eta0/sqrt(n): every setting converges fast, so the instance dependence is no longer
+    shown (refuted) and the O(1/T) reading is no longer refuted."""
+    exponent = ref.StepSchedule.exponent.fget
+    monkeypatch.setattr(ref.StepSchedule, "exponent",
+                        property(lambda self: -0.5 if self.kind == "inv" else exponent(self)))
+    assert empirical_rate.check_rate_instance_dependent(CTX).verdict is Verdict.REFUTED
+    assert empirical_rate.check_rate_one_over_t(CTX).verdict is Verdict.CONFIRMED

@@ -8,7 +8,8 @@ Sections (all optional; ``fedcheck/examples/zcdp_nfl.toml`` documents every fiel
 * ``[data]``: ``source`` = ``"synthetic"`` (spec zcdp_nfl.md 5 generator) or ``"npz"`` (arrays ``X`` (K, M, P) and
   ``y`` (K, M) in the file ``path``);
 * ``[model]``: objective (elastic_net, lad, ridge), lam, lam1, lam2, clip;
-* ``[algorithm]``: rho, step, eta0;
+* ``[algorithm]``: method (zcdp_nfl, or one of the baselines RECONSTRUCTED by spec 7: eps_delta_dp_nfl, zcdp_grad_nfl,
+  p_admm), rho, step, eta0, mu (zcdp_grad_nfl), split (eps_delta_dp_nfl);
 * ``[privacy]``: schedule (none, S1, S2), phi1, tau, sigma2_0, c1, delta;
 * ``[simulation]``: iterations, runs, seed.
 
@@ -33,7 +34,7 @@ _SECTIONS = {
     "graph": {"source", "K", "mean_degree", "generator", "params", "edges", "seed"},
     "data": {"source", "path", "P", "M", "noise_std", "heterogeneity", "zero_coordinates", "seed"},
     "model": {"objective", "lam", "lam1", "lam2", "clip"},
-    "algorithm": {"rho", "step", "eta0"},
+    "algorithm": {"method", "rho", "step", "eta0", "mu", "split"},
     "privacy": {"schedule", "phi1", "tau", "sigma2_0", "c1", "delta"},
     "simulation": {"iterations", "runs", "seed"},
 }
@@ -54,6 +55,9 @@ class ZcdpNflSetup:
     runs: int
     seed: int
     graph_label: str
+    method: str = "zcdp_nfl"
+    mu: float | None = None
+    split: str = "dynamic"
 
 
 def _graph(table, K_data):
@@ -118,6 +122,8 @@ def load_zcdp_nfl_config(path, *, iterations: int | None = None, runs: int | Non
     import numpy as np
 
     from reference_impl.zcdp_nfl import (
+        BASELINES,
+        EPS_DELTA_SPLITS,
         NOISE_SCHEDULES,
         OBJECTIVES,
         STEP_KINDS,
@@ -205,11 +211,25 @@ def load_zcdp_nfl_config(path, *, iterations: int | None = None, runs: int | Non
     config = NFLConfig(rho=_scalar(table, "algorithm", "rho", float, 1.0, **positive),
                        step=StepSchedule(kind=step, eta0=_scalar(table, "algorithm", "eta0", float, 0.5, **positive)),
                        privacy=privacy)
+    methods = ("zcdp_nfl", *BASELINES)
+    method = _scalar(table, "algorithm", "method", str, "zcdp_nfl", check=lambda v: v in methods,
+                     allowed=" or ".join(repr(m) for m in methods))
+    mu = _scalar(table, "algorithm", "mu", float, None, **positive)
+    split = _scalar(table, "algorithm", "split", str, "dynamic", check=lambda v: v in EPS_DELTA_SPLITS,
+                    allowed=" or ".join(repr(s) for s in EPS_DELTA_SPLITS))
+    if mu is not None and method != "zcdp_grad_nfl":
+        raise ConfigError(f"algorithm.mu is the step of zcdp_grad_nfl only, got method {method!r}")
+    if "split" in table.get("algorithm", {}) and method != "eps_delta_dp_nfl":
+        raise ConfigError(f"algorithm.split is the budget split of eps_delta_dp_nfl only, got method {method!r}")
+    if method == "eps_delta_dp_nfl" and privacy.kind == "none":
+        raise ConfigError("algorithm.method 'eps_delta_dp_nfl' is matched to zCDP-NFL's accounted (epsilon, delta): "
+                          "privacy.schedule must be 'S1' or 'S2'")
     n_iter = iterations or _scalar(table, "simulation", "iterations", int, 200, **pos_int)
     n_runs = runs or _scalar(table, "simulation", "runs", int, 1, **pos_int)
     root = seed if seed is not None else _scalar(table, "simulation", "seed", int, 0, check=lambda v: v >= 0,
                                                  allowed="an integer >= 0")
-    return ZcdpNflSetup(problem=problem, config=config, iterations=n_iter, runs=n_runs, seed=root, graph_label=label)
+    return ZcdpNflSetup(problem=problem, config=config, iterations=n_iter, runs=n_runs, seed=root, graph_label=label,
+                        method=method, mu=mu, split=split)
 
 
 def add_run_parser(run_subparsers, int_at_least) -> None:
@@ -235,7 +255,7 @@ def run_zcdp_nfl_command(args) -> int:
     """Run the configured simulation; print NE(n) and the accounted privacy (exit status 0)."""
     import numpy as np
 
-    from reference_impl.zcdp_nfl import centralized_optimum, run_zcdp_nfl
+    from reference_impl.zcdp_nfl import centralized_optimum
 
     parser = args.subparser
     try:
@@ -244,8 +264,10 @@ def run_zcdp_nfl_command(args) -> int:
         parser.error(str(exc).replace("\n", " "))
     problem, config = setup.problem, setup.config
     truth = centralized_optimum(problem)
-    run = run_zcdp_nfl(problem, config, setup.iterations, np.random.default_rng(setup.seed), runs=setup.runs,
-                       w_c=truth.w_c)
+    try:
+        run, extra = _run_method(setup, truth.w_c)
+    except ValueError as exc:  # (eps, delta) budget outside the classical Gaussian mechanism's range
+        parser.error(f"privacy.phi1: {exc}")
     with np.errstate(invalid="ignore"):
         curve = np.mean(run.ne, axis=0)
     noisy = config.privacy.kind != "none"
@@ -257,8 +279,10 @@ def run_zcdp_nfl_command(args) -> int:
                "status": ("accounted" if noisy else "no noise: no privacy guarantee")
                + ("" if run.privacy_certified or not noisy else
                   "; not certified: c1 does not bound the per-sample gradients (set model.clip <= privacy.c1)")}
+    if setup.method != "zcdp_nfl":
+        privacy["status"] += f"; {setup.method} is a RECONSTRUCTION (spec 7), not the paper's baseline"
     if args.json:
-        out = {"algorithm": "zcdp-nfl", "objective": problem.objective, "graph": setup.graph_label, "K": problem.K,
+        out = {"algorithm": "zcdp-nfl" if setup.method == "zcdp_nfl" else setup.method, **extra, "objective": problem.objective, "graph": setup.graph_label, "K": problem.K,
                "P": problem.P, "M": problem.M, "edges": problem.n_edges, "iterations": setup.iterations,
                "runs": setup.runs, "seed": setup.seed, "rho": config.rho,
                "step": {"kind": config.step.kind, "eta0": config.step.eta0},
@@ -267,18 +291,77 @@ def run_zcdp_nfl_command(args) -> int:
                "ground_truth": {"F_star": truth.F_star, "certificate": truth.certificate, "residual": truth.residual}}
         sys.stdout.write(json.dumps(out, allow_nan=False) + "\n")
         return 0
-    print(f"zCDP-NFL ({problem.objective}) on {setup.graph_label}: K = {problem.K}, P = {problem.P}, M = {problem.M}, "
+    name = "zCDP-NFL" if setup.method == "zcdp_nfl" else f"{setup.method} (reconstruction, spec 7)"
+    extra_text = "".join(f", {k} = {v}" for k, v in extra.items() if k != "reconstruction")
+    print(f"{name} ({problem.objective}) on {setup.graph_label}: K = {problem.K}, P = {problem.P}, M = {problem.M}, "
           f"rho = {config.rho:g}, step {config.step.kind} eta0 = {config.step.eta0:g}, {setup.iterations} iterations, "
-          f"{setup.runs} run(s), seed {setup.seed}")
+          f"{setup.runs} run(s), seed {setup.seed}{extra_text}")
     print(f"ground truth (CVXPY/Clarabel): F* = {truth.F_star:.6g}; {truth.certificate} = {truth.residual:.2e}")
     if run.diverged:
         print("the run diverged (an iterate exceeded 1e150); NE after divergence is not defined")
     else:
         print(f"NE(0) = {curve[0]:.4g}; NE({setup.iterations}) = {curve[-1]:.4g} (mean over runs)")
-    if noisy:
+    if noisy and setup.method == "eps_delta_dp_nfl":
+        print(f"privacy: (epsilon, delta) = ({run.epsilon:.6g}, {config.privacy.delta:g}) by basic composition of "
+              f"per-round classical Gaussian mechanisms ({setup.split} split), matched to zCDP-NFL's accounted value "
+              f"under privacy.schedule {config.privacy.kind}; {privacy['status']}")
+    elif noisy:
         print(f"privacy ({config.privacy.kind}): total zCDP max_k sum_n phi_k = {run.total_zcdp:.6g}, "
               f"(epsilon, delta) = ({run.epsilon:.6g}, {config.privacy.delta:g}) by Bun-Steinke; {privacy['status']}")
     else:
         print("privacy: none (no noise)")
     print("error curve: use --json for all values")
     return 0
+
+
+def _run_method(setup: ZcdpNflSetup, w_c):
+    """Run the configured method; returns (run, extra JSON fields). Every run exposes ne, diverged, total_zcdp,
+    epsilon and privacy_certified (the baselines' runs are wrapped)."""
+    import numpy as np
+
+    from reference_impl.zcdp_nfl import (
+        EpsDeltaBudget,
+        accounted_privacy,
+        matched_gradient_step,
+        run_eps_delta_dp_nfl,
+        run_p_admm,
+        run_zcdp_grad_nfl,
+        run_zcdp_nfl,
+    )
+
+    problem, config, T = setup.problem, setup.config, setup.iterations
+    rng = np.random.default_rng(setup.seed)
+    if setup.method == "zcdp_nfl":
+        return run_zcdp_nfl(problem, config, T, rng, runs=setup.runs, w_c=w_c), {}
+    if setup.method == "p_admm":
+        run = run_p_admm(problem, config, T, rng, runs=setup.runs, w_c=w_c)
+        return run, {"reconstruction": True, "constant_eta": config.step.eta0}
+    noisy = config.privacy.kind != "none"
+    bound = problem.gradient_bound
+    # as run_zcdp_nfl: rows normalised to ||x|| = 1 carry a few ulps of rounding, allow 8 eps relative
+    certified = bool(noisy and bound is not None and bound <= config.privacy.c1 * (1.0 + 8.0 * np.finfo(float).eps))
+    if setup.method == "eps_delta_dp_nfl":
+        epsilon = accounted_privacy(problem, config, T)[1]
+        budget = EpsDeltaBudget(epsilon=epsilon, delta=config.privacy.delta, split=setup.split, tau=config.privacy.tau,
+                                c1=config.privacy.c1)
+        base = run_eps_delta_dp_nfl(problem, config.rho, config.step, budget, T, rng, runs=setup.runs, w_c=w_c)
+        extra = {"reconstruction": True, "split": setup.split, "composition": "basic (sum of per-round epsilon, delta)"}
+    else:
+        mu = setup.mu if setup.mu is not None else matched_gradient_step(problem, config, w_c)
+        base = run_zcdp_grad_nfl(problem, mu, config.privacy, T, rng, runs=setup.runs, w_c=w_c)
+        extra = {"reconstruction": True, "mu": mu, "mu_matched": setup.mu is None}
+    run = _BaselineView(ne=base.ne, diverged=base.diverged,
+                        total_zcdp=math.inf if base.total_zcdp is None else base.total_zcdp,
+                        epsilon=base.epsilon, privacy_certified=certified)
+    return run, extra
+
+
+@dataclass(frozen=True)
+class _BaselineView:
+    """The fields of a run the output reads (a baseline's run has no zCDP total under basic composition: inf)."""
+
+    ne: object
+    diverged: bool
+    total_zcdp: float
+    epsilon: float
+    privacy_certified: bool

@@ -98,3 +98,57 @@ def test_bad_field_exits_2_naming_it(tmp_path, capsys, body, field):
     assert exc.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert field in err[-1]
+
+
+# ---- the reconstructed baselines (algorithm.method) -------------------------------------------------------------
+
+def _with_method(tmp_path, body):
+    path = tmp_path / "m.toml"
+    path.write_text('[graph]\nK = 10\n[data]\nP = 3\nM = 20\n' + body)
+    return str(path)
+
+
+@pytest.mark.parametrize("method", ["eps_delta_dp_nfl", "zcdp_grad_nfl", "p_admm"])
+def test_every_baseline_runs_and_is_labelled_a_reconstruction(tmp_path, capsys, method):
+    path = _with_method(tmp_path, f'[algorithm]\nmethod = "{method}"\n')
+    assert _main(["run", "zcdp-nfl", path, "--iterations", "30", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["algorithm"] == method and out["reconstruction"] and "RECONSTRUCTION" in out["privacy"]["status"]
+    assert out["status"] == "ok" and len(out["ne_curve"]) == 31 and np.isclose(out["ne_curve"][0], 10.0)
+    assert _main(["run", "zcdp-nfl", path, "--iterations", "30"]) == 0
+    assert "reconstruction" in capsys.readouterr().out
+
+
+def test_eps_delta_baseline_is_matched_to_the_zcdp_accounting(tmp_path, capsys):
+    """(eps,delta)DP-NFL reports zCDP-NFL's accounted epsilon (Corollary + Bun-Steinke) for the same [privacy]."""
+    path = _with_method(tmp_path, '[algorithm]\nmethod = "eps_delta_dp_nfl"\nsplit = "constant"\n')
+    assert _main(["run", "zcdp-nfl", path, "--iterations", "200", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert np.isclose(out["privacy"]["epsilon"], 6.068483, atol=5e-7)  # spec 5.3 test vector (phi1 = 1e-3, tau = 0.99)
+    assert out["split"] == "constant" and out["privacy"]["total_zcdp"] is None
+
+
+def test_grad_baseline_takes_a_given_step_or_matches_one(tmp_path, capsys):
+    assert _main(["run", "zcdp-nfl", _with_method(tmp_path, '[algorithm]\nmethod = "zcdp_grad_nfl"\nmu = 0.2\n'),
+                  "--iterations", "10", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["mu"] == 0.2 and not out["mu_matched"]
+    assert _main(["run", "zcdp-nfl", _with_method(tmp_path, '[algorithm]\nmethod = "zcdp_grad_nfl"\n'),
+                  "--iterations", "10", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["mu_matched"]
+
+
+@pytest.mark.parametrize(("body", "field"), [
+    ('[algorithm]\nmethod = "admm"\n', "algorithm.method"),
+    ('[algorithm]\nmu = 0.1\n', "algorithm.mu"),
+    ('[algorithm]\nmethod = "zcdp_grad_nfl"\nmu = -1.0\n', "algorithm.mu"),
+    ('[algorithm]\nsplit = "dynamic"\n', "algorithm.split"),
+    ('[algorithm]\nmethod = "eps_delta_dp_nfl"\nsplit = "linear"\n', "algorithm.split"),
+    ('[algorithm]\nmethod = "eps_delta_dp_nfl"\n[privacy]\nschedule = "none"\n', "privacy.schedule"),
+    ('[algorithm]\nmethod = "eps_delta_dp_nfl"\nsplit = "constant"\n[privacy]\nphi1 = 10.0\n', "privacy.phi1"),
+])
+def test_bad_baseline_field_exits_2_naming_it(tmp_path, capsys, body, field):
+    with pytest.raises(SystemExit) as exc:
+        _main(["run", "zcdp-nfl", _with_method(tmp_path, body), "--iterations", "5"])
+    assert exc.value.code == 2
+    assert field in capsys.readouterr().err.strip().splitlines()[-1]

@@ -205,8 +205,8 @@ CLAIMS = (
                    "markedly slower (slope > -0.9) with eta0/n on others."),
         hypotheses=_HYPOTHESES,
         check=check_rate_instance_dependent, expected=Verdict.CONFIRMED, corrects="zcdp_nfl.rate_one_over_t",
-        reason=("Settings on both sides are shown on the small instances (K = 10, P = 3, M = 20): 26 of 30 settings (every constant and "
-                "eta0/sqrt(n) run, LAD eta0/n on seed 2) at slopes -1.3 to -2, and LAD eta0/n on seeds 0, 1, 3, 4 at "
+        reason=("Settings on both sides are shown on the small instances (K = 10, P = 3, M = 20): 26 of 30 settings "
+                "(every constant and eta0/sqrt(n) run, LAD eta0/n on seed 2) at slopes -1.3 to -2, and LAD eta0/n on seeds 0, 1, 3, 4 at "
                 "-0.1 to -0.86 (its step sum grows only like log n); ci: 4 of 6 and 2 of 6."),
     ),
 )

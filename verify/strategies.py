@@ -879,3 +879,29 @@ def npfl_experiment_seeds() -> st.SearchStrategy[int]:
 
 
 __all__ += ["npfl_experiment_seeds"]
+
+
+# --- fedpdm experiments (verify/fedpdm/experiments.py) ---
+def fedpdm_experiment_seeds() -> st.SearchStrategy[int]:
+    """Root seeds of the FedPDM-DP experiment design (each fixes every replicate's data and run draws)."""
+    return st.integers(0, 2**16)
+
+
+def fedpdm_experiment_budgets() -> st.SearchStrategy[float]:
+    """Total budgets epsbar log-uniform on [5, 30] (the paper's Fig. 1 and Fig. 2 values 7, 10, 20, 30 inside)."""
+    return st.floats(float(np.log10(5.0)), float(np.log10(30.0))).map(lambda e: float(10.0**e))
+
+
+__all__ += ["fedpdm_experiment_budgets", "fedpdm_experiment_seeds"]
+
+
+# --- fedpdm Remark 2 (verify/fedpdm/remark2_rate.py) ---
+def fedpdm_remark2_points() -> st.SearchStrategy[dict]:
+    """Remark 2's parameter points: the check's own space, ``verify.fedpdm.remark2_rate.remark2_space`` (one sampler
+    per claim)."""
+    from verify.fedpdm.remark2_rate import remark2_space
+
+    return remark2_space.strategy()
+
+
+__all__ += ["fedpdm_remark2_points"]

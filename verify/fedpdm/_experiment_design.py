@@ -1,0 +1,202 @@
+r"""The design of FedPDM-DP's Section V experiment (spec 5) for :mod:`verify.comparisons`.
+
+Replicate :math:`i` fixes the data (a fresh MNIST-shaped synthetic set, or a fresh IID split of scikit-learn's
+digits or of the user's MNIST file) and one run seed that every arm uses (common random numbers: the same client
+sampling, the same data partition). Arms (:class:`Arm`): FedPDM-DP (:func:`reference_impl.fedpdm_dp.run_fedpdm`)
+and the reconstructed baselines FedAvg-DP, FedProx-DP and SCAFFOLD-DP (spec 5.3, labelled reconstructions), each
+with the DP noise of a total budget :math:`\bar\varepsilon` (``target_total_eps`` on the realised participation
+count, spec 5.5 and Review notes; the same noise multiplier for every arm) or without noise ("without DP").
+
+Fixed set-up (spec 5.2, line 263): :math:`\rho = 10`, :math:`\nu = 10^{-2}`, :math:`\gamma = 10^{-4}`,
+:math:`\beta = 10^{-2}`, :math:`\delta = 10^{-5}`; the step :math:`\eta^t = 1/(\rho\sqrt{1+t})` (the fix of E25:
+the literal :math:`1/\sqrt{1+t}` diverges for the first ~25 rounds), :math:`Q_{\max} = 5` (unstated, E31), warm
+start, disjoint batches, :math:`G` certified from the data (E32). Curves: the training loss :math:`F(x_0^t)` of
+(24) on all training data and the test accuracy (26), every ``eval_every`` rounds.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from reference_impl.fedpdm_dp import (
+    BaselineConfig,
+    FedPDMConfig,
+    accuracy,
+    classification_problem,
+    digits_problem,
+    global_objective,
+    mnist_like_problem,
+    run_baseline,
+    run_fedpdm,
+)
+from verify.comparisons import Design
+from verify.data_files import load
+from verify.records import CheckContext
+
+__all__ = ["ALGORITHMS", "DATASETS", "DESIGN", "EPSILON_PAPER", "SCALES", "Arm", "Scale", "replicate_problem",
+           "simulate_fedpdm"]
+
+EXPERIMENT_KEY = "fedpdm.experiments"
+ALGORITHMS = ("fedpdm", "fedavg", "fedprox", "scaffold")
+DATASETS = ("synthetic", "digits", "mnist")
+#: Fig. 2 (c, d): the paper's total privacy budget epsbar = 7 (line 278).
+EPSILON_PAPER = 7.0
+#: Spec 5.2 (seed line 263), and the E25 step fix eta0 = 1/rho.
+RHO, NU, GAMMA, BETA, DELTA = 10.0, 1e-2, 1e-4, 1e-2, 1e-5
+#: FedProx's mu is unreported (spec 5.3 sweeps {0.01, 0.1, 1}); the middle value.
+MU = 0.1
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Scale:
+    """One profile's size: data set, clients ``N`` (``K`` sampled), samples, batch ``b``, ``Q_max``, rounds ``T``,
+    image side (synthetic), the loss/accuracy evaluation period, and the user's file (``mnist``: path, SHA-256)."""
+
+    dataset: str
+    N: int
+    K: int
+    b: int
+    Q_max: int
+    T: int
+    eval_every: int
+    n_train: int = 0
+    n_test: int = 0
+    side: int = 28
+    path: str = ""
+    sha256: str = ""
+
+    def __post_init__(self) -> None:
+        if self.dataset not in DATASETS:
+            raise ValueError(f"dataset must be one of {DATASETS}, got {self.dataset!r}")
+        for name in ("N", "K", "b", "Q_max", "T", "eval_every", "side"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+        if self.K > self.N:
+            raise ValueError(f"K must be in [1, N = {self.N}], got {self.K}")
+        if self.T % self.eval_every:
+            raise ValueError(f"eval_every must divide T = {self.T}, got {self.eval_every}")
+
+    @property
+    def rounds(self) -> np.ndarray:
+        """The rounds at which the curves are evaluated (0, eval_every, ..., T)."""
+        return np.arange(0, self.T + 1, self.eval_every)
+
+
+#: The paper's size for synthetic and MNIST (N = 100, |D_i| = 600, b = 30, K = 5, T = 300); ci scaled down
+#: (20 clients of 120 samples, 14 x 14 images, b = 6 so that q = Q_max b/|D_i| = 0.25 as at the paper's size).
+SCALES = {
+    "synthetic": {
+        "ci": Scale(dataset="synthetic", N=20, K=5, b=6, Q_max=5, T=30, eval_every=3, n_train=2400, n_test=600,
+                    side=14),
+        "thorough": Scale(dataset="synthetic", N=100, K=5, b=30, Q_max=5, T=300, eval_every=20, n_train=60_000,
+                          n_test=10_000),
+    },
+    "digits": {
+        "ci": Scale(dataset="digits", N=10, K=3, b=5, Q_max=5, T=30, eval_every=3),
+        "thorough": Scale(dataset="digits", N=10, K=3, b=5, Q_max=5, T=300, eval_every=10),
+    },
+    "mnist": {
+        "ci": Scale(dataset="mnist", N=100, K=5, b=30, Q_max=5, T=60, eval_every=10),
+        "thorough": Scale(dataset="mnist", N=100, K=5, b=30, Q_max=5, T=300, eval_every=20),
+    },
+}
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Arm:
+    """One curve: an algorithm, with the DP noise of total budget ``epsilon`` or without noise (``None``)."""
+
+    label: str
+    algorithm: str
+    epsilon: float | None = EPSILON_PAPER
+
+    def __post_init__(self) -> None:
+        if self.algorithm not in ALGORITHMS:
+            raise ValueError(f"algorithm must be one of {ALGORITHMS}, got {self.algorithm!r}")
+        if self.epsilon is not None and not (math.isfinite(self.epsilon) and self.epsilon > 0):
+            raise ValueError(f"epsilon must be None or a finite real in (0, inf), got {self.epsilon!r}")
+
+    @property
+    def key(self) -> tuple:
+        return (self.algorithm, self.epsilon)
+
+
+def _replicate_seeds(root_seed: int, replicate: int) -> tuple[int, int]:
+    base = CheckContext(seed=root_seed).seed_sequence(EXPERIMENT_KEY)
+    data, run = np.random.SeedSequence(base.entropy, spawn_key=(replicate,)).spawn(2)
+    return int(data.generate_state(1)[0]), int(run.generate_state(1)[0])
+
+
+@functools.lru_cache(maxsize=4)
+def replicate_problem(scale: Scale, root_seed: int, replicate: int):
+    """The data of replicate ``replicate`` (the same for every arm)."""
+    rng = np.random.default_rng(_replicate_seeds(root_seed, replicate)[0])
+    if scale.dataset == "synthetic":
+        return mnist_like_problem(rng, N=scale.N, n_train=scale.n_train, n_test=scale.n_test, beta=BETA, gamma=GAMMA,
+                                  side=scale.side)
+    if scale.dataset == "digits":
+        return digits_problem(rng, N=scale.N, beta=BETA, gamma=GAMMA)
+    if not scale.path:
+        raise ValueError("scale.path must name the user's MNIST .npz for dataset = 'mnist'")
+    X_train, y_train, X_test, y_test = load("mnist", scale.path)
+    return classification_problem(rng, X_train, y_train, X_test, y_test, N=scale.N, beta=BETA, gamma=GAMMA)
+
+
+def fedpdm_config(scale: Scale, epsilon: float | None) -> FedPDMConfig:
+    """Algorithm 1's configuration of the experiment (every arm takes its K, b, T, schedule and noise from it)."""
+    noise = {"noise": "none"} if epsilon is None else {"noise": "dp", "dp_calibration": "target_total_eps",
+                                                       "epsilon_total": epsilon}
+    return FedPDMConfig(K=scale.K, rounds=scale.T, batch_size=scale.b, rho=RHO, eta0=1.0 / RHO,
+                        eta_schedule="inv_sqrt", nu=NU, Q_max=scale.Q_max, delta=DELTA, **noise)
+
+
+def _run(arm: Arm, scale: Scale, root_seed: int, replicate: int) -> np.ndarray:
+    """``(2, len(scale.rounds))``: training loss and test accuracy of the global model at the evaluation rounds."""
+    problem = replicate_problem(scale, root_seed, replicate)
+    rng = np.random.default_rng(_replicate_seeds(root_seed, replicate)[1])
+    config = fedpdm_config(scale, arm.epsilon)
+    observers = {"x0": lambda state: state.x0.copy()}
+    if arm.algorithm == "fedpdm":
+        run = run_fedpdm(problem, config, rng, observers=observers)
+    else:
+        run = run_baseline(problem, config, BaselineConfig(name=arm.algorithm, eta_cap=1.0 / RHO, mu=MU), rng,
+                           observers=observers)
+    x0 = run.observations["x0"][scale.rounds, 0]  # (len(rounds), d)
+    loss, acc = global_objective(problem, x0), accuracy(problem, x0)
+    if not np.all(np.isfinite(loss)):
+        raise ArithmeticError(f"{arm.label} diverged on replicate {replicate} ({scale.dataset})")
+    return np.stack([loss, acc])
+
+
+def simulate_fedpdm(arms, point, scale: Scale, root_seed: int, replicates) -> list[np.ndarray]:
+    """Curves ``(len(replicates), 2, len(scale.rounds))`` (loss, accuracy) of every arm (the design's ``simulate``)."""
+    with threadpool_limits(limits=1, user_api="blas"):  # one BLAS thread per worker process
+        per_replicate = [[_run(arm, scale, root_seed, i) for arm in arms] for i in replicates]  # data built once
+    return [np.stack([runs[j] for runs in per_replicate]) for j in range(len(arms))]
+
+
+def _readout(name: str, scale: Scale, curves: np.ndarray) -> np.ndarray:
+    """``final_loss`` / ``final_accuracy``: at round T; ``mean_loss``: averaged over the evaluation rounds."""
+    if name == "final_loss":
+        return curves[:, 0, -1]
+    if name == "final_accuracy":
+        return curves[:, 1, -1]
+    if name == "mean_loss":
+        return curves[:, 0].mean(axis=-1)
+    raise ValueError(f"read-out must be final_loss, final_accuracy or mean_loss, got {name!r}")
+
+
+def design(dataset: str) -> Design:
+    """The design of one data set (each is its own arm-store family)."""
+    return Design(family=f"{EXPERIMENT_KEY}.{dataset}", simulate=simulate_fedpdm, readout=_readout,
+                  scales=SCALES[dataset], stages={"ci": (10,), "thorough": (10, 20)},
+                  chunk={"ci": 10, "thorough": 10})
+
+
+DESIGN = {name: design(name) for name in DATASETS}

@@ -21,9 +21,10 @@ def add_msd_parser(sub) -> None:
     msd.add_argument("config", type=Path, metavar="CONFIG.toml")
     msd.add_argument("--model", choices=("seed", "exact", "both"), default="both",
                      help="seed: the paper's F (mu^2 term dropped); exact: with the Gaussian mu^2 term (default both)")
-    msd.add_argument("--method", choices=("auto", "naive", "structured", "white"), default="auto",
+    msd.add_argument("--method", choices=("auto", "naive", "structured", "white", "grouped"), default="auto",
                      help="naive forms F explicitly (N <= 100); structured never forms it; white reduces R_k = v_k I "
-                          "to N_b^2 problems (default auto: white when it applies, else structured)")
+                          "to N_b^2 problems; grouped also reduces classes of clients sharing (p, v, sigma2) to "
+                          "per-class blocks (default auto: the cheapest that applies, reported as 'route')")
     msd.add_argument("--progress", action="store_true", help="report each stage on stderr (default when a terminal)")
     msd.add_argument("--transient", type=int, default=None, metavar="N", help="also the MSD curve for n = 0..N")
     msd.add_argument("--csv", type=Path, default=None, metavar="FILE", help="write the transient curve as CSV")
@@ -62,7 +63,7 @@ def _db(x: float) -> float:
 def msd_report(instance, models, method: str = "auto", transient: int | None = None, progress=None) -> dict:
     """Bounds, thresholds, rho(F) and MSD for ``instance`` (a :class:`theory.msd.PAOFedInstance`).
 
-    The route (white, structured or naive) is chosen by :func:`theory.msd.routes.choose_route` unless
+    The route (grouped, white, structured or naive) is chosen by :func:`theory.msd.routes.choose_route` unless
     ``method`` forces one; ``progress(message)`` receives one line per stage.
     """
     from theory.msd import msd_transient, msd_transient_naive, paper_mean_bound, paper_mean_square_bound

@@ -29,7 +29,7 @@ __all__ = ["ConfigError", "PAOFedSetup", "add_run_parser", "load_paofed_config",
 _SECTIONS = {
     "simulation": {"iterations"},
     "instance": {"K", "D", "l_max", "m", "selection", "p", "delta", "alpha", "sigma2_eta", "toeplitz_rho", "R",
-                 "R_npy", "white_variances", "w_star", "mu", "mu_times_lambda_max"},
+                 "R_npy", "white_variances", "w_star", "mu", "mu_times_lambda_max", "group"},
     "data": {"source", "K", "D", "sigma_kappa", "test_size", "input_order", "bracket", "ar_clock", "data_groups",
              "horizon"},
     "environment": {"p_groups", "delta", "l_max", "delay_step", "delay_tail"},
@@ -64,6 +64,66 @@ def _prefixed(section: str, exc: ValueError) -> ConfigError:
     return ConfigError(f"{section}.{exc}".replace("\n", " "))
 
 
+_GROUP_FIELDS = ("count", "p", "sigma2_eta", "white_variance", "toeplitz_rho")
+_GROUP_EXPANDS = ("p", "sigma2_eta", "white_variances", "toeplitz_rho", "R", "R_npy")
+
+
+def _expand_groups(table: dict) -> dict:
+    """``[[instance.group]]`` (count, p, sigma2_eta, white_variance or toeplitz_rho) written out per client.
+
+    Returns a copy of ``table`` whose ``[instance]`` has K, p, sigma2_eta and white_variances or toeplitz_rho
+    (clients in group order); the per-client fields themselves must then be absent.
+    """
+    sec = table.get("instance", {})
+    groups = sec.get("group")
+    if groups is None:
+        return table
+    if not isinstance(groups, list) or not groups or not all(isinstance(g, dict) for g in groups):
+        raise ConfigError(f"instance.group must be an array of tables [[instance.group]], got {groups!r}"[:200])
+    clash = [f for f in _GROUP_EXPANDS if f in sec]
+    if clash:
+        raise ConfigError(f"instance.{clash[0]}: give either [[instance.group]] or the per-client fields "
+                          f"({', '.join(_GROUP_EXPANDS)}), not both")
+    p, s2, kinds, values = [], [], set(), []
+    for i, g in enumerate(groups):
+        name = f"instance.group[{i}]"
+        unknown = sorted(set(g) - set(_GROUP_FIELDS))
+        if unknown:
+            raise ConfigError(f"{name}.{unknown[0]} is not a field (allowed: {', '.join(_GROUP_FIELDS)})")
+        t = {name: g}
+        count = _scalar(t, name, "count", int, check=lambda v: v >= 1, allowed="an integer >= 1")
+        if count is None:
+            raise ConfigError(f"{name}.count must be given (an integer >= 1)")
+        pk = _scalar(t, name, "p", float, check=lambda v: 0 < v <= 1, allowed="a real in (0, 1]")
+        if pk is None:
+            raise ConfigError(f"{name}.p must be given (a real in (0, 1])")
+        sk = _scalar(t, name, "sigma2_eta", float, 0.01, check=lambda v: v >= 0, allowed="a real >= 0")
+        spec = [f for f in ("white_variance", "toeplitz_rho") if f in g]
+        if len(spec) != 1:
+            raise ConfigError(f"{name}: give exactly one of white_variance (a real > 0) and toeplitz_rho "
+                              f"(a real in (-1, 1)), got {spec or 'neither'}")
+        check = (lambda v: v > 0) if spec[0] == "white_variance" else (lambda v: -1 < v < 1)
+        value = _scalar(t, name, spec[0], float, check=check,
+                        allowed="a real > 0" if spec[0] == "white_variance" else "a real in (-1, 1)")
+        kinds.add(spec[0])
+        if len(kinds) > 1:
+            raise ConfigError(f"{name}.{spec[0]}: every group must describe R the same way (all white_variance or "
+                              f"all toeplitz_rho)")
+        p += [pk] * count
+        s2 += [sk] * count
+        values += [value] * count
+    K = sec.get("K", len(p))
+    if K != len(p):
+        raise ConfigError(f"instance.K = {K!r} differs from the clients of [[instance.group]] (sum of counts "
+                          f"{len(p)}); omit K or make them agree")
+    out = dict(table)
+    body = {k: v for k, v in sec.items() if k != "group"}
+    key = "white_variances" if kinds == {"white_variance"} else "toeplitz_rho"
+    body.update(K=len(p), p=p, sigma2_eta=s2, **{key: values})
+    out["instance"] = body
+    return out
+
+
 def _instance(table, base_dir: Path = Path("."), *, min_mu_lambda: float = 0.0):
     """The analysis instance of ``[instance]`` (defaults: the reference instance of spec 4.1).
 
@@ -75,6 +135,7 @@ def _instance(table, base_dir: Path = Path("."), *, min_mu_lambda: float = 0.0):
     from fedcheck._files import MAX_STATE_ELEMENTS, check_budget, load_npy, real_array
     from theory.msd.instance import SELECTION_LAWS, PAOFedInstance, reference_instance, toeplitz_covariances
 
+    table = _expand_groups(table)
     ref = reference_instance()
     sec = "instance"
     pos = dict(check=lambda v: v >= 1, allowed="an integer >= 1")

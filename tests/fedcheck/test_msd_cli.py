@@ -139,3 +139,59 @@ def test_paper_scale_example_parses_to_the_grouped_route():
     assert (inst.K, inst.D, inst.l_max, inst.m, inst.selection) == (256, 200, 10, 4, "window")
     assert sorted(set(inst.p.tolist())) == [0.005, 0.025, 0.1, 0.25] and inst.lambda_max == pytest.approx(1.02)
     assert choose_route(inst) == "grouped"
+
+
+GROUPS = """
+[[instance.group]]
+count = 4
+p = 0.9
+sigma2_eta = 0.01
+white_variance = 1.0
+
+[[instance.group]]
+count = 2
+p = 0.4
+sigma2_eta = 0.02
+white_variance = 1.5
+"""
+
+
+def _grouped_config(tmp_path, groups=GROUPS, drop=("K", "p", "sigma2_eta", "toeplitz_rho")):
+    lines = [ln for ln in EXAMPLE.read_text().splitlines() if ln.split(" = ")[0] not in drop]
+    text = "\n".join(lines).replace("\n[data]\n", groups + "\n[data]\n", 1)  # the section, not the comment
+    path = tmp_path / "g.toml"
+    path.write_text(text)
+    return path
+
+
+def test_group_shorthand_equals_the_per_client_lists(tmp_path, capsys):
+    """[[instance.group]] writes the clients group by group; fedcheck msd takes the grouped route and agrees
+    with the white route on the same instance."""
+    from fedcheck.paofed_cli import _instance, _load_table
+
+    inst = _instance(_load_table(_grouped_config(tmp_path)))
+    assert inst.K == 6 and inst.p.tolist() == [0.9] * 4 + [0.4] * 2
+    assert inst.sigma2_eta.tolist() == [0.01] * 4 + [0.02] * 2
+    assert np.array_equal(inst.R, np.array([1.0] * 4 + [1.5] * 2)[:, None, None] * np.eye(5)[None])
+    grouped = _run(capsys, _grouped_config(tmp_path))
+    white = _run(capsys, _grouped_config(tmp_path), "--method", "white")
+    assert grouped["route"] == "grouped" and white["route"] == "white"
+    for model in ("seed", "exact"):
+        assert abs(grouped["models"][model]["msd"] / white["models"][model]["msd"] - 1) <= MSD_AGREEMENT_RTOL
+        assert grouped["models"][model]["solver"].startswith("grouped")
+
+
+@pytest.mark.parametrize(("groups", "drop", "field"), [
+    (GROUPS, ("K", "toeplitz_rho"), "instance.p: give either"),
+    (GROUPS.replace("count = 2", "count = 0"), None, "instance.group[1].count must be an integer >= 1"),
+    (GROUPS.replace("p = 0.4", "p = 1.5"), None, "instance.group[1].p must be a real in (0, 1]"),
+    (GROUPS.replace("white_variance = 1.5", "toeplitz_rho = 0.5"), None, "instance.group[1].toeplitz_rho: every"),
+    (GROUPS.replace("white_variance = 1.5", ""), None, "instance.group[1]: give exactly one"),
+    (GROUPS.replace("count = 4", "count = 4\ncolour = 1"), None, "instance.group[0].colour is not a field"),
+    (GROUPS, ("p", "sigma2_eta", "toeplitz_rho"), "instance.K = 4 differs"),  # the example's K = 4, groups: 6
+])
+def test_group_shorthand_bad_fields(tmp_path, capsys, groups, drop, field):
+    path = _grouped_config(tmp_path, groups, drop or ("K", "p", "sigma2_eta", "toeplitz_rho"))
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["msd", str(path)])
+    assert exc.value.code == 2 and field in capsys.readouterr().err

@@ -115,3 +115,18 @@ def test_missing_file_and_unknown_algorithm_exit_2(tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
         _main(["run", "paofed", str(EXAMPLE), "--algorithm", "fedavg"])
     assert exc.value.code == 2 and "--algorithm" in capsys.readouterr().err
+
+
+def test_group_shorthand_runs(tmp_path, capsys):
+    """[[instance.group]] (count, p, sigma2_eta, toeplitz_rho) replaces the per-client lists for run paofed too."""
+    drop = ("K", "p", "sigma2_eta", "toeplitz_rho")
+    lines = [ln for ln in EXAMPLE.read_text().splitlines() if ln.split(" = ")[0] not in drop]
+    groups = "".join(f"\n[[instance.group]]\ncount = {n}\np = {p}\nsigma2_eta = 0.01\ntoeplitz_rho = {r}\n"
+                     for n, p, r in ((3, 0.9, 0.2), (2, 0.3, 0.6)))
+    path = tmp_path / "g.toml"
+    path.write_text("\n".join(lines).replace("\n[data]\n", groups + "\n[data]\n", 1))
+    setup = load_paofed_config(path)
+    assert setup.env.K == 5 and np.array_equal(setup.env.p, [0.9, 0.9, 0.9, 0.3, 0.3])
+    assert setup.data.R[4, 0, 1] == 0.6 and setup.data.R[0, 0, 2] == pytest.approx(0.04)  # rho^|i-j|, 1e-16 rounding
+    assert _main(["run", "paofed", str(path), "--iterations", "5", "--json"]) == 0  # 5 iterations: the run completes
+    assert len(json.loads(capsys.readouterr().out)["curve_db"]) == 6  # n = 0..5

@@ -1,0 +1,200 @@
+r"""The design of NPFL-RL's experiments (spec 7, Figs. 6.1-6.3) for :mod:`verify.comparisons`.
+
+Replicate :math:`i` draws one I0 instance (spec 6: Erdős-Rényi graph with mean degree 6, Q = 3 uniform clusters,
+:math:`w_q = (1+\delta_q)w_0`, :math:`D_k \sim U\{D_{lo..hi}\}`, :math:`\lambda = 0.1`) from
+``default_rng([root, i, 0])`` and its SAC draws from ``default_rng([root, i, 1])``, as
+:func:`reference_impl.npfl_rl.simulate_replicates` does, so every arm sees the same instance and the same draws
+(common random numbers) and the CLI reproduces the numbers. ``root`` derives from the check's seed and the
+family key.
+
+An arm's outcome is an array (replicates, N + 1, :data:`CHANNELS`): the printed Test MSE (6.15) and summaries of
+the :math:`\tau_k^{(n)}` trajectories (the clients with the largest, median and smallest :math:`D_k`, as Fig. 6.3
+picks clients 22, 3 and 30; the mean :math:`|\tau_k^{(n)} - \tau^{(0)}|`; the mean :math:`|\Delta^2\tau_k^{(n)}|`).
+Two ground-truth arms are constant curves: the Test MSE of the whole-cluster ridge solution ((6.1) with
+:math:`\tau = 0`) and of the per-component one (K2). A grid point may fix the horizon ``N``, the ``policy`` whose
+:math:`\tau` trajectories C9 reads and ``delta_kind``, scalar or elementwise :math:`\delta_q` (D17; the seed gives
+none of them).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+
+import numpy as np
+
+from reference_impl.npfl_rl import PAPER_ARMS, per_component_ridge, run_npfl, test_mse
+from reference_impl.npfl_rl_data import synthetic_problem
+from theory._validate import positive_int
+from verify.comparisons import Design
+from verify.records import CheckContext
+
+__all__ = ["CHANNELS", "DESIGN", "GROUND_TRUTHS", "SCALES", "Arm", "Scale", "cluster_ridge", "replicate_problem",
+           "replicate_root", "simulate_npfl"]
+
+#: Shared seed key: every claim sees the same replicates (as the paper's figures do).
+EXPERIMENT_KEY = "npfl_rl.experiments"
+#: Channels of an arm's outcome (last axis).
+CHANNELS = ("test_mse", "tau_large", "tau_median", "tau_small", "tau_spread", "tau_curvature")
+#: Arms that are not runs of the algorithm: constant Test-MSE curves of a ground truth.
+GROUND_TRUTHS = ("cluster_ridge", "component_ridge")
+#: The arm name resolved from the grid's ``policy`` (C9: Fig. 6.3 shows RL (DPG) and RL (SAC)).
+RL_OF_POLICY = "rl_policy"
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Scale:
+    """Instance size and horizon of one profile: K clients, d features, D_k ~ U{D_lo..D_hi}, N iterations, the early
+    read-out (initial speed) and the first iteration of the window the roughness read-outs average over."""
+
+    K: int
+    d: int
+    D_lo: int
+    D_hi: int
+    N: int
+    early: int
+
+    def __post_init__(self) -> None:
+        for name in ("K", "d", "D_lo", "D_hi", "N", "early"):
+            positive_int(name, getattr(self, name))
+        if self.D_lo > self.D_hi:
+            raise ValueError(f"D_lo must be <= D_hi = {self.D_hi}, got {self.D_lo}")
+        if not 2 <= self.early < self.N:
+            raise ValueError(f"early must be in [2, N = {self.N}), got {self.early}")
+
+    @property
+    def generator(self) -> dict:
+        """Arguments of :func:`reference_impl.npfl_rl_data.synthetic_problem` (the other I0 values are its defaults)."""
+        return {"K": self.K, "d": self.d, "D_range": (self.D_lo, self.D_hi)}
+
+
+#: ci keeps D_k < d (singular H_k) and the paper's K, Q and degree at half the dimension and 2/3 of the horizon.
+SCALES = {"ci": Scale(K=30, d=30, D_lo=3, D_hi=17, N=200, early=20),
+          "thorough": Scale(K=30, d=60, D_lo=5, D_hi=35, N=300, early=30)}
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Arm:
+    """One curve: a :data:`reference_impl.npfl_rl.PAPER_ARMS` name, :data:`RL_OF_POLICY`, or a ground truth."""
+
+    label: str
+    name: str
+
+    def __post_init__(self) -> None:
+        if self.name not in PAPER_ARMS and self.name not in GROUND_TRUTHS and self.name != RL_OF_POLICY:
+            raise ValueError(f"name must be a PAPER_ARMS name, {RL_OF_POLICY!r} or one of {GROUND_TRUTHS}, "
+                             f"got {self.name!r}")
+
+    @property
+    def key(self) -> str:
+        return self.name
+
+    def resolve(self, choices: dict) -> str:
+        """The arm actually simulated at a grid point (the RL arm of the point's policy)."""
+        return f"rl_{choices.get('policy', 'sac')}" if self.name == RL_OF_POLICY else self.name
+
+
+def replicate_root(root_seed: int) -> int:
+    """The integer root of the replicate seeds (default_rng([root, i, 0]) and [root, i, 1]) of a check seed."""
+    return int(CheckContext(seed=root_seed).seed_sequence(EXPERIMENT_KEY).generate_state(1)[0])
+
+
+@functools.lru_cache(maxsize=256)
+def replicate_problem(scale: Scale, root_seed: int, replicate: int, delta_kind: str = "scalar"):
+    """The I0 instance of replicate ``replicate`` (the same for every arm); ``delta_kind`` as in D17."""
+    rng = np.random.default_rng([replicate_root(root_seed), int(replicate), 0])
+    return synthetic_problem(rng, delta_kind=delta_kind, **scale.generator)[0]
+
+
+def cluster_ridge(problem) -> np.ndarray:
+    r"""(6.1) with :math:`\tau = 0` for every cluster as one model: :math:`\arg\min_w\sum_{k\in C_{(q)}}
+    \frac1{D_k}\|y_k - X_kw\|^2 + \lambda\|w\|^2` (normal equations), per client (K, d)."""
+    onehot = np.eye(problem.Q)[problem.labels]  # (K, Q)
+    H = np.einsum("kq,kij->qij", onehot, problem.H) + problem.lam * np.eye(problem.d)
+    w = np.linalg.solve(H, (onehot.T @ problem.b)[..., None])[..., 0]
+    return w[problem.labels]
+
+
+def _picked(problem) -> np.ndarray:
+    """The clients with the largest, median and smallest D_k (stable order: the lowest index among ties)."""
+    order = np.argsort(problem.D, kind="stable")
+    return np.array([order[-1], order[len(order) // 2], order[0]])
+
+
+def _channels(problems, tau: np.ndarray, mse: np.ndarray) -> np.ndarray:
+    R, n1, _ = tau.shape
+    out = np.zeros((R, n1, len(CHANNELS)))
+    out[:, :, 0] = mse
+    picks = np.stack([_picked(p) for p in problems])  # (R, 3)
+    out[:, :, 1:4] = np.take_along_axis(tau, picks[:, None, :], axis=2)
+    out[:, :, 4] = np.mean(np.abs(tau - tau[:, :1]), axis=2)
+    out[:, 2:, 5] = np.mean(np.abs(np.diff(tau, 2, axis=1)), axis=2)
+    return out
+
+
+def simulate_npfl(arms, point, scale: Scale, root_seed: int, replicates) -> list[np.ndarray]:
+    """Outcomes (len(replicates), N + 1, len(CHANNELS)) of every arm at grid point ``point`` (the design's
+    ``simulate``); ``N`` is the point's horizon or the scale's."""
+    choices = dict(point)
+    N = int(choices.get("N", scale.N))
+    problems = [replicate_problem(scale, root_seed, i, choices.get("delta_kind", "scalar")) for i in replicates]
+    out = []
+    for arm in arms:
+        name = arm.resolve(choices)
+        if name in GROUND_TRUTHS:
+            w = [cluster_ridge(p) if name == "cluster_ridge" else per_component_ridge(p, method="normal").w
+                 for p in problems]
+            mse = np.array([test_mse(p, wi) for p, wi in zip(problems, w)])
+            out.append(_channels(problems, np.zeros((len(problems), N + 1, scale.K)),
+                                 np.repeat(mse[:, None], N + 1, axis=1)))
+            continue
+        rngs = [np.random.default_rng([replicate_root(root_seed), int(i), 1]) for i in replicates]
+        run = run_npfl(problems, PAPER_ARMS[name], N, rngs)
+        if not np.all(run.finite):
+            raise ArithmeticError(f"{arm.label} diverged on replicates {list(replicates)} at {choices}")
+        out.append(_channels(problems, run.tau, run.test_mse))
+    return out
+
+
+def _arm_key(arm: Arm, point, scale, root_seed):
+    """What an arm depends on: the resolved arm, the horizon and the cluster models (not the policy, once resolved)."""
+    choices = dict(point)
+    return (arm.resolve(choices), int(choices.get("N", scale.N)), choices.get("delta_kind", "scalar"))
+
+
+def _window(scale: Scale, curves: np.ndarray) -> slice:
+    """The second half of the horizon (the steady-state window of the roughness read-outs)."""
+    return slice((curves.shape[1] - 1) // 2, None)
+
+
+def _readout(name: str, scale: Scale, curves: np.ndarray) -> np.ndarray:
+    """The scalar per replicate that a statement compares.
+
+    ``early``/``final``: Test MSE (6.15) in dB at n = ``scale.early`` / at the horizon; ``roughness``: the mean
+    :math:`|\\Delta^2|` of the dB curve over the second half (zero for a smooth curve of any slope);
+    ``tau_curvature``: the same of the :math:`\\tau_k` trajectories (mean over clients); ``tau_adapt`` / ``tau_reach``: mean
+    :math:`|\\tau_k^{(n)} - \\tau^{(0)}|` at the early read-out / the horizon; ``{large,median,small}_{early,rise,fall,final}``: that client's
+    :math:`\\tau^{(early)} - \\tau^{(0)}`, :math:`\\max_n\\tau^{(n)} - \\tau^{(0)}`,
+    :math:`\\tau^{(N)} - \\max_n\\tau^{(n)}` and :math:`\\tau^{(N)}`.
+    """
+    e = scale.early
+    if name in ("early", "final"):
+        return 10.0 * np.log10(curves[:, e if name == "early" else -1, 0])
+    if name == "roughness":
+        db = 10.0 * np.log10(curves[:, _window(scale, curves), 0])
+        return np.mean(np.abs(np.diff(db, 2, axis=1)), axis=1)
+    if name == "tau_curvature":
+        return np.mean(curves[:, 2:, 5], axis=1)
+    if name in ("tau_adapt", "tau_reach"):
+        return curves[:, e if name == "tau_adapt" else -1, 4]
+    client, _, what = name.partition("_")
+    if client not in ("large", "median", "small") or what not in ("early", "rise", "fall", "final"):
+        raise ValueError(f"unknown read-out {name!r}")
+    tau = curves[:, :, CHANNELS.index(f"tau_{client}")]
+    return {"early": tau[:, e] - tau[:, 0], "rise": tau.max(axis=1) - tau[:, 0],
+            "fall": tau[:, -1] - tau.max(axis=1), "final": tau[:, -1]}[what]
+
+
+#: Replicates: 10 then 20 at ci, 20 then 40 at the paper's size (the paper averages 10).
+DESIGN = Design(family=EXPERIMENT_KEY, simulate=simulate_npfl, readout=_readout, scales=SCALES,
+                stages={"ci": (10, 20), "thorough": (20, 40)}, chunk={"ci": 10, "thorough": 10}, arm_key=_arm_key)

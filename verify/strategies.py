@@ -345,29 +345,12 @@ def pgfl_private_instances(draw) -> dict:
             "zeta": zeta, "phi0": 0.05, "C": 1.0}
 
 
-_PAOFED_EXCHANGE_ALGORITHMS = ("paofed-c0", "paofed-u0", "paofed-c1", "paofed-u1", "paofed-c2", "paofed-u2",
-                               "pso-fed", "online-fed", "online-fedsgd")
+def paofed_communication_cases() -> st.SearchStrategy[dict]:
+    """A short PAO-Fed / PSO-Fed / Online-Fed run (case dict of verify.paofed.sim_communication): the check's own
+    space, ``verify.paofed.sim_communication.communication_space`` (one sampler per claim)."""
+    from verify.paofed.sim_communication import communication_space
 
-
-@st.composite
-def paofed_communication_cases(draw) -> dict:
-    """A short PAO-Fed / PSO-Fed / Online-Fed run (case dict of verify.paofed.sim_communication): K <= 8 clients,
-    D <= 40, m in [1, D], schedule circshift / uniform subset / random window (exactly m entries), random
-    availability, data arrival and delays; client 0 has a sample, is available and is contacted at every
-    iteration (server_fraction = 1), so at least one message is exchanged."""
-    K = draw(st.integers(min_value=1, max_value=8))
-    D = draw(st.integers(min_value=1, max_value=40))
-    algorithm = draw(st.sampled_from(_PAOFED_EXCHANGE_ALGORITHMS))
-    case = {"K": K, "D": D, "m": draw(st.integers(min_value=1, max_value=D)),
-            "p": [1.0] + draw(st.lists(_unit, min_size=K - 1, max_size=K - 1)),
-            "data_rate": [1.0] + draw(st.lists(_unit, min_size=K - 1, max_size=K - 1)),
-            "delta": draw(st.floats(min_value=0.0, max_value=0.95)), "l_max": draw(st.integers(min_value=0, max_value=6)),
-            "algorithm": algorithm, "iterations": draw(st.integers(min_value=1, max_value=25)),
-            "seed": draw(st.integers(min_value=0, max_value=2**31 - 1)), "runs": draw(st.integers(min_value=1, max_value=3))}
-    case["server_fraction"] = 1.0              # s < 1 (Online-Fed, PSO-Fed) could leave a run without any message
-    if not algorithm.startswith("online"):
-        case["schedule"] = draw(st.sampled_from(("circshift", "subset", "window")))
-    return case
+    return communication_space.strategy()
 
 
 def paofed_reference_step_sizes() -> st.SearchStrategy[float]:
@@ -394,41 +377,15 @@ def _paofed_spd_stack(draw, K: int, D: int, lo: float = 0.2, hi: float = 2.0) ->
     return out
 
 
-@st.composite
-def paofed_instances(draw, *, max_K: int = 3, max_D: int = 3, max_l: int = 2, max_N: int | None = None,
-                     nonnegative_server_weight: bool = True, mu_times_lambda: tuple[float, float] = (0.05, 0.4)) -> dict:
-    """A PAO-Fed analysis instance as plain data (``verify.paofed._common.instance_to_dict`` form).
+def paofed_instances(*, max_K: int = 3, max_D: int = 3, max_l: int = 2, max_N: int | None = None,
+                     nonnegative_server_weight: bool = True,
+                     mu_times_lambda: tuple[float, float] = (0.05, 0.4)) -> st.SearchStrategy[dict]:
+    """A PAO-Fed analysis instance as plain data: ``verify.paofed._common.instance_space``, the space the checks
+    sample (one sampler per claim; its docstring lists the ranges)."""
+    from verify.paofed._common import instance_space
 
-    K in [2, max_K], l_max in [0, max_l], D in [2, max_D] with N = (1 + K(l_max + 1)) D <= max_N (D is drawn
-    from the sizes that fit), m in [1, D], selection law subset / window / bernoulli, p in [0.05, 1], delta in
-    [0, 0.9], alpha_0 = 1 and alpha_l in [0, 1], R_k positive definite (eigenvalues in [0.2, 2]), noise in
-    [0.001, 0.05], mu lambda_max in ``mu_times_lambda``. With ``nonnegative_server_weight`` the weights
-    alpha_{l >= 1} are scaled down so that p_m sum_l alpha_l P(K_{n,l} nonempty) <= 1 - 1e-9, i.e. E[B_n] >= 0
-    ([E8]'s condition), by construction.
-    """
-    K = draw(st.integers(min_value=2, max_value=max_K))
-    L = draw(st.integers(min_value=0, max_value=max_l))
-    n_blocks = 1 + K * (L + 1)
-    top_D = max_D if max_N is None else max(2, min(max_D, max_N // n_blocks))
-    D = draw(st.integers(min_value=2, max_value=top_D))
-    m = draw(st.integers(min_value=1, max_value=D))
-    p = np.array(draw(st.lists(st.floats(min_value=0.05, max_value=1.0), min_size=K, max_size=K)))
-    delta = draw(st.floats(min_value=0.0, max_value=0.9))
-    alpha = np.array([1.0] + draw(st.lists(st.floats(min_value=0.0, max_value=1.0), min_size=L, max_size=L)))
-    if nonnegative_server_weight and L > 0:
-        pi = (1.0 - delta) * delta ** np.arange(L + 1)
-        P = 1.0 - np.prod(1.0 - p[:, None] * pi[None, :], axis=0)  # P(K_{n,l} nonempty)
-        rest = (m / D) * float(np.sum(alpha[1:] * P[1:]))
-        budget = (1.0 - 1e-9) - (m / D) * P[0]
-        if rest > budget and rest > 0.0:
-            alpha[1:] *= max(budget, 0.0) / rest
-    R = draw(_paofed_spd_stack(K, D))
-    lam = float(np.max(np.linalg.eigvalsh(np.array(R))))
-    return {"K": K, "D": D, "l_max": L, "m": m, "selection": draw(st.sampled_from(["subset", "window", "bernoulli"])),
-            "p": p.tolist(), "delta": delta, "alpha": alpha.tolist(),
-            "sigma2_eta": draw(st.lists(st.floats(min_value=0.001, max_value=0.05), min_size=K, max_size=K)),
-            "R": R, "w_star": draw(st.lists(st.floats(min_value=-1.0, max_value=1.0), min_size=D, max_size=D)),
-            "mu": draw(st.floats(min_value=mu_times_lambda[0], max_value=mu_times_lambda[1])) / lam}
+    return instance_space.strategy(max_K=max_K, max_D=max_D, max_l=max_l, max_N=max_N,
+                                   nonnegative_server_weight=nonnegative_server_weight, mu_times_lambda=mu_times_lambda)
 
 
 @st.composite
@@ -905,3 +862,12 @@ def fedpdm_remark2_points() -> st.SearchStrategy[dict]:
 
 
 __all__ += ["fedpdm_remark2_points"]
+
+
+# --- GTV experiments (verify/gtv/test_experiments.py) -------------------------------------------------------------
+def gtv_chain_boundary_weights() -> st.SearchStrategy[float]:
+    """Chain boundary weights eps in [0.2, 1] (section 5.3: the inter-cluster edge weight of Figs. 3-4)."""
+    return st.floats(0.2, 1.0)
+
+
+__all__ += ["gtv_chain_boundary_weights"]

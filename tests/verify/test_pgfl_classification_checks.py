@@ -31,7 +31,7 @@ def test_printed_single_step_check_confirms_a_convergent_update():
 def test_single_step_affine_map_matches_the_simulation():
     """The affine map (restricted to sum_s psi = 0) reproduces 5 simulated iterations exactly (to rounding)."""
     from reference_impl.pgfl import PGFLConfig, run_pgfl
-    from verify.pgfl.theorem1 import build_instance
+    from verify.pgfl._instances import build_instance
 
     problem = build_instance(ss.PAPER_LIKE_INSTANCE)
     config = PGFLConfig(rho=0.7 * problem.max_curvature, server_update="single_step_corrected")

@@ -6,20 +6,17 @@ import numpy as np
 import pytest
 from scipy.special import expit
 
+from theory.pgfl.sensitivity import certified_logistic_sensitivity, logistic_gradient_diameter
 from theory.privacy import gaussian_sigma_for_zcdp, sensitivity_pgfl
+from verify.pgfl._lemma1_records import neighbour_gap_records, neighbour_record, sample_instance
+from verify.pgfl._neighbour_search import adversarial_neighbour_gap
 from verify.pgfl.lemma1_sensitivity import (
     CLAIMS,
-    adversarial_neighbour_gap,
-    certified_logistic_sensitivity,
     check_lemma1_equality,
     check_lemma1_upper_bound,
     check_theorem3,
     evaluate_lemma1_equality,
-    logistic_gradient_diameter,
-    neighbour_gap_records,
-    neighbour_record,
     reproduce_lemma1_equality,
-    sample_instance,
 )
 from verify.records import CheckContext, Verdict
 from verify.tolerance import UNIT_ROUNDOFF
@@ -153,11 +150,3 @@ def test_features_outside_the_declared_ball_are_rejected():
         certified_logistic_sensitivity(problem, 0.5 * B)
     with pytest.raises(ValueError, match=r"x_new must lie in the ball"):
         neighbour_record(problem, B, problem.X[-1], 0.0, 2.0 * B * np.eye(problem.dim)[0], 0.0)
-
-
-def test_doctests_pass():
-    import doctest
-
-    import verify.pgfl.lemma1_sensitivity as module
-
-    assert doctest.testmod(module, optionflags=doctest.ELLIPSIS).failed == 0

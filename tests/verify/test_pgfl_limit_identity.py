@@ -3,7 +3,7 @@
 import numpy as np
 
 from reference_impl.pgfl import fixed_point
-from verify.pgfl.theorem2 import check_limit_identity
+from verify.pgfl.theorem2_limit import check_limit_identity
 from verify.records import CheckContext, Verdict
 
 

@@ -6,32 +6,25 @@ import numpy as np
 import pytest
 
 from reference_impl.pgfl import PGFLConfig, cluster_optima, fixed_point_tau0, iteration_spectral_radius, run_pgfl
-from verify.pgfl.theorem1 import (
-    EXACT_TARGET_RTOL,
-    _affine_parts,
-    _c4_identical_params,
-    _exact_mean_square,
+from theory.pgfl.consensus import consensus_bias, fixed_point_state, pi_weighted_optimum
+from theory.pgfl.stability import (
     alg2_contraction_bound,
-    build_instance,
-    check_theorem1,
-    check_theorem1_fixed_point,
-    check_theorem1_private,
-    check_theorem1_private_rate,
-    consensus_bias,
-    evaluate_theorem1,
-    fit_contraction_factor,
-    fixed_point_state,
     identical_clients_threshold,
     iteration_radius,
-    pi_weighted_optimum,
-    private_target_factor,
+    stability_threshold_factor,
+)
+from verify.pgfl._instances import build_instance, four_cycle_identical_params
+from verify.pgfl._tau0_iteration import affine_parts, exact_mean_square, fit_contraction_factor, state_vectors
+from verify.pgfl.theorem1 import (
+    check_theorem1,
+    check_theorem1_fixed_point,
+    evaluate_theorem1,
     reproduce_theorem1,
     smallest_stable_rho,
-    stability_threshold_factor,
-    state_vectors,
 )
+from verify.pgfl.theorem1_private import check_theorem1_private, check_theorem1_private_rate, private_target_factor
 from verify.records import CheckContext, Verdict
-from verify.tolerance import EPS
+from verify.tolerance import EPS, TARGET_RTOL
 
 _SMALL = {"seed": 3, "servers": 3, "clients_per_server": 4, "clusters": 2, "d": 3, "lam": 0.05, "samples": (3, 10),
           "data": "gaussian", "edges": [(0, 1), (1, 2)], "rho_factor": 0.3}
@@ -81,7 +74,7 @@ def test_theorem1_check_confirms_against_the_true_limit():
 def test_theorem1_refutes_a_slightly_wrong_target_even_with_one_server():
     evidence = evaluate_theorem1({**_SMALL, "servers": 1, "edges": []},
                                  optimum_fn=lambda p, c: cluster_optima(p) * (1.0 + 1e-8))
-    assert not evidence.holds and evidence.measured > EXACT_TARGET_RTOL
+    assert not evidence.holds and evidence.measured > TARGET_RTOL
 
 
 @pytest.mark.parametrize("kwargs", [{"fixed_point_fn": slightly_wrong_fixed_point}, {"radius_fn": radius_too_small},
@@ -129,7 +122,7 @@ def test_closed_form_radius_and_affine_map_match_the_reference(data, kwargs):
     for factor in (0.05, 0.3, 1.5):
         config = PGFLConfig(rho=factor * problem.max_curvature, **kwargs)
         reference = iteration_spectral_radius(problem, config)
-        T, _ = _affine_parts(problem, config, with_noise=False)
+        T, _ = affine_parts(problem, config, with_noise=False)
         assert abs(iteration_radius(problem, config) - reference) <= 64 * math.sqrt(EPS)
         assert abs(float(np.max(np.abs(np.linalg.eigvals(T)))) - reference) <= 64 * math.sqrt(EPS)
 
@@ -146,7 +139,7 @@ def test_fixed_point_state_is_the_limit_of_the_iterates_for_both_dual_references
 
 def test_identical_clients_threshold_is_exact_on_the_four_cycle():
     """rho_c = L_max m/(1+m) = L_max/4: r(T) > 1 just below, < 1 just above (reference radius)."""
-    problem = build_instance(_c4_identical_params(0.1))
+    problem = build_instance(four_cycle_identical_params(0.1))
     rho_c = identical_clients_threshold(problem)
     assert rho_c == pytest.approx(problem.max_curvature / 4, rel=1e-12)
     assert iteration_spectral_radius(problem, PGFLConfig(rho=0.99 * rho_c)) > 1.0
@@ -160,11 +153,11 @@ def test_alg1_is_stable_for_every_rho_when_the_mixing_matrix_is_psd_and_alg2_for
     """lambda_min(A_srv) >= 0 (a path of 2 servers, a triangle) => Algorithm 1 stable at any rho; literal
     Algorithm 2 contracts at any rho on any graph, with r(T) below the proven bound."""
     for edges, S in (([(0, 1)], 2), ([(0, 1), (1, 2), (0, 2)], 3)):
-        problem = build_instance({**_c4_identical_params(0.1), "servers": S, "edges": edges})
+        problem = build_instance({**four_cycle_identical_params(0.1), "servers": S, "edges": edges})
         assert stability_threshold_factor(problem.adjacency) == 0.0
         scan = smallest_stable_rho(problem, np.geomspace(1e-3, 1.0, 7))
         assert scan["largest_unstable_rho_over_Lmax"] is None
-    problem = build_instance(_c4_identical_params(0.1))
+    problem = build_instance(four_cycle_identical_params(0.1))
     for factor in (1e-3, 0.05, 0.3, 2.0):
         rho = factor * problem.max_curvature
         radius = iteration_spectral_radius(problem, PGFLConfig(rho=rho, algorithm="alg2"))
@@ -188,7 +181,7 @@ def test_exact_mean_square_matches_monte_carlo_at_one_iteration():
     problem = build_instance({**_SMALL, "data": "conditioned"})
     config = PGFLConfig(rho=0.3 * problem.max_curvature, algorithm="alg2", phi0=0.05, zeta=0.9, C=1.0)
     u_star, _, _ = fixed_point_state(problem, PGFLConfig(rho=config.rho, algorithm="alg2"))
-    exact = _exact_mean_square(problem, config, u_star, 1)[0]
+    exact = exact_mean_square(problem, config, u_star, 1)[0]
     sq = run_pgfl(problem, config, 1, np.random.default_rng(5), runs=4000,
                   observe=lambda st: np.sum((state_vectors(st) - u_star) ** 2, axis=1)).observations[0]
     z = abs(sq.mean() - exact) / (sq.std(ddof=1) / math.sqrt(sq.size))

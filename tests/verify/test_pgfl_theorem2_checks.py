@@ -3,7 +3,9 @@
 import numpy as np
 
 from reference_impl.pgfl import PGFLConfig, run_pgfl
-from verify.pgfl.theorem2 import anisotropic_instance, equal_optima_instance, evaluate_steady_state, gap_sequence
+from verify.pgfl._coupled_runs import gap_sequence
+from verify.pgfl._instances import anisotropic_instance, equal_optima_instance
+from verify.pgfl.theorem2_limit import evaluate_steady_state
 
 
 def test_equal_curvatures_give_no_gap():
@@ -34,16 +36,16 @@ import dataclasses  # noqa: E402
 import pytest  # noqa: E402
 
 from verify.executor import SerialExecutor  # noqa: E402
-from verify.pgfl.theorem2 import (  # noqa: E402
+from verify.pgfl._noise_sweep import (  # noqa: E402
     SWEEP_COLUMNS,
     SWEEP_SCALES,
     SweepScale,
-    evaluate_noise_decomposition,
     noise_sweep,
     recorded_iterations,
     smallest_rho_from_which_bound_holds,
     sweep_horizon,
 )
+from verify.pgfl.theorem2 import evaluate_noise_decomposition  # noqa: E402
 
 TINY = SweepScale(servers=2, clients_per_server=3, d=3, taus=(0.0, 0.4), rho_grid=(0.5, 5.0), base_iterations=40,
                   min_runs=3, max_runs=3, dense_iterations=15)

@@ -1,7 +1,7 @@
 r"""PGFL single-step server update (variant V0, spec pgfl.md 2.6 and erratum E5).
 
-The papers present a single-step server update (seed 000_133b71fd0aa99eb4.txt eqs. (6)-(7), lines 90-98;
-seed 004_180cd372987d137b.txt eqs. (5.6)-(5.7), lines 1236-1250) and then replace it by the multi-step
+The papers present a single-step server update (seed 000 eqs. (6)-(7), lines 90-98;
+seed 004 eqs. (5.6)-(5.7), lines 1236-1250) and then replace it by the multi-step
 update (8)-(10); it is offered as a valid decentralised-ADMM server step ("performs local aggregation,
 inter-server aggregation and inter-cluster learning in a single step", seed 000 line 102).
 
@@ -37,16 +37,16 @@ from scipy.linalg import null_space
 
 from reference_impl.pgfl import PGFLConfig, PGFLProblem, PGFLState, client_solver, run_pgfl, step
 from verify.evidence import result_from_evidence, sample_evidence, with_minimal_counterexample
-from verify.pgfl.theorem1 import build_instance
-from verify.records import CheckContext, CheckResult, Citation, Claim, Evidence, FigureSpec, Series, Verdict
+from verify.papers import SEED_THESIS
+from verify.pgfl import cite
+from verify.pgfl._instances import build_instance
+from verify.records import CheckContext, CheckResult, Claim, Evidence, FigureSpec, Series, Verdict
 from verify.tolerance import gamma
 
 __all__ = ["CLAIMS", "PAPER_LIKE_INSTANCE", "check_single_step_corrected", "check_single_step_printed",
            "evaluate_single_step_corrected", "evaluate_single_step_printed", "group_weighted_optimum",
            "single_step_affine_map"]
 
-SEED_A = "000_133b71fd0aa99eb4.txt"
-SEED_THESIS = "004_180cd372987d137b.txt"
 
 #: The spec's kind of instance (spec 2.6: "prototype, tau = 0"; the regression setting of 5.1 reduced to a size
 #: whose iteration matrix is formed exactly): S = 4 servers, 4 clients per server, Q = 2, d = 3, ridge.
@@ -218,14 +218,13 @@ def check_single_step_corrected(ctx: CheckContext, *, limit_fn=group_weighted_op
                  "max_relative_gap": max(e.parameters["relative_gap_to_limit"] for e in evidence)})
 
 
-_CITE = (Citation(seed=SEED_A, label="Section II-A, single-step server update", equation="(6)-(7)", lines="90-102"),
-         Citation(seed=SEED_THESIS, label="Section 5.2, single-step server update", equation="(5.6)-(5.7)",
-                  lines="1236-1252"))
+_CITE = (cite(label="Section II-A, single-step server update", equation="(6)-(7)", lines="90-102"),
+         cite(label="Section 5.2, single-step server update", equation="(5.6)-(5.7)",
+                  lines="1236-1252", seed=SEED_THESIS))
 
 CLAIMS = (
     Claim(
         id="pgfl.single_step_update",
-        paper="pgfl",
         title="Single-step server update (6)-(7) as printed is a convergent server step",
         citations=_CITE,
         statement=("The server primal/dual updates (6)-(7) (consensus term (rho/2) sum_p (w_s - w_p), dual "
@@ -244,7 +243,6 @@ CLAIMS = (
     ),
     Claim(
         id="pgfl.single_step_update_corrected",
-        paper="pgfl",
         title="Sign-corrected single-step update converges to consensus at the group-weighted optimum",
         citations=_CITE,
         statement=("Corrected statement (spec 2.6): with (rho/2) sum_p (w_s + w_p) and psi += rho sum_p (w_s - w_p), "

@@ -7,15 +7,14 @@ from hypothesis import strategies as st
 
 from reference_impl.pgfl_client import DEFAULT_GTOL
 from theory.privacy import gaussian_sigma_for_zcdp, gaussian_zcdp
+from verify.pgfl._lemma1_records import attained_huber_instance, instance_record
 from verify.pgfl.lemma1_sensitivity import (
     ORDERS,
     PAPER_PHIS,
-    attained_huber_instance,
     evaluate_attainment,
     evaluate_lemma1_equality,
     evaluate_theorem3,
     evaluate_upper_bound,
-    instance_record,
 )
 from verify.strategies import pgfl_huber_attaining_instances, pgfl_neighbouring_instances, renyi_orders
 from verify.tolerance import gamma

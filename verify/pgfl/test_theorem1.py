@@ -6,28 +6,17 @@ import pytest
 from hypothesis import example, given, settings, target
 
 from reference_impl.pgfl import PGFLConfig, cluster_optima, fixed_point_tau0
+from theory.pgfl.stability import alg2_contraction_bound, iteration_radius, stability_threshold_factor
 from verify.budget import examples
-from verify.pgfl.theorem1 import (
-    EXACT_TARGET_RTOL,
-    FIXED_POINT_RTOL,
-    NOISE_DOMINANCE_GAP,
-    _c4_identical_params,
-    _paper_params,
-    _relative_distance,
-    alg2_contraction_bound,
-    build_instance,
-    evaluate_private_factor,
-    evaluate_private_limit,
-    evaluate_theorem1,
-    evaluate_theorem1_fixed_point,
-    iteration_radius,
-    stability_threshold_factor,
-)
+from verify.pgfl._instances import build_instance, four_cycle_identical_params, paper_params
+from verify.pgfl._tau0_iteration import relative_distance
+from verify.pgfl.theorem1 import evaluate_theorem1, evaluate_theorem1_fixed_point
+from verify.pgfl.theorem1_private import evaluate_private_factor, evaluate_private_limit
 from verify.strategies import pgfl_private_instances, pgfl_private_iteration_instances, pgfl_tau0_instances
-from verify.tolerance import EPS, bonferroni
+from verify.tolerance import EPS, FIXED_POINT_RTOL, NOISE_DOMINANCE_GAP, TARGET_RTOL, bonferroni
 
 #: The paper's own sizes (spec 5.1: S = 10, 15 clients per server, Q = 3, D_k in 2..9, d = 60, average degree 3).
-_PAPER = _paper_params(2024)
+_PAPER = paper_params(2024)
 
 
 def _stable(params: dict) -> dict:
@@ -56,7 +45,7 @@ def test_limit_is_the_cluster_optimum_only_for_one_server(params):
     assert evidence.parameters["relative_distance_to_Pc"] <= FIXED_POINT_RTOL
     assert evidence.parameters["rate_severity"] <= 1.0, evidence
     if params["servers"] == 1:
-        assert evidence.holds and evidence.measured <= EXACT_TARGET_RTOL, evidence
+        assert evidence.holds and evidence.measured <= TARGET_RTOL, evidence
     else:
         assert not evidence.holds and evidence.measured > FIXED_POINT_RTOL, evidence
 
@@ -67,14 +56,14 @@ def test_paper_size_limit_misses_the_cluster_optimum():
     (about 4e-2 relative at this seed)."""
     problem = build_instance(_PAPER)
     limit, residual = fixed_point_tau0(problem, PGFLConfig(rho=_PAPER["rho_factor"] * problem.max_curvature))
-    distance = _relative_distance(limit, cluster_optima(problem))
+    distance = relative_distance(limit, cluster_optima(problem))
     assert residual <= 1e3 * EPS and distance > FIXED_POINT_RTOL
 
 
 @pytest.mark.claim("pgfl.theorem1_fixed_point")
 @settings(max_examples=examples("many"))
 @given(params=pgfl_tau0_instances())
-@example(params=_c4_identical_params(0.275))
+@example(params=four_cycle_identical_params(0.275))
 @example(params=_SMALL)
 @example(params=_PAPER_D3)
 def test_linear_convergence_to_the_fixed_point(params):
@@ -140,7 +129,7 @@ def test_private_limit_is_not_the_cluster_optimum_with_several_servers(params):
     q = evidence.parameters
     target(q["relative_distance_Pc_to_Pa"], label="distance of the limit from (Pa)")
     if params["servers"] == 1:
-        assert q["relative_distance_Pc_to_Pa"] <= EXACT_TARGET_RTOL * 100, q
+        assert q["relative_distance_Pc_to_Pa"] <= TARGET_RTOL * 100, q
     else:
         assert not evidence.holds, q
         assert q["mc_mean_square_relative_distance_to_Pa"] >= 0.5 * q["squared_relative_distance_Pc_to_Pa"], q

@@ -5,15 +5,10 @@ from hypothesis import example, given, settings, target
 from hypothesis import strategies as st
 
 from verify.budget import examples
-from verify.pgfl.theorem2 import (
-    PRIVACY_DEFAULTS,
-    anisotropic_instance,
-    evaluate_corollary_identity,
-    evaluate_equal_optima,
-    evaluate_limit_identity,
-    evaluate_noise_decomposition,
-    evaluate_steady_state,
-)
+from verify.pgfl._instances import anisotropic_instance
+from verify.pgfl._noise_sweep import PRIVACY_DEFAULTS
+from verify.pgfl.theorem2 import evaluate_corollary_identity, evaluate_equal_optima, evaluate_noise_decomposition
+from verify.pgfl.theorem2_limit import evaluate_limit_identity, evaluate_steady_state
 from verify.strategies import pgfl_theorem2_instances
 
 curvatures = st.floats(min_value=1e-2, max_value=1e2)

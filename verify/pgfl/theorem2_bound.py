@@ -18,14 +18,14 @@ from theory.bounds import (
     intercluster_bound_sum,
 )
 from verify.evidence import result_from_evidence, sample_evidence
-from verify.records import CheckContext, CheckResult, Citation, Claim, Evidence, FigureSpec, Series, Verdict
+from verify.papers import SEED_THESIS
+from verify.pgfl import cite
+from verify.records import CheckContext, CheckResult, Claim, Evidence, FigureSpec, Series, Verdict
 from verify.tolerance import gamma, relative_gap
 
 __all__ = ["CLAIMS", "check_bound_identity", "check_corollary_value", "evaluate_bound_identity",
            "evaluate_corollary_value", "sample_tau_sequence"]
 
-SEED_A = "000_133b71fd0aa99eb4.txt"
-SEED_THESIS = "004_180cd372987d137b.txt"
 #: The paper's own schedules (seed 000, Section V: tau = 0.4 and 0.4 * 0.98^n, N = 200 iterations).
 PAPER_SCHEDULES = {
     "tau = 0.1": lambda n: np.full(n, 0.1),
@@ -164,10 +164,9 @@ def check_corollary_value(ctx: CheckContext, *, bound=intercluster_bound) -> Che
 CLAIMS = (
     Claim(
         id="pgfl.theorem2.bound_closed_form",
-        paper="pgfl",
         title="Theorem II: the bound's sum of products collapses to eta(1 - prod(1 - tau))",
-        citations=(Citation(seed=SEED_A, label="Theorem II", equation="(27)-(28)", lines="258-264"),
-                   Citation(seed=SEED_THESIS, label="Theorem 5.2", equation="(5.27)-(5.28)")),
+        citations=(cite(label="Theorem II", equation="(27)-(28)", lines="258-264"),
+                   cite(label="Theorem 5.2", equation="(5.27)-(5.28)", seed=SEED_THESIS)),
         statement=("The right-hand side of Theorem II, B_n = sum_{i=1}^n (prod_{j=i+1}^n (1 - tau_j)) "
                    "tau_i eta, equals eta (1 - prod_{j=1}^n (1 - tau_j)) and the recursion "
                    "B_n = (1 - tau_n) B_{n-1} + tau_n eta (B_0 = 0) for every tau sequence in [0, 1]; "
@@ -181,10 +180,9 @@ CLAIMS = (
     ),
     Claim(
         id="pgfl.corollary.bound_value",
-        paper="pgfl",
         title="Corollary: a single step of inter-cluster learning gives the bound tau_n eta",
-        citations=(Citation(seed=SEED_A, label="Corollary", equation="(40)", lines="326-330"),
-                   Citation(seed=SEED_THESIS, label="Corollary to Theorem 5.2", equation="(5.29)")),
+        citations=(cite(label="Corollary", equation="(40)", lines="326-330"),
+                   cite(label="Corollary to Theorem 5.2", equation="(5.29)", seed=SEED_THESIS)),
         statement=("If tau_i = 0 for all i < n and tau_n != 0, the bound of Theorem II equals tau_n eta."),
         hypotheses=("tau_i = 0 for i < n", "tau_n in (0, 1]", "eta >= 0"),
         check=check_corollary_value,

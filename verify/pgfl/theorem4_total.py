@@ -18,14 +18,14 @@ import numpy as np
 from theory.privacy import gaussian_zcdp, zcdp_compose, zcdp_total_geometric, zcdp_total_variance_decay
 from verify.evidence import result_from_evidence, sample_evidence
 from verify.executor import map_seeded
-from verify.records import CheckContext, CheckResult, Citation, Claim, Evidence, FigureSpec, Series, Verdict
+from verify.papers import SEED_PGFL_J, SEED_THESIS
+from verify.pgfl import cite
+from verify.records import CheckContext, CheckResult, Claim, Evidence, FigureSpec, Series, Verdict
 from verify.tolerance import gamma, relative_gap
 
 __all__ = ["CLAIMS", "REPORTED_TOTAL", "check_reported_total", "check_total_closed_form",
            "evaluate_reported_total", "evaluate_total_closed_form", "scheduled_totals"]
 
-SEED_J = "003_944125634f6cc0f2.txt"
-SEED_THESIS = "004_180cd372987d137b.txt"
 #: The experiment (seed 004 lines 1515-1521; seed 003 line 436): phi^(0), zeta, iterations, the
 #: scheduling (servers x clients per server, clients sampled per server per iteration) and the
 #: reported total, printed with three decimals.
@@ -176,14 +176,13 @@ def check_total_closed_form(ctx: CheckContext, *, total_fn=zcdp_total_variance_d
         details={"experiment_total": zcdp_total_variance_decay(0.001, 0.99, 300, first_release_decayed=True)})
 
 
-_CITE_REPORTED = (Citation(seed=SEED_THESIS, label="Section 5.5 (Fig. 5.1(c) setting)", lines="1521"),
-                  Citation(seed=SEED_J, label="Section V (Fig. 3 setting)", lines="436"),
-                  Citation(seed=SEED_THESIS, label="Appendix E (journal text)", lines="3286"))
+_CITE_REPORTED = (cite(label="Section 5.5 (Fig. 5.1(c) setting)", lines="1521", seed=SEED_THESIS),
+                  cite(label="Section V (Fig. 3 setting)", lines="436", seed=SEED_PGFL_J),
+                  cite(label="Appendix E (journal text)", lines="3286", seed=SEED_THESIS))
 
 CLAIMS = (
     Claim(
         id="pgfl.theorem4.reported_total",
-        paper="pgfl",
         title="Experiment: phi0 = 0.001, zeta = 0.99 gives phi_final = 0.095 for every client",
         citations=_CITE_REPORTED,
         statement=("With the noise perturbation (5.11), phi_k^(0) = 0.001 for all k and zeta = 0.99, all "
@@ -204,10 +203,9 @@ CLAIMS = (
     ),
     Claim(
         id="pgfl.theorem4.total_closed_form",
-        paper="pgfl",
         title="Theorem IV total under the stated schedule: phi0 (zeta^-N - 1)/(1 - zeta)",
-        citations=(Citation(seed=SEED_J, label="Theorem IV", equation="(48)"),
-                   Citation(seed=SEED_THESIS, label="Theorem 5.4", equation="(5.33)", lines="1482-1487")),
+        citations=(cite(label="Theorem IV", equation="(48)", seed=SEED_PGFL_J),
+                   cite(label="Theorem 5.4", equation="(5.33)", lines="1482-1487", seed=SEED_THESIS)),
         statement=("Corrected statement: with delta2(n) = zeta^n delta2(0) and phi^(0) = Delta^2/(2 delta2(0)), "
                    "a client releasing at iterations 1..N is phi_total-zCDP with "
                    "phi_total = phi^(0) (zeta^-N - 1)/(1 - zeta), the composition of its per-round Gaussian "

@@ -35,7 +35,7 @@ def _problem(objective="lad", seed=1, **kw):
 def test_eps_delta_budget_composes_to_the_total(split):
     """Basic composition: the per-round (eps_n, delta_n) sum to (eps, delta); dynamic: eps_{n+1}/eps_n = tau^-1/2."""
     budget = EpsDeltaBudget(epsilon=6.0, delta=1e-5, split=split, tau=0.97)
-    eps, delta = budget.per_round(200)
+    eps, delta = budget.per_round(200)  # the paper's horizon T = 200
     assert np.isclose(eps.sum(), 6.0, rtol=gamma(200)) and np.isclose(delta.sum(), 1e-5, rtol=gamma(200))
     ratio = eps[1:] / eps[:-1]
     np.testing.assert_allclose(ratio, 0.97**-0.5 if split == "dynamic" else 1.0, rtol=gamma(8))
@@ -44,7 +44,7 @@ def test_eps_delta_budget_composes_to_the_total(split):
 def test_eps_delta_variances_are_the_classical_gaussian_calibration():
     """sigma_k(n) = Delta_k(n) sqrt(2 log(1.25/delta_n))/eps_n with Lemma I's Delta_k(n)."""
     problem = _problem()
-    etas = StepSchedule(kind="inv_sqrt", eta0=0.5).etas(30)
+    etas = StepSchedule(kind="inv_sqrt", eta0=0.5).etas(30)  # 30 rounds: enough for eps_n to vary
     budget = EpsDeltaBudget(epsilon=3.0, tau=0.99)
     eps, delta = budget.per_round(30)
     d = problem.degree[None, :]
@@ -76,6 +76,7 @@ def test_eps_delta_noise_has_the_calibrated_variance():
     """xi = w~ - w after one round has per-coordinate variance sigma_k^2(1) (chi-square at 1e-6)."""
     problem = _problem(P=4)
     budget = EpsDeltaBudget(epsilon=0.5, tau=0.99)  # one round: eps_1 = eps must stay below 1
+    # 3000 runs x K x P draws: the chi-square interval at 1e-6 is then a few percent wide
     run = run_eps_delta_dp_nfl(problem, 1.0, StepSchedule(eta0=0.2), budget, 1, np.random.default_rng(3), runs=3000)
     z = (run.w_tilde - run.w) / np.sqrt(run.variances[0])[None, :, None]
     lo, hi = stats.chi2.ppf([1e-6, 1 - 1e-6], z.size)
@@ -85,7 +86,7 @@ def test_eps_delta_noise_has_the_calibrated_variance():
 
 def test_metropolis_weights_are_a_consensus_matrix():
     """Symmetric, doubly stochastic, non-negative, supported on the graph; W - 11^T/K contracts on a connected graph."""
-    problem = _problem(K=12)
+    problem = _problem(K=12)  # a larger graph: degrees differ, so the Metropolis weights do
     W = metropolis_weights(problem.adjacency)
     K = problem.K
     assert np.all(W >= 0) and np.array_equal(W, W.T) and not W.flags.writeable
@@ -115,7 +116,7 @@ def _grad_loop(problem, mu, sigma, T, rng):
 def test_grad_baseline_equals_a_per_agent_loop(objective):
     problem = _problem(objective)
     privacy = PrivacySchedule(kind="S2", phi1=0.05, tau=0.95)
-    run = run_zcdp_grad_nfl(problem, 0.3, privacy, 20, np.random.default_rng(5))
+    run = run_zcdp_grad_nfl(problem, 0.3, privacy, 20, np.random.default_rng(5))  # 20 rounds: noise and mixing act
     w, w_t = _grad_loop(problem, 0.3, np.sqrt(run.variances), 20, np.random.default_rng(5))
     np.testing.assert_allclose(run.w[0], w, rtol=1e-12, atol=1e-12)  # 20 rounds of O(1) arithmetic
     np.testing.assert_allclose(run.w_tilde[0], w_t, rtol=1e-12, atol=1e-12)
@@ -143,7 +144,7 @@ def test_grad_baseline_is_accounted_like_zcdp_nfl():
     """S2 with the same phi1, tau: the same per-round budgets, hence the Corollary's total and the same epsilon."""
     problem = _problem()
     privacy = PrivacySchedule(kind="S2", phi1=1e-3, tau=0.97)
-    run = run_zcdp_grad_nfl(problem, 0.3, privacy, 40, np.random.default_rng(0))
+    run = run_zcdp_grad_nfl(problem, 0.3, privacy, 40, np.random.default_rng(0))  # T = 40: tau^-T matters
     total, epsilon = accounted_privacy(problem, NFLConfig(step=StepSchedule(kind="inv_sqrt"), privacy=privacy), 40)
     assert np.isclose(run.total_zcdp, corollary_total(1e-3, 0.97, 40), rtol=gamma(40))
     assert np.isclose(run.total_zcdp, total, rtol=gamma(40)) and np.isclose(run.epsilon, epsilon, rtol=gamma(40))
@@ -165,7 +166,7 @@ def test_matched_gradient_step_is_the_closest_initial_speed():
     w_c = centralized_optimum(problem).w_c
     config = NFLConfig(step=StepSchedule(kind="inv_sqrt", eta0=0.5))
     grid = (0.01, 0.1, 1.0)  # three decades: a coarse grid keeps the test fast
-    mu = matched_gradient_step(problem, config, w_c, at=5, grid=grid)
+    mu = matched_gradient_step(problem, config, w_c, at=5, grid=grid)  # 5 rounds: an early read-out, fast
     target = run_zcdp_nfl(problem, config, 5, np.random.default_rng(0), w_c=w_c).ne[0, -1]
     gaps = [abs(np.log(run_zcdp_grad_nfl(problem, m, PrivacySchedule(kind="none"), 5, np.random.default_rng(0),
                                          w_c=w_c).ne[0, -1] / target)) for m in grid]

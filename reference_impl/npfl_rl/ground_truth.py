@@ -17,7 +17,8 @@ import numpy as np
 from reference_impl.npfl_rl.config import one_blas_thread
 from reference_impl.npfl_rl_data import NPFLProblem
 
-__all__ = ["GroundTruth", "coupled_fixed_point", "global_ridge", "per_component_ridge", "ridge_groups", "symmetric_fixed_point_cvxpy"]
+__all__ = ["GroundTruth", "coupled_fixed_point", "global_ridge", "per_component_ridge", "ridge_groups",
+           "symmetric_fixed_point_cvxpy"]
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -162,18 +162,14 @@ def _arm_key(arm: Arm, point, scale, root_seed):
     return (arm.resolve(choices), int(choices.get("N", scale.N)), choices.get("delta_kind", "scalar"))
 
 
-def _window(scale: Scale, curves: np.ndarray) -> slice:
-    """The second half of the horizon (the steady-state window of the roughness read-outs)."""
-    return slice((curves.shape[1] - 1) // 2, None)
-
-
 def _readout(name: str, scale: Scale, curves: np.ndarray) -> np.ndarray:
     """The scalar per replicate that a statement compares.
 
     ``early``/``final``: Test MSE (6.15) in dB at n = ``scale.early`` / at the horizon; ``roughness``: the mean
     :math:`|\\Delta^2|` of the dB curve over the second half (zero for a smooth curve of any slope);
-    ``tau_curvature``: the same of the :math:`\\tau_k` trajectories (mean over clients); ``tau_adapt`` / ``tau_reach``: mean
-    :math:`|\\tau_k^{(n)} - \\tau^{(0)}|` at the early read-out / the horizon; ``{large,median,small}_{early,rise,fall,final}``: that client's
+    ``tau_curvature``: the same of the :math:`\\tau_k` trajectories (mean over clients); ``tau_adapt`` /
+    ``tau_reach``: mean :math:`|\\tau_k^{(n)} - \\tau^{(0)}|` at the early read-out / the horizon;
+    ``{large,median,small}_{early,rise,fall,final}``: that client's
     :math:`\\tau^{(early)} - \\tau^{(0)}`, :math:`\\max_n\\tau^{(n)} - \\tau^{(0)}`,
     :math:`\\tau^{(N)} - \\max_n\\tau^{(n)}` and :math:`\\tau^{(N)}`.
     """
@@ -181,7 +177,7 @@ def _readout(name: str, scale: Scale, curves: np.ndarray) -> np.ndarray:
     if name in ("early", "final"):
         return 10.0 * np.log10(curves[:, e if name == "early" else -1, 0])
     if name == "roughness":
-        db = 10.0 * np.log10(curves[:, _window(scale, curves), 0])
+        db = 10.0 * np.log10(curves[:, (curves.shape[1] - 1) // 2:, 0])  # the second half of the horizon
         return np.mean(np.abs(np.diff(db, 2, axis=1)), axis=1)
     if name == "tau_curvature":
         return np.mean(curves[:, 2:, 5], axis=1)

@@ -4,11 +4,12 @@ The seed's figures are lost (captions only), so every statement is qualitative; 
 the design of :mod:`verify.npfl_rl._experiment_design` (paired I0 replicates with common random numbers; the printed
 Test MSE (6.15) in dB at the early read-out n = N/10 or at the horizon N; summaries of the :math:`\tau_k^{(n)}`
 trajectories). Everything the seed leaves open is the spec's documented choice (I0: ER graph, :math:`\lambda = 0.1`,
-:math:`\eta_k \sim U(0.005, 0.03)`, scalar :math:`\delta_q` (also elementwise in C1), :math:`\tau^{(0)} = 0.05`, projection onto [0, 1], SAC
-candidates projected, literal timing, E0, N = 300), and every claim says so (:data:`ASSUMED`). The horizon N is also
-decided over a grid where the steady state is the point (C3, C4), and the policy whose trajectories Fig. 6.3 describes
-over both (C9). Operational readings: "better" is the median paired dB difference below 0; "randomness" is the mean
-:math:`|\Delta^2|` of a curve over the second half of the horizon; "near 0" is below :data:`NEAR_ZERO_TAU`.
+:math:`\eta_k \sim U(0.005, 0.03)`, scalar :math:`\delta_q`, :math:`\tau^{(0)} = 0.05`, projection onto [0, 1],
+SAC candidates projected, literal timing, E0, N = 300), and every claim says so (:data:`ASSUMED`). Grids of choices
+(:data:`CHOICES`): elementwise :math:`\delta_q` too (C1, C3, C4), the horizon N = 1000 too where the steady state is
+the point (C3, C4), and both policies for the clients of Fig. 6.3 (C9). Operational readings: "better" is the
+median paired dB difference below 0; "randomness" is the mean :math:`|\Delta^2|` of a curve over the second half of
+the horizon; "near 0" is below :data:`NEAR_ZERO_TAU`.
 """
 
 from __future__ import annotations
@@ -30,9 +31,10 @@ from verify.npfl_rl import cite
 from verify.npfl_rl._experiment_design import CHANNELS, DESIGN, RL_OF_POLICY, Arm
 from verify.records import CheckContext, CheckResult, Claim, Verdict
 
-__all__ = ["ASSUMED", "CHOICES", "CLAIMS", "EQUIVALENT_DB", "NEAR_ZERO_TAU", "check_c1_nfl", "check_c1_nfl_inter_cluster", "check_c2_cluster_model",
-           "check_c2_component_model", "check_c3_small_tau", "check_c4_large_tau", "check_c4_interior_tau", "check_c5_rl_beats_fixed",
-           "check_c6_sac_beats_dpg", "check_c7_sac_randomness", "check_c8_brl_dpg", "check_c9_dpg_smooth", "check_c9_dpg_smooth_short",
+__all__ = ["ASSUMED", "CHOICES", "CLAIMS", "EQUIVALENT_DB", "NEAR_ZERO_TAU", "check_c1_nfl",
+           "check_c1_nfl_inter_cluster", "check_c2_cluster_model", "check_c2_component_model", "check_c3_small_tau",
+           "check_c4_large_tau", "check_c4_interior_tau", "check_c5_rl_beats_fixed", "check_c6_sac_beats_dpg",
+           "check_c7_sac_randomness", "check_c8_brl_dpg", "check_c9_dpg_smooth", "check_c9_dpg_smooth_short",
            "check_c9_large_client", "check_c9_median_client", "check_c9_small_client"]
 
 #: "Its own model" reached (C2): the median paired Test-MSE difference within 1 dB (the seed gives no number).
@@ -358,13 +360,15 @@ CLAIMS = (
            Verdict.CONFIRMED,
            ("Every variant is below tau = 0.05 at n = 30 (RL DPG -1.0 dB, BRL DPG -2.0, RL SAC -0.54, BRL SAC -0.61) "
             "and at N = 300 (-2.9 to -3.3 dB), 20 replicates at the paper's size. At ci (N = 200) the DPG variants "
-            "at the horizon are undecided at 20 replicates."), expected_by_profile=_NC),
+            "at the horizon are undecided at 20 replicates."),
+           expected_by_profile=_NC),
     _claim(C6, check_c6_sac_beats_dpg, "Fig. 6.2: NPFL-RL (SAC) is more accurate than NPFL-RL (DPG)", "fig2",
            "'Further, we also see that NPFL-RL (SAC) exhibites enhanced accuracy over NPFL-RL (DPG).'",
            ("read: RL (SAC) below RL (DPG) at the horizon",),
            Verdict.CONFIRMED,
            ("RL (SAC) ends below RL (DPG) at the paper's size: median -0.32 dB [-0.93, -0.06], 40 replicates (a "
-            "small gap). At ci (d = 30, N = 200) undecided: median -0.09 dB [-1.1, +0.2], 20 replicates."), expected_by_profile=_NC),
+            "small gap). At ci (d = 30, N = 200) undecided: median -0.09 dB [-1.1, +0.2], 20 replicates."),
+           expected_by_profile=_NC),
     _claim(C7, check_c7_sac_randomness, "Fig. 6.2: SAC converges with much randomness; BRL (SAC) attenuates it",
            "fig2",
            "'This stochastic nature also leads to extensive randomness in the convergence of NPFL-RL (SAC), batch "
@@ -374,7 +378,8 @@ CLAIMS = (
            Verdict.CONFIRMED,
            ("Over the second half of the horizon the RL (SAC) curve is rougher than RL (DPG)'s (mean |second "
             "difference| +0.004 dB [+0.0007, +0.034]) and BRL (SAC)'s smoother than RL (SAC)'s (-0.0013 dB "
-            "[-0.016, -0.0006]), 20 replicates at the paper's size. At ci the SAC-DPG comparison is undecided."), expected_by_profile=_NC),
+            "[-0.016, -0.0006]), 20 replicates at the paper's size. At ci the SAC-DPG comparison is undecided."),
+           expected_by_profile=_NC),
     _claim(C8, check_c8_brl_dpg, "Fig. 6.2: batch RL increases the accuracy of DPG", "fig2",
            "'In the case of deterministic policy gradient, batch reinforcement learning increases the learning "
            "accuracy.'",
@@ -400,8 +405,8 @@ CLAIMS = (
            expected_by_profile=_NC, corrected_by=C9_SMOOTH_REACH.claim_id, severity="correction_as_useful"),
     _claim(C9_SMOOTH_REACH, check_c9_dpg_smooth_short,
            "C9 corrected: DPG tau trajectories are smooth and stall; SAC's are noisy and move further", "fig3",
-           "The tau_k^(n) trajectories of RL (DPG) are smoother than those of RL (SAC), and by the horizon RL (SAC) has "
-           "moved them further from tau^(0).",
+           "The tau_k^(n) trajectories of RL (DPG) are smoother than those of RL (SAC), and by the horizon RL (SAC) "
+           "has moved them further from tau^(0).",
            ("smoothness: mean |second difference| of tau_k^(n); reach: mean |tau_k^(N) - tau^(0)| over clients",),
            Verdict.CONFIRMED,
            ("Smoother: -4e-4 [-6e-4, -2e-4]; reach: DPG -0.043 [-0.063, -0.015] below SAC (40 replicates at the "

@@ -148,6 +148,15 @@ def replicate_problem(scale: Scale, root_seed: int, replicate: int):
     return classification_problem(rng, X_train, y_train, X_test, y_test, N=scale.N, beta=BETA, gamma=GAMMA)
 
 
+@functools.lru_cache(maxsize=4)
+def _pooled(scale: Scale, root_seed: int, replicate: int):
+    """The replicate's training data as one client: F of (24) is the same (equal client sizes: the mean of the
+    clients' means is the mean over all samples), evaluated with one matmul per model, not one per client and model."""
+    problem = replicate_problem(scale, root_seed, replicate)
+    return dataclasses.replace(problem, features=problem.features.reshape(1, -1, problem.n_features),
+                               labels=problem.labels.reshape(1, -1), test_features=None, test_labels=None)
+
+
 def fedpdm_config(scale: Scale, epsilon: float | None) -> FedPDMConfig:
     """Algorithm 1's configuration of the experiment (every arm takes its K, b, T, schedule and noise from it)."""
     noise = {"noise": "none"} if epsilon is None else {"noise": "dp", "dp_calibration": "target_total_eps",
@@ -168,7 +177,7 @@ def _run(arm: Arm, scale: Scale, root_seed: int, replicate: int) -> np.ndarray:
         run = run_baseline(problem, config, BaselineConfig(name=arm.algorithm, eta_cap=1.0 / RHO, mu=MU), rng,
                            observers=observers)
     x0 = run.observations["x0"][scale.rounds, 0]  # (len(rounds), d)
-    loss, acc = global_objective(problem, x0), accuracy(problem, x0)
+    loss, acc = global_objective(_pooled(scale, root_seed, replicate), x0), accuracy(problem, x0)
     if not np.all(np.isfinite(loss)):
         raise ArithmeticError(f"{arm.label} diverged on replicate {replicate} ({scale.dataset})")
     return np.stack([loss, acc])

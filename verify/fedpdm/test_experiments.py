@@ -48,6 +48,17 @@ def test_fedpdm_dp_ends_with_a_lower_loss_than_each_baseline(seed, epsilon, base
     assert_shown(seed, below(arm("fedpdm", epsilon), arm(baseline, epsilon), "final_loss"))
 
 
+@pytest.mark.claim("fedpdm.experiment_fig1_budget_order")
+@settings(max_examples=examples("one"))
+@given(seed=fedpdm_experiment_seeds(), epsilon=fedpdm_experiment_budgets())
+@example(seed=0, epsilon=10.0)
+def test_fedpdm_loss_falls_with_the_budget(seed, epsilon):
+    """Property: for every epsbar in [5, 30], FedPDM-DP at 3 epsbar ends with a significantly lower training loss
+    than at epsbar, and without DP lower than at epsbar (Fig. 1(a))."""
+    assert_shown(seed, above(arm("fedpdm", epsilon), arm("fedpdm", 3.0 * epsilon), "final_loss"))
+    assert_shown(seed, above(arm("fedpdm", epsilon), arm("fedpdm", None), "final_loss"))
+
+
 @pytest.mark.claim("fedpdm.experiment_dp_gap")
 @settings(max_examples=examples("one"))
 @given(seed=fedpdm_experiment_seeds(), baseline=fedpdm_experiment_seeds().map(lambda i: BASELINES[i % 3]))

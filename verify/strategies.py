@@ -48,24 +48,13 @@ __all__ = [
     "pgfl_classification_root_seeds",
 ]
 
-_unit = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
 
+def tau_sequences(*, max_len: int = 300) -> st.SearchStrategy[np.ndarray]:
+    """Inter-cluster weights tau_1..tau_n in [0, 1]: ``verify.pgfl._instances.TAU_SEQUENCES`` (the space the
+    ``pgfl.theorem2.bound_closed_form`` check samples)."""
+    from verify.pgfl._instances import TAU_SEQUENCES  # lazy: keeps this module numpy-only at import
 
-@st.composite
-def tau_sequences(draw, *, max_len: int = 300) -> np.ndarray:
-    """Inter-cluster weights tau_1..tau_n in [0, 1]: arbitrary, constant, geometric, tiny or near 1."""
-    n = draw(st.integers(min_value=1, max_value=max_len))
-    kind = draw(st.sampled_from(["arbitrary", "constant", "geometric", "tiny", "near_one"]))
-    if kind == "arbitrary":
-        return np.array(draw(st.lists(_unit, min_size=n, max_size=n)))
-    if kind == "constant":
-        return np.full(n, draw(_unit))
-    if kind == "geometric":
-        tau0 = draw(_unit)
-        beta = draw(st.floats(min_value=0.0, max_value=1.0))
-        return tau0 * beta ** np.arange(1, n + 1)
-    exponents = np.array(draw(st.lists(st.floats(min_value=-15.0, max_value=0.0), min_size=n, max_size=n)))
-    return 10.0**exponents if kind == "tiny" else 1.0 - 10.0**exponents
+    return TAU_SEQUENCES.strategy(max_len=max_len)
 
 
 def etas() -> st.SearchStrategy[float]:
@@ -155,65 +144,21 @@ def zcdp_budgets() -> st.SearchStrategy[float]:
 # --- PGFL Lemma 1 / Theorem III (client subproblem (4), seed 000) --------------------------------
 
 
-@st.composite
-def _pgfl_unit_rows(draw, n_rows: int, dim: int) -> np.ndarray:
-    """n_rows unit vectors in R^dim (a near-zero draw becomes e_1: constructed, not filtered)."""
-    raw = np.array(draw(st.lists(st.floats(min_value=-1.0, max_value=1.0), min_size=n_rows * dim,
-                                 max_size=n_rows * dim))).reshape(n_rows, dim)
-    norms = np.linalg.norm(raw, axis=1, keepdims=True)
-    raw[norms[:, 0] < 1e-6] = np.eye(dim)[0]
-    return raw / np.linalg.norm(raw, axis=1, keepdims=True)
+def pgfl_neighbouring_instances(*, losses=("logistic", "huber"), max_dim: int = 8,
+                                max_samples: int = 10) -> st.SearchStrategy[dict]:
+    """A client subproblem (4) and a replace-one neighbour satisfying Assumption 3:
+    ``verify.pgfl._lemma1_records.NEIGHBOURING_INSTANCES`` (the space the Lemma 1 / Theorem III checks sample)."""
+    from verify.pgfl._lemma1_records import NEIGHBOURING_INSTANCES  # lazy: keeps this module numpy-only at import
+
+    return NEIGHBOURING_INSTANCES.strategy(losses=losses, max_dim=max_dim, max_samples=max_samples)
 
 
-@st.composite
-def pgfl_neighbouring_instances(draw, *, losses=("logistic", "huber"), max_dim: int = 8,
-                                max_samples: int = 10) -> dict:
-    """A client subproblem (4) and a replace-one neighbour satisfying Assumption 3 (shared/spec/pgfl.md R3).
+def pgfl_huber_attaining_instances(*, max_dim: int = 6, max_samples: int = 10) -> st.SearchStrategy[dict]:
+    """Parameters of ``verify.pgfl._lemma1_records.attained_huber_instance`` (Huber, lambda = 0):
+    ``HUBER_ATTAINING_INSTANCES`` of that module (the space the check samples)."""
+    from verify.pgfl._lemma1_records import HUBER_ATTAINING_INSTANCES  # lazy: keeps this module numpy-only at import
 
-    Parameters as in ``verify.pgfl._lemma1_records`` gap records: d in [2, max_dim], D_k in
-    [1, max_samples], every feature (also the replacement) on the sphere of radius B in [10^-0.5, 10^0.5],
-    logistic labels in {0, 1} or Huber responses in [-10, 10] with threshold kappa in [10^-0.5, 10^0.5],
-    w_server in [-3, 3]^d, phi_dual in [-1, 1]^d, rho in R3's {0.1, 0.5, 1, 5} or [0.05, 10],
-    lambda in {0, 0.01} or [0, 1], |C_s| in [1, 15]. The last sample of X is the one replaced by
-    (x_new, y_new).
-    """
-    loss = draw(st.sampled_from(losses))
-    dim = draw(st.integers(min_value=2, max_value=max_dim))
-    n = draw(st.integers(min_value=1, max_value=max_samples))
-    radius = 10.0 ** draw(st.floats(min_value=-0.5, max_value=0.5))
-    rows = draw(_pgfl_unit_rows(n + 1, dim)) * radius
-    if loss == "logistic":
-        labels = [float(v) for v in draw(st.lists(st.integers(min_value=0, max_value=1), min_size=n + 1,
-                                                  max_size=n + 1))]
-    else:
-        labels = draw(st.lists(st.floats(min_value=-10.0, max_value=10.0), min_size=n + 1, max_size=n + 1))
-    vec = lambda bound: np.array(draw(st.lists(st.floats(min_value=-bound, max_value=bound), min_size=dim,  # noqa: E731
-                                               max_size=dim)))
-    return {"loss": loss, "feature_radius": radius, "X": rows[:n], "y": np.array(labels[:n]),
-            "x_new": rows[n], "y_new": labels[n], "w_server": vec(3.0), "phi_dual": vec(1.0),
-            "rho": draw(st.one_of(st.sampled_from([0.1, 0.5, 1.0, 5.0]), st.floats(min_value=0.05, max_value=10.0))),
-            "lam": draw(st.one_of(st.sampled_from([0.0, 0.01]), st.floats(min_value=0.0, max_value=1.0))),
-            "n_server_clients": draw(st.integers(min_value=1, max_value=15)),
-            "huber_threshold": 10.0 ** draw(st.floats(min_value=-0.5, max_value=0.5)) if loss == "huber" else 1.0}
-
-
-@st.composite
-def pgfl_huber_attaining_instances(draw, *, max_dim: int = 6, max_samples: int = 10) -> dict:
-    """Parameters of ``verify.pgfl._lemma1_records.attained_huber_instance`` (Huber, lambda = 0).
-
-    Unit feature directions, residual signs of the first D - 1 samples, w_server in [-3, 3]^d,
-    phi_dual in [-1, 1]^d, rho in [0.05, 10], kappa and B in [10^-0.5, 10^0.5], |C_s| in [1, 15].
-    """
-    dim = draw(st.integers(min_value=1, max_value=max_dim))
-    n = draw(st.integers(min_value=1, max_value=max_samples))
-    vec = lambda bound: np.array(draw(st.lists(st.floats(min_value=-bound, max_value=bound), min_size=dim,  # noqa: E731
-                                               max_size=dim)))
-    return {"X": draw(_pgfl_unit_rows(n, dim)),
-            "signs": np.array(draw(st.lists(st.sampled_from([-1.0, 1.0]), min_size=n, max_size=n))),
-            "w_server": vec(3.0), "phi_dual": vec(1.0), "rho": draw(st.floats(min_value=0.05, max_value=10.0)),
-            "huber_threshold": 10.0 ** draw(st.floats(min_value=-0.5, max_value=0.5)),
-            "feature_radius": 10.0 ** draw(st.floats(min_value=-0.5, max_value=0.5)),
-            "n_server_clients": draw(st.integers(min_value=1, max_value=15))}
+    return HUBER_ATTAINING_INSTANCES.strategy(max_dim=max_dim, max_samples=max_samples)
 
 
 # ---- FedPDM-DP (seed 001_322f61f9958f64f9.txt): Lemma 1, Theorems 1 and 2 ---------------------------
@@ -296,53 +241,19 @@ def _pgfl_connected_edges(draw, servers: int, *, tree_only: bool) -> list[tuple[
     return sorted(edges)
 
 
-@st.composite
-def pgfl_tau0_instances(draw, *, min_servers: int = 1, max_servers: int = 4, tree_only: bool = False) -> dict:
-    """Parameters of a ridge PGFL instance for Theorem I (built by ``verify.pgfl._instances.build_instance``).
+def pgfl_tau0_instances(*, min_servers: int = 1, max_servers: int = 4, tree_only: bool = False,
+                        data: str | None = None) -> st.SearchStrategy[dict]:
+    """Ridge instances of Theorem I: ``verify.pgfl._instances.TAU0_INSTANCES`` (the space its checks sample)."""
+    from verify.pgfl._instances import TAU0_INSTANCES  # lazy: keeps this module numpy-only at import
 
-    S in [min_servers, max_servers], Q in {2, 3}, clients per server in [Q, 5] (every group C_{s,(q)} is
-    non-empty by construction), d in [2, 4], D_k in [d, 10], lambda in [1e-3, 1] (log-uniform), a connected
-    graph (spanning tree plus drawn edges; a tree when ``tree_only``), data ``gaussian`` (spec 5.1) or
-    ``identical`` (the sharp case of the stability threshold), and rho/L_max in [0.1, 0.5] intersected with
-    rho > 1.1 L_max m/(1+m) (m = -lambda_min(A_srv), at most 1/3 for S <= 4, so the range is non-empty).
-    """
-    from theory.pgfl.stability import stability_threshold_factor  # lazy: keeps this module numpy-only at import
-
-    S = draw(st.integers(min_value=min_servers, max_value=max_servers))
-    Q = draw(st.integers(min_value=2, max_value=3))
-    d = draw(st.integers(min_value=2, max_value=4))
-    edges = _pgfl_connected_edges(draw, S, tree_only=tree_only)
-    adjacency = np.zeros((S, S), dtype=bool)
-    for s, p in edges:
-        adjacency[s, p] = adjacency[p, s] = True
-    low = max(0.1, 1.1 * stability_threshold_factor(adjacency))
-    if low >= 0.5:
-        raise ValueError(f"max_servers = {max_servers} allows graphs whose stability threshold exceeds 0.5 L_max / 1.1")
-    return {"seed": draw(st.integers(min_value=0, max_value=2**32 - 1)), "servers": S,
-            "clients_per_server": draw(st.integers(min_value=Q, max_value=5)), "clusters": Q, "d": d,
-            "lam": 10.0 ** draw(st.floats(min_value=-3.0, max_value=0.0)), "samples": (d, 10),
-            "data": draw(st.sampled_from(["gaussian", "identical"])), "edges": edges,
-            "rho_factor": draw(st.floats(min_value=low, max_value=0.5))}
+    return TAU0_INSTANCES.strategy(min_servers=min_servers, max_servers=max_servers, tree_only=tree_only, data=data)
 
 
-@st.composite
-def pgfl_private_instances(draw) -> dict:
-    """Parameters for Theorem I with privacy noise (Algorithm 2): ``conditioned`` data (every client's data
-    Hessian has eigenvalues in [1, 4]; with the ridge term h_max <= 5), S in [1, 3], Q in {2, 3}, clients per
-    server in [Q, 4], d in [2, 3], lambda in [1e-3, 1], zeta in {0.9, 0.97} and rho/L_max in [0.18, 0.5]
-    (zeta = 0.9) or [0.1, 0.5] (zeta = 0.97). Then the proven contraction bound
-    r(T)^2 <= max(rho/(rho + h_min), L_max/(L_max + rho)) <= max(5f/(5f + 1), 1/(1 + f)) is at most
-    zeta - 0.05 (f = rho/L_max): the noise dominates by construction."""
-    S = draw(st.integers(min_value=1, max_value=3))
-    Q = draw(st.integers(min_value=2, max_value=3))
-    d = draw(st.integers(min_value=2, max_value=3))
-    zeta = draw(st.sampled_from([0.9, 0.97]))
-    return {"seed": draw(st.integers(min_value=0, max_value=2**32 - 1)), "servers": S,
-            "clients_per_server": draw(st.integers(min_value=Q, max_value=4)), "clusters": Q, "d": d,
-            "lam": 10.0 ** draw(st.floats(min_value=-3.0, max_value=0.0)), "samples": (d, 10),
-            "data": "conditioned", "edges": _pgfl_connected_edges(draw, S, tree_only=False),
-            "rho_factor": draw(st.floats(min_value=0.18 if zeta == 0.9 else 0.1, max_value=0.5)),
-            "zeta": zeta, "phi0": 0.05, "C": 1.0}
+def pgfl_private_instances(*, zeta: float | None = None, min_servers: int = 1) -> st.SearchStrategy[dict]:
+    """Instances of Theorem I with privacy noise: ``verify.pgfl._instances.PRIVATE_INSTANCES`` (the checks' space)."""
+    from verify.pgfl._instances import PRIVATE_INSTANCES  # lazy: keeps this module numpy-only at import
+
+    return PRIVATE_INSTANCES.strategy(zeta=zeta, min_servers=min_servers)
 
 
 def paofed_communication_cases() -> st.SearchStrategy[dict]:
@@ -450,22 +361,11 @@ def pgfl_zeta_pairs(draw) -> tuple[float, float]:
 # --- PGFL single-step server update V0 (verify/pgfl/single_step.py) --------------------------------
 
 
-@st.composite
-def pgfl_single_step_instances(draw) -> dict:
-    """Parameters of a ridge PGFL instance for the V0 claims (built by ``verify.pgfl._instances.build_instance``).
+def pgfl_single_step_instances() -> st.SearchStrategy[dict]:
+    """Ridge instances of the V0 claims: ``verify.pgfl._instances.SINGLE_STEP_INSTANCES`` (the checks' space)."""
+    from verify.pgfl._instances import SINGLE_STEP_INSTANCES  # lazy: keeps this module numpy-only at import
 
-    S in [2, 5] with a connected graph (spanning tree plus drawn edges), Q in [1, 3], clients per server in
-    [max(Q, 2), 5] (every group C_{s,(q)} non-empty by construction), d in [1, 4], D_k in [2, 9], lambda in
-    [1e-2, 10^0.5] and rho/L_max in [0.05, 10] (log-uniform), gaussian data (spec 5.1); tau = 0 is the claims'.
-    """
-    S = draw(st.integers(min_value=2, max_value=5))
-    Q = draw(st.integers(min_value=1, max_value=3))
-    return {"seed": draw(st.integers(min_value=0, max_value=2**32 - 1)), "servers": S,
-            "clients_per_server": draw(st.integers(min_value=max(Q, 2), max_value=5)), "clusters": Q,
-            "d": draw(st.integers(min_value=1, max_value=4)),
-            "lam": 10.0 ** draw(st.floats(min_value=-2.0, max_value=0.5)), "samples": (2, 9), "data": "gaussian",
-            "edges": _pgfl_connected_edges(draw, S, tree_only=False),
-            "rho_factor": 10.0 ** draw(st.floats(min_value=-1.3, max_value=1.0))}
+    return SINGLE_STEP_INSTANCES.strategy()
 
 
 # ---- PAO-Fed transient MSD and experiments (verify/paofed/sim_transient.py, experiments.py) -----------------
@@ -683,17 +583,12 @@ __all__ += ["gtv_chain_cases", "gtv_convergence_cases", "gtv_sbm_seeds", "gtv_we
 
 
 # --- pgfl (private Theorem I, iteration-dominated branch) ---
-@st.composite
-def pgfl_private_iteration_instances(draw) -> dict:
-    """Parameters for the iteration-dominated branch of the corrected private Theorem I (zeta <= r(T)^2 - 0.05):
-    ``conditioned`` data as :func:`pgfl_private_instances`, rho/L_max in [0.1, 0.3] and zeta drawn in
-    [0.05, r(T)^2 - 0.05] once r(T) is computed (``verify.pgfl._instances.iteration_branch_params``, which redraws the
-    instance until r(T)^2 >= 0.15; the draw is a pure function of the seed)."""
-    import numpy as np
+def pgfl_private_iteration_instances() -> st.SearchStrategy[dict]:
+    """Instances of the iteration-dominated branch of the corrected private Theorem I (zeta <= r(T)^2 - 0.05):
+    ``verify.pgfl._instances.ITERATION_BRANCH_INSTANCES`` (the checks' space)."""
+    from verify.pgfl._instances import ITERATION_BRANCH_INSTANCES
 
-    from verify.pgfl._instances import iteration_branch_params
-
-    return iteration_branch_params(np.random.default_rng(draw(st.integers(min_value=0, max_value=2**32 - 1))))
+    return ITERATION_BRANCH_INSTANCES.strategy()
 
 
 __all__ += ["pgfl_private_iteration_instances"]

@@ -13,11 +13,15 @@ from typing import Any
 import numpy as np
 
 from reference_impl.pgfl import PGFLConfig, PGFLProblem, iteration_spectral_radius
+from theory.pgfl.stability import stability_threshold_factor
+from verify.sampling import sampler
 from verify.tolerance import NOISE_DOMINANCE_GAP
 
-__all__ = ["PARAM_KEYS", "adjacency_matrix", "anisotropic_instance", "build_instance", "connected_edges",
+__all__ = ["ITERATION_BRANCH_INSTANCES", "PARAM_KEYS", "PRIVATE_INSTANCES", "SINGLE_STEP_INSTANCES", "TAU0_INSTANCES",
+           "TAU_SEQUENCES",
+            "adjacency_matrix", "anisotropic_instance", "build_instance", "connected_edges", "drawn_edges",
            "equal_optima_instance", "four_cycle_identical_params", "iteration_branch_params", "paper_params",
-           "private_params", "single_server_instance", "tau0_config"]
+           "single_server_instance", "tau0_config"]
 
 #: The keys of :func:`build_instance` (and ``rho_factor``): what a counterexample records to be rebuilt.
 PARAM_KEYS = ("seed", "servers", "clients_per_server", "clusters", "d", "lam", "samples", "data", "edges",
@@ -124,26 +128,11 @@ def tau0_config(problem: PGFLProblem, params: Mapping[str, Any]) -> PGFLConfig:
     return PGFLConfig(rho=float(params["rho_factor"]) * problem.max_curvature)
 
 
-def private_params(rng: np.random.Generator, zeta: float) -> dict:
-    """Instance of the private claim's hypotheses ('conditioned' data: Hessians in [1, 4] + ridge), with
-    rho/L_max drawn so that the proven contraction bound gives zeta >= r(T)^2 + 0.05 (see the strategy
-    ``verify.strategies.pgfl_private_instances``)."""
-    S = int(rng.integers(1, 4))
-    Q = int(rng.integers(2, 4))
-    d = int(rng.integers(2, 4))
-    seed = int(rng.integers(2**32))
-    lo = 0.18 if zeta <= 0.9 else 0.1
-    return {"seed": seed, "servers": S, "clients_per_server": int(rng.integers(Q, 5)), "clusters": Q, "d": d,
-            "lam": float(10 ** rng.uniform(-3, 0)), "samples": (d, 10), "data": "conditioned",
-            "edges": connected_edges(np.random.default_rng(seed + 1), S, S), "rho_factor": float(rng.uniform(lo, 0.5)),
-            "zeta": zeta, "phi0": 0.05, "C": 1.0}
-
-
 def iteration_branch_params(rng: np.random.Generator) -> dict:
-    """An instance of the iteration-dominated branch: the 'conditioned' data of :func:`private_params` with rho/L_max
+    """An instance of the iteration-dominated branch: the 'conditioned' data of :data:`PRIVATE_INSTANCES` with rho/L_max
     in [0.1, 0.3] (r(T) large), zeta drawn in [0.05, r(T)^2 - 0.05] once r(T) is known (redrawn while r(T)^2 < 0.15)."""
     for _ in range(50):
-        params = private_params(rng, 0.5)
+        params = PRIVATE_INSTANCES.sample(rng, zeta=0.5)
         params["rho_factor"] = float(rng.uniform(0.1, 0.3))
         problem = build_instance(params)
         config = PGFLConfig(rho=params["rho_factor"] * problem.max_curvature, algorithm="alg2")
@@ -183,3 +172,105 @@ def anisotropic_instance() -> PGFLProblem:
     H2 = np.array([[3.50001744, -0.20463609], [-0.20463609, 0.01312955]])
     _, _, vt = np.linalg.svd(np.linalg.solve(H1 + H2, H2))
     return single_server_instance([H1, H2], [vt[0], np.zeros(2)])
+
+
+
+# --------------------------------------------------------------------------------------------------
+# Parameter spaces, drawn by the checks (``.sample(rng)``) and by verify.strategies (``.strategy()``)
+# --------------------------------------------------------------------------------------------------
+
+def drawn_edges(draw, servers: int, *, tree_only: bool = False) -> list[tuple[int, int]]:
+    """A spanning tree (server i joins a drawn earlier server) plus, unless ``tree_only``, a drawn subset of the
+    other pairs: every connected graph on ``servers`` nodes can occur."""
+    edges = {(draw.integers(0, i - 1), i) for i in range(1, servers)}
+    others = [(i, j) for i in range(servers) for j in range(i + 1, servers) if (i, j) not in edges]
+    if others and not tree_only:
+        edges |= set(draw.subset(others))
+    return sorted(edges)
+
+
+@sampler
+def TAU0_INSTANCES(draw, *, min_servers: int = 1, max_servers: int = 4, tree_only: bool = False,
+                   data: str | None = None) -> dict:
+    """Ridge instances of Theorem I (tau = 0, Algorithm 1; built by :func:`build_instance`).
+
+    S in [min_servers, max_servers], Q in {2, 3}, clients per server in [Q, 5] (every group C_{s,(q)} non-empty by
+    construction), d in [2, 4], D_k in [d, 10], lambda in [1e-3, 1] (log-uniform), a connected graph (spanning tree
+    plus drawn edges; a tree when ``tree_only``), data ``gaussian`` (spec 5.1) or ``identical`` (the sharp case of
+    the stability threshold; drawn unless ``data`` is given), and rho/L_max uniform in
+    [max(0.1, 1.1 m/(1+m)), 0.5] (m = -lambda_min(A_srv), at most 1/3 for S <= 4, so the range is non-empty).
+    """
+    S = draw.integers(min_servers, max_servers)
+    Q = draw.integers(2, 3)
+    d = draw.integers(2, 4)
+    edges = drawn_edges(draw, S, tree_only=tree_only)
+    low = max(0.1, 1.1 * stability_threshold_factor(adjacency_matrix(S, edges)))
+    if low >= 0.5:
+        raise ValueError(f"max_servers = {max_servers} allows graphs whose stability threshold exceeds 0.5 L_max / 1.1")
+    return {"seed": draw.seed(), "servers": S, "clients_per_server": draw.integers(Q, 5), "clusters": Q, "d": d,
+            "lam": draw.log10_uniform(-3.0, 0.0), "samples": (d, 10),
+            "data": data if data is not None else draw.choice(["gaussian", "identical"]), "edges": edges,
+            "rho_factor": draw.uniform(low, 0.5)}
+
+
+@sampler
+def PRIVATE_INSTANCES(draw, *, zeta: float | None = None, min_servers: int = 1) -> dict:
+    """Instances of Theorem I with privacy noise (Algorithm 2): ``conditioned`` data (every client's data Hessian has
+    eigenvalues in [1, 4]; with the ridge term h_max <= 5), S in [min_servers, 3], Q in {2, 3}, clients per server in
+    [Q, 4], d in [2, 3], lambda in [1e-3, 1], zeta in {0.9, 0.97} (unless given) and rho/L_max in [0.18, 0.5]
+    (zeta <= 0.9) or [0.1, 0.5]. Then the proven contraction bound r(T)^2 <= max(rho/(rho + h_min),
+    L_max/(L_max + rho)) <= max(5f/(5f + 1), 1/(1 + f)) is at most zeta - 0.05 (f = rho/L_max): the noise dominates
+    by construction."""
+    S = draw.integers(min_servers, 3)
+    Q = draw.integers(2, 3)
+    d = draw.integers(2, 3)
+    zeta = draw.choice([0.9, 0.97]) if zeta is None else float(zeta)
+    return {"seed": draw.seed(), "servers": S, "clients_per_server": draw.integers(Q, 4), "clusters": Q, "d": d,
+            "lam": draw.log10_uniform(-3.0, 0.0), "samples": (d, 10), "data": "conditioned",
+            "edges": drawn_edges(draw, S), "rho_factor": draw.uniform(0.18 if zeta <= 0.9 else 0.1, 0.5),
+            "zeta": zeta, "phi0": 0.05, "C": 1.0}
+
+
+@sampler
+def ITERATION_BRANCH_INSTANCES(draw) -> dict:
+    """Instances of the iteration-dominated branch of the corrected private Theorem I (zeta <= r(T)^2 - 0.05):
+    :func:`iteration_branch_params` of a drawn seed (it redraws the instance until r(T)^2 >= 0.15, so the space is
+    drawn through one seed, a pure function of it)."""
+    return iteration_branch_params(np.random.default_rng(draw.seed()))
+
+
+@sampler
+def SINGLE_STEP_INSTANCES(draw) -> dict:
+    """Ridge instances of the single-step server-update claims (V0; built by :func:`build_instance`): S in [2, 5]
+    with a connected graph (spanning tree plus drawn edges), Q in [1, 3], clients per server in [max(Q, 2), 5] (every
+    group non-empty by construction), d in [1, 4], D_k in [2, 9], lambda in [1e-2, 10^0.5] and rho/L_max in
+    [0.05, 10] (log-uniform), gaussian data (spec 5.1); tau = 0 is the claims'."""
+    S = draw.integers(2, 5)
+    Q = draw.integers(1, 3)
+    return {"seed": draw.seed(), "servers": S, "clients_per_server": draw.integers(max(Q, 2), 5), "clusters": Q,
+            "d": draw.integers(1, 4), "lam": draw.log10_uniform(-2.0, 0.5), "samples": (2, 9), "data": "gaussian",
+            "edges": drawn_edges(draw, S), "rho_factor": draw.log10_uniform(-1.3, 1.0)}
+
+
+#: Values of the ``special`` tau sequences: exact 0 and 1, 1/2, a tiny weight and the largest double below 1.
+SPECIAL_TAUS = (0.0, 1.0, 0.5, 1e-9, 1.0 - 2.0**-52)
+
+
+@sampler
+def TAU_SEQUENCES(draw, *, max_len: int = 300) -> np.ndarray:
+    """Inter-cluster weights tau_1..tau_n in [0, 1], n in [1, max_len], of a drawn shape: arbitrary, constant,
+    geometric (tau_0 beta^n), tiny (10^U(-15, 0)), near one (1 - 10^U(-15, 0)) or special (exact 0s and 1s, 1/2,
+    1e-9, 1 - 2^-52)."""
+    n = draw.integers(1, max_len)
+    kind = draw.choice(("arbitrary", "constant", "geometric", "tiny", "near_one", "special"))
+    if kind == "arbitrary":
+        return np.array([draw.uniform(0.0, 1.0) for _ in range(n)])
+    if kind == "constant":
+        return np.full(n, draw.uniform(0.0, 1.0))
+    if kind == "geometric":
+        tau0 = draw.uniform(0.0, 1.0)
+        return tau0 * draw.uniform(0.0, 1.0) ** np.arange(1, n + 1)
+    if kind == "special":
+        return np.array([draw.choice(SPECIAL_TAUS) for _ in range(n)])
+    exponents = np.array([draw.uniform(-15.0, 0.0) for _ in range(n)])
+    return 10.0**exponents if kind == "tiny" else 1.0 - 10.0**exponents

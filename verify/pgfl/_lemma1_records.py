@@ -17,10 +17,11 @@ from theory.pgfl.sensitivity import certified_logistic_sensitivity, check_featur
 from verify.executor import map_seeded
 from verify.pgfl._neighbour_search import adversarial_neighbour_gap, solve_neighbour_pairs, sphere
 from verify.records import CheckContext
+from verify.sampling import sampler
 
-__all__ = ["LAMS", "PROFILE", "RHOS", "STREAM", "attained_huber_instance", "attained_huber_record", "conditioning_sweep",
+__all__ = ["HUBER_ATTAINING_INSTANCES", "LAMS", "NEIGHBOURING_INSTANCES", "PROFILE", "RHOS", "STREAM", "attained_huber_instance", "attained_huber_record", "conditioning_sweep",
            "gap_record", "instance_record", "neighbour_gap_records", "neighbour_record", "paper_first_iteration_record",
-           "problem_from_record", "sample_instance"]
+           "problem_from_record", "sample_instance", "unit_rows"]
 
 
 #: R3's penalties and regularisation weights.
@@ -44,24 +45,69 @@ def problem_from_record(record: Mapping[str, Any]) -> ClientSubproblem:
                             loss=record["loss"], huber_threshold=record["huber_threshold"])
 
 
-def sample_instance(rng: np.random.Generator, loss: str) -> tuple[ClientSubproblem, float]:
-    r"""One base instance in R3's ranges; returns (problem, feature radius B).
+def unit_rows(draw, n_rows: int, dim: int) -> np.ndarray:
+    """``n_rows`` unit vectors in R^dim from coordinates in [-1, 1] (a near-zero draw becomes e_1: constructed, not
+    filtered)."""
+    raw = np.array([[draw.uniform(-1.0, 1.0) for _ in range(dim)] for _ in range(n_rows)]).reshape(n_rows, dim)
+    norms = np.linalg.norm(raw, axis=1, keepdims=True)
+    raw[norms[:, 0] < 1e-6] = np.eye(dim)[0]   # below 1e-6 the direction is rounding noise: take e_1 instead
+    return raw / np.linalg.norm(raw, axis=1, keepdims=True)
 
-    :math:`d \in [2, 8]`, :math:`D_k \in [1, 10]`, :math:`B = 10^{U(-0.3, 0.3)}`, rows of :math:`X` on the
-    sphere of radius :math:`B`, :math:`w_{s,(q)} \sim U(-3, 3)^d`, :math:`\varphi_k \sim U(-1, 1)^d`,
-    :math:`\rho \in \{0.1, 0.5, 1, 5\}`, :math:`\lambda \in \{0, 0.01\}`, :math:`|\mathcal C_s| \in [1, 15]`.
-    Logistic labels in {0, 1}; Huber: :math:`\kappa = 10^{U(-0.3, 0.3)}`, responses :math:`\mathcal N(0, 3^2)`.
+
+def _penalty(draw) -> float:
+    """rho: one of R3's values or uniform in [0.05, 10]."""
+    return float(draw.choice(RHOS)) if draw.choice((True, False)) else draw.uniform(0.05, 10.0)
+
+
+@sampler
+def NEIGHBOURING_INSTANCES(draw, *, losses=("logistic", "huber"), max_dim: int = 8, max_samples: int = 10) -> dict:
+    r"""A client subproblem (4) and a replace-one neighbour satisfying Assumption 3 (shared/spec/pgfl.md R3, widened).
+
+    The loss from ``losses``, :math:`d \in [2, max\_dim]`, :math:`D_k \in [1, max\_samples]`, every feature (also the
+    replacement) on the sphere of radius :math:`B = 10^{U(-0.5, 0.5)}`, logistic labels in {0, 1} or Huber responses
+    in [-10, 10] with threshold :math:`\kappa = 10^{U(-0.5, 0.5)}`, :math:`w_{s,(q)} \in [-3, 3]^d`,
+    :math:`\varphi_k \in [-1, 1]^d`, :math:`\rho` in R3's {0.1, 0.5, 1, 5} or [0.05, 10], :math:`\lambda` in
+    {0, 0.01} or [0, 1], :math:`|\mathcal C_s| \in [1, 15]`. The last row of ``X`` is the sample replaced by
+    (``x_new``, ``y_new``); the fields are those of :class:`ClientSubproblem` plus ``feature_radius``.
     """
-    d = int(rng.integers(2, 9))
-    D = int(rng.integers(1, 11))
-    B = float(10.0 ** rng.uniform(-0.3, 0.3))
-    X = sphere(rng.standard_normal((D, d)), B)
-    y = rng.integers(0, 2, D).astype(float) if loss == "logistic" else rng.normal(0.0, 3.0, D)
-    problem = ClientSubproblem(X=X, y=y, w_server=rng.uniform(-3.0, 3.0, d), phi_dual=rng.uniform(-1.0, 1.0, d),
-                               rho=float(rng.choice(RHOS)), lam=float(rng.choice(LAMS)),
-                               n_server_clients=int(rng.integers(1, 16)), loss=loss,
-                               huber_threshold=float(10.0 ** rng.uniform(-0.3, 0.3)) if loss == "huber" else 1.0)
-    return problem, B
+    loss = draw.choice(tuple(losses))
+    dim = draw.integers(2, max_dim)
+    n = draw.integers(1, max_samples)
+    radius = draw.log10_uniform(-0.5, 0.5)
+    rows = unit_rows(draw, n + 1, dim) * radius
+    if loss == "logistic":
+        labels = [float(draw.integers(0, 1)) for _ in range(n + 1)]
+    else:
+        labels = [draw.uniform(-10.0, 10.0) for _ in range(n + 1)]
+    return {"loss": loss, "feature_radius": radius, "X": rows[:n], "y": np.array(labels[:n]),
+            "x_new": rows[n], "y_new": labels[n],
+            "w_server": np.array([draw.uniform(-3.0, 3.0) for _ in range(dim)]),
+            "phi_dual": np.array([draw.uniform(-1.0, 1.0) for _ in range(dim)]), "rho": _penalty(draw),
+            "lam": float(draw.choice(LAMS)) if draw.choice((True, False)) else draw.uniform(0.0, 1.0),
+            "n_server_clients": draw.integers(1, 15),
+            "huber_threshold": draw.log10_uniform(-0.5, 0.5) if loss == "huber" else 1.0}
+
+
+@sampler
+def HUBER_ATTAINING_INSTANCES(draw, *, max_dim: int = 6, max_samples: int = 10, dim: int | None = None,
+                              n_samples: int | None = None) -> dict:
+    r"""Parameters of :func:`attained_huber_instance` (Huber, :math:`\lambda = 0`): unit feature directions (D, d),
+    residual signs of the first D - 1 samples, :math:`w_{s,(q)} \in [-3, 3]^d`, :math:`\varphi_k \in [-1, 1]^d`,
+    :math:`\rho` in R3's values or [0.05, 10], :math:`\kappa` and :math:`B` in :math:`[10^{-0.5}, 10^{0.5}]`,
+    :math:`|\mathcal C_s| \in [1, 15]`; d in [1, max_dim] and D in [1, max_samples] unless given."""
+    dim = draw.integers(1, max_dim) if dim is None else int(dim)
+    n = draw.integers(1, max_samples) if n_samples is None else int(n_samples)
+    return {"X": unit_rows(draw, n, dim), "signs": np.array([draw.choice((-1.0, 1.0)) for _ in range(n)]),
+            "w_server": np.array([draw.uniform(-3.0, 3.0) for _ in range(dim)]),
+            "phi_dual": np.array([draw.uniform(-1.0, 1.0) for _ in range(dim)]), "rho": _penalty(draw),
+            "huber_threshold": draw.log10_uniform(-0.5, 0.5), "feature_radius": draw.log10_uniform(-0.5, 0.5),
+            "n_server_clients": draw.integers(1, 15)}
+
+
+def sample_instance(rng: np.random.Generator, loss: str) -> tuple[ClientSubproblem, float]:
+    """One base instance of :data:`NEIGHBOURING_INSTANCES` with the given loss; returns (problem, feature radius B)."""
+    params = NEIGHBOURING_INSTANCES.sample(rng, losses=(loss,))
+    return problem_from_record(params), float(params["feature_radius"])
 
 
 def gap_record(problem: ClientSubproblem, B: float, pair: Mapping[str, Any], kind: str) -> dict[str, Any]:
@@ -105,12 +151,8 @@ def paper_first_iteration_record(rng: np.random.Generator, *, candidates: int = 
 
 
 def attained_huber_record(rng: np.random.Generator, n_samples: int, dim: int = 3) -> dict[str, Any]:
-    """A random instance of :func:`attained_huber_instance` in R3's ranges (responses set by the construction)."""
-    return attained_huber_instance({
-        "X": sphere(rng.standard_normal((n_samples, dim)), 1.0), "signs": rng.choice([-1.0, 1.0], n_samples),
-        "w_server": rng.uniform(-3.0, 3.0, dim), "phi_dual": rng.uniform(-1.0, 1.0, dim),
-        "rho": float(rng.choice(RHOS)), "huber_threshold": float(10.0 ** rng.uniform(-0.3, 0.3)),
-        "feature_radius": float(10.0 ** rng.uniform(-0.3, 0.3)), "n_server_clients": int(rng.integers(1, 16))})
+    """A gap record of :func:`attained_huber_instance` at a draw of :data:`HUBER_ATTAINING_INSTANCES`."""
+    return attained_huber_instance(HUBER_ATTAINING_INSTANCES.sample(rng, dim=dim, n_samples=n_samples))
 
 
 def attained_huber_instance(params: Mapping[str, Any]) -> dict[str, Any]:

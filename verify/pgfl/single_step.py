@@ -39,7 +39,7 @@ from reference_impl.pgfl import PGFLConfig, PGFLProblem, PGFLState, client_solve
 from verify.evidence import result_from_evidence, sample_evidence, with_minimal_counterexample
 from verify.papers import SEED_THESIS
 from verify.pgfl import cite
-from verify.pgfl._instances import build_instance
+from verify.pgfl._instances import SINGLE_STEP_INSTANCES, build_instance
 from verify.records import CheckContext, CheckResult, Claim, Evidence, FigureSpec, Series, Verdict
 from verify.tolerance import gamma
 
@@ -161,16 +161,8 @@ def evaluate_single_step_corrected(params: Mapping[str, Any], *, limit_fn=group_
                                 "rounding_allowance": allowance})
 
 
-def _instance_params(rng: np.random.Generator) -> dict:
-    Q = int(rng.integers(1, 4))
-    return {"seed": int(rng.integers(2**32)), "servers": int(rng.integers(2, 6)),
-            "clients_per_server": int(rng.integers(max(Q, 2), 6)), "clusters": Q, "d": int(rng.integers(1, 5)),
-            "lam": float(10 ** rng.uniform(-2, 0.5)), "samples": (2, 9), "data": "gaussian",
-            "average_degree": float(rng.uniform(1.0, 4.0)), "rho_factor": float(10 ** rng.uniform(-1.3, 1.0))}
-
-
 def _batch(rng: np.random.Generator, count: int, evaluate, kwargs) -> list[Evidence]:
-    return [evaluate(_instance_params(rng), **kwargs) for _ in range(count)]
+    return [evaluate(SINGLE_STEP_INSTANCES.sample(rng), **kwargs) for _ in range(count)]
 
 
 def _figure(params: Mapping[str, Any]) -> FigureSpec:

@@ -43,9 +43,8 @@ from verify.papers import SEED_PGFL_J, SEED_THESIS
 from verify.pgfl import cite
 from verify.pgfl._instances import (
     PARAM_KEYS,
-    adjacency_matrix,
+    TAU0_INSTANCES,
     build_instance,
-    connected_edges,
     four_cycle_identical_params,
     paper_params,
     tau0_config,
@@ -112,19 +111,11 @@ def evaluate_theorem1(params: Mapping[str, Any], *, optimum_fn: Callable = pa_op
 
 
 def _theorem1_batch(rng: np.random.Generator, count: int, optimum_fn: Callable) -> list[Evidence]:
-    """Half single-server (exact target), half multi-server spec-5.1-style instances, rho in [0.1, 0.5] L_max."""
+    """Half single-server (exact target), half multi-server (S in [2, 4]) gaussian instances of ``TAU0_INSTANCES``."""
     out = []
     for i in range(count):
-        S = 1 if i % 2 == 0 else int(rng.integers(2, 5))
-        Q = int(rng.integers(2, 4))
-        d = int(rng.integers(2, 5))
-        params = {"seed": int(rng.integers(2**32)), "servers": S, "clients_per_server": int(rng.integers(Q, 6)),
-                  "clusters": Q, "d": d, "lam": float(10 ** rng.uniform(-3, 0)), "samples": (d, 10),
-                  "data": "gaussian", "rho_factor": float(rng.uniform(0.1, 0.5))}
-        params["edges"] = connected_edges(np.random.default_rng(params["seed"] + 1), S,
-                                           int(rng.integers(S - 1, S * (S - 1) // 2 + 1)))
-        thr = stability_threshold_factor(adjacency_matrix(S, params["edges"]))
-        params["rho_factor"] = float(max(params["rho_factor"], 1.1 * thr))
+        low, high = (1, 1) if i % 2 == 0 else (2, 4)
+        params = TAU0_INSTANCES.sample(rng, min_servers=low, max_servers=high, data="gaussian")
         out.append(evaluate_theorem1(params, optimum_fn=optimum_fn))
     return out
 
@@ -350,22 +341,11 @@ def evaluate_theorem1_fixed_point(params: Mapping[str, Any], *, fixed_point_fn: 
 
 
 def _fixed_point_batch(rng: np.random.Generator, count: int, kwargs: dict) -> list[Evidence]:
-    """Instances of the corrected claim's hypotheses (as the Hypothesis strategy ``pgfl_tau0_instances``)."""
-    out = []
-    for i in range(count):
-        S = int(rng.integers(1, 5))
-        Q = int(rng.integers(2, 4))
-        d = int(rng.integers(2, 5))
-        seed = int(rng.integers(2**32))
-        edges = connected_edges(np.random.default_rng(seed + 1), S, int(rng.integers(S - 1, S * (S - 1) // 2 + 1)))
-        thr = stability_threshold_factor(adjacency_matrix(S, edges))
-        lo = max(0.1, 1.1 * thr)
-        params = {"seed": seed, "servers": S, "clients_per_server": int(rng.integers(Q, 6)), "clusters": Q, "d": d,
-                  "lam": float(10 ** rng.uniform(-3, 0)), "samples": (d, 10),
-                  "data": "identical" if i % 3 == 2 else "gaussian", "edges": edges,
-                  "rho_factor": float(rng.uniform(lo, 0.5))}
-        out += evaluate_theorem1_fixed_point(params, **kwargs)
-    return out
+    """Instances of the corrected claim's hypotheses (``TAU0_INSTANCES``, the space of its property test), every
+    third with identical-client data."""
+    return [ev for i in range(count)
+            for ev in evaluate_theorem1_fixed_point(
+                TAU0_INSTANCES.sample(rng, data="identical" if i % 3 == 2 else "gaussian"), **kwargs)]
 
 
 def check_theorem1_fixed_point(ctx: CheckContext, *, fixed_point_fn: Callable = fixed_point_state,
@@ -439,7 +419,8 @@ CLAIMS = (
                    "argmin_w sum_{k in C_(q)} f_k(w), shared/spec/pgfl.md 1.3)."),
         hypotheses=("Assumption 1 (convex, smooth f_k); instances are strongly convex ridge problems (spec E11)",
                     "tau^(n) = 0", "full participation, no privacy noise (Algorithm 1)",
-                    "rho in [0.1, 0.5] L_max, raised to 1.1 L_max m/(1+m) where needed so that r(T) < 1"),
+                    "rho/L_max uniform in [max(0.1, 1.1 m/(1+m)), 0.5] (m = max(0, -lambda_min(A_srv))) so that "
+                    "r(T) < 1"),
         check=check_theorem1, expected=Verdict.REFUTED,
         reason=("With one server the iteration is global-consensus ADMM and reaches (Pa) (to 1e-10). With several "
                 "servers it converges linearly at rate r(T) to the fixed point (Pc) of spec 2.8 (to 1e-9), which is "

@@ -27,7 +27,13 @@ from theory.pgfl.stability import alg2_contraction_bound, iteration_radius
 from verify.evidence import result_from_evidence
 from verify.papers import SEED_THESIS
 from verify.pgfl import cite
-from verify.pgfl._instances import PARAM_KEYS, build_instance, iteration_branch_params, paper_params, private_params
+from verify.pgfl._instances import (
+    ITERATION_BRANCH_INSTANCES,
+    PARAM_KEYS,
+    PRIVATE_INSTANCES,
+    build_instance,
+    paper_params,
+)
 from verify.pgfl._tau0_iteration import (
     affine_parts,
     exact_log_mean_square,
@@ -192,11 +198,11 @@ def check_theorem1_private_rate(ctx: CheckContext, *, factor_fn: Callable = priv
     evidence = []
     for i in range(count):
         zeta = (0.9, 0.97)[i % 2]
-        evidence.append(evaluate_private_factor(private_params(rng, zeta), runs=p["runs"], seed=mc_seed + i,
+        evidence.append(evaluate_private_factor(PRIVATE_INSTANCES.sample(rng, zeta=zeta), runs=p["runs"], seed=mc_seed + i,
                                                 alpha=alpha, factor_fn=factor_fn))
     rng_it = np.random.default_rng(ctx.seed_sequence("pgfl.theorem1_private_rate.iteration").generate_state(1)[0])
     for i in range(count):
-        evidence.append(evaluate_private_factor(iteration_branch_params(rng_it), runs=p["runs"], seed=mc_seed + count + 1 + i,
+        evidence.append(evaluate_private_factor(ITERATION_BRANCH_INSTANCES.sample(rng_it), runs=p["runs"], seed=mc_seed + count + 1 + i,
                                                 alpha=alpha, factor_fn=factor_fn))
     skipped = []
     if ctx.thorough:
@@ -274,9 +280,7 @@ def check_theorem1_private(ctx: CheckContext, *, optimum_fn: Callable = pa_optim
     rng = np.random.default_rng(ctx.seed_sequence("pgfl.theorem1_private.as_stated").generate_state(1)[0])
     evidence = []
     for i in range(4 if not ctx.thorough else 12):
-        params = private_params(rng, (0.9, 0.97)[i % 2])
-        if params["servers"] == 1:
-            params = {**params, "servers": 2, "edges": [(0, 1)]}
+        params = PRIVATE_INSTANCES.sample(rng, zeta=(0.9, 0.97)[i % 2], min_servers=2)
         evidence.append(evaluate_private_limit(params, runs=20 if not ctx.thorough else 200,
                                                seed=int(rng.integers(2**31)), optimum_fn=optimum_fn))
     points = [e.parameters for e in evidence]

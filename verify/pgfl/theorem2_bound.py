@@ -20,11 +20,12 @@ from theory.bounds import (
 from verify.evidence import result_from_evidence, sample_evidence
 from verify.papers import SEED_THESIS
 from verify.pgfl import cite
+from verify.pgfl._instances import TAU_SEQUENCES
 from verify.records import CheckContext, CheckResult, Claim, Evidence, FigureSpec, Series, Verdict
 from verify.tolerance import gamma, relative_gap
 
 __all__ = ["CLAIMS", "check_bound_identity", "check_corollary_value", "evaluate_bound_identity",
-           "evaluate_corollary_value", "sample_tau_sequence"]
+           "evaluate_corollary_value", ]
 
 #: The paper's own schedules (seed 000, Section V: tau = 0.4 and 0.4 * 0.98^n, N = 200 iterations).
 PAPER_SCHEDULES = {
@@ -68,27 +69,10 @@ def evaluate_bound_identity(taus, eta, *, bound=intercluster_bound) -> Evidence:
                     parameters={"taus": taus.tolist(), "eta": float(eta), "in_range": in_range})
 
 
-def sample_tau_sequence(rng: np.random.Generator, max_len: int) -> np.ndarray:
-    """One tau sequence of a random shape: uniform, constant, geometric, tiny, or with exact 0s and 1s."""
-    n = int(rng.integers(1, max_len + 1))
-    kind = int(rng.integers(6))
-    if kind == 0:
-        return rng.uniform(0.0, 1.0, n)
-    if kind == 1:
-        return np.full(n, rng.uniform(0.0, 1.0))
-    if kind == 2:
-        return rng.uniform(0.0, 1.0) * rng.uniform(0.5, 1.0) ** np.arange(1, n + 1)
-    if kind == 3:
-        return 10.0 ** rng.uniform(-15.0, -3.0, n)
-    if kind == 4:
-        return rng.choice([0.0, 1.0, 0.5, 1e-9, 1.0 - 2.0 ** -52], size=n)
-    return 1.0 - 10.0 ** rng.uniform(-15.0, 0.0, n)
-
-
 def _identity_batch(rng: np.random.Generator, count: int, max_len: int, bound) -> list[Evidence]:
     out = []
     for _ in range(count):
-        taus = sample_tau_sequence(rng, max_len)
+        taus = TAU_SEQUENCES.sample(rng, max_len=max_len)
         eta = float(10.0 ** rng.uniform(-6.0, 6.0))
         out.append(evaluate_bound_identity(taus, eta, bound=bound))
     return out

@@ -15,11 +15,12 @@ import numpy as np
 from theory.msd import PAOFedInstance, reference_instance
 from theory.msd.expectations import nonempty_group_probability
 from verify.records import Citation
+from verify.sampling import sampler
 from verify.tolerance import GMRES_RTOL as SOLVER_RTOL
 
 __all__ = ["E8_PARAMETERS", "REVIEW_NOTE2_PARAMETERS", "SEED", "SOLVER_RTOL", "cite", "e8_instance",
            "reference_msd", "reference_thresholds", "scale_staleness_weights",
-           "instance_from_dict", "instance_to_dict", "random_instance", "reference_radii",
+           "instance_from_dict", "instance_space", "instance_to_dict", "random_instance", "reference_radii",
            "review_note2_instance", "spd_matrices"]
 
 SEED = "004_180cd372987d137b.txt"
@@ -157,3 +158,48 @@ def reference_radii(mu_times_lambda: float) -> dict[str, float]:
     inst = reference_instance(mu_times_lambda)
     return {"mean": spectral_radius_M(inst), "seed": spectral_radius_F(inst, "seed"),
             "exact": spectral_radius_F(inst, "exact")}
+
+
+@sampler
+def instance_space(draw, *, max_K: int = 3, max_D: int = 3, max_l: int = 2, max_N: int | None = None,
+                   nonnegative_server_weight: bool = True, mu_times_lambda: tuple[float, float] = (0.05, 0.4)) -> dict:
+    r"""A PAO-Fed analysis instance as plain data (:func:`instance_to_dict` form): the space written once, drawn by
+    the checks (``instance_space.sample(rng)``) and by the property tests (``verify.strategies.paofed_instances``).
+
+    K in [2, max_K], l_max in [0, max_l], D in [2, max_D] with N = (1 + K(l_max + 1)) D <= max_N (D is drawn
+    from the sizes that fit), m in [1, D], selection law subset / window / bernoulli, p in [0.05, 1], delta in
+    [0, 0.9], alpha_0 = 1 and alpha_l in [0, 1], R_k positive definite (eigenvalues in [0.2, 2], rotation from the
+    QR factor of a drawn matrix, orthogonal even when that matrix is singular), noise in [0.001, 0.05],
+    mu lambda_max in ``mu_times_lambda``. With ``nonnegative_server_weight`` the weights alpha_{l >= 1} are
+    scaled down so that p_m sum_l alpha_l P(K_{n,l} nonempty) <= 1 - 1e-9, i.e. E[B_n] >= 0 ([E8]'s
+    condition), by construction.
+    """
+    K = draw.integers(2, max_K)
+    L = draw.integers(0, max_l)
+    n_blocks = 1 + K * (L + 1)
+    top_D = max_D if max_N is None else max(2, min(max_D, max_N // n_blocks))
+    D = draw.integers(2, top_D)
+    m = draw.integers(1, D)
+    p = np.array([draw.uniform(0.05, 1.0) for _ in range(K)])
+    delta = draw.uniform(0.0, 0.9)
+    alpha = np.array([1.0] + [draw.uniform(0.0, 1.0) for _ in range(L)])
+    if nonnegative_server_weight and L > 0:
+        pi = (1.0 - delta) * delta ** np.arange(L + 1)
+        P = 1.0 - np.prod(1.0 - p[:, None] * pi[None, :], axis=0)  # P(K_{n,l} nonempty)
+        rest = (m / D) * float(np.sum(alpha[1:] * P[1:]))
+        budget = (1.0 - 1e-9) - (m / D) * P[0]
+        if rest > budget and rest > 0.0:
+            alpha[1:] *= max(budget, 0.0) / rest
+    R = []
+    for _ in range(K):
+        raw = np.array([draw.uniform(-1.0, 1.0) for _ in range(D * D)]).reshape(D, D)
+        Q, _ = np.linalg.qr(raw + 1e-3 * np.eye(D))
+        ev = np.array([draw.uniform(0.2, 2.0) for _ in range(D)])
+        Rk = (Q * ev) @ Q.T
+        R.append((0.5 * (Rk + Rk.T)).tolist())
+    lam = float(np.max(np.linalg.eigvalsh(np.array(R))))
+    return {"K": K, "D": D, "l_max": L, "m": m, "selection": draw.choice(["subset", "window", "bernoulli"]),
+            "p": p.tolist(), "delta": delta, "alpha": alpha.tolist(),
+            "sigma2_eta": [draw.uniform(0.001, 0.05) for _ in range(K)], "R": R,
+            "w_star": [draw.uniform(-1.0, 1.0) for _ in range(D)],
+            "mu": draw.uniform(mu_times_lambda[0], mu_times_lambda[1]) / lam}

@@ -21,9 +21,11 @@ from reference_impl.paofed_data import SyntheticRFFData
 from verify.evidence import result_from_evidence, sample_evidence
 from verify.paofed.sim_common import cite
 from verify.records import CheckContext, CheckResult, Claim, Evidence, FigureSpec, Series, Verdict
+from verify.sampling import sampler
 from verify.tolerance import gamma
 
-__all__ = ["CLAIMS", "CLAIM_ID", "PAPER_CASES", "check_communication_savings", "evaluate_communication_savings",
+__all__ = ["CLAIMS", "CLAIM_ID", "PAPER_CASES", "check_communication_savings", "communication_space",
+           "evaluate_communication_savings",
            "random_case", "savings_formula"]
 
 CLAIM_ID = "paofed.communication_savings"
@@ -85,22 +87,30 @@ def evaluate_communication_savings(case: dict, *, formula=savings_formula) -> Ev
                                 "discarded": int(np.sum(comm.discarded))})
 
 
-def random_case(rng: np.random.Generator) -> dict:
-    """A random small environment and algorithm; client 0 always has data, is available and is contacted
+@sampler
+def communication_space(draw) -> dict:
+    """A random small environment and algorithm (the space written once: the check's :func:`random_case` and the
+    property test's ``verify.strategies.paofed_communication_cases``): K <= 8 clients, D <= 40, m in [1, D],
+    availability and data rates in [0, 1], delta <= 0.95, l_max <= 6, 1-29 iterations, 1-3 runs, schedule
+    circshift / uniform subset / random window. Client 0 always has data, is available and is contacted
     (server_fraction = 1), so at least one message is exchanged."""
-    K = int(rng.integers(1, 9))
-    D = int(rng.integers(1, 41))
-    p = rng.uniform(0.0, 1.0, K)
-    rate = rng.uniform(0.0, 1.0, K)
-    p[0] = rate[0] = 1.0
-    case = {"K": K, "D": D, "m": int(rng.integers(1, D + 1)), "p": p.tolist(), "data_rate": rate.tolist(),
-            "delta": float(rng.uniform(0.0, 0.9)), "l_max": int(rng.integers(0, 6)),
-            "algorithm": str(rng.choice(CASE_ALGORITHMS)), "iterations": int(rng.integers(1, 30)),
-            "seed": int(rng.integers(2**31)), "runs": int(rng.integers(1, 4))}
+    K = draw.integers(1, 8)
+    D = draw.integers(1, 40)
+    algorithm = draw.choice(CASE_ALGORITHMS)
+    case = {"K": K, "D": D, "m": draw.integers(1, D),
+            "p": [1.0] + [draw.uniform(0.0, 1.0) for _ in range(K - 1)],
+            "data_rate": [1.0] + [draw.uniform(0.0, 1.0) for _ in range(K - 1)],
+            "delta": draw.uniform(0.0, 0.95), "l_max": draw.integers(0, 6), "algorithm": algorithm,
+            "iterations": draw.integers(1, 29), "seed": draw.integers(0, 2**31 - 1), "runs": draw.integers(1, 3)}
     case["server_fraction"] = 1.0                     # s < 1 (Online-Fed, PSO-Fed) could leave no message
-    if not case["algorithm"].startswith("online"):
-        case["schedule"] = str(rng.choice(("circshift", "subset", "window")))
+    if not algorithm.startswith("online"):
+        case["schedule"] = draw.choice(("circshift", "subset", "window"))
     return case
+
+
+def random_case(rng: np.random.Generator) -> dict:
+    """One point of :data:`communication_space` drawn with ``rng``."""
+    return communication_space.sample(rng)
 
 
 def _batch(rng: np.random.Generator, count: int, formula) -> list[Evidence]:

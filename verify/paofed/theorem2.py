@@ -33,8 +33,8 @@ from verify.paofed._common import (
     cite,
     e8_instance,
     instance_from_dict,
+    instance_space,
     instance_to_dict,
-    random_instance,
     reference_radii,
     reference_thresholds,
     review_note2_instance,
@@ -196,7 +196,7 @@ def reproduce_theorem2(counterexample) -> Evidence:
 
 
 def _seed_batch(rng: np.random.Generator, count: int, grid, rho_fn) -> list[Evidence]:
-    return [evaluate_seed_model(instance_to_dict(random_instance(rng)), grid, rho_fn=rho_fn) for _ in range(count)]
+    return [evaluate_seed_model(instance_space.sample(rng), grid, rho_fn=rho_fn) for _ in range(count)]
 
 
 def _hard_batch(rng: np.random.Generator, count: int, grid, rho_fn, max_n: int) -> list[Evidence]:
@@ -253,7 +253,7 @@ def evaluate_exact_threshold(params, *, rho_fn=_default_rho, bracket: tuple[floa
 
 
 def _exact_batch(rng: np.random.Generator, count: int, rho_fn) -> list[Evidence]:
-    return [evaluate_exact_threshold(instance_to_dict(random_instance(rng, max_K=2, max_D=2, max_l=1)), rho_fn=rho_fn)
+    return [evaluate_exact_threshold(instance_space.sample(rng, max_K=2, max_D=2, max_l=1), rho_fn=rho_fn)
             for _ in range(count)]
 
 

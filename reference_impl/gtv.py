@@ -6,7 +6,7 @@ It is split along its seams:
   sizes and primal update;
 * :mod:`reference_impl.gtv_cvxpy`: the CVXPY ground truth of the primal (16) and the dual (24);
 * :mod:`reference_impl.gtv_baselines`: FedAvg, IFCA, the pooled and the oracle cluster-wise solutions, the MSE (41);
-* :mod:`reference_impl.gtv_experiments`: one arm of the §5 experiments on one replicate (SBM, chain).
+* :mod:`reference_impl.gtv_experiments`: one arm of the §5.1-5.2 SBM experiments on one replicate.
 """
 
 from __future__ import annotations

@@ -130,12 +130,12 @@ def test_writes_html_json_and_loadable_png_figures(tmp_path):
     assert (out / "index.html").is_file() and (out / "results.json").is_file()
     pngs = sorted(p.relative_to(out).as_posix() for p in (out / "figures").glob("*.png"))
     listed = sorted(f for r in document["results"] for f in r["figures"])
-    assert pngs == listed and len(pngs) == 4
+    assert pngs == listed and len(pngs) == 4  # the four FigureSpecs of the toy results above
     assert sorted(page.imgs) == listed
     for src in page.imgs:
         path = out / src
         assert path.is_file(), src
-        assert path.read_bytes()[:8] == PNG_SIGNATURE, src
+        assert path.read_bytes()[:8] == PNG_SIGNATURE, src  # the 8-byte PNG signature
         image = matplotlib.image.imread(path)
         assert image.ndim == 3 and image.shape[0] > 0 and image.shape[1] > 0, (src, image.shape)
 

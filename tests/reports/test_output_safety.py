@@ -124,6 +124,6 @@ def test_ctrl_c_during_the_checks_exits_130_and_keeps_the_old_report(tmp_path, m
 
     monkeypatch.setattr("verify.runner.run_claims", interrupted)
     capsys.readouterr()
-    assert cli.main(["report", "--quiet", "--out", str(tmp_path)]) == 130
+    assert cli.main(["report", "--quiet", "--out", str(tmp_path)]) == 130  # 128 + SIGINT
     assert capsys.readouterr().err == "fedcheck: interrupted\n"
     assert _snapshot(tmp_path) == before

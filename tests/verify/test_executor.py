@@ -15,8 +15,8 @@ def _seeded_runs(executor):
 def test_map_seeded_is_deterministic_and_runs_are_independent():
     a = np.array(_seeded_runs(SerialExecutor()))
     b = np.array(_seeded_runs(SerialExecutor()))
-    assert a.shape == (6, 3) and np.array_equal(a, b)
-    assert len({tuple(row) for row in a}) == 6
+    assert a.shape == (6, 3) and np.array_equal(a, b)  # the 6 runs of shape (3,) requested above
+    assert len({tuple(row) for row in a}) == 6  # six distinct streams
 
 
 def test_process_pool_matches_serial():

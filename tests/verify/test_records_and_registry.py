@@ -71,7 +71,7 @@ def test_context_validates_profile_and_seed_and_derives_per_claim_seeds():
     with pytest.raises(ValueError, match="seed must be a non-negative integer"):
         CheckContext(seed=-1)
     ctx = CheckContext(seed=7)
-    a = ctx.seed_sequence("pgfl.x").generate_state(4)
+    a = ctx.seed_sequence("pgfl.x").generate_state(4)  # 4 words: 128 bits, collisions impossible in practice
     assert (a == CheckContext(seed=7).seed_sequence("pgfl.x").generate_state(4)).all()
     assert (a != ctx.seed_sequence("pgfl.y").generate_state(4)).any()
     assert (a != CheckContext(seed=8).seed_sequence("pgfl.x").generate_state(4)).any()

@@ -192,6 +192,9 @@ CLAIMS = (
                       "(|D_i| = b = 1), eta rho <= 1, every client uploads at round 0 (S_0 = [N])"),
           check=check_remark2_private, expected=Verdict.REFUTED, severity="false",
           reproduce=reproduce_remark2_private,
+          uncorrected_because=("A joint privacy-utility rate needs the noise set by the budget and the floor C_3 sigma^2 "
+                               "bounded with the correct noise scaling (E21: C_3 = O(rho^2 d / K)), neither of which "
+                               "the seed or its reconstructed constants give."),
           reason=("(23) sets the noise by the accuracy target, not by the budget: at the paper's set-up and zeta = 0.1 "
                   "the round-0 release alone has mu = s/sigma = 647 and an exact epsilon of 2.1e5 at delta = 1e-5 (the "
                   "whole run's is larger: post-processing); every ci point violates the budget (points with small "

@@ -161,3 +161,18 @@ def test_an_m_index_selecting_the_scales_m_is_the_same_simulation():
     assert design.arm_key(U1_M[2], (), thorough, 0) != design.arm_key(U1, (), thorough, 0)
     ci = design.SCALES["ci"]
     assert design.arm_key(U1_M[1], (), ci, 0) != design.arm_key(U1, (), ci, 0)  # ci: m = 1, m_sweep[1] = 2
+
+
+def test_simulating_each_stage_across_the_grid_first_changes_no_number(monkeypatch):
+    """decide_claim's lockstep of every open grid point's arms per stage (two stages here) gives decide's result."""
+    staged = dataclasses.replace(design.DESIGN, stages={"ci": (4, 8)}, chunk={"ci": 4})  # two looks, as at thorough
+    monkeypatch.setattr(design, "DESIGN", staged)
+    spec = dataclasses.replace(X4_BEATS_FEDSGD, design=staged,
+                               grid={"ci": [{design.STEP: c} for c in ("matched", "low", "high")]})
+    ctx = CheckContext(profile="ci", seed=5)
+    clear_store()
+    plain = design.decide(ctx, design.resolve_steps(ctx, spec))
+    clear_store()
+    staged_result = design.decide_claim(ctx, spec)
+    assert staged_result.verdict is plain.verdict and staged_result.summary == plain.summary
+    assert staged_result.details["grid"] == plain.details["grid"]

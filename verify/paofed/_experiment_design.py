@@ -50,7 +50,7 @@ from reference_impl.paofed_tuning import (
     step_field,
     steps_within_tolerance,
 )
-from verify.comparisons import Design, decide, simulate_arms
+from verify.comparisons import FAMILY_ALPHA, Design, decide, evaluate_statement, family_size, simulate_arms
 from verify.records import CheckContext, CheckResult
 
 __all__ = ["CHOICES", "DESIGN", "SCALES", "Arm", "Scale", "arm_key", "decide_claim", "resolve_steps",
@@ -428,13 +428,31 @@ def steps_table(ctx: CheckContext, spec) -> list[dict]:
 def decide_claim(ctx: CheckContext, spec) -> CheckResult:
     """:func:`verify.comparisons.decide` on ``spec`` with its baseline steps resolved.
 
-    The first stage of every arm at every grid point (and of the figure arms) is simulated first, in one call: the
-    arms of a setting then run in lockstep across the grid (a tuned baseline at its three steps, X10's C2 at its
-    two steps) instead of one point at a time. ``decide`` finds them in the arm store; nothing it draws changes.
+    Each stage's replicates of every arm at every grid point still undecided (and the figure arms) are simulated
+    first, in one call: the arms of a setting then run in lockstep across the grid (a tuned baseline at its three
+    steps, X10's C2 at its two steps) instead of one point at a time. ``decide`` finds them in the arm store and
+    decides as before; the points carried to the next stage are only predicted here (by the per-point rule of
+    :mod:`verify.comparisons`), so a wrong prediction costs time, never a number.
     """
     spec = resolve_steps(ctx, spec)
     points = spec.points(ctx.profile)
-    pinned = [dataclasses.replace(arm, at=point) for point in points for arm in spec.arms]
-    pinned += [dataclasses.replace(arm, at=points[0]) for arm in spec.figure_arms]
-    simulate_arms(ctx, DESIGN, pinned, (), DESIGN.stages[ctx.profile][0])
+    stages = DESIGN.stages[ctx.profile]
+    alpha_look = FAMILY_ALPHA / family_size(spec.claim_id.split(".")[0]) / len(stages)
+    open_points = points
+    for index, n in enumerate(stages):
+        pinned = [dataclasses.replace(arm, at=point) for point in open_points for arm in spec.arms]
+        if index == 0:
+            pinned += [dataclasses.replace(arm, at=points[0]) for arm in spec.figure_arms]
+        simulate_arms(ctx, DESIGN, pinned, (), n)
+        open_points = [point for point in open_points if _undecided(ctx, spec, point, n, alpha_look)]
+        if len(open_points) < 2:  # one point's arms are simulated together by decide itself
+            break
     return decide(ctx, spec)
+
+
+def _undecided(ctx: CheckContext, spec, point: tuple, n: int, alpha_look: float) -> bool:
+    """Neither confirmed nor refuted at ``point`` with ``n`` replicates (the arms are in the store)."""
+    outcomes = [evaluate_statement(ctx, DESIGN, s, n, alpha_look, point=dict(point)) for s in spec.statements]
+    confirmed = all(o.p_confirm <= alpha_look for o in outcomes)
+    refuted = min(o.p_refute for o in outcomes) <= alpha_look / len(spec.statements)
+    return not (confirmed or refuted)

@@ -19,15 +19,19 @@ Prints three tables, measured in this process (2 cores, other jobs may be runnin
    rho(F), MSD) on the family below at N = 250 (K = 8, D = 10), 980 (K = 16, D = 20) and 2400
    (K = 24, D = 32, l_max = 2), against ``scipy.linalg.solve_discrete_lyapunov`` of the same N in the same
    process (a plain dense Stein equation: the floor of a dense method); the ratio is printed beside the times;
-5. ``--paper-white``: the same report at the paper's scale with white features through the white reduction
-   (exact and seed F, rho, thresholds, MSD): time and peak traced memory.
+5. ``--paper-white``: the same report at the paper's scale with white features (four groups of 64 exchangeable
+   clients: the grouped route, theory.msd.grouped; ``--paper-route white`` forces the ungrouped white route)
+   (exact and seed F, rho, thresholds, MSD): wall and CPU time, peak traced memory and peak RSS.
 
-Instances are deterministic (fixed seeds); timings are wall-clock (time.perf_counter).
+Instances are deterministic (fixed seeds); timings are wall-clock (time.perf_counter) and CPU (time.process_time,
+more robust on a shared machine); the 1-minute load average is printed with each row.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import resource
 import time
 import tracemalloc
 
@@ -152,40 +156,48 @@ def end_to_end(N: int) -> dict:
     inst = family_instance(K, D, L)
     t_stein = stein_seconds(inst.n_blocks * D)
     tracemalloc.start()
+    c0 = time.process_time()
     rep, t = timed(lambda: msd_report(inst, ("seed", "exact")))
+    cpu = time.process_time() - c0
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    row = {"N": rep["N"], "K": K, "D": D, "l_max": L, "seconds": t, "stein_s": t_stein, "ratio": t / t_stein,
-           "peak_MB": peak / 2**20, "route": rep["route"]}
+    row = {"N": rep["N"], "K": K, "D": D, "l_max": L, "seconds": t, "cpu_s": cpu, "stein_s": t_stein,
+           "ratio": t / t_stein, "peak_MB": peak / 2**20, "route": rep["route"], "load": os.getloadavg()[0]}
     for model in ("seed", "exact"):
         e = rep["models"][model]
         row[model] = (e["spectral_radius"], e["threshold_mu_times_lambda_max"][0], e.get("msd_db"), e.get("residual"),
                       e["seconds"])
-    print(f"  N = {row['N']:5d} (K = {K}, D = {D}, l_max = {L}): fedcheck msd {t:7.2f} s, dense Stein {t_stein:6.2f} s, "
-          f"ratio {row['ratio']:5.1f}x, peak {row['peak_MB']:7.0f} MB; "
+    print(f"  N = {row['N']:5d} (K = {K}, D = {D}, l_max = {L}): fedcheck msd {t:7.2f} s ({cpu:.1f} s CPU), dense "
+          f"Stein {t_stein:6.2f} s, ratio {row['ratio']:5.1f}x, peak {row['peak_MB']:7.0f} MB, load "
+          f"{row['load']:.1f}; "
           + "; ".join(f"{md}: rho {row[md][0]:.6f}, mu* lambda {row[md][1]:.4f}, MSD {row[md][2]:.3f} dB "
                       f"(residual {row[md][3]:.1e}, {row[md][4]:.1f} s)" for md in ("seed", "exact")), flush=True)
     return row
 
 
 def paper_instance_white(mu: float = 0.4, v: float = 1.02) -> PAOFedInstance:
+    """The paper's set-up with R_k = v I and sigma2_eta = 0.01: four groups of 64 exchangeable clients."""
     K, D, L = 256, 200, 10
     rng = np.random.default_rng(2024)
     w = rng.standard_normal(D)
     return PAOFedInstance(K=K, D=D, l_max=L, m=4, selection="window", p=np.repeat([0.25, 0.1, 0.025, 0.005], 64),
-                          delta=0.2, alpha=0.2 ** np.arange(L + 1), sigma2_eta=rng.uniform(0.005, 0.03, K),
+                          delta=0.2, alpha=0.2 ** np.arange(L + 1), sigma2_eta=np.full(K, 0.01),
                           R=np.broadcast_to(v * np.eye(D), (K, D, D)).copy(), w_star=w / np.linalg.norm(w), mu=mu)
 
 
-def paper_white(mu: float) -> dict:
+def paper_white(mu: float, route: str = "auto") -> dict:
     from fedcheck.msd_cli import msd_report
 
     inst = paper_instance_white(mu)
     tracemalloc.start()
-    rep, t = timed(lambda: msd_report(inst, ("seed", "exact")))
+    c0 = time.process_time()
+    rep, t = timed(lambda: msd_report(inst, ("seed", "exact"), method=route))
+    cpu = time.process_time() - c0
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    print(f"  mu = {mu} (mu lambda_max = {mu * 1.02:.3f}): {t:.1f} s, peak traced {peak / 2**20:.0f} MB, route "
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10
+    print(f"  mu = {mu} (mu lambda_max = {mu * 1.02:.3f}): {t:.1f} s wall, {cpu:.1f} s CPU, peak traced "
+          f"{peak / 2**20:.0f} MB, peak RSS {rss:.0f} MB (load {os.getloadavg()[0]:.1f}), route "
           f"{rep['route']}, mean mu* lambda in [{rep['thresholds']['mean'][0] * 1.02:.4f}, "
           f"{rep['thresholds']['mean'][1] * 1.02:.4f}]", flush=True)
     for model in ("seed", "exact"):
@@ -193,7 +205,7 @@ def paper_white(mu: float) -> dict:
         msd = f"{e['msd_db']:.3f} dB (residual {e['residual']:.1e})" if e.get("msd_db") is not None else e["note"]
         print(f"    {model}: rho(F) = {e['spectral_radius']:.6f}, mu* lambda in [{e['threshold_mu_times_lambda_max'][0]:.5f}, "
               f"{e['threshold_mu_times_lambda_max'][1]:.5f}], MSD {msd}, {e['seconds']:.1f} s", flush=True)
-    return {"seconds": t, "peak_MB": peak / 2**20, "report": rep}
+    return {"seconds": t, "cpu_s": cpu, "peak_MB": peak / 2**20, "rss_MB": rss, "report": rep}
 
 
 def main() -> None:
@@ -206,6 +218,8 @@ def main() -> None:
     ap.add_argument("--skip-structured", action="store_true")
     ap.add_argument("--e2e", default="", help="comma-separated N of the end-to-end table (250, 980, 2400)")
     ap.add_argument("--paper-white", default="", help="comma-separated mu of the paper-scale white report")
+    ap.add_argument("--paper-route", default="auto", choices=("auto", "grouped", "white"),
+                    help="route of the paper-scale white report (auto: grouped)")
     args = ap.parse_args()
 
     if args.e2e:
@@ -213,9 +227,9 @@ def main() -> None:
         for n in args.e2e.split(","):
             end_to_end(int(n))
     if args.paper_white:
-        print("5. paper scale, white features R_k = 1.02 I, window selection, exact and seed F (white route):")
+        print("5. paper scale, white features R_k = 1.02 I, window selection, exact and seed F:")
         for mu in args.paper_white.split(","):
-            paper_white(float(mu))
+            paper_white(float(mu), args.paper_route)
 
     if not args.skip_naive:
         print("1. naive (explicit F, dense LU) vs structured ((S2), GMRES), exact F:")

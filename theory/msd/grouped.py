@@ -38,6 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import cho_factor, lu_factor, lu_solve
 from scipy.sparse import linalg as spla
+from threadpoolctl import threadpool_limits
 
 from theory.msd.expectations import AnalysisMoments, analysis_moments
 from theory.msd.structured import MODELS
@@ -172,6 +173,19 @@ class _Layout:
         first = np.array([_first(g, c) for c in range(g.C)])
         self.first = first
         self.loc = 1 + np.arange(self.C)                     # E indices of (l = 0, c)
+        # per-class coefficients, computed once (an apply is then O(nE^3) with no K-sized work)
+        self.p_m = m.p_m
+        self.p = m.p[first]
+        self.c = self.p * m.p_m
+        self.v = m.R[first, 0, 0]
+        self.bw = m.p_m * m.beta_bar[first].T                # B's server-row weights w[l, c]
+        self.s = float(np.sum(self.bw * self.sizes[None, :]))
+        self.shift = np.tile(np.eye(self.L1, k=-1), (self.C, 1, 1))
+        self.shift[:, 0, 0] = 1.0
+        cov = m.beta_second - np.einsum("kl,jl->lkj", m.beta_bar, m.beta_bar)
+        self.cx, self.cs = _split_pair(cov, g)
+        self.bsd = np.einsum("lkk->lk", m.beta_second)[:, first]
+        self.rs = self.cx @ self.sizes + self.cs             # (L1, C) row sums of cov per class
 
     def split(self, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         v = np.asarray(v, dtype=np.float64)
@@ -215,57 +229,43 @@ class _Layout:
         return Xn, Zn
 
 
-def _coefficients(m: AnalysisMoments, lay: _Layout, mu: float):
-    f = lay.first
-    return {"p": m.p[f], "c": m.p[f] * m.p_m, "mv": mu * m.R[f, 0, 0], "bb": m.beta_bar[f],
-            "bsd": np.einsum("lkk->lk", m.beta_second)[:, f]}
-
-
-def _apply_B(m: AnalysisMoments, lay: _Layout, X, Z, pi: float):
+def _apply_B(lay: _Layout, X, Z, pi: float):
     C, L1 = lay.C, lay.L1
     n = lay.sizes
-    f = lay.first
-    w = m.p_m * m.beta_bar[f].T                              # (L1, C)
-    s = float(np.sum(w * n[None, :]))
-    shift = np.tile(np.eye(L1, k=-1), (C, 1, 1))
-    shift[:, 0, 0] = 1.0
+    p_m = lay.p_m
     # the (0, 0) correction from Y (before the shift)
-    cov = m.beta_second - np.einsum("kl,jl->lkj", m.beta_bar, m.beta_bar)
-    cx, cs = _split_pair(cov, lay.g)
-    bsd = np.einsum("lkk->lk", m.beta_second)[:, f]          # (L1, C)
     corr = 0.0
     for l in range(L1):
         idx = 1 + l * C + np.arange(C)
         Xll = X[..., idx[:, None], idx[None, :]]
         Xd = np.diagonal(Xll, axis1=-2, axis2=-1)
         Zd = Z[..., :, l, l]
-        rs = cx[l] @ n + cs[l]
-        hat = (np.einsum("c,d,cd,...cd->...", n, n, cx[l], Xll) + (Xd * (n * cs[l])).sum(-1)
-               + (Zd * (n * (np.diagonal(cx[l]) + cs[l]))).sum(-1)
+        cx, cs, rs = lay.cx[l], lay.cs[l], lay.rs[l]
+        hat = (((n[:, None] * cx * n[None, :]) * Xll).sum((-2, -1)) + (Xd * (n * cs)).sum(-1)
+               + (Zd * (n * (np.diagonal(cx) + cs))).sum(-1)
                - (X[..., idx, 0] * (n * rs)).sum(-1) - (X[..., 0, idx] * (n * rs)).sum(-1)
                + float(n @ rs) * X[..., 0, 0])
         diag_hat = Xd + Zd - X[..., idx, 0] - X[..., 0, idx] + X[..., 0, 0][..., None]
-        corr = corr + m.p_m ** 2 * hat + (pi - m.p_m ** 2) * (diag_hat * (n * bsd[l])).sum(-1)
-    Xn, Zn = lay.congruence(X, Z, 1.0 - s, w, np.zeros((L1, C)), shift)
+        corr = corr + p_m ** 2 * hat + (pi - p_m ** 2) * (diag_hat * (n * lay.bsd[l])).sum(-1)
+    Xn, Zn = lay.congruence(X, Z, 1.0 - lay.s, lay.bw, np.zeros((L1, C)), lay.shift)
     Xn[..., 0, 0] += corr
     return Xn, Zn
 
 
-def _apply(m: AnalysisMoments, lay: _Layout, comp: WhiteComponent, v: np.ndarray, model: str, mu: float):
+def _apply(lay: _Layout, comp: WhiteComponent, v: np.ndarray, model: str, mu: float):
     C, L1 = lay.C, lay.L1
     X, Z = lay.split(v)
-    co = _coefficients(m, lay, mu)
     loc = lay.loc
     # A: rows/columns of the local blocks mix with the server block; diagonal correction from delta_k(S)
     delta = (X[..., 0, 0][..., None] - X[..., 0, loc] - X[..., loc, 0] + X[..., loc, loc] + Z[..., :, 0, 0])
     t = np.zeros((L1, C))
-    t[0] = co["c"]
+    t[0] = lay.c
     Tc = np.tile(np.eye(L1), (C, 1, 1))
-    Tc[:, 0, 0] = 1.0 - co["c"]
+    Tc[:, 0, 0] = 1.0 - lay.c
     X1, Z1 = lay.congruence(X, Z, 1.0, np.zeros((L1, C)), t, Tc)
-    Z1[..., :, 0, 0] += (co["p"] * comp.pi - co["c"] ** 2) * delta
+    Z1[..., :, 0, 0] += (lay.p * comp.pi - lay.c ** 2) * delta
     # R_mu: (I - mu R) congruence (exact) or minus mu^2 R X R (seed); Gaussian diagonal factor
-    mv = co["mv"]
+    mv = mu * lay.v
     Tc = np.tile(np.eye(L1), (C, 1, 1))
     Tc[:, 0, 0] = 1.0 - mv
     zero = np.zeros((L1, C))
@@ -278,7 +278,7 @@ def _apply(m: AnalysisMoments, lay: _Layout, comp: WhiteComponent, v: np.ndarray
         Dc[:, 0, 0] = mv
         X3, Z3 = lay.congruence(X1, Z1, 0.0, zero, zero, Dc)
         X2, Z2 = X2 - X3, Z2 - Z3
-    X4, Z4 = _apply_B(m, lay, X2, Z2, comp.pi)
+    X4, Z4 = _apply_B(lay, X2, Z2, comp.pi)
     return lay.join(*lay.canonical(X4, Z4))
 
 
@@ -295,7 +295,8 @@ def apply_F_grouped(x, comp: WhiteComponent, v: np.ndarray, grouping: Grouping, 
     v = np.asarray(v, dtype=np.float64)
     if v.shape[-1] != lay.n:
         raise ValueError(f"v must have last axis {lay.n} (the reduced size), got shape {v.shape}")
-    return _apply(m, lay, comp, v, model, mu)
+    with threadpool_limits(1):
+        return _apply(lay, comp, v, model, mu)
 
 
 def expand_grouped(x, v: np.ndarray, grouping: Grouping) -> np.ndarray:
@@ -380,24 +381,25 @@ def grouped_msd_steady_state(x, model: str = "seed", *, grouping: Grouping | Non
     Z0 = np.zeros((lay.C, lay.L1, lay.L1))
     v = m.R[lay.first, 0, 0]
     Z0[:, 0, 0] = m.sigma2_eta[lay.first] * (mu * v) * mu
-    Q = lay.join(*lay.canonical(*_apply_B(m, lay, X0, Z0, comp.pi)))
+    Q = lay.join(*lay.canonical(*_apply_B(lay, X0, Z0, comp.pi)))
     qnorm = float(np.linalg.norm(Q))
     if qnorm == 0.0:
         return GroupedSteadyState(0.0, np.zeros(lay.n), 0.0, "none", lay.n)
 
     def op(s):
-        return s - _apply(m, lay, comp, s, model, mu)
+        return s - _apply(lay, comp, s, model, mu)
 
-    if lay.n <= DENSE_MAX:
-        A = np.empty((lay.n, lay.n))
-        for j in range(0, lay.n, 256):                        # columns op(e_j), in chunks (bounded memory)
-            A[:, j:j + 256] = op(np.eye(lay.n)[j:j + 256]).T
-        s = lu_solve(lu_factor(A, check_finite=False), Q, check_finite=False)
-        method = "dense LU"
-    else:
-        s, its = krylov_solve(op, Q, rtol=rtol, method="gmres", maxiter=maxiter, restart=60, progress=progress)
-        method = f"gmres ({its} iterations)"
-    residual = float(np.linalg.norm(op(s) - Q) / qnorm)
+    with threadpool_limits(1):  # small dense products: threaded BLAS only contends on a shared machine
+        if lay.n <= DENSE_MAX:
+            A = np.empty((lay.n, lay.n))
+            for j in range(0, lay.n, 256):                        # columns op(e_j), in chunks (bounded memory)
+                A[:, j:j + 256] = op(np.eye(lay.n)[j:j + 256]).T
+            s = lu_solve(lu_factor(A, check_finite=False), Q, check_finite=False)
+            method = "dense LU"
+        else:
+            s, its = krylov_solve(op, Q, rtol=rtol, method="gmres", maxiter=maxiter, restart=60, progress=progress)
+            method = f"gmres ({its} iterations)"
+        residual = float(np.linalg.norm(op(s) - Q) / qnorm)
     if not residual <= 10 * rtol:
         raise ValueError(f"grouped (S2) not solved: relative residual {residual:.3g} > 10 rtol = {10 * rtol:.3g} "
                          f"({method}; is rho(F) < 1 at mu = {mu!r}?)")
@@ -418,10 +420,11 @@ def grouped_spectral_radius(x, comp: WhiteComponent, model: str = "seed", *, gro
     g = refined_grouping(client_grouping(m) if grouping is None else grouping)
     lay = _Layout(m, g)
     n = lay.n
-    op = spla.LinearOperator((n, n), matvec=lambda s: _apply(m, lay, comp, s, model, mu), dtype=np.float64)
+    op = spla.LinearOperator((n, n), matvec=lambda s: _apply(lay, comp, s, model, mu), dtype=np.float64)
     start = np.ones(n) if v0 is None or v0.shape != (n,) or not np.all(np.isfinite(v0)) else v0
     try:
-        vals, vecs = spla.eigs(op, k=1, which="LM", tol=tol, ncv=min(ncv, n - 1), v0=start, maxiter=maxiter)
+        with threadpool_limits(1):
+            vals, vecs = spla.eigs(op, k=1, which="LM", tol=tol, ncv=min(ncv, n - 1), v0=start, maxiter=maxiter)
     except spla.ArpackNoConvergence as exc:
         raise ValueError(f"rho(F_{model}) of the grouped component {comp.name}: Arnoldi did not converge to tol "
                          f"{tol:g} within {maxiter} restarts at mu = {mu!r}") from exc

@@ -3,14 +3,13 @@
 import pytest
 from hypothesis import example, given, settings, target
 
+from verify.budget import examples
 from verify.paofed.paper_scale import evaluate_paper_scale, evaluate_reduction, paper_white_instance
 from verify.strategies import paofed_white_scaled_sizes
 
-_EXAMPLES = max(2, settings.default.max_examples // 50)
-
 
 @pytest.mark.claim("paofed.paper_scale_seed_optimistic")
-@settings(max_examples=_EXAMPLES)
+@settings(max_examples=examples("few"))
 @given(sizes=paofed_white_scaled_sizes())
 @example(sizes={"K": 8, "D": 8, "l_max": 10})  # the paper's l_max, p groups, delta, alpha, m, lambda (K, D scaled)
 def test_seed_model_is_optimistic_on_scaled_paper_setups(sizes):
@@ -25,5 +24,5 @@ def test_seed_model_is_optimistic_on_scaled_paper_setups(sizes):
 
 
 def test_reduction_certificate_holds():
-    for e in evaluate_reduction(paper_white_instance(4, 3, mu=0.05, l_max=1, m=2)):
+    for e in evaluate_reduction(paper_white_instance(8, 3, mu=0.05, l_max=1, m=2)):  # 4 groups of 2 clients
         assert e.holds, e

@@ -165,7 +165,7 @@ def test_an_m_index_selecting_the_scales_m_is_the_same_simulation():
 
 def test_simulating_each_stage_across_the_grid_first_changes_no_number(monkeypatch):
     """decide_claim's lockstep of every open grid point's arms per stage (two stages here) gives decide's result."""
-    staged = dataclasses.replace(design.DESIGN, stages={"ci": (4, 8)}, chunk={"ci": 4})  # two looks, as at thorough
+    staged = dataclasses.replace(design.DESIGN, stages={"ci": (2, 4)}, chunk={"ci": 2})  # two small looks, as at thorough
     monkeypatch.setattr(design, "DESIGN", staged)
     spec = dataclasses.replace(X4_BEATS_FEDSGD, design=staged,
                                grid={"ci": [{design.STEP: c} for c in ("matched", "low", "high")]})

@@ -2,21 +2,34 @@
 
 Each property decides one statement with the harness (:func:`verify.comparisons.evaluate_statement`, exact
 sign-test bounds of the median paired dB difference) on the ``ci`` instance (:data:`MINI`: K = 20, P = 8,
-M = 50, T = 200, 12 replicates) for a drawn root seed and, where the statement generalises, a drawn budget; the
-``@example`` is the paper's set-up (spec 6 defaults). A property asserts that a statement is *shown*
-(p <= ALPHA), never that something failed to reach significance.
+M = 50, T = 200, 12 replicates; 30 where a tenth of the instances reverse the ordering) for a drawn root seed
+and, where the statement generalises, a drawn budget; the ``@example`` is the paper's set-up (spec 6 defaults).
+A property asserts that a statement is *shown* (p <= ALPHA), never that something failed to reach significance;
+the LAD subgradient property checks the seed's stated mechanism noise-free, per instance.
 """
 
+import numpy as np
 import pytest
 from hypothesis import example, given, settings, target
 from hypothesis import strategies as st
 
+from reference_impl.zcdp_nfl import (
+    NFLConfig,
+    PrivacySchedule,
+    StepSchedule,
+    centralized_optimum,
+    matched_gradient_step,
+    run_zcdp_grad_nfl,
+    run_zcdp_nfl,
+    synthetic_problem,
+)
 from verify.budget import examples
 from verify.comparisons import below, evaluate_statement
 from verify.records import CheckContext
 from verify.strategies import zcdp_nfl_experiment_seeds, zcdp_nfl_privacy_budgets
+from verify.tolerance import CLARABEL_TOL
 from verify.zcdp_nfl._experiment_design import DESIGN, Arm, Scale
-from verify.zcdp_nfl.experiments import CURVE_BUDGET
+from verify.zcdp_nfl.experiments import CURVE_BUDGET, SIGNIFICANT_DB
 
 #: Level of each property's one statement (12 replicates: a sign test can reach 2^-12 = 2.4e-4).
 ALPHA = 0.01
@@ -54,16 +67,35 @@ def test_zcdp_calibration_beats_eps_delta_at_equal_total_privacy(seed, phi1, obj
 
 
 @pytest.mark.claim("zcdp_nfl.experiment_elastic_net_grad")
-@pytest.mark.claim("zcdp_nfl.experiment_lad_grad")
 @settings(max_examples=examples("few"))
-@given(seed=zcdp_nfl_experiment_seeds(), objective=st.sampled_from(NONSMOOTH))
-@example(seed=0, objective="elastic_net")
-@example(seed=0, objective="lad")
-def test_matched_subgradient_baseline_ends_below_zcdp_nfl_at_the_spec_defaults(seed, objective):
-    """Property: at the spec defaults (rho = 1, eta = 0.5/sqrt(n)) the zCDP-grad-NFL reconstruction, its step
-    matched to zCDP-NFL's initial speed, ends with a significantly lower NE than zCDP-NFL (the paper's ordering
-    reversed there)."""
-    assert_shown(seed, below(_arm("zcdp_grad_nfl", objective), _arm("zcdp_nfl", objective), "final"))
+@given(seed=zcdp_nfl_experiment_seeds())
+@example(seed=0)
+def test_matched_subgradient_baseline_ends_below_zcdp_nfl_at_the_spec_defaults(seed):
+    """Property: on the elastic net at the spec defaults (rho = 1, eta = 0.5/sqrt(n)), the zCDP-grad-NFL
+    reconstruction, its step matched to zCDP-NFL's initial speed, ends with a significantly lower NE than zCDP-NFL
+    (the paper's ordering reversed there)."""
+    # 30 replicates: about a tenth of the instances go the other way, so 12 cannot show it at ALPHA for every seed
+    assert_shown(seed, below(_arm("zcdp_grad_nfl", "elastic_net"), _arm("zcdp_nfl", "elastic_net"), "final"), n=30)
+
+
+@pytest.mark.claim("zcdp_nfl.experiment_lad_grad")
+@settings(max_examples=examples("some"))
+@given(seed=zcdp_nfl_experiment_seeds())
+@example(seed=0)
+def test_the_matched_subgradient_step_stalls_on_lad_where_zcdp_nfl_converges(seed):
+    """Property: the seed's mechanism, noise-free: on any LAD instance of the ci size at rho = 0.3, eta0 = 2, the
+    subgradient step matched to zCDP-NFL's initial speed leaves zCDP-grad-NFL more than SIGNIFICANT_DB above
+    zCDP-NFL after 200 iterations ('the learning rate required ... does not allow it to reach high accuracy')."""
+    problem = synthetic_problem(np.random.default_rng(seed), K=MINI.K, P=MINI.P, M=MINI.M, objective="lad")
+    w_c = centralized_optimum(problem, tol=CLARABEL_TOL).w_c
+    config = NFLConfig(rho=FAST["rho"], step=StepSchedule(kind="inv_sqrt", eta0=FAST["eta0"]))
+    mu = matched_gradient_step(problem, config, w_c, at=MINI.early)
+    nfl = run_zcdp_nfl(problem, config, MINI.T, np.random.default_rng(0), w_c=w_c).ne[0, -1]
+    grad = run_zcdp_grad_nfl(problem, mu, PrivacySchedule(kind="none"), MINI.T, np.random.default_rng(0),
+                             w_c=w_c).ne[0, -1]
+    gap_db = 10 * np.log10(grad / nfl)
+    target(-gap_db, label="minus the dB gap grad - NFL")
+    assert gap_db > SIGNIFICANT_DB, (mu, nfl, grad)
 
 
 @pytest.mark.claim("zcdp_nfl.experiment_ridge_p_admm")

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from theory.msd.instance import PAOFedInstance
+from theory.msd.instance import PAOFedInstance, covariance_eigenvalues
 
 __all__ = [
     "AnalysisMoments",
@@ -362,7 +362,7 @@ class AnalysisMoments:
     @functools.cached_property
     def lambda_max(self) -> float:
         """max_{k,i} lambda_i(R_k) (computed once: K eigendecompositions of D x D matrices)."""
-        return float(np.max(np.linalg.eigvalsh(self.R)))
+        return float(np.max(covariance_eigenvalues(self.R)))
 
     def with_mu(self, mu: float) -> "AnalysisMoments":
         """The same moments with another step size."""

@@ -248,7 +248,9 @@ def threshold_start(x, model: str) -> float:
     lam = m.lambda_max
     if model == "seed":
         return 1.0 / lam
-    lam_k = np.linalg.eigvalsh(m.R)[:, -1]
+    from theory.msd.instance import covariance_eigenvalues
+
+    lam_k = covariance_eigenvalues(m.R)[:, -1]
     tr = np.einsum("kii->k", m.R)
     return float(min(1.0 / lam, 2.0 / np.max(tr + 2.0 * lam_k)))
 

@@ -4,7 +4,10 @@ Modules: :mod:`~theory.msd.instance` (the analysis instance), :mod:`~theory.msd.
 product), :mod:`~theory.msd.expectations` (c_k, beta moments, E[A_e], E[B_e], the mean matrix),
 :mod:`~theory.msd.naive` (explicit Q_A, Q_B, F; dense, N <= 100), :mod:`~theory.msd.structured`
 (matrix-free (S1)/(S2), rho(F) by Arnoldi), :mod:`~theory.msd.diagonal` (exact scalar reduction for
-diagonal R_k, seed model), :mod:`~theory.msd.stability` (paper bounds, exact thresholds).
+diagonal R_k, seed model), :mod:`~theory.msd.white` (white R_k, both models: N_b^2 problems),
+:mod:`~theory.msd.grouped` (white R_k and exchangeable client classes: per-class blocks),
+:mod:`~theory.msd.routes` (route choice, certified thresholds), :mod:`~theory.msd.stability` (paper bounds, exact
+thresholds).
 """
 
 from theory.msd.block import block_kron, bvec, bvec_inverse

@@ -42,6 +42,7 @@ __all__ = [
     "PGFLProblem",
     "PGFLRun",
     "accuracy_observer",
+    "affine_map",
     "client_solver",
     "cluster_gradient_norm",
     "cluster_optima",
@@ -497,7 +498,7 @@ def server_models_observer(state: PGFLState) -> np.ndarray:
     return state.w_servers.copy()
 
 
-def _affine_map(problem: PGFLProblem, config: PGFLConfig) -> tuple[np.ndarray, np.ndarray]:
+def affine_map(problem: PGFLProblem, config: PGFLConfig) -> tuple[np.ndarray, np.ndarray]:
     """(T, c) with u -> T u + c the iteration on u = (server models, duals), full participation, no noise.
 
     Built column by column from the homogeneous step (exact: the map is affine), for constant tau
@@ -526,7 +527,7 @@ def _affine_map(problem: PGFLProblem, config: PGFLConfig) -> tuple[np.ndarray, n
 
 def iteration_spectral_radius(problem: PGFLProblem, config: PGFLConfig) -> float:
     """Spectral radius r(T) of the iteration (full participation, no noise, tau^(1) held constant)."""
-    T, _ = _affine_map(problem, config)
+    T, _ = affine_map(problem, config)
     return float(np.max(np.abs(np.linalg.eigvals(T))))
 
 
@@ -536,7 +537,7 @@ def fixed_point(problem: PGFLProblem, config: PGFLConfig) -> tuple[np.ndarray, f
     Solves (I - T) u = c for the affine map of :func:`iteration_spectral_radius`. Returns the server models
     ``(S, Q, d)``, the relative residual of the solve and r(T); the iterates converge to it iff r(T) < 1.
     """
-    T, c = _affine_map(problem, config)
+    T, c = affine_map(problem, config)
     lhs = np.eye(T.shape[0]) - T
     u = np.linalg.solve(lhs, c)
     residual = float(np.linalg.norm(lhs @ u - c) / max(np.linalg.norm(c), 1e-300))

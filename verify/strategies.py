@@ -623,7 +623,7 @@ __all__ += ["npfl_instances", "npfl_symmetric_instances"]
 # --- fedpdm (Theorem 1 with the adaptive Q of rule (11)) ---
 @st.composite
 def fedpdm_adaptive_q_pairs(draw) -> dict:
-    """Legal neighbouring pairs for ``verify.fedpdm.theorem1_sensitivity.evaluate_adaptive_q``: rho in [1, 20],
+    """Legal neighbouring pairs for ``verify.fedpdm.upload_simulation.evaluate_adaptive_q``: rho in [1, 20],
     eta rho in [0.02, 0.9] (the s(Q) of (19) grows with Q), G in [0.1, 2], batch b in [1, 20], Q_max in [2, 10],
     d in [1, 5], nu a fraction in [0.01, 0.9] of 4 G^2 / b^2 (so D stops at Q = 1 and D' does not),
     eps in [0.1, 0.99] (classical calibration valid), delta in {1e-3, 1e-5, 1e-8}."""

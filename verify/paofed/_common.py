@@ -20,7 +20,7 @@ from verify.tolerance import GMRES_RTOL as SOLVER_RTOL
 
 __all__ = ["E8_PARAMETERS", "REVIEW_NOTE2_PARAMETERS", "SEED", "SOLVER_RTOL", "cite", "e8_instance",
            "reference_msd", "reference_thresholds", "scale_staleness_weights",
-           "instance_from_dict", "instance_space", "instance_to_dict", "random_instance", "reference_radii",
+           "instance_from_dict", "instance_space", "instance_to_dict", "reference_radii",
            "review_note2_instance", "spd_matrices"]
 
 SEED = "004_180cd372987d137b.txt"
@@ -84,30 +84,6 @@ def spd_matrices(rng: np.random.Generator, K: int, D: int, lo: float = 0.2, hi: 
         out.append((Q * rng.uniform(lo, hi, D)) @ Q.T)
     R = np.array(out)
     return 0.5 * (R + R.transpose(0, 2, 1))
-
-
-def random_instance(rng: np.random.Generator, *, max_K: int = 3, max_D: int = 3, max_l: int = 2,
-                    nonnegative_server_weight: bool = True, mu_times_lambda: float = 0.1) -> PAOFedInstance:
-    r"""A random small instance (spec 4.3 item 4: K in {2..max_K}, D in {2..max_D}, l_max <= max_l).
-
-    With ``nonnegative_server_weight`` the staleness weights :math:`\alpha_{l \ge 1}` are scaled so that
-    :math:`p_m\sum_l\alpha_lP(\mathcal K_{n,l} \ne \emptyset) \le 1` ([E8]'s condition for
-    :math:`E[B_n] \succeq 0`), by construction.
-    """
-    K = int(rng.integers(2, max_K + 1))
-    D = int(rng.integers(2, max_D + 1))
-    L = int(rng.integers(0, max_l + 1))
-    m = int(rng.integers(1, D + 1))
-    p = rng.uniform(0.05, 1.0, K)
-    delta = float(rng.uniform(0.0, 0.9))
-    alpha = np.concatenate([[1.0], rng.uniform(0.0, 1.0, L)])
-    if nonnegative_server_weight:
-        alpha = scale_staleness_weights(p, delta, alpha, m / D)
-    R = spd_matrices(rng, K, D)
-    lam = float(np.max(np.linalg.eigvalsh(R)))
-    return PAOFedInstance(K=K, D=D, l_max=L, m=m, selection=str(rng.choice(["subset", "window", "bernoulli"])),
-                          p=p, delta=delta, alpha=alpha, sigma2_eta=rng.uniform(0.001, 0.05, K), R=R,
-                          w_star=rng.standard_normal(D), mu=mu_times_lambda / lam)
 
 
 def scale_staleness_weights(p, delta: float, alpha, p_m: float) -> np.ndarray:

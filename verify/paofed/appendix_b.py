@@ -16,7 +16,7 @@ import numpy as np
 
 from theory.msd import analysis_moments, expected_B, expected_server_weight, qa_matrix, qb_matrix
 from verify.evidence import result_from_evidence, sample_evidence
-from verify.paofed._common import cite, e8_instance, instance_from_dict, instance_to_dict, random_instance
+from verify.paofed._common import cite, e8_instance, instance_from_dict, instance_space, instance_to_dict
 from verify.paofed._enumeration import enumerate_moments
 from verify.paofed.expectations_enumeration import REVIEW_NOTE6, enumeration_instance
 from verify.records import CheckContext, CheckResult, Claim, Evidence, FigureSpec, Series, Verdict
@@ -57,7 +57,7 @@ def evaluate_nonnegativity(params, *, qb_fn=qb_matrix) -> Evidence:
 
 def _batch(rng: np.random.Generator, count: int, qb_fn) -> list[Evidence]:
     # staleness weights in [0, 1] scaled so that E[B_n] >= 0: Q_B fails even where the mean weight is fine
-    return [evaluate_nonnegativity(instance_to_dict(random_instance(rng, max_K=3, max_D=3, max_l=2)), qb_fn=qb_fn)
+    return [evaluate_nonnegativity(instance_space.sample(rng), qb_fn=qb_fn)
             for _ in range(count)]
 
 
@@ -129,8 +129,8 @@ def _corrected_batch(rng: np.random.Generator, count: int, qb_fn) -> list[Eviden
     selection law (window laws with m + d > D included: their wrap-around term is in theory.msd since the fix)."""
     out = []
     for i in range(count):
-        inst = random_instance(rng, max_K=3, max_D=3, max_l=0 if i % 2 else 2, nonnegative_server_weight=False)
-        out.append(evaluate_corrected(instance_to_dict(inst), qb_fn=qb_fn))
+        params = instance_space.sample(rng, max_l=0 if i % 2 else 2, nonnegative_server_weight=False)
+        out.append(evaluate_corrected(params, qb_fn=qb_fn))
     return out
 
 

@@ -23,7 +23,7 @@ from theory.msd import (
     spectral_radius_naive,
 )
 from verify.evidence import result_from_evidence, sample_evidence
-from verify.paofed._common import SOLVER_RTOL, cite, instance_from_dict, instance_to_dict, random_instance
+from verify.paofed._common import SOLVER_RTOL, cite, instance_from_dict, instance_space, instance_to_dict
 from verify.records import CheckContext, CheckResult, Claim, Evidence, FigureSpec, Series, Verdict
 from verify.tolerance import MSD_AGREEMENT_RTOL, SPECTRAL_RADIUS_RTOL, relative_gap
 
@@ -84,18 +84,10 @@ def evaluate_naive_structured(params, *, structured_msd_fn=_structured_msd, dens
 
 
 def _batch(rng: np.random.Generator, count: int, max_N: int, structured_msd_fn) -> list[Evidence]:
+    """Instances of the property test's space (``instance_space`` with N <= max_N)."""
     out = []
     for _ in range(count):
-        inst = random_instance(rng, max_K=3, max_D=3, max_l=2, mu_times_lambda=float(rng.uniform(0.05, 0.4)))
-        while inst.n_blocks * inst.D > max_N:  # shrink l_max, then D, deterministically (constructive)
-            if inst.l_max > 0:
-                inst = instance_from_dict({**instance_to_dict(inst), "l_max": inst.l_max - 1,
-                                           "alpha": inst.alpha[:-1].tolist()})
-            else:
-                d = instance_to_dict(inst)
-                D = inst.D - 1
-                d.update(D=D, m=min(inst.m, D), R=inst.R[:, :D, :D].tolist(), w_star=inst.w_star[:D].tolist())
-                inst = instance_from_dict(d)
+        inst = instance_from_dict(instance_space.sample(rng, max_N=max_N))
         out += evaluate_naive_structured(instance_to_dict(inst), structured_msd_fn=structured_msd_fn)
     return out
 

@@ -33,8 +33,8 @@ from verify.paofed._common import (
     cite,
     e8_instance,
     instance_from_dict,
+    instance_space,
     instance_to_dict,
-    random_instance,
 )
 from verify.records import CheckContext, CheckResult, Claim, Evidence, FigureSpec, Series, Verdict
 from verify.tolerance import THRESHOLD_RTOL, gamma
@@ -134,7 +134,7 @@ def _mean_figure(grid: int) -> FigureSpec:
 
 
 def _iff_batch(rng: np.random.Generator, count: int, mean_matrix_fn) -> list[Evidence]:
-    return [evaluate_mean_iff(instance_to_dict(random_instance(rng)), mean_matrix_fn=mean_matrix_fn)
+    return [evaluate_mean_iff(instance_space.sample(rng), mean_matrix_fn=mean_matrix_fn)
             for _ in range(count)]
 
 
@@ -165,7 +165,7 @@ def reproduce_theorem1(counterexample) -> Evidence:
 
 
 def _suff_batch(rng: np.random.Generator, count: int, grid: int, mean_matrix_fn) -> list[Evidence]:
-    return [evaluate_mean_sufficient(instance_to_dict(random_instance(rng)), grid, mean_matrix_fn=mean_matrix_fn)
+    return [evaluate_mean_sufficient(instance_space.sample(rng), grid, mean_matrix_fn=mean_matrix_fn)
             for _ in range(count)]
 
 

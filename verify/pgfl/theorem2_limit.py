@@ -18,7 +18,7 @@ import numpy as np
 from reference_impl.pgfl import (
     PGFLConfig,
     PGFLProblem,
-    _affine_map,
+    affine_map,
     cluster_optima,
     eta_cluster_distance,
     fixed_point,
@@ -110,7 +110,7 @@ def evaluate_limit_identity(seed: int, servers: int, tau: float, rho_mult: float
     if needed > n_sim:
         models = []
         for config, run_models in ((PGFLConfig(rho=rho), bar), (cfg, mixed)):
-            T, c = _affine_map(problem, config)
+            T, c = affine_map(problem, config)
             u_star = np.linalg.solve(np.eye(T.shape[0]) - T, c)
             pred = u_star - np.linalg.matrix_power(T, n_sim) @ u_star
             agreement = max(agreement, float(np.max(np.abs(pred[:n_srv].reshape(shape) - run_models)))

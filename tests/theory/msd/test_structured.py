@@ -20,13 +20,13 @@ from theory.msd import (
     reference_instance,
     spectral_radius_F,
 )
-from verify.paofed._common import instance_to_dict, random_instance
+from verify.paofed._common import instance_from_dict, instance_space, instance_to_dict
 from verify.tolerance import GMRES_RTOL
 
 
 @pytest.fixture(scope="module")
 def small():
-    inst = random_instance(np.random.default_rng(11), max_K=3, max_D=3, max_l=1)
+    inst = instance_from_dict(instance_space.sample(np.random.default_rng(11), max_K=3, max_D=3, max_l=1))
     return analysis_moments(inst)
 
 
@@ -94,11 +94,9 @@ def test_bad_arguments(kwargs, text):
 
 
 def test_spectral_radius_dense_path_for_tiny_problems():
-    inst = random_instance(np.random.default_rng(0), max_K=2, max_D=2, max_l=0)
+    inst = instance_from_dict(instance_space.sample(np.random.default_rng(0), max_K=2, max_D=2, max_l=0))
     d = instance_to_dict(inst)
     d.update(K=1, p=d["p"][:1], sigma2_eta=d["sigma2_eta"][:1], R=d["R"][:1], D=2)
-    from verify.paofed._common import instance_from_dict
-
     tiny = instance_from_dict(d)  # N = 2 x 2 = 4, N^2 = 16 <= 64: materialised
     F = f_matrix(tiny, "seed")
     assert abs(spectral_radius_F(tiny, "seed") - np.max(np.abs(np.linalg.eigvals(F)))) <= 1e-14  # same dense eigvals

@@ -10,11 +10,10 @@ try:  # Python >= 3.11
 except ModuleNotFoundError:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
+from fedcheck._errors import ConfigError
+from fedcheck._files import read_config_text
+
 __all__ = ["ConfigError", "finite_or_none", "get", "load_table", "reals", "scalar", "strict_json"]
-
-
-class ConfigError(ValueError):
-    """A bad configuration field; the message names it as ``section.field``."""
 
 
 def get(table: dict, section: str, name: str, default):
@@ -90,8 +89,6 @@ def reals(table, section, name, default, *, allowed="a list of reals"):
 
 def load_table(path: Path, sections: dict[str, set[str]]) -> dict:
     """Parse ``path``; every section and field must be one of ``sections`` (ConfigError otherwise)."""
-    from fedcheck._files import read_config_text
-
     text = read_config_text(path, "CONFIG")  # regular, readable, bounded, UTF-8 (FileError otherwise)
     try:
         table = tomllib.loads(text)

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from fedcheck._config import ConfigError
+from fedcheck._errors import ConfigError
 
 __all__ = [
     "MAX_ARRAY_BYTES",

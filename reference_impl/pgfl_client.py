@@ -42,7 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from theory._rounding import gamma
-from theory._validate import real_scalar
+from theory._validate import finite_array, real_scalar
 from theory.logistic import (
     LOSSES,
     GLMData,
@@ -74,18 +74,6 @@ DEFAULT_GTOL = 1e-11
 #: The certified solution of (4): :class:`theory.logistic.NewtonSolution` (``w``, ``grad_norm``, ``error_bound``,
 #: ``iterations``, ``converged``).
 ClientSolution = NewtonSolution
-
-
-def _array(name: str, value, ndim_min: int) -> np.ndarray:
-    try:
-        x = np.array(value, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be an array of real numbers, got {value!r}") from exc
-    if x.ndim < ndim_min:
-        raise ValueError(f"{name} must have at least {ndim_min} dimension(s), got shape {x.shape}")
-    if not np.all(np.isfinite(x)):
-        raise ValueError(f"{name} must be finite, got a non-finite entry")
-    return x
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -127,17 +115,17 @@ class ClientSubproblem:
     huber_threshold: float = 1.0
 
     def __post_init__(self) -> None:
-        X = _array("X", self.X, 2)
+        X = finite_array("X", self.X, 2)
         D, d = X.shape[-2:]
         if D < 1 or d < 1:
             raise ValueError(f"X must have D >= 1 rows and d >= 1 columns, got shape {X.shape}")
         batch = X.shape[:-2]
-        y = _array("y", self.y, 1)
+        y = finite_array("y", self.y, 1)
         if y.shape != batch + (D,):
             raise ValueError(f"y must have shape {batch + (D,)} to match X {X.shape}, got {y.shape}")
         arrays = {}
         for name in ("w_server", "phi_dual"):
-            v = _array(name, getattr(self, name), 0)
+            v = finite_array(name, getattr(self, name), 0)
             try:
                 arrays[name] = np.array(np.broadcast_to(v, batch + (d,)))
             except ValueError as exc:

@@ -11,7 +11,7 @@ import numbers
 
 import numpy as np
 
-__all__ = ["positive_int", "readonly", "real_scalar", "real_vector"]
+__all__ = ["finite_array", "positive_int", "readonly", "real_scalar", "real_vector"]
 
 _INTERVALS = {
     "[0, inf)": (0.0, math.inf, True, False),
@@ -84,3 +84,22 @@ def positive_int(name: str, value: object, minimum: int = 1) -> int:
     if isinstance(value, bool) or not isinstance(value, (numbers.Integral, np.integer)) or value < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
     return int(value)
+
+
+def finite_array(name: str, value: object, ndim_min: int = 0) -> np.ndarray:
+    """A float64 copy of ``value`` with at least ``ndim_min`` dimensions and only finite entries.
+
+    TypeError when it is not an array of real numbers, ValueError naming ``name`` otherwise.
+
+    >>> finite_array("x", [[1, 2]], 2).shape
+    (1, 2)
+    """
+    try:
+        x = np.array(value, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be an array of real numbers, got {value!r}") from exc
+    if x.ndim < ndim_min:
+        raise ValueError(f"{name} must have at least {ndim_min} dimension(s), got shape {x.shape}")
+    if not np.all(np.isfinite(x)):
+        raise ValueError(f"{name} must be finite, got a non-finite entry")
+    return x

@@ -35,7 +35,7 @@ import numpy as np
 from scipy.special import expit
 
 from theory._rounding import UNIT_ROUNDOFF, gamma
-from theory._validate import positive_int, real_scalar
+from theory._validate import finite_array, positive_int, real_scalar
 
 __all__ = [
     "DEFAULT_MAX_ITER",
@@ -70,18 +70,6 @@ def sigmoid(a):
     return expit(a)
 
 
-def _finite(name: str, value, ndim_min: int) -> np.ndarray:
-    try:
-        x = np.array(value, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be an array of real numbers, got {value!r}") from exc
-    if x.ndim < ndim_min:
-        raise ValueError(f"{name} must have at least {ndim_min} dimension(s), got shape {x.shape}")
-    if not np.all(np.isfinite(x)):
-        raise ValueError(f"{name} must be finite, got a non-finite entry")
-    return x
-
-
 @dataclass(frozen=True, kw_only=True)
 class GLMData:
     r"""The samples of a (batch of) generalised-linear data term :math:`\sum_i c_i\,\ell(x_i^\top w; y_i)`.
@@ -108,11 +96,11 @@ class GLMData:
     huber_threshold: float = 1.0
 
     def __post_init__(self) -> None:
-        X = _finite("X", self.X, 2)
+        X = finite_array("X", self.X, 2)
         if X.shape[-2] < 1 or X.shape[-1] < 1:
             raise ValueError(f"X must have n >= 1 rows and d >= 1 columns, got shape {X.shape}")
-        y = _finite("y", self.y, 1)
-        c = _finite("weights", self.weights, 1)
+        y = finite_array("y", self.y, 1)
+        c = finite_array("weights", self.weights, 1)
         for name, value in (("y", y), ("weights", c)):
             if value.shape != X.shape[:-1]:
                 raise ValueError(f"{name} must have shape {X.shape[:-1]} to match X {X.shape}, got {value.shape}")
@@ -177,13 +165,13 @@ class ProximalGLM:
     def __post_init__(self) -> None:
         if not isinstance(self.data, GLMData):
             raise TypeError(f"data must be a GLMData, got {type(self.data).__name__}")
-        m = _finite("curvature", self.curvature, 0)
+        m = finite_array("curvature", self.curvature, 0)
         if np.any(m < 0.0):
             raise ValueError(f"curvature must be >= 0, got min {float(m.min())!r}")
-        v = _finite("center", self.center, 1)
+        v = finite_array("center", self.center, 1)
         if v.shape[-1] != self.data.dim:
             raise ValueError(f"center must have last dimension d = {self.data.dim}, got shape {v.shape}")
-        err = _finite("center_error", self.center_error, 0)
+        err = finite_array("center_error", self.center_error, 0)
         if np.any(err < 0.0):
             raise ValueError(f"center_error must be >= 0, got min {float(err.min())!r}")
         try:
@@ -409,7 +397,7 @@ def solve_proximal_newton(problem: ProximalGLM, *, gtol: float, max_iter: int = 
     if w0 is None:
         w = problem.start()
     else:
-        start = _finite("w0", w0, 1)
+        start = finite_array("w0", w0, 1)
         try:
             w = np.array(np.broadcast_to(start, shape))
         except ValueError as exc:

@@ -25,7 +25,7 @@ def test_the_context_and_the_claim_refuse_unknown_data_names():
 
 
 def test_the_cache_key_follows_the_file_contents(tmp_path):
-    claim = next(c for c in all_claims() if c.data_files)
+    claim = next(c for c in all_claims() if "medmnist" in c.data_files)
     a, b = tmp_path / "a.npz", tmp_path / "b.npz"
     np.savez(a, **synthetic_organ_arrays(np.random.default_rng(0), side=4, train_per_class=2, test_per_class=1))
     np.savez(b, **synthetic_organ_arrays(np.random.default_rng(1), side=4, train_per_class=2, test_per_class=1))

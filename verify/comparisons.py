@@ -43,6 +43,7 @@ everything that determines them, so claims that share an arm (and later stages o
 from __future__ import annotations
 
 import collections
+import contextlib
 import dataclasses
 import itertools
 import math
@@ -86,9 +87,11 @@ __all__ = [
     "experiment",
     "family_size",
     "needed_replicates",
+    "registered",
     "reproduce_experiment",
     "sign_bounds",
     "simulate_arms",
+    "swapped",
     "within",
 ]
 
@@ -451,6 +454,24 @@ def experiment(**fields) -> ExperimentSpec:
         raise ValueError(f"experiment {spec.claim_id!r} is declared twice")
     _SPECS[spec.claim_id] = spec
     return spec
+
+
+def swapped(statement: Statement) -> Statement:
+    """The same statement with its arms exchanged (every term's weight negated): for a strict ordering with
+    threshold 0, its negation. Mutation tests use it to show a confirmation is not built in."""
+    return dataclasses.replace(statement, text="swapped: " + statement.text,
+                               terms=tuple(dataclasses.replace(t, weight=-t.weight) for t in statement.terms))
+
+
+@contextlib.contextmanager
+def registered(spec: ExperimentSpec):
+    """Register a derived (e.g. mutated) spec under its claim id while the block runs, so that
+    :func:`reproduce_experiment` finds it; unregistered afterwards."""
+    _SPECS[spec.claim_id] = spec
+    try:
+        yield spec
+    finally:
+        del _SPECS[spec.claim_id]
 
 
 def family_size(paper: str) -> int:

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from reference_impl.npfl_rl import NPFLConfig, simulate_replicates
-from verify.comparisons import _SPECS, Statement, clear_store, decide, reproduce_experiment, simulate_arms
+from verify.comparisons import clear_store, decide, registered, reproduce_experiment, simulate_arms, swapped
 from verify.npfl_rl import _experiment_design as design
 from verify.npfl_rl import experiments as ex
 from verify.records import CheckContext, Verdict
@@ -14,32 +14,20 @@ from verify.records import CheckContext, Verdict
 CI = CheckContext(profile="ci", seed=0)
 
 
-def _swapped(statement: Statement) -> Statement:
-    """The same ordering with its two arms exchanged (the negation of a strict ordering with threshold 0)."""
-    return dataclasses.replace(statement, text="swapped: " + statement.text,
-                               terms=tuple(dataclasses.replace(t, weight=-t.weight) for t in statement.terms))
-
-
 def _decide(spec):
-    _SPECS[spec.claim_id] = spec
-    try:
+    with registered(spec):
         return decide(CI, spec)
-    finally:
-        del _SPECS[spec.claim_id]
 
 
 @pytest.mark.parametrize("spec", [ex.C3, ex.C9_SMOOTH_REACH], ids=lambda s: s.claim_id.split(".")[1])
 def test_confirmed_orderings_are_refuted_when_their_arms_are_swapped(spec):
     """Claims confirmed at ci (at every grid point), arms exchanged: refuted, and the counterexample reproduces."""
     mutated = dataclasses.replace(spec, claim_id=spec.claim_id + "_swapped", figures=None,
-                                  statements=tuple(_swapped(s) for s in spec.statements))
-    _SPECS[mutated.claim_id] = mutated
-    try:
+                                  statements=tuple(swapped(s) for s in spec.statements))
+    with registered(mutated):
         result = decide(CI, mutated)
         assert result.verdict is Verdict.REFUTED, result.summary
         assert not reproduce_experiment(result.counterexample).holds
-    finally:
-        del _SPECS[mutated.claim_id]
 
 
 def test_the_corrected_c2_is_refuted_against_the_cluster_models():

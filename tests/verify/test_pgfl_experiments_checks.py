@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from reference_impl.pgfl import PGFLConfig, nmsd_observer, run_pgfl, synthetic_regression
-from verify.comparisons import _SPECS, Statement, Term, decide, reproduce_experiment, simulate_arms
+from verify.comparisons import Statement, Term, decide, registered, reproduce_experiment, simulate_arms, swapped
 from verify.executor import ProcessExecutor
 from verify.pgfl import _regression as rg
 from verify.pgfl import experiments as ex
@@ -18,12 +18,6 @@ TINY = rg.Scale(servers=2, clients_per_server=6, d=4, scheduled=2, iterations=8,
 NOISE_FREE = {"scheduling": False, "phi0": None}
 
 
-def _swapped(statement: Statement) -> Statement:
-    """The same ordering with its two arms exchanged (the negation of a strict ordering with threshold 0)."""
-    return dataclasses.replace(statement, text="swapped: " + statement.text,
-                               terms=tuple(dataclasses.replace(t, weight=-t.weight) for t in statement.terms))
-
-
 @pytest.mark.parametrize("spec", [ex.R1_TAU, ex.R1_CLUSTERFL, ex.R2_SCHEDULING, ex.R2_GFL_SLOWER,
                                   ex.R3_PRIVACY_SLOWS, ex.R4_TAU_SWEEP, ex.R5_FIXED_TAU],
                          ids=lambda s: s.claim_id.split(".")[1])
@@ -31,14 +25,11 @@ def test_confirmed_orderings_are_refuted_when_their_arms_are_swapped(spec):
     """Each confirmed ordering, with every statement's arms exchanged, is refuted (its negation is the data's
     direction) and the counterexample reproduces: the confirmations are not built in."""
     mutated = dataclasses.replace(spec, claim_id=spec.claim_id + "_swapped",
-                                  statements=tuple(_swapped(s) for s in spec.statements))
-    _SPECS[mutated.claim_id] = mutated
-    try:
+                                  statements=tuple(swapped(s) for s in spec.statements))
+    with registered(mutated):
         result = decide(CI, mutated)
         assert result.verdict is Verdict.REFUTED, result.summary
         assert not reproduce_experiment(result.counterexample).holds
-    finally:
-        del _SPECS[mutated.claim_id]
 
 
 def test_identical_arms_never_confirm_an_ordering_but_confirm_an_equivalence():

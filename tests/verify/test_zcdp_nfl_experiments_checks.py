@@ -5,18 +5,12 @@ import dataclasses
 import numpy as np
 import pytest
 
-from verify.comparisons import _SPECS, Statement, clear_store, decide, reproduce_experiment, simulate_arms
+from verify.comparisons import clear_store, decide, registered, reproduce_experiment, simulate_arms, swapped
 from verify.records import CheckContext, Verdict
 from verify.zcdp_nfl import _experiment_design as design
 from verify.zcdp_nfl import experiments as ex
 
 CI = CheckContext(profile="ci", seed=0)
-
-
-def _swapped(statement: Statement) -> Statement:
-    """The same ordering with its two arms exchanged (the negation of a strict ordering with threshold 0)."""
-    return dataclasses.replace(statement, text="swapped: " + statement.text,
-                               terms=tuple(dataclasses.replace(t, weight=-t.weight) for t in statement.terms))
 
 
 @pytest.mark.parametrize("spec", [ex.ELASTIC_NET_EPS_DELTA, ex.LAD_EPS_DELTA, ex.ELASTIC_NET_TRADEOFF],
@@ -26,16 +20,13 @@ def test_confirmed_orderings_are_refuted_when_their_arms_are_swapped(spec):
     refuted and the counterexample reproduces; with the reconstruction flag kept it is only not_checkable (a
     reconstructed baseline never refutes the paper)."""
     mutated = dataclasses.replace(spec, claim_id=spec.claim_id + "_swapped", outside_setting="",
-                                  statements=tuple(_swapped(s) for s in spec.statements))
-    _SPECS[mutated.claim_id] = mutated
-    try:
+                                  statements=tuple(swapped(s) for s in spec.statements))
+    with registered(mutated):
         result = decide(CI, mutated)
         assert result.verdict is Verdict.REFUTED, result.summary
         assert not reproduce_experiment(result.counterexample).holds
         flagged = decide(CI, dataclasses.replace(mutated, outside_setting=spec.outside_setting))
         assert flagged.verdict is Verdict.NOT_CHECKABLE and "cannot be refuted" in flagged.summary
-    finally:
-        del _SPECS[mutated.claim_id]
 
 
 def test_noise_that_ignores_the_calibration_makes_the_eps_delta_claim_fail(monkeypatch):
@@ -48,12 +39,11 @@ def test_noise_that_ignores_the_calibration_makes_the_eps_delta_claim_fail(monke
 
     monkeypatch.setattr("reference_impl.zcdp_nfl.baselines.EpsDeltaBudget.variances", same_noise)
     spec = dataclasses.replace(ex.LAD_EPS_DELTA, claim_id="zcdp_nfl.mutated_eps_delta", figures=None)
-    _SPECS[spec.claim_id] = spec
     clear_store()  # no unmutated arm may be reused
     try:
-        assert decide(CI, spec).verdict is not Verdict.CONFIRMED
+        with registered(spec):
+            assert decide(CI, spec).verdict is not Verdict.CONFIRMED
     finally:
-        del _SPECS[spec.claim_id]
         clear_store()
 
 

@@ -54,7 +54,9 @@ __all__ = [
     "grouped_msd_steady_state",
     "grouped_psd_margin",
     "grouped_spectral_radius",
+    "grouping_from_labels",
     "refined_grouping",
+    "split_class_pairs",
 ]
 
 #: Reduced problems up to this many unknowns are solved by dense LU, larger ones by GMRES.
@@ -83,7 +85,8 @@ class Grouping:
         return int(self.sizes.size)
 
 
-def _grouping(labels) -> Grouping:
+def grouping_from_labels(labels) -> Grouping:
+    """The :class:`Grouping` of integer class labels (one per client; classes renumbered 0..C-1)."""
     labels = np.asarray(labels, dtype=np.int64)
     _, labels = np.unique(labels, return_inverse=True)   # classes numbered by first appearance order of value
     sizes = np.bincount(labels)
@@ -116,7 +119,7 @@ def client_grouping(x) -> Grouping:
         raise ValueError("R must be white (every R_k a multiple v_k I of the identity) for the grouped reduction")
     keys = np.stack([m.p, m.R[:, 0, 0], m.sigma2_eta], axis=1)
     _, labels = np.unique(keys, axis=0, return_inverse=True)
-    g = _grouping(labels.ravel())
+    g = grouping_from_labels(labels.ravel())
     perm_ok = all(np.array_equal(m.beta_bar[k], m.beta_bar[_first(g, g.labels[k])]) for k in range(m.K))
     if not perm_ok or not _second_invariant(m, g):
         raise ValueError("beta moments are not invariant under the client classes (unequal delay laws?)")
@@ -128,13 +131,13 @@ def _first(g: Grouping, c: int) -> int:
 
 
 def _second_invariant(m: AnalysisMoments, g: Grouping) -> bool:
-    cx, cs = _split_pair(m.beta_second, g)
+    cx, cs = split_class_pairs(m.beta_second, g)
     full = cx[:, g.labels][:, :, g.labels] + np.eye(m.K)[None] * cs[:, g.labels][:, None, :]
     scale = max(1.0, float(np.max(np.abs(m.beta_second))))
     return bool(np.max(np.abs(full - m.beta_second)) <= 64 * np.finfo(float).eps * scale)
 
 
-def _split_pair(P: np.ndarray, g: Grouping) -> tuple[np.ndarray, np.ndarray]:
+def split_class_pairs(P: np.ndarray, g: Grouping) -> tuple[np.ndarray, np.ndarray]:
     """P[l, k, k'] = cx[l, c, c'] + delta_kk' cs[l, c] read from representatives (cx[l, c, c] = 0 for singletons)."""
     reps = [np.flatnonzero(g.labels == c) for c in range(g.C)]
     first = np.array([r[0] for r in reps])
@@ -156,7 +159,7 @@ def refined_grouping(g: Grouping) -> Grouping:
         members = np.flatnonzero(g.labels == c)
         labels[members[:1]] += 1
         labels[members[1:2]] += 2
-    return _grouping(labels)
+    return grouping_from_labels(labels)
 
 
 class _Layout:
@@ -183,7 +186,7 @@ class _Layout:
         self.shift = np.tile(np.eye(self.L1, k=-1), (self.C, 1, 1))
         self.shift[:, 0, 0] = 1.0
         cov = m.beta_second - np.einsum("kl,jl->lkj", m.beta_bar, m.beta_bar)
-        self.cx, self.cs = _split_pair(cov, g)
+        self.cx, self.cs = split_class_pairs(cov, g)
         self.bsd = np.einsum("lkk->lk", m.beta_second)[:, first]
         self.rs = self.cx @ self.sizes + self.cs             # (L1, C) row sums of cov per class
 

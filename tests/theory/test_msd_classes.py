@@ -1,0 +1,116 @@
+"""The class reduction with non-white R (theory.msd.classes) equals the unreduced structured route."""
+
+import numpy as np
+import pytest
+
+from theory.msd import PAOFedInstance, analysis_moments, msd_steady_state
+from theory.msd.classes import (
+    apply_F_classes,
+    class_grouping,
+    class_unknowns,
+    classes_msd_steady_state,
+    compress_classes,
+    expand_classes,
+)
+from theory.msd.instance import toeplitz_covariances
+from theory.msd.structured import apply_F
+from verify.tolerance import GMRES_RTOL, MSD_AGREEMENT_RTOL
+
+#: K = 6 clients in 2 classes of 3 (the brief's small grouped instance)
+LABELS = np.array([0, 1, 0, 1, 1, 0])
+#: a class of three, a class of two and a singleton (exercises the singleton fold)
+MIXED = np.array([0, 1, 0, 2, 1, 0])
+#: one application is a sum of O(N_b) products of O(1) terms: a few hundred ulps of the largest entry
+APPLY_RTOL = 256 * np.finfo(float).eps
+
+
+def _instance(selection="subset", labels=LABELS, D=4, l_max=2, m=2, mu=0.1):
+    rho = np.array([0.3, -0.6, 0.5])[labels]          # Toeplitz R_c = rho_c^|i-j| per class
+    p = np.array([0.8, 0.3, 0.5])[labels]
+    s2 = np.array([0.01, 0.02, 0.03])[labels]
+    return PAOFedInstance(K=labels.size, D=D, l_max=l_max, m=m, selection=selection, p=p, delta=0.3,
+                          alpha=0.5 ** np.arange(l_max + 1), sigma2_eta=s2, R=toeplitz_covariances(rho, D),
+                          w_star=np.ones(D), mu=mu)
+
+
+def _random_state(m, g, rng):
+    n = class_unknowns(m.l_max, g.C, m.D)[1]
+    return compress_classes(m, expand_classes(m, rng.standard_normal(n), g), g)
+
+
+def test_grouping_and_unknowns():
+    m = analysis_moments(_instance(labels=MIXED))
+    g = class_grouping(m)
+    assert sorted(g.sizes.tolist()) == [1, 2, 3]
+    assert class_unknowns(10, 4, 200) == (2509, 2509 * 200 ** 2)   # the paper's scale (issue 13)
+    other = _instance()
+    R = np.array(other.R)
+    R[0] = toeplitz_covariances([0.31], other.D)[0]                  # one client's R differs: its own class
+    inst = PAOFedInstance(K=6, D=4, l_max=2, m=2, selection="subset", p=other.p, delta=0.3, alpha=other.alpha,
+                          sigma2_eta=other.sigma2_eta, R=R, w_star=other.w_star, mu=0.1)
+    assert class_grouping(inst).C == 3
+
+
+def test_expand_compress_round_trip_and_invariance():
+    m = analysis_moments(_instance(labels=MIXED))
+    g = class_grouping(m)
+    v = _random_state(m, g, np.random.default_rng(0))
+    S = expand_classes(m, v, g)
+    assert np.array_equal(compress_classes(m, S, g), v)
+    D, K = m.D, m.K
+    blocks = np.arange(m.n_blocks)                  # swap clients 0 and 2 (class 0) at every delay
+    for l in range(m.l_max + 1):
+        blocks[[1 + l * K, 1 + l * K + 2]] = blocks[[1 + l * K + 2, 1 + l * K]]
+    perm = (blocks[:, None] * D + np.arange(D)[None, :]).ravel()
+    assert np.array_equal(S[np.ix_(perm, perm)], S)
+
+
+@pytest.mark.parametrize("selection", ["subset", "window", "bernoulli"])
+@pytest.mark.parametrize("labels", [LABELS, MIXED], ids=["2x3", "3+2+1"])
+@pytest.mark.parametrize("model", ["seed", "exact"])
+def test_apply_equals_structured(selection, labels, model):
+    m = analysis_moments(_instance(selection, labels=labels, l_max=1 if labels is MIXED else 2))
+    g = class_grouping(m)
+    v = _random_state(m, g, np.random.default_rng(1))
+    full = apply_F(m, expand_classes(m, v, g), model)
+    red = expand_classes(m, apply_F_classes(m, v, g, model), g)
+    assert np.max(np.abs(red - full)) <= APPLY_RTOL * np.max(np.abs(full))
+
+
+@pytest.mark.parametrize("selection", ["subset", "window", "bernoulli"])
+@pytest.mark.parametrize("model", ["seed", "exact"])
+@pytest.mark.parametrize("l_max,D", [(1, 3), (2, 4)])
+def test_msd_equals_structured(selection, model, l_max, D):
+    inst = _instance(selection, D=D, l_max=l_max)
+    red = classes_msd_steady_state(inst, model)
+    ref = msd_steady_state(inst, model, rtol=GMRES_RTOL)
+    assert red.method == "dense LU" and red.residual <= 10 * GMRES_RTOL
+    assert red.msd == pytest.approx(ref.msd, rel=MSD_AGREEMENT_RTOL)
+    # the whole steady state, not only its trace: C_inf itself is invariant under the classes
+    C = expand_classes(inst, red.state, class_grouping(inst))
+    assert np.max(np.abs(C - ref.C)) <= MSD_AGREEMENT_RTOL * np.max(np.abs(ref.C))
+
+
+@pytest.mark.parametrize("method", ["gmres", "bicgstab"])
+def test_krylov_equals_dense(method):
+    inst = _instance("window", labels=MIXED, D=3, l_max=1)
+    dense = classes_msd_steady_state(inst, "exact", method="dense")
+    kry = classes_msd_steady_state(inst, "exact", method=method, rtol=GMRES_RTOL, restart=10)
+    assert kry.iterations > 0 and kry.residual <= 10 * GMRES_RTOL
+    assert kry.msd == pytest.approx(dense.msd, rel=MSD_AGREEMENT_RTOL)
+
+
+def test_bad_input_and_unstable_step():
+    inst = _instance()
+    with pytest.raises(ValueError, match="model"):
+        classes_msd_steady_state(inst, "truncated")
+    with pytest.raises(ValueError, match="method"):
+        classes_msd_steady_state(inst, "seed", method="lu")
+    with pytest.raises(ValueError, match="mu"):
+        classes_msd_steady_state(inst, "seed", mu=-1.0)
+    m = analysis_moments(inst)
+    with pytest.raises(ValueError, match="reduced size"):
+        apply_F_classes(m, np.zeros(3), class_grouping(m))
+    # far beyond the exact model's threshold (tr R = D): Krylov cannot reach the residual
+    with pytest.raises(ValueError, match="not solved"):
+        classes_msd_steady_state(inst, "exact", mu=3.0, method="bicgstab", maxiter=50)

@@ -1,5 +1,7 @@
 """The runner turns failures into records, and every registered check can fail (mutation tests)."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -8,7 +10,8 @@ from theory.privacy import gaussian_zcdp
 from verify.dp.gaussian_zcdp import check_gaussian_zcdp
 from verify.pgfl.theorem2_bound import check_bound_identity, check_corollary_value
 from verify.records import CheckContext, CheckResult, Citation, Claim, Verdict
-from verify.runner import run_claim, run_claims
+from verify.registry import all_claims
+from verify.runner import _units, run_claim, run_claims, runtime_hints
 
 
 def raising_check(ctx):
@@ -36,6 +39,20 @@ def test_failures_become_error_records_with_traceback(check, text):
 def test_runtime_is_recorded():
     claim = _claim(lambda ctx: CheckResult(claim_id="toy.c", verdict=Verdict.CONFIRMED, summary="s"))
     assert run_claim(claim, CheckContext()).runtime_s >= 0.0
+
+
+def test_shipped_runtime_hints_name_registered_claims_and_order_units():
+    """The shipped hints (a fresh clone has no cache) cover registered claims only, and the longest unit runs first."""
+    ids = {claim.id for claim in all_claims()}
+    for profile in ("ci", "thorough"):
+        hints = runtime_hints(profile)
+        assert set(hints) <= ids and all(v >= 0.0 for v in hints.values())
+    assert runtime_hints("no-such-profile") == {}
+    claims = [dataclasses.replace(_claim(check), id=f"toy.{i}")
+              for i, check in enumerate((check_gaussian_zcdp, check_bound_identity, check_corollary_value))]
+    # claims 1 and 2 share a module (one unit, its caches shared), 1.0 + 2.0 s against 5.0 s for claim 0
+    assert _units(claims, {"toy.0": 5.0, "toy.1": 1.0, "toy.2": 2.0}) == [[0], [1, 2]]
+    assert _units(claims, {"toy.0": 2.0, "toy.1": 1.0, "toy.2": 2.0}) == [[1, 2], [0]]
 
 
 def _inflated_bound(taus, eta):

@@ -53,6 +53,7 @@ __all__ = [
     "iteration_spectral_radius",
     "nmsd_observer",
     "run_pgfl",
+    "run_pgfl_arms",
     "server_models_observer",
     "single_step_server_update",
     "step",
@@ -205,13 +206,17 @@ def _select(problem: PGFLProblem, config: PGFLConfig, rng: np.random.Generator, 
     keys = rng.random((runs, problem.K))
     if config.scheduled is None:
         return np.ones((runs, problem.K), dtype=bool)
-    # rank of each client's key among the clients of its server
+    return _key_ranks(problem, keys) < config.scheduled
+
+
+def _key_ranks(problem: PGFLProblem, keys: np.ndarray) -> np.ndarray:
+    """(R, K) rank of each client's key among the clients of its server (the scheduled ones have the smallest)."""
     order = np.argsort(keys + problem.client_server[None, :] * 2.0, axis=1, kind="stable")
     starts = np.concatenate([[0], np.cumsum(np.bincount(problem.client_server, minlength=problem.S))[:-1]])
     ranks = np.empty_like(order)
     positions = np.broadcast_to(np.arange(problem.K), order.shape)
     np.put_along_axis(ranks, order, positions - starts[problem.client_server[order]], axis=1)
-    return ranks < config.scheduled
+    return ranks
 
 
 def _client_solve_ridge(problem: PGFLProblem, rho: float) -> np.ndarray:
@@ -326,8 +331,12 @@ def client_solver(problem: PGFLProblem, rho: float, *, linear_only: bool = False
 
 
 def step(problem: PGFLProblem, config: PGFLConfig, solve, state: PGFLState, n: int,
-          noise: np.ndarray, selected: np.ndarray) -> PGFLState:
-    """One iteration of Algorithm 1 or 2 for all runs at once; ``solve`` is from :func:`client_solver`."""
+          noise: np.ndarray, selected: np.ndarray, *, tau: np.ndarray | None = None) -> PGFLState:
+    """One iteration of Algorithm 1 or 2 for all runs at once; ``solve`` is from :func:`client_solver`.
+
+    ``tau``: an (R,) array of tau^(n) per run in place of ``config.tau(n)`` (runs of configurations that differ
+    in their tau schedule, :func:`run_pgfl_arms`; multi-step server update only).
+    """
     rho, Q = config.rho, problem.n_clusters
     s_k, q_k = problem.client_server, problem.client_cluster
     server_of_client = state.w_servers[:, s_k, q_k, :]                       # (R, K, d)
@@ -349,6 +358,8 @@ def step(problem: PGFLProblem, config: PGFLConfig, solve, state: PGFLState, n: i
     tilde = tilde.reshape(R, problem.S, Q, -1)                                # eq. (8)/(12)
     defined = defined.reshape(R, problem.S, Q)
     if config.server_update != "multi_step":
+        if tau is not None:
+            raise ValueError("tau per run needs the multi-step server update (server_update = 'multi_step')")
         if not defined.all():
             raise ValueError("the single-step server update (V0) needs every group C_{s,(q)} non-empty")
         psi = state.psi if state.psi is not None else np.zeros_like(state.w_servers)
@@ -360,7 +371,7 @@ def step(problem: PGFLProblem, config: PGFLConfig, solve, state: PGFLState, n: i
     numer = np.einsum("sp,rpqd->rsqd", A, tilde * defined[..., None])
     denom = np.einsum("sp,rpq->rsq", A, defined.astype(np.float64))
     w_hat = np.where(denom[..., None] > 0, numer / np.maximum(denom, 1)[..., None], state.w_hat)   # eq. (9)
-    tau = config.tau(n)
+    tau = config.tau(n) if tau is None else np.asarray(tau, dtype=np.float64).reshape(R, 1, 1, 1)
     if Q > 1:                                                                  # eq. (10)
         w_servers = (1.0 - tau) * w_hat + tau / (Q - 1) * (w_hat.sum(axis=2, keepdims=True) - w_hat)
     else:
@@ -456,6 +467,60 @@ def run_pgfl(problem: PGFLProblem, config: PGFLConfig, iterations: int, rng: np.
             observations.append(observe(state))
     return PGFLRun(state=state, observations=np.stack(observations) if observe is not None else None,
                    releases=releases)
+
+
+#: Fields of :class:`PGFLConfig` that configurations run in lockstep by :func:`run_pgfl_arms` must share (the client
+#: step, the aggregation and the dual update are then the same for all of them).
+LOCKSTEP_SHARED = ("rho", "algorithm", "dual_ref", "aggregation", "server_update")
+
+
+def run_pgfl_arms(problem: PGFLProblem, configs, iterations, rng: np.random.Generator, *,
+                  observe: Callable[[PGFLState], np.ndarray]) -> list[np.ndarray]:
+    """Several configurations of one problem run in lockstep, one run each, with common random numbers.
+
+    Configuration ``i`` gives what ``run_pgfl(problem, configs[i], iterations[i], rng_i, observe=observe)
+    .observations`` gives, bit for bit, when every ``rng_i`` starts in the state of ``rng``: the scheduling keys
+    and the standard-normal noise are drawn once per iteration and shared, and the client step's matrix is
+    factorised once. The configurations may differ in their tau schedule, privacy noise (phi0, zeta, C,
+    noise convention) and scheduling; they must share :data:`LOCKSTEP_SHARED` and use the multi-step server
+    update. ``iterations`` is one horizon or one per configuration (all run to the longest; each keeps its own
+    prefix). Returns the observations of each configuration, shape ``(iterations[i], ...)``.
+    """
+    configs = list(configs)
+    if not configs:
+        raise ValueError("configs must hold at least one PGFLConfig, got none")
+    horizons = [iterations] * len(configs) if isinstance(iterations, int) else list(iterations)
+    if len(horizons) != len(configs):
+        raise ValueError(f"iterations must be one integer or one per configuration ({len(configs)}), "
+                         f"got {len(horizons)}")
+    for h in horizons:
+        if isinstance(h, bool) or not isinstance(h, int) or h < 1:
+            raise ValueError(f"iterations must be integers >= 1, got {h!r}")
+    first = configs[0]
+    for name in LOCKSTEP_SHARED:
+        values = {getattr(c, name) for c in configs}
+        if len(values) > 1:
+            raise ValueError(f"configs must share {name} to run in lockstep, got {sorted(map(str, values))}")
+    if first.server_update != "multi_step":
+        raise ValueError(f"run_pgfl_arms needs server_update = 'multi_step', got {first.server_update!r}")
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+    R, K, d = len(configs), problem.K, problem.d
+    solve = client_solver(problem, first.rho)
+    state = initial_state(problem, R)
+    scheduled = np.array([K if c.scheduled is None else c.scheduled for c in configs])[:, None]
+    full = np.array([c.scheduled is None for c in configs])[:, None]
+    observations = []
+    for n in range(1, max(horizons) + 1):
+        keys = rng.random((1, K))                                   # _select's draw, shared by every configuration
+        selected = full | (_key_ranks(problem, keys) < scheduled) if not full.all() else np.ones((R, K), dtype=bool)
+        std = np.stack([np.sqrt(c.noise_variance(problem.samples, n)) for c in configs])     # (R, K)
+        noise = rng.standard_normal((1, K, d)) * std[:, :, None]
+        tau = np.array([c.tau(n) for c in configs])
+        state = step(problem, first, solve, state, n, noise, selected, tau=tau)
+        observations.append(observe(state))
+    stacked = np.stack(observations)                                # (max horizon, R, ...)
+    return [stacked[:h, i] for i, h in enumerate(horizons)]
 
 
 def nmsd_observer(problem: PGFLProblem) -> Callable[[PGFLState], np.ndarray]:

@@ -15,6 +15,7 @@ from reference_impl.pgfl import (
     iteration_spectral_radius,
     nmsd_observer,
     run_pgfl,
+    run_pgfl_arms,
     step,
     synthetic_regression,
 )
@@ -216,3 +217,34 @@ def test_logistic_single_server_reaches_the_cvxpy_cluster_optimum():
     assert max(cluster_gradient_norm(p, q, run.state.w_servers[0, 0, q]) for q in range(2)) <= 1e-9
     # distance <= ||grad|| / (strong convexity 3 x 2 lambda/|C_s| = 0.1) = 1e-8 by the line above; 1e-6 is loose
     assert np.max(np.abs(run.state.w_servers[0, 0] - optima)) <= 1e-6
+
+
+def test_lockstep_arms_are_each_their_own_run_bit_for_bit(problem):
+    """run_pgfl_arms: each configuration's curve is run_pgfl's from the same seed, whatever the other arms are
+    (tau schedules, privacy noise, scheduling and horizons mixed)."""
+    rho = 0.25 * problem.max_curvature
+    configs = [PGFLConfig(rho=rho, taus=(0.4,), algorithm="alg2"),
+               PGFLConfig(rho=rho, taus=(0.0,), algorithm="alg2", scheduled=2),
+               PGFLConfig(rho=rho, taus=PGFLConfig.geometric_tau(0.4, 0.9, 12), algorithm="alg2", scheduled=3,
+                          phi0=1e-2, zeta=0.95, C=0.5)]
+    horizons = [15, 12, 12]  # unequal horizons: the shorter arms keep their prefix of the lockstep run
+    observe = nmsd_observer(problem)
+    together = run_pgfl_arms(problem, configs, horizons, np.random.default_rng(9), observe=observe)
+    for config, horizon, curve in zip(configs, horizons, together):
+        alone = run_pgfl(problem, config, horizon, np.random.default_rng(9), observe=observe).observations[:, 0]
+        assert np.array_equal(curve, alone)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(configs=[]), "configs"),
+    (dict(iterations=[5]), "iterations"),
+    (dict(iterations=0), "iterations"),
+    (dict(configs=[PGFLConfig(rho=1.0), PGFLConfig(rho=2.0)]), "rho"),
+    (dict(configs=[PGFLConfig(rho=1.0, server_update="single_step_corrected")]), "server_update"),
+])
+def test_lockstep_arms_validation_names_the_argument(problem, kwargs, match):
+    args = dict(configs=[PGFLConfig(rho=1.0), PGFLConfig(rho=1.0, taus=(0.4,))], iterations=5)
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=match):
+        run_pgfl_arms(problem, args["configs"], args["iterations"], np.random.default_rng(0),
+                      observe=nmsd_observer(problem))

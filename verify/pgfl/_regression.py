@@ -22,12 +22,12 @@ import math
 
 import numpy as np
 
-from reference_impl.pgfl import PGFLConfig, PGFLProblem, run_pgfl, synthetic_regression
+from reference_impl.pgfl import PGFLConfig, PGFLProblem, run_pgfl_arms, synthetic_regression
 from theory._validate import positive_int
 from verify.comparisons import Design
 from verify.records import CheckContext
 
-__all__ = ["DESIGN", "SCALES", "Arm", "Scale", "as_single_cluster", "client_nmsd_observer", "simulate_regression",
+__all__ = ["DESIGN", "SCALES", "Arm", "Scale", "arm_key", "as_single_cluster", "client_nmsd_observer", "simulate_regression",
            "with_server_graph"]
 
 #: Shared seed key: every claim sees the same replicates (as the paper's figures do).
@@ -244,24 +244,40 @@ def _replicate_seeds(root_seed: int, replicate: int) -> tuple[np.random.SeedSequ
 
 
 def simulate_regression(arms, point, scale: Scale, root_seed: int, replicates) -> list[np.ndarray]:
-    """NMSD curves (len(replicates), arm horizon) of every arm at grid point ``point`` (a design's ``simulate``)."""
+    """NMSD curves (len(replicates), arm horizon) of every arm at grid point ``point`` (a design's ``simulate``).
+
+    The arms of one replicate that share a problem (architecture and gamma) run in lockstep
+    (:func:`reference_impl.pgfl.run_pgfl_arms`: one draw of the scheduling keys and noise per iteration, one
+    factorisation): each arm's curve is the one its own run from the replicate's algorithm seed gives, bit for bit.
+    """
     choices = dict(point)
     rho_factor, lam, c_factor = choices.get("rho/L_max", 0.25), choices.get("lambda", 1.0), choices.get("C", 1.0)
+    groups: dict[tuple, list[int]] = {}
+    for index, arm in enumerate(arms):
+        groups.setdefault((arm.gamma, arm.architecture), []).append(index)
     out = [[] for _ in arms]
     for replicate in replicates:
         data_seed, algorithm_seed = _replicate_seeds(root_seed, replicate)
-        instances: dict[float, PGFLProblem] = {}
-        for index, arm in enumerate(arms):
-            if arm.gamma not in instances:
-                instances[arm.gamma] = synthetic_regression(np.random.default_rng(data_seed), gamma=arm.gamma, lam=lam,
-                                                            **scale.sizes)
-            base = instances[arm.gamma]
-            rho = rho_factor * instances[arms[0].gamma].max_curvature
-            run = run_pgfl(arm.problem(base), arm.config(rho, scale, c_factor), arm.iterations(scale),
-                           np.random.default_rng(algorithm_seed),
-                           observe=client_nmsd_observer(base.true_models[base.client_cluster]))
-            out[index].append(run.observations[:, 0].copy())
+        instances = {gamma: synthetic_regression(np.random.default_rng(data_seed), gamma=gamma, lam=lam, **scale.sizes)
+                     for gamma in dict.fromkeys(arm.gamma for arm in arms)}
+        # rho from the replicate's largest curvature, which gamma does not change (it moves no draw of X)
+        rho = rho_factor * instances[arms[0].gamma].max_curvature
+        for (gamma, _), members in groups.items():
+            base = instances[gamma]
+            curves = run_pgfl_arms(arms[members[0]].problem(base), [arms[i].config(rho, scale, c_factor) for i in members],
+                                   [arms[i].iterations(scale) for i in members], np.random.default_rng(algorithm_seed),
+                                   observe=client_nmsd_observer(base.true_models[base.client_cluster]))
+            for i, curve in zip(members, curves):
+                out[i].append(curve)
     return [np.stack(curves) for curves in out]
+
+
+def arm_key(arm: Arm, point: tuple, scale: Scale, root_seed: int) -> tuple:
+    """What an arm's curves at ``point`` depend on (the design's ``arm_key``): the choices with their defaults filled
+    in, and C only for a private arm, so the plain and private grids' equal points share a stored arm."""
+    choices = dict(point)
+    c_factor = choices.get("C", 1.0) if arm.phi0 is not None else None
+    return (choices.get("rho/L_max", 0.25), choices.get("lambda", 1.0), c_factor, arm.key)
 
 
 def _readout(name: str, scale: Scale, curves: np.ndarray) -> np.ndarray:
@@ -274,4 +290,4 @@ def _readout(name: str, scale: Scale, curves: np.ndarray) -> np.ndarray:
 
 #: Replicates per profile: 12 then 24 at ci, 20 then 40 at the paper's size.
 DESIGN = Design(family=EXPERIMENT_KEY, simulate=simulate_regression, readout=_readout, scales=SCALES,
-                stages={"ci": (12, 24), "thorough": (20, 40)}, chunk={"ci": 6, "thorough": 4})
+                stages={"ci": (12, 24), "thorough": (20, 40)}, chunk={"ci": 6, "thorough": 4}, arm_key=arm_key)

@@ -9,10 +9,21 @@ import numpy as np
 __all__ = ["check_choice", "check_int", "check_real", "readonly_array"]
 
 def readonly_array(a, dtype=np.float64) -> np.ndarray:
-    """A read-only copy of ``a`` as ``dtype``."""
+    """``a`` as a read-only ``dtype`` array: ``a`` itself when nothing can write to it (it and every array it views
+    are read-only, e.g. a reshape of another instance's data), else a read-only copy."""
+    if isinstance(a, np.ndarray) and a.dtype == dtype and _frozen(a):
+        return a
     a = np.array(a, dtype=dtype, copy=True)
     a.setflags(write=False)
     return a
+
+
+def _frozen(a: np.ndarray) -> bool:
+    while isinstance(a, np.ndarray):
+        if a.flags.writeable:
+            return False
+        a = a.base
+    return a is None
 
 
 def check_int(name, value, lower, upper=None) -> int:

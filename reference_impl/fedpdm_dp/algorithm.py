@@ -90,12 +90,13 @@ def _variance_a2(problem: FedPDMProblem, z: np.ndarray, clients: np.ndarray, b: 
 
 def fedpdm_round(problem: FedPDMProblem, config: FedPDMConfig, state: FedPDMState, t: int, sampled: np.ndarray,
                  rng: np.random.Generator, *, z: float, G: float, track_variance: bool = False,
-                 kappa: np.ndarray | None = None) -> tuple[FedPDMState, RoundRecord]:
+                 kappa: np.ndarray | None = None, in_place: bool = False) -> tuple[FedPDMState, RoundRecord]:
     r"""One round of Algorithm 1 for every run: local steps (10a)-(11), dual (10c), upload (10d) + noise, prox (13).
 
     ``sampled``: boolean ``(R, N)`` with the same number of clients per run. ``z``: noise multiplier
     (``noise = "dp"``). ``kappa``: ``(R, N)`` history factors of this round (``sensitivity_model = "history"``).
-    Returns the new state (non-sampled clients unchanged) and the :class:`RoundRecord`.
+    Returns the new state (non-sampled clients unchanged) and the :class:`RoundRecord`. ``in_place``: the new
+    state writes the sampled clients' rows into ``state.x`` and ``state.lam`` instead of copies of them.
     """
     R, N = sampled.shape
     k = int(sampled[0].sum())
@@ -169,7 +170,7 @@ def fedpdm_round(problem: FedPDMProblem, config: FedPDMConfig, state: FedPDMStat
         y_tilde = y + sigma[..., None] * rng.standard_normal(y.shape)
     u = y_tilde.mean(axis=1)  # (13), average over S_t (E14, E15)
     x0_new = soft_threshold(u, config.prox_threshold_factor * problem.gamma / rho)
-    x, lam = state.x.copy(), state.lam.copy()
+    x, lam = (state.x, state.lam) if in_place else (state.x.copy(), state.lam.copy())
     x[rows, clients] = x_new
     lam[rows, clients] = lam_new
     record = RoundRecord(t=t, eta=eta, clients=clients, Q=Q, fired=fired, last_g=last_g, y=y, y_tilde=y_tilde,
@@ -204,13 +205,16 @@ class FedPDMRun:
 
 def run_fedpdm(problem: FedPDMProblem, config: FedPDMConfig, rng: np.random.Generator, *, runs: int = 1,
                observers: dict[str, Callable] | None = None, state: FedPDMState | None = None,
-               keep_records: bool = False, track_variance: bool = False, round_fn: Callable | None = None) -> FedPDMRun:
+               keep_records: bool = False, track_variance: bool = False, round_fn: Callable | None = None,
+               in_place: bool = False) -> FedPDMRun:
     r"""Run Algorithm 1 for ``config.rounds`` rounds, ``runs`` independent runs side by side.
 
     ``observers``: ``name -> fn(state) -> (R,)`` evaluated before round 0 and after every round (e.g.
     ``lambda s: global_objective(problem, s.x0)``). The client-sampling schedule is drawn first (it is
     data independent), so ``target_total_eps`` can calibrate on the realised :math:`\max_i n_i`.
     ``round_fn`` replaces :func:`fedpdm_round` (same signature; used by the mutation tests only).
+    ``in_place``: the rounds update one copy of the state in place (no ``(R, N, d)`` copies per round; the same
+    numbers), so an observer sees ``x`` and ``lam`` change after it returns: it must copy what it keeps.
     """
     round_fn = fedpdm_round if round_fn is None else round_fn
     config.validate_for(problem)
@@ -224,6 +228,8 @@ def run_fedpdm(problem: FedPDMProblem, config: FedPDMConfig, rng: np.random.Gene
               if config.noise == "dp" and config.sensitivity_model == "history" else None)
     if state is None:
         state = initial_state(problem, config, rng, runs)
+    elif in_place:  # the caller's arrays stay untouched
+        state = FedPDMState(x=state.x.copy(), lam=state.lam.copy(), x0=state.x0)
     observers = observers or {}
     obs = {name: [np.asarray(fn(state), dtype=np.float64)] for name, fn in observers.items()}
     T = config.rounds
@@ -234,6 +240,8 @@ def run_fedpdm(problem: FedPDMProblem, config: FedPDMConfig, rng: np.random.Gene
     rows = np.arange(runs)[:, None]
     for t in range(T):
         extra = {} if kappas is None else {"kappa": kappas[:, t]}
+        if in_place:
+            extra["in_place"] = True
         state, rec = round_fn(problem, config, state, t, participation[:, t], rng, z=z, G=G,
                               track_variance=track_variance, **extra)
         Q[rows, t, rec.clients] = rec.Q

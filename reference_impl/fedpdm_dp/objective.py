@@ -94,8 +94,26 @@ def client_losses(problem: FedPDMProblem, x: np.ndarray) -> np.ndarray:
 def global_objective(problem: FedPDMProblem, x0: np.ndarray) -> np.ndarray:
     r""":math:`F(x_0) = \frac1N\sum_i f_i(x_0) + \gamma\lVert x_0\rVert_1` (24) for ``x0`` of shape ``(R, d)``: ``(R,)``."""
     x0 = np.asarray(x0, dtype=np.float64)
-    f = client_losses(problem, np.broadcast_to(x0[:, None, :], (x0.shape[0], problem.N, problem.d)))
+    if problem.n_classes == 1 or problem.N > 1:
+        # per client and model: BLAS picks gemv (one score column) or its small-matrix GEMM per client block,
+        # which round differently from one large GEMM, so these keep their own products
+        f = client_losses(problem, np.broadcast_to(x0[:, None, :], (x0.shape[0], problem.N, problem.d)))
+    else:  # pooled data (one client): every model's scores from one GEMM, the same numbers as one GEMM per model
+        margin = _scores(problem, problem.features.reshape(-1, problem.n_features), x0, problem.labels.reshape(-1))
+        f = np.logaddexp(0.0, -margin.reshape(x0.shape[0], problem.N, problem.n)).mean(axis=-1)
+        if problem.beta:
+            f = f + (problem.beta * (x0 * x0 / (1.0 + x0 * x0)).sum(axis=-1))[:, None]
     return f.mean(axis=-1) + problem.gamma * np.abs(x0).sum(axis=-1)
+
+
+def _scores(problem: FedPDMProblem, a: np.ndarray, x0: np.ndarray, lab: np.ndarray | None = None) -> np.ndarray:
+    """Class scores of samples ``a`` ``(s, n_features)`` under models ``x0`` ``(R, d)`` by one GEMM: ``(R, s, m)``,
+    or with ``lab`` ``(s,)`` the labelled class's score ``(R, s)``."""
+    R, m = x0.shape[0], problem.n_classes
+    scores = a @ as_matrix(problem, x0).reshape(R * m, problem.n_features).T  # (s, R m)
+    if lab is None:
+        return np.moveaxis(scores.reshape(a.shape[0], R, m), 1, 0)
+    return scores[np.arange(a.shape[0]), np.arange(0, R * m, m)[:, None] + lab]
 
 
 def accuracy(problem: FedPDMProblem, x0: np.ndarray) -> np.ndarray:
@@ -103,11 +121,11 @@ def accuracy(problem: FedPDMProblem, x0: np.ndarray) -> np.ndarray:
     margin > 0 (labels folded into the features). NaN without test data."""
     if problem.test_features is None:
         return np.full(np.shape(x0)[0], np.nan)
-    X = as_matrix(problem, np.asarray(x0, dtype=np.float64))
-    scores = problem.test_features @ np.swapaxes(X, -1, -2)  # (R, n_test, m)
+    x0 = np.asarray(x0, dtype=np.float64)
     if problem.n_classes == 1:
+        scores = problem.test_features @ np.swapaxes(as_matrix(problem, x0), -1, -2)  # (R, n_test, 1)
         return (scores[..., 0] > 0).mean(axis=-1)
-    return (np.argmax(scores, axis=-1) == problem.test_labels).mean(axis=-1)
+    return (np.argmax(_scores(problem, problem.test_features, x0), axis=-1) == problem.test_labels).mean(axis=-1)
 
 
 def lagrangian(problem: FedPDMProblem, x, x0, lam, rho: float) -> np.ndarray:

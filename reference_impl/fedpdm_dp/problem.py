@@ -164,11 +164,18 @@ def classification_problem(rng: np.random.Generator, X_train, y_train, X_test, y
     order = rng.permutation(X_train.shape[0])
     n = X_train.shape[0] // N
     order = order[: N * n]
-    bias = np.ones((X_train.shape[0], 1))
-    feats = np.hstack([X_train, bias])[order].reshape(N, n, -1)
-    test = np.hstack([X_test, np.ones((X_test.shape[0], 1))])
+    feats, test = _with_bias(X_train[order]).reshape(N, n, -1), _with_bias(X_test)
     return FedPDMProblem(features=feats, labels=y_train[order].reshape(N, n), n_classes=n_classes, beta=beta,
                          gamma=gamma, test_features=test, test_labels=y_test)
+
+
+def _with_bias(X: np.ndarray) -> np.ndarray:
+    """``[X, 1]`` written once into a fresh array, made read-only (the instance keeps it without a copy)."""
+    out = np.empty((X.shape[0], X.shape[1] + 1))
+    out[:, :-1] = X
+    out[:, -1] = 1.0
+    out.setflags(write=False)
+    return out
 
 
 def mnist_like_problem(rng: np.random.Generator, *, N: int = 100, n_train: int = 60_000, n_test: int = 10_000,
@@ -188,8 +195,10 @@ def mnist_like_problem(rng: np.random.Generator, *, N: int = 100, n_train: int =
     templates /= templates.max(axis=1, keepdims=True)
     total = n_train + n_test
     labels = rng.integers(0, 10, total)
-    images = templates[labels] + 0.3 * rng.standard_normal((total, pix))
-    images = np.clip(images, 0.0, 1.0)
+    images = rng.standard_normal((total, pix))  # templates + 0.3 noise, in place (the same numbers, no temporaries)
+    images *= 0.3
+    images += templates[labels]
+    np.clip(images, 0.0, 1.0, out=images)
     images[images < np.quantile(images, 0.8)] = 0.0
     return classification_problem(rng, images[:n_train], labels[:n_train], images[n_train:], labels[n_train:], N=N,
                                   beta=beta, gamma=gamma)

@@ -200,3 +200,50 @@ def test_history_sensitivity_model_scales_sigma_by_kappa():
         _config(sensitivity_model="history", noise_Q="adaptive")
     table = fp.history_factor_table(run.participation, [0.15] * 20, 1, 10.0, "warm")  # b = -0.5: grows, not capped
     assert table.max() > 1.366 ** (run.participation_counts.max() - 3)
+
+
+def test_in_place_run_gives_the_same_numbers_and_leaves_the_callers_state():
+    """``in_place`` only drops the per-round (R, N, d) copies: the same trajectory, and a given state is not written."""
+    problem = _nc()
+    config = _config(rounds=8, K=3, noise="fixed", sigma=0.1)
+    state = fp.initial_state(problem, config, np.random.default_rng(1), 2)
+    before = state.x.copy(), state.lam.copy()
+    kw = dict(runs=2, state=state, observers={"x0": lambda s: s.x0.copy()})
+    a = fp.run_fedpdm(problem, config, np.random.default_rng(5), **kw)
+    b = fp.run_fedpdm(problem, config, np.random.default_rng(5), in_place=True, **kw)
+    for field in ("x", "lam", "x0"):
+        np.testing.assert_array_equal(getattr(a.state, field), getattr(b.state, field))
+    np.testing.assert_array_equal(a.observations["x0"], b.observations["x0"])
+    np.testing.assert_array_equal(state.x, before[0])
+    np.testing.assert_array_equal(state.lam, before[1])
+
+
+def test_pooled_objective_and_accuracy_by_one_gemm_match_the_per_model_products():
+    """On one client (the experiments' pooled data) F of (24) and the accuracy of several models come from one GEMM;
+    they agree with the per-model formula of client_losses (to 4 ulps: the same products, BLAS's blocking aside)."""
+    problem = fp.mnist_like_problem(np.random.default_rng(2), N=4, n_train=200, n_test=50, side=6)
+    pooled = fp.FedPDMProblem(features=problem.features.reshape(1, -1, problem.n_features),
+                              labels=problem.labels.reshape(1, -1), n_classes=10, beta=problem.beta,
+                              gamma=problem.gamma)
+    x0 = 0.3 * np.random.default_rng(3).standard_normal((5, problem.d))
+    per_model = np.array([fp.client_losses(pooled, x[None, None])[0, 0] for x in x0])
+    eps4 = 4 * np.finfo(float).eps  # a few roundings of a mean of logistic losses
+    np.testing.assert_allclose(fp.global_objective(pooled, x0), per_model + problem.gamma * np.abs(x0).sum(-1),
+                               rtol=eps4)
+    scores = problem.test_features @ x0.reshape(5, 10, -1).transpose(0, 2, 1)
+    np.testing.assert_array_equal(fp.accuracy(problem, x0),
+                                  (scores.argmax(-1) == problem.test_labels).mean(-1))
+
+
+def test_problem_keeps_frozen_arrays_and_copies_writeable_ones():
+    """A read-only array nobody can write (an instance's own data, reshaped) is kept; a read-only view of a writeable
+    array is copied, so the instance cannot change behind its back."""
+    problem = _nc()
+    same = fp.FedPDMProblem(features=problem.features.reshape(1, -1, problem.n_features),
+                            labels=problem.labels.reshape(1, -1), n_classes=1, beta=0.0, gamma=0.0)
+    assert np.shares_memory(same.features, problem.features)
+    source = np.ones((2, 3, 4))
+    view = source.view()
+    view.setflags(write=False)
+    copied = fp.FedPDMProblem(features=view, labels=np.zeros((2, 3), dtype=int), n_classes=1, beta=0.0, gamma=0.0)
+    assert not np.shares_memory(copied.features, source)

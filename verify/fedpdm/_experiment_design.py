@@ -27,6 +27,7 @@ from reference_impl.fedpdm_dp import (
     BaselineConfig,
     FedPDMConfig,
     accuracy,
+    certified_G,
     classification_problem,
     digits_problem,
     global_objective,
@@ -38,14 +39,18 @@ from verify.comparisons import Design
 from verify.data_files import load
 from verify.records import CheckContext
 
-__all__ = ["ALGORITHMS", "DATASETS", "DESIGN", "EPSILON_PAPER", "SCALES", "Arm", "Scale", "replicate_problem",
-           "simulate_fedpdm"]
+__all__ = ["ALGORITHMS", "DATASETS", "DESIGN", "EPSILON_PAPER", "FIG1_BUDGETS", "SCALES", "STAGES", "Arm", "Scale",
+           "replicate_problem", "simulate_fedpdm"]
 
 EXPERIMENT_KEY = "fedpdm.experiments"
 ALGORITHMS = ("fedpdm", "fedavg", "fedprox", "scaffold")
 DATASETS = ("synthetic", "digits", "mnist")
 #: Fig. 2 (c, d): the paper's total privacy budget epsbar = 7 (line 278).
 EPSILON_PAPER = 7.0
+#: Fig. 1's budgets (line 268).
+FIG1_BUDGETS = (10.0, 20.0, 30.0)
+#: Cumulative replicates of the looks per profile (verify.comparisons: alpha split over the looks).
+STAGES = {"ci": (10,), "thorough": (10, 20)}
 #: Spec 5.2 (seed line 263), and the E25 step fix eta0 = 1/rho.
 RHO, NU, GAMMA, BETA, DELTA = 10.0, 1e-2, 1e-4, 1e-2, 1e-5
 #: FedProx's mu is unreported (spec 5.3 sweeps {0.01, 0.1, 1}); the middle value.
@@ -157,36 +162,46 @@ def _pooled(scale: Scale, root_seed: int, replicate: int):
                                labels=problem.labels.reshape(1, -1), test_features=None, test_labels=None)
 
 
-def fedpdm_config(scale: Scale, epsilon: float | None) -> FedPDMConfig:
-    """Algorithm 1's configuration of the experiment (every arm takes its K, b, T, schedule and noise from it)."""
+@functools.lru_cache(maxsize=4)
+def _replicate_G(scale: Scale, root_seed: int, replicate: int) -> float:
+    """A3's certified G of the replicate's data, computed once for all its arms (each arm would recompute it)."""
+    return certified_G(replicate_problem(scale, root_seed, replicate))
+
+
+def fedpdm_config(scale: Scale, epsilon: float | None, G: float | None = None) -> FedPDMConfig:
+    """Algorithm 1's configuration of the experiment (every arm takes its K, b, T, schedule and noise from it);
+    ``G``: A3's bound (None: certified from the data by the run)."""
     noise = {"noise": "none"} if epsilon is None else {"noise": "dp", "dp_calibration": "target_total_eps",
                                                        "epsilon_total": epsilon}
     return FedPDMConfig(K=scale.K, rounds=scale.T, batch_size=scale.b, rho=RHO, eta0=1.0 / RHO,
-                        eta_schedule="inv_sqrt", nu=NU, Q_max=scale.Q_max, delta=DELTA, **noise)
+                        eta_schedule="inv_sqrt", nu=NU, Q_max=scale.Q_max, delta=DELTA, G=G, **noise)
 
 
-def _run(arm: Arm, scale: Scale, root_seed: int, replicate: int) -> np.ndarray:
-    """``(2, len(scale.rounds))``: training loss and test accuracy of the global model at the evaluation rounds."""
+def _run(key: tuple, scale: Scale, root_seed: int, replicate: int) -> np.ndarray:
+    """``(2, len(scale.rounds))``: training loss and test accuracy of the global model at the evaluation rounds of
+    the arm ``key = (algorithm, epsilon)``."""
+    algorithm, epsilon = key
     problem = replicate_problem(scale, root_seed, replicate)
     rng = np.random.default_rng(_replicate_seeds(root_seed, replicate)[1])
-    config = fedpdm_config(scale, arm.epsilon)
+    config = fedpdm_config(scale, epsilon, _replicate_G(scale, root_seed, replicate))
     observers = {"x0": lambda state: state.x0.copy()}
-    if arm.algorithm == "fedpdm":
-        run = run_fedpdm(problem, config, rng, observers=observers)
+    if algorithm == "fedpdm":
+        run = run_fedpdm(problem, config, rng, observers=observers, in_place=True)
     else:
-        run = run_baseline(problem, config, BaselineConfig(name=arm.algorithm, eta_cap=1.0 / RHO, mu=MU), rng,
+        run = run_baseline(problem, config, BaselineConfig(name=algorithm, eta_cap=1.0 / RHO, mu=MU), rng,
                            observers=observers)
     x0 = run.observations["x0"][scale.rounds, 0]  # (len(rounds), d)
     loss, acc = global_objective(_pooled(scale, root_seed, replicate), x0), accuracy(problem, x0)
     if not np.all(np.isfinite(loss)):
-        raise ArithmeticError(f"{arm.label} diverged on replicate {replicate} ({scale.dataset})")
+        raise ArithmeticError(f"{algorithm} at epsilon = {epsilon} diverged on replicate {replicate} ({scale.dataset})")
     return np.stack([loss, acc])
 
 
 def simulate_fedpdm(arms, point, scale: Scale, root_seed: int, replicates) -> list[np.ndarray]:
-    """Curves ``(len(replicates), 2, len(scale.rounds))`` (loss, accuracy) of every arm (the design's ``simulate``)."""
+    """Curves ``(len(replicates), 2, len(scale.rounds))`` (loss, accuracy) of every arm (the design's ``simulate``);
+    each arm's curves depend only on the arm, the scale, the root seed and the replicate."""
     with threadpool_limits(limits=1, user_api="blas"):  # one BLAS thread per worker process
-        per_replicate = [[_run(arm, scale, root_seed, i) for arm in arms] for i in replicates]  # data built once
+        per_replicate = [[_run(arm.key, scale, root_seed, i) for arm in arms] for i in replicates]  # data built once
     return [np.stack([runs[j] for runs in per_replicate]) for j in range(len(arms))]
 
 
@@ -204,8 +219,8 @@ def _readout(name: str, scale: Scale, curves: np.ndarray) -> np.ndarray:
 def design(dataset: str) -> Design:
     """The design of one data set (each is its own arm-store family)."""
     return Design(family=f"{EXPERIMENT_KEY}.{dataset}", simulate=simulate_fedpdm, readout=_readout,
-                  scales=SCALES[dataset], stages={"ci": (10,), "thorough": (10, 20)},
-                  chunk={"ci": 10, "thorough": 10})
+                  scales=SCALES[dataset], stages=STAGES,
+                  chunk={"ci": 10, "thorough": 5})  # thorough: the first look is two tasks for two worker processes
 
 
 DESIGN = {name: design(name) for name in DATASETS}

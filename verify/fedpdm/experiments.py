@@ -16,10 +16,20 @@ from __future__ import annotations
 
 import dataclasses
 
-from verify.comparisons import Statement, Term, above, below, curve_figure, decide, experiment
+from verify.comparisons import (
+    ExperimentSpec,
+    Statement,
+    Term,
+    above,
+    below,
+    curve_figure,
+    decide,
+    experiment,
+    simulate_arms,
+)
 from verify.data_files import deciding_command, fingerprint
 from verify.fedpdm import cite
-from verify.fedpdm._experiment_design import DESIGN, EPSILON_PAPER, Arm
+from verify.fedpdm._experiment_design import DESIGN, EPSILON_PAPER, FIG1_BUDGETS, Arm
 from verify.records import CheckContext, CheckResult, Claim, Verdict
 
 __all__ = ["BASELINES", "CLAIMS", "FIG1_BUDGETS", "OUTSIDE", "arm", "check_digits_dp_loss", "check_dp_accuracy",
@@ -110,8 +120,6 @@ MNIST_DP_LOSS = experiment(
     figures=_figures("mnist_dp", (EPSILON_PAPER,)))
 
 
-#: Fig. 1's budgets (line 268).
-FIG1_BUDGETS = (10.0, 20.0, 30.0)
 FIG1_ORDER = experiment(
     claim_id="fedpdm.experiment_fig1_budget_order", design=DESIGN["synthetic"], outside_setting=OUTSIDE_FIG1,
     statements=(*(above(arm("fedpdm", a), arm("fedpdm", b), "final_loss") for a, b in zip(FIG1_BUDGETS, FIG1_BUDGETS[1:])),
@@ -120,32 +128,45 @@ FIG1_ORDER = experiment(
     figures=_figures("fig1_budgets", (*FIG1_BUDGETS, None)))
 
 
+_SPECS = (DP_LOSS, DP_ACCURACY, NODP_LOSS, NODP_ACCURACY, DP_GAP, FIG1_ORDER, DIGITS_DP_LOSS, MNIST_DP_LOSS)
+
+
+def _decide(ctx: CheckContext, spec: ExperimentSpec) -> CheckResult:
+    """:func:`verify.comparisons.decide`, after the first look's replicates of EVERY arm that the claims on the same
+    data compare are simulated together: a replicate's data (70,000 images at the paper's size, as dear as several
+    arms) is then built once for the family, not once per claim; later claims find their arms in the store. Each
+    arm's curves depend only on the arm, the scale, the root seed and the replicate, so no number changes."""
+    family = tuple(dict.fromkeys(a for s in _SPECS if s.design.family == spec.design.family for a in s.arms))
+    simulate_arms(ctx, spec.design, family, (), spec.design.stages[ctx.profile][0])
+    return decide(ctx, spec)
+
+
 def check_dp_loss(ctx: CheckContext) -> CheckResult:
-    return decide(ctx, DP_LOSS)
+    return _decide(ctx, DP_LOSS)
 
 
 def check_dp_accuracy(ctx: CheckContext) -> CheckResult:
-    return decide(ctx, DP_ACCURACY)
+    return _decide(ctx, DP_ACCURACY)
 
 
 def check_nodp_loss(ctx: CheckContext) -> CheckResult:
-    return decide(ctx, NODP_LOSS)
+    return _decide(ctx, NODP_LOSS)
 
 
 def check_nodp_accuracy(ctx: CheckContext) -> CheckResult:
-    return decide(ctx, NODP_ACCURACY)
+    return _decide(ctx, NODP_ACCURACY)
 
 
 def check_dp_gap(ctx: CheckContext) -> CheckResult:
-    return decide(ctx, DP_GAP)
+    return _decide(ctx, DP_GAP)
 
 
 def check_fig1_budget_order(ctx: CheckContext) -> CheckResult:
-    return decide(ctx, FIG1_ORDER)
+    return _decide(ctx, FIG1_ORDER)
 
 
 def check_digits_dp_loss(ctx: CheckContext) -> CheckResult:
-    return decide(ctx, DIGITS_DP_LOSS)
+    return _decide(ctx, DIGITS_DP_LOSS)
 
 
 def check_mnist_dp_loss(ctx: CheckContext) -> CheckResult:
@@ -160,7 +181,7 @@ def check_mnist_dp_loss(ctx: CheckContext) -> CheckResult:
     digest = fingerprint(path)
     design = MNIST_DP_LOSS.design
     scales = {p: dataclasses.replace(s, path=str(path), sha256=digest) for p, s in design.scales.items()}
-    return decide(ctx, dataclasses.replace(MNIST_DP_LOSS, design=dataclasses.replace(design, scales=scales)))
+    return _decide(ctx, dataclasses.replace(MNIST_DP_LOSS, design=dataclasses.replace(design, scales=scales)))
 
 
 _CITE = (cite("Section V-B, performance comparison (Fig. 2)", lines="278, 289"),

@@ -36,9 +36,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from reference_impl.paofed import AlgorithmConfig, AsyncEnvironment, run_paofed
+from reference_impl.paofed.simulation import run_paofed_arms
 
-__all__ = ["MATCH_TOLERANCE_DB", "StepMatch", "StepRange", "initial_rate_db", "match_initial_rate", "step_field",
-           "steps_within_tolerance"]
+__all__ = ["MATCH_TOLERANCE_DB", "StepMatch", "StepRange", "initial_rate_db", "initial_rates_db", "match_initial_rate",
+           "match_initial_rates", "step_field", "steps_within_tolerance", "steps_within_tolerances"]
 
 #: Spec 2.6 [CHOICE]: the MSE-test at n_eval must match the target within this many dB.
 MATCH_TOLERANCE_DB = 0.5
@@ -87,6 +88,19 @@ def initial_rate_db(env: AsyncEnvironment, config: AlgorithmConfig, data, n_eval
     """MSE-test (dB) at iteration ``n_eval``, averaged over ``runs`` runs of seed ``seed``; ``inf`` if it diverged."""
     with np.errstate(over="ignore", invalid="ignore"):
         curve = run_paofed(env, config, data, n_eval, np.random.default_rng(seed), runs=runs).curve
+    return _rate_db(curve, n_eval)
+
+
+def initial_rates_db(env: AsyncEnvironment, configs, data, n_eval: int, seed: int, runs: int) -> list[float]:
+    """:func:`initial_rate_db` of each configuration, run in lockstep
+    (:func:`reference_impl.paofed.simulation.run_paofed_arms`: the environment and data are drawn once for all);
+    each value is bit for bit the one :func:`initial_rate_db` gives."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        done = run_paofed_arms(env, list(configs), data, n_eval, np.random.default_rng(seed), runs=runs)
+    return [_rate_db(run.curve, n_eval) for run in done]
+
+
+def _rate_db(curve: np.ndarray, n_eval: int) -> float:
     value = float(np.mean(curve[n_eval]))
     return 10.0 * math.log10(value) if math.isfinite(value) and value > 0 else math.inf
 
@@ -130,8 +144,23 @@ def match_initial_rate(env: AsyncEnvironment, config: AlgorithmConfig, data, *, 
     >>> match.field, match.matched == (abs(match.achieved_db - target) <= 0.5)
     ('mu', True)
     """
-    if not isinstance(config, AlgorithmConfig):
-        raise TypeError(f"config must be an AlgorithmConfig, got {type(config).__name__}")
+    return match_initial_rates(env, [config], data, target_db=target_db, n_eval=n_eval, seed=seed, runs=runs,
+                               bracket=bracket, grid=grid, refine=refine, tolerance_db=tolerance_db)[0]
+
+
+def match_initial_rates(env: AsyncEnvironment, configs, data, *, target_db: float, n_eval: int, seed: int, runs: int,
+                        bracket: tuple[float, float] | None = None, grid: int = 11, refine: int = 10,
+                        tolerance_db: float = MATCH_TOLERANCE_DB) -> list[StepMatch]:
+    """:func:`match_initial_rate` of several configurations on one set-up, their searches run in lockstep.
+
+    Each round evaluates the next trial steps of every search still going in one lockstep simulation
+    (:func:`initial_rates_db`); a search's path depends only on its own values, which are bit for bit the ones a
+    separate run gives, so each result equals :func:`match_initial_rate`'s for that configuration alone.
+    """
+    configs = list(configs)
+    for config in configs:
+        if not isinstance(config, AlgorithmConfig):
+            raise TypeError(f"config must be an AlgorithmConfig, got {type(config).__name__}")
     if not (isinstance(target_db, (int, float)) and math.isfinite(target_db)):
         raise ValueError(f"target_db must be a finite real, got {target_db!r}")
     for name, value, low in (("n_eval", n_eval, 1), ("runs", runs, 1), ("grid", grid, 3), ("refine", refine, 0)):
@@ -139,22 +168,23 @@ def match_initial_rate(env: AsyncEnvironment, config: AlgorithmConfig, data, *, 
             raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
     if not (isinstance(tolerance_db, (int, float)) and math.isfinite(tolerance_db) and tolerance_db > 0):
         raise ValueError(f"tolerance_db must be a finite real in (0, inf), got {tolerance_db!r}")
-    field = step_field(config)
-    if bracket is None:
-        bracket = (1e-4, 1.0) if field == "sign_step" else (1e-3, 2.0)
-    lo, hi = (float(b) for b in bracket)
-    if not (math.isfinite(lo) and math.isfinite(hi) and 0.0 < lo < hi):
-        raise ValueError(f"bracket must be (lo, hi) with 0 < lo < hi finite, got {bracket!r}")
+    searches = []
+    for config in configs:
+        field = step_field(config)
+        lo, hi = (float(b) for b in (bracket or ((1e-4, 1.0) if field == "sign_step" else (1e-3, 2.0))))
+        if not (math.isfinite(lo) and math.isfinite(hi) and 0.0 < lo < hi):
+            raise ValueError(f"bracket must be (lo, hi) with 0 < lo < hi finite, got {bracket!r}")
+        searches.append((config, field, _match_search(field, float(target_db), np.geomspace(lo, hi, grid), refine,
+                                                      tolerance_db)))
+    return _run_searches(env, data, n_eval, seed, runs, searches)
 
+
+def _match_search(field: str, target_db: float, steps: np.ndarray, refine: int, tolerance_db: float):
+    """:func:`match_initial_rate`'s search as a generator: yields the trial steps of a round, is sent their dB
+    values, returns the :class:`StepMatch`."""
     trials: list[tuple[float, float]] = []
-
-    def f(step: float) -> float:
-        value = initial_rate_db(env, dataclasses.replace(config, **{field: step}), data, n_eval, seed, runs)
-        trials.append((step, value))
-        return value
-
-    steps = np.geomspace(lo, hi, grid)
-    values = np.array([f(float(s)) for s in steps])
+    values = np.array((yield [float(s) for s in steps]))
+    trials.extend(zip((float(s) for s in steps), (float(v) for v in values)))
     best = int(np.argmin(values))
 
     def result(step: float, value: float, reason: str) -> StepMatch:
@@ -174,7 +204,8 @@ def match_initial_rate(env: AsyncEnvironment, config: AlgorithmConfig, data, *, 
         if min(candidates)[0] <= tolerance_db / 4.0:
             break
         mid = 0.5 * (a + b)
-        fm = f(math.exp(mid))
+        (fm,) = yield [math.exp(mid)]
+        trials.append((math.exp(mid), fm))
         candidates.append((abs(fm - target_db), math.exp(mid), fm))
         if fm > target_db:
             a = mid
@@ -182,6 +213,30 @@ def match_initial_rate(env: AsyncEnvironment, config: AlgorithmConfig, data, *, 
             b = mid
     _, step, value = min(candidates)
     return result(step, value, "not matched within the refinement budget")
+
+
+def _run_searches(env: AsyncEnvironment, data, n_eval: int, seed: int, runs: int, searches) -> list:
+    """Drive ``(config, field, generator)`` searches round by round: every step they ask for in a round is
+    evaluated in one lockstep call of :func:`initial_rates_db`; returns each generator's result."""
+    results: list = [None] * len(searches)
+    pending: dict[int, list] = {}
+
+    def advance(index: int, values) -> None:
+        try:
+            pending[index] = searches[index][2].send(values)
+        except StopIteration as stop:
+            results[index] = stop.value
+
+    for index in range(len(searches)):
+        advance(index, None)
+    while pending:
+        asked = list(pending.items())
+        pending.clear()
+        configs = [dataclasses.replace(searches[i][0], **{searches[i][1]: step}) for i, steps in asked for step in steps]
+        values = iter(initial_rates_db(env, configs, data, n_eval, seed, runs))
+        for index, steps in [(i, [next(values) for _ in steps]) for i, steps in asked]:
+            advance(index, steps)
+    return results
 
 
 @dataclass(frozen=True)
@@ -245,24 +300,39 @@ def steps_within_tolerance(env: AsyncEnvironment, config: AlgorithmConfig, data,
     >>> band.low <= match.step <= band.high and abs(band.low_db - target) <= 0.5 >= abs(band.high_db - target)
     True
     """
-    if not isinstance(match, StepMatch):
-        raise TypeError(f"match must be a StepMatch, got {type(match).__name__}")
+    return steps_within_tolerances(env, [config], data, [match], n_eval=n_eval, seed=seed, runs=runs, refine=refine,
+                                   tolerance_db=tolerance_db)[0]
+
+
+def steps_within_tolerances(env: AsyncEnvironment, configs, data, matches, *, n_eval: int, seed: int, runs: int,
+                            refine: int = 6, tolerance_db: float = MATCH_TOLERANCE_DB) -> list[StepRange]:
+    """:func:`steps_within_tolerance` of several configurations (``matches[i]`` is ``configs[i]``'s) on one set-up:
+    every edge search of every configuration takes its trial step of a round in one lockstep simulation, so each
+    result equals :func:`steps_within_tolerance`'s for that configuration alone."""
+    configs, matches = list(configs), list(matches)
+    if len(configs) != len(matches):
+        raise ValueError(f"matches must hold one StepMatch per configuration ({len(configs)}), got {len(matches)}")
+    for match in matches:
+        if not isinstance(match, StepMatch):
+            raise TypeError(f"match must be a StepMatch, got {type(match).__name__}")
     for name, value, low in (("n_eval", n_eval, 1), ("runs", runs, 1), ("refine", refine, 0)):
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
     if not (isinstance(tolerance_db, (int, float)) and math.isfinite(tolerance_db) and tolerance_db > 0):
         raise ValueError(f"tolerance_db must be a finite real in (0, inf), got {tolerance_db!r}")
+    searches = [(config, match.field, _band_search(match, refine, tolerance_db))
+                for config, match in zip(configs, matches)]
+    return _run_searches(env, data, n_eval, seed, runs, searches)
+
+
+def _band_search(match: StepMatch, refine: int, tolerance_db: float):
+    """:func:`steps_within_tolerance`'s search as a generator (see :func:`_match_search`): both edges bisect in
+    log(step) between the trial just outside the band and the one just inside, keeping the inside end; a round asks
+    for the next trial step of each edge still searching."""
     if not match.matched:
         return StepRange(low=match.step, high=match.step, low_db=match.achieved_db, high_db=match.achieved_db,
                          trials=())
     target = match.target_db
-    trials: list[tuple[float, float]] = []
-
-    def f(step: float) -> float:
-        value = initial_rate_db(env, dataclasses.replace(config, **{match.field: step}), data, n_eval, seed, runs)
-        trials.append((step, value))
-        return value
-
     known = sorted(set(match.trials))
     fastest = min(known, key=lambda t: t[1])[0]
     branch = [(s, v) for s, v in known if s <= fastest]
@@ -270,24 +340,24 @@ def steps_within_tolerance(env: AsyncEnvironment, config: AlgorithmConfig, data,
     def inside(value: float) -> bool:
         return math.isfinite(value) and abs(value - target) <= tolerance_db
 
-    def edge(out: tuple | None, inn: tuple) -> tuple[float, float]:
-        if out is None:
-            return inn
-        a, b = math.log(out[0]), math.log(inn[0])
-        best = inn
-        for _ in range(refine):
-            mid = 0.5 * (a + b)
-            value = f(math.exp(mid))
-            if inside(value):
-                best, b = (math.exp(mid), value), mid
-            else:
-                a = mid
-        return best
-
     ins = [t for t in branch if inside(t[1])] or [(match.step, match.achieved_db)]
     slow_out = [t for t in branch if t[0] < min(ins)[0] and not inside(t[1])]
     fast_out = [t for t in branch if t[0] > max(ins)[0] and not inside(t[1])]
-    low = edge(max(slow_out) if slow_out else None, min(ins))
-    high = edge(min(fast_out) if fast_out else None, max(ins))
+    edges = [{"out": max(slow_out) if slow_out else None, "best": min(ins), "trials": []},
+             {"out": min(fast_out) if fast_out else None, "best": max(ins), "trials": []}]
+    for e in edges:
+        if e["out"] is not None:
+            e["a"], e["b"] = math.log(e["out"][0]), math.log(e["best"][0])
+    searching = [e for e in edges if e["out"] is not None]
+    for _ in range(refine if searching else 0):
+        mids = [0.5 * (e["a"] + e["b"]) for e in searching]
+        values = yield [math.exp(m) for m in mids]
+        for e, mid, value in zip(searching, mids, values):
+            e["trials"].append((math.exp(mid), value))
+            if inside(value):
+                e["best"], e["b"] = (math.exp(mid), value), mid
+            else:
+                e["a"] = mid
+    low, high = edges[0]["best"], edges[1]["best"]
     return StepRange(low=float(low[0]), high=float(high[0]), low_db=float(low[1]), high_db=float(high[1]),
-                     trials=tuple(trials))
+                     trials=tuple(edges[0]["trials"] + edges[1]["trials"]))

@@ -1,12 +1,22 @@
 """Step matching of the PAO-Fed baselines (spec paofed.md 2.6): reference_impl.paofed_tuning."""
 
+import dataclasses
 import math
 
 import pytest
 
 from reference_impl.paofed import algorithm_config, experiment_environment
 from reference_impl.paofed_data import SyntheticRFFData
-from reference_impl.paofed_tuning import MATCH_TOLERANCE_DB, initial_rate_db, match_initial_rate, step_field
+from reference_impl.paofed_tuning import (
+    MATCH_TOLERANCE_DB,
+    initial_rate_db,
+    initial_rates_db,
+    match_initial_rate,
+    match_initial_rates,
+    step_field,
+    steps_within_tolerance,
+    steps_within_tolerances,
+)
 
 ENV = experiment_environment(K=8, D=10)  # a small federation (the paper: K = 256, D = 200) keeps tuning cheap
 DATA = SyntheticRFFData(K=8, D=10, test_size=50)
@@ -65,3 +75,26 @@ def test_bad_input_names_the_parameter(kw, name):
     args.update(kw)
     with pytest.raises(ValueError, match=name):
         match_initial_rate(ENV, FEDSGD, DATA, **args)
+
+
+def test_lockstep_rates_are_each_configurations_own_bit_for_bit():
+    """initial_rates_db (the grid and the band edges run in lockstep) gives initial_rate_db's value for every step,
+    diverging ones (inf) included, so the search takes the same path as one run per step."""
+    steps = (0.01, 0.3, 1e6)  # 1e6 diverges (within 200 iterations, as above): its inf must not leak into the others
+    configs = [dataclasses.replace(FEDSGD, mu=s) for s in steps]
+    together = initial_rates_db(ENV, configs, DATA, 200, KW["seed"], 2)
+    alone = [initial_rate_db(ENV, c, DATA, 200, KW["seed"], 2) for c in configs]
+    assert together == alone and math.isinf(together[-1])
+
+
+def test_searches_in_lockstep_equal_each_search_alone():
+    """match_initial_rates / steps_within_tolerances (several baselines tuned together, their trial steps of a round
+    in one lockstep simulation) give each baseline's match_initial_rate / steps_within_tolerance result exactly."""
+    configs = [FEDSGD, algorithm_config("signsgd", m=1), algorithm_config("online-fed", m=1)]
+    target = _target()
+    matches = match_initial_rates(ENV, configs, DATA, target_db=target, **KW)
+    bands = steps_within_tolerances(ENV, configs, DATA, matches, refine=3, **KW)  # 3 halvings: a cheap band
+    for config, match, band in zip(configs, matches, bands):
+        alone = match_initial_rate(ENV, config, DATA, target_db=target, **KW)
+        assert match == alone
+        assert band == steps_within_tolerance(ENV, config, DATA, alone, refine=3, **KW)

@@ -46,9 +46,9 @@ from reference_impl.paofed_tuning import (
     StepMatch,
     StepRange,
     initial_rate_db,
-    match_initial_rate,
+    match_initial_rates,
     step_field,
-    steps_within_tolerance,
+    steps_within_tolerances,
 )
 from verify.comparisons import FAMILY_ALPHA, Design, decide, evaluate_statement, family_size, simulate_arms
 from verify.records import CheckContext, CheckResult
@@ -265,17 +265,19 @@ def tuning_target(setting: str, reading: str | None, scale: Scale, root_seed: in
                            data_source(setting, scale), scale.tune_at, tuning_seed(root_seed), scale.tune_runs)
 
 
-def _tune(unit: tuple) -> tuple[StepMatch, StepRange]:
-    """(match, band) of a baseline: ``unit = (tuning arm, reading, scale, root seed, target dB)``."""
-    arm, reading, scale, root_seed, target = unit
-    env, data = environment(arm.setting, scale, reading), data_source(arm.setting, scale)
-    config = base_config(arm, scale, {})
+def _tune_group(group: tuple) -> list[tuple[StepMatch, StepRange]]:
+    """(match, band) of each baseline of ``group = (tuning arms, reading, scale, root seed, target dB)``, arms of one
+    setting: their searches run in lockstep on the shared tuning runs
+    (:func:`reference_impl.paofed_tuning.match_initial_rates`), each result as if tuned alone."""
+    arms, reading, scale, root_seed, target = group
+    env, data = environment(arms[0].setting, scale, reading), data_source(arms[0].setting, scale)
+    configs = [base_config(arm, scale, {}) for arm in arms]
     seed = tuning_seed(root_seed)
-    match = match_initial_rate(env, config, data, target_db=target, n_eval=scale.tune_at, seed=seed,
-                               runs=scale.tune_runs)
-    band = steps_within_tolerance(env, config, data, match, n_eval=scale.tune_at, seed=seed, runs=scale.tune_runs,
-                                  refine=4)
-    return match, band
+    matches = match_initial_rates(env, configs, data, target_db=target, n_eval=scale.tune_at, seed=seed,
+                                  runs=scale.tune_runs)
+    bands = steps_within_tolerances(env, configs, data, matches, n_eval=scale.tune_at, seed=seed,
+                                    runs=scale.tune_runs, refine=4)
+    return list(zip(matches, bands))
 
 
 #: (arm key, reading, scale, root seed) -> (StepMatch, StepRange), bounded.
@@ -290,17 +292,22 @@ def _tuning_arm(arm: Arm) -> Arm:
 
 
 def _tunings(units: list[tuple], executor=None) -> dict:
-    """Tune the units not yet known (through ``executor``), remember them; ``{unit: (match, band)}``."""
+    """Tune the units not yet known (through ``executor``, the units of one setting and reading together),
+    remember them; ``{unit: (match, band)}``."""
     missing = [u for u in dict.fromkeys(units) if u not in _TUNED]
     if missing:
-        targets = {(a.setting, r, s, seed): tuning_target(a.setting, r, s, seed) for a, r, s, seed in missing}
-        work = [(a, r, s, seed, targets[(a.setting, r, s, seed)]) for a, r, s, seed in missing]
-        done = executor.map(_tune, work) if executor is not None else [_tune(w) for w in work]
-        for unit, result in zip(missing, done):
-            _TUNED[unit] = result
-            while len(_TUNED) > _TUNED_SIZE:
-                _TUNED.popitem(last=False)
-    return {u: _TUNED[u] if u in _TUNED else _tune((*u, tuning_target(u[0].setting, u[1], u[2], u[3])))
+        groups: dict[tuple, list[tuple]] = {}
+        for unit in missing:
+            groups.setdefault((unit[0].setting, *unit[1:]), []).append(unit)
+        work = [(tuple(u[0] for u in members), reading, scale, seed, tuning_target(setting, reading, scale, seed))
+                for (setting, reading, scale, seed), members in groups.items()]
+        done = executor.map(_tune_group, work) if executor is not None else [_tune_group(w) for w in work]
+        for members, results in zip(groups.values(), done):
+            for unit, result in zip(members, results):
+                _TUNED[unit] = result
+                while len(_TUNED) > _TUNED_SIZE:
+                    _TUNED.popitem(last=False)
+    return {u: _TUNED[u] if u in _TUNED else _tune_group(((u[0],), *u[1:], tuning_target(u[0].setting, *u[1:])))[0]
             for u in units}
 
 

@@ -5,6 +5,8 @@ r"""Instances of the GTV paper's experiments (shared/spec/gtv.md section 5; seed
 * :func:`dense_clusters_instance`: complete clusters with a light boundary (spec 4, recipe for well-connected
   instances);
 * :func:`digits_instance`: a convex stand-in for §5.4 on scikit-learn's bundled 8x8 digits (offline);
+* :func:`digits_split`: the same with train / validation parts per node and a held-out test pool per cluster
+  (:class:`DigitsSplit`: λ chosen on validation, accuracy on the held-out test part);
 * :func:`load_npz_instance` / :func:`save_npz_instance`: a user's data set as ``.npz``.
 
 Randomness only through the ``rng`` argument.
@@ -13,6 +15,7 @@ Randomness only through the ``rng`` argument.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from pathlib import Path
 
 import networkx as nx
@@ -20,8 +23,8 @@ import numpy as np
 
 from theory.gtv.instance import GTVInstance
 
-__all__ = ["NPZ_KEYS", "chain_instance", "dense_clusters_instance", "digits_instance", "load_npz_instance",
-           "planted_parameters", "save_npz_instance", "sbm_instance"]
+__all__ = ["NPZ_KEYS", "DigitsSplit", "chain_instance", "dense_clusters_instance", "digits_instance", "digits_split",
+           "load_npz_instance", "planted_parameters", "save_npz_instance", "sbm_instance"]
 
 
 def planted_parameters(rng: np.random.Generator, k: int, d: int) -> np.ndarray:
@@ -163,6 +166,111 @@ def digits_instance(rng: np.random.Generator, *, pairs=((0, 1), (2, 3)), nodes_p
     A = np.exp(-dist[edges[:, 0], edges[:, 1]])
     return GTVInstance(n=n, edges=edges, A=A, X=X, y=y, m=np.full(n, per_node), lam=lam, loss="logistic",
                        gamma=gamma, clusters=np.repeat(np.arange(len(pairs)), nodes_per_cluster))
+
+
+def _mean_image_graph(X: np.ndarray, knn: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each node joins its ``knn`` nearest nodes by the distance of their mean rows (union, symmetric), A = e^-dist."""
+    means = X.mean(axis=1)
+    dist = np.linalg.norm(means[:, None] - means[None], axis=2)
+    np.fill_diagonal(dist, np.inf)
+    near = np.argsort(dist, axis=1, kind="stable")[:, :knn]
+    heads = np.repeat(np.arange(len(means)), knn)
+    edges = np.unique(np.sort(np.stack([heads, near.ravel()], axis=1), axis=1), axis=0)
+    return edges, np.exp(-dist[edges[:, 0], edges[:, 1]])
+
+
+@dataclass(frozen=True, kw_only=True)
+class DigitsSplit:
+    r"""A digits instance with train / validation parts per node and held-out test images (§5.4 stand-in).
+
+    Attributes
+    ----------
+    instance : GTVInstance
+        The GTV problem on the training parts only (logistic loss, ridge γ; graph built from them, as the paper
+        builds its graph from :math:`\mathcal X^{(i)}_{\mathrm{train}}`).
+    X_val, y_val, X_test, y_test : ndarray, shapes (n, m_val, d), (n, m_val), (n, m_test, d), (n, m_test)
+        Every node's validation images and the test images it is scored on (its cluster's held-out pool),
+        features as in ``instance.X``, labels ±1; read-only.
+    pairs : tuple of (int, int)
+        The digit pair of each cluster (label +1: the first digit of the pair).
+    """
+
+    instance: GTVInstance
+    X_val: np.ndarray
+    y_val: np.ndarray
+    X_test: np.ndarray
+    y_test: np.ndarray
+    pairs: tuple
+
+    def __post_init__(self) -> None:
+        n, d = self.instance.n, self.instance.d
+        for name, Xp, yp in (("val", self.X_val, self.y_val), ("test", self.X_test, self.y_test)):
+            if Xp.ndim != 3 or Xp.shape[0] != n or Xp.shape[2] != d or yp.shape != Xp.shape[:2] or Xp.shape[1] < 1:
+                raise ValueError(f"X_{name}, y_{name} must have shapes (n={n}, m >= 1, d={d}) and (n, m), got "
+                                 f"{Xp.shape} and {yp.shape}")
+            if not np.all(np.isin(yp, (-1.0, 1.0))):
+                raise ValueError(f"y_{name} must hold labels -1 / +1")
+        for name in ("X_val", "y_val", "X_test", "y_test"):
+            a = np.array(getattr(self, name), dtype=np.float64, copy=True)
+            a.setflags(write=False)
+            object.__setattr__(self, name, a)
+        object.__setattr__(self, "pairs", tuple((int(a), int(b)) for a, b in self.pairs))
+
+
+def digits_split(rng: np.random.Generator, *, pairs=((0, 1), (2, 3)), nodes_per_cluster: int = 20,
+                 split: tuple[int, int] = (10, 4), test_per_cluster: int = 80, lam: float = 1.0, gamma: float = 1e-2,
+                 knn: int = 4, bias: bool = True) -> DigitsSplit:
+    r"""§5.4 on ``sklearn.datasets.load_digits`` with train / validation parts per node and a held-out test pool.
+
+    Cluster c holds ``nodes_per_cluster`` nodes; each draws ``split = (train, validation)`` images of the digit
+    pair ``pairs[c]`` without replacement, and ``test_per_cluster`` further images of the pair, held by no node,
+    form the cluster's test pool, on which every node of the cluster is scored (the paper: 500 MNIST images per
+    node, 400 train / 100 validation; the 8x8 digits have about 360 images per pair, so at 20 nodes 10 / 4 per node
+    leave 80 for the test pool: spec 5.4's "faithful scaled-down version", plus a test part so that λ can be chosen
+    on validation). Labels ±1 say which digit of the pair (binary within a pair, E12). Features: the 64 pixels
+    scaled to [0, 1], plus a constant 1 when ``bias`` (an intercept [ext]). Loss (logistic with ridge γ) and graph
+    are [ext] as in :func:`digits_instance`: the paper's per-node t-SNE + KL distances (E13) are replaced by the
+    distance of the nodes' mean *training* images, ``knn`` nearest, union, :math:`A = e^{-\mathrm{dist}}`.
+    """
+    from sklearn.datasets import load_digits
+
+    split = tuple(int(s) for s in split)
+    if len(split) != 2 or min(split) < 1:
+        raise ValueError(f"split must be two image counts per node (train, validation) >= 1, got {split}")
+    for name, value, low in (("nodes_per_cluster", nodes_per_cluster, 2), ("test_per_cluster", test_per_cluster, 1)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+            raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+    pairs = tuple((int(a), int(b)) for a, b in pairs)
+    digits = [x for p in pairs for x in p]
+    if not pairs or len(set(digits)) != len(digits) or not all(0 <= x <= 9 for x in digits):
+        raise ValueError(f"pairs must be disjoint pairs of distinct digits 0..9, got {pairs}")
+    if isinstance(knn, bool) or not isinstance(knn, (int, np.integer)) or not 1 <= knn < nodes_per_cluster * len(pairs):
+        raise ValueError(f"knn must be an integer in [1, n - 1], got {knn!r}")
+    data = load_digits()
+    feats = data.data / 16.0
+    if bias:
+        feats = np.concatenate([feats, np.ones((feats.shape[0], 1))], axis=1)
+    target = data.target
+    per_node = sum(split)
+    n, d = nodes_per_cluster * len(pairs), feats.shape[1]
+    X, y = np.zeros((n, per_node, d)), np.zeros((n, per_node))
+    X_test, y_test = np.zeros((n, test_per_cluster, d)), np.zeros((n, test_per_cluster))
+    for c, (a, b) in enumerate(pairs):
+        pool = rng.permutation(np.flatnonzero((target == a) | (target == b)))
+        need = nodes_per_cluster * per_node + test_per_cluster
+        if need > len(pool):
+            raise ValueError(f"nodes_per_cluster * sum(split) + test_per_cluster must be <= {len(pool)} images of "
+                             f"pair {(a, b)}, got {need}")
+        idx = pool[: need - test_per_cluster].reshape(nodes_per_cluster, per_node)
+        test = pool[need - test_per_cluster: need]
+        rows = slice(c * nodes_per_cluster, (c + 1) * nodes_per_cluster)
+        X[rows], y[rows] = feats[idx], np.where(target[idx] == a, 1.0, -1.0)
+        X_test[rows], y_test[rows] = feats[test], np.where(target[test] == a, 1.0, -1.0)
+    tr = split[0]
+    edges, A = _mean_image_graph(X[:, :tr, :64], knn)
+    inst = GTVInstance(n=n, edges=edges, A=A, X=X[:, :tr], y=y[:, :tr], m=np.full(n, tr), lam=lam, loss="logistic",
+                       gamma=gamma, clusters=np.repeat(np.arange(len(pairs)), nodes_per_cluster))
+    return DigitsSplit(instance=inst, X_val=X[:, tr:], y_val=y[:, tr:], X_test=X_test, y_test=y_test, pairs=pairs)
 
 
 #: Keys of the ``.npz`` format: X (n, m_max, d), y (n, m_max), m (n,), edges (E, 2), A (E,); optional clusters (n,).

@@ -766,3 +766,12 @@ def gtv_chain_boundary_weights() -> st.SearchStrategy[float]:
 
 
 __all__ += ["gtv_chain_boundary_weights"]
+
+
+# --- GTV digits experiment (verify/gtv/test_digits.py) ------------------------------------------------------------
+def gtv_digits_root_seeds() -> st.SearchStrategy[int]:
+    """Root seeds of the digits stand-in (§5.4): each fixes every replicate's split, graph and IFCA models."""
+    return st.integers(0, 2**31 - 1)
+
+
+__all__ += ["gtv_digits_root_seeds"]

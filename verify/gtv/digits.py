@@ -1,0 +1,186 @@
+r"""The handwritten-digits experiment of the GTV paper (§5.4; seed L594-635, Figs. 5-6) as experiment claims.
+
+The paper trains an ANN (42) per node on MNIST (n = 40 nodes, two clusters of 20 holding digits {0, 1} and {2, 3},
+400 / 100 train / validation images per node, a t-SNE + KL k-nearest-node graph, Algorithm 1 with R = 50,
+λ = 1) and prints no accuracy, only Figs. 5-6: ACC^(val) against the iteration for several λ including λ = 0
+(independent local training) and λ → ∞ (one pooled model), and Algorithm 1 against IFCA, pFedMe and a direct
+optimizer, with the text "both the ACC^(val) and the convergence rate ... is improved by Algorithm 1".
+
+Checked here on a convex stand-in (:mod:`verify.gtv.digits_design`): scikit-learn's bundled 8x8 digits (MNIST
+cannot be downloaded at run time), binary labels within a pair (E12), ridge-logistic models, the exact primal
+update, a k-nearest-node graph on the nodes' mean training images (E13), λ chosen on validation among a small grid
+(the paper's λ = 1 is for its ANN and its KL weights), accuracy on held-out test images. The three comparisons the
+figures make are decided over paired replicates (different random splits and graphs); being outside the paper's
+setting, none can be refuted.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from verify.comparisons import (
+    above,
+    curve_figure,
+    decide,
+    experiment,
+    reproduce_experiment,
+    sign_bounds,
+    simulate_arms,
+)
+from verify.gtv import cite
+from verify.gtv.digits_design import ARMS, DESIGN
+from verify.records import CheckContext, CheckResult, Claim, FigureSpec, Series, Verdict
+
+__all__ = ["CLAIMS", "IFCA_GRID", "OUTSIDE_SETTING", "check_digits_ifca", "check_digits_local",
+           "check_digits_pooled"]
+
+_LABEL = {"algorithm1": "Algorithm 1 (validated lambda)", "local": "local training (lambda = 0)",
+          "pooled": "one pooled model (lambda -> inf, FedAvg's fixed point)", "ifca": "IFCA",
+          "oracle": "oracle cluster-wise models"}
+OUTSIDE_SETTING = ("checked on a convex stand-in (scikit-learn's 8x8 digits instead of MNIST, ridge-logistic models "
+                   "instead of the ANN (42), a mean-image graph instead of t-SNE + KL distances)")
+CHOICES = {"IFCA initialisation": "the paper cites IFCA [19] without its initialisation (spec 5.5): k random "
+                                  "N(0, I) models (Ghosh et al.'s choice) or k identical models at 0"}
+IFCA_GRID = {profile: {"IFCA initialisation": ("random", "identical")} for profile in ("ci", "thorough")}
+_ALL = tuple(ARMS)
+
+
+def _figures(curves, scale, outcomes):
+    """Fig. 5 (test accuracy per iteration for every λ, with the two extremes and the oracle), Fig. 6 (Algorithm 1
+    against IFCA per iteration / round) and every replicate's test accuracy per method."""
+    caption = "; ".join(f"{s.text}: median {o.median:+.3g} pp [{o.lower:+.3g}, {o.upper:+.3g}], n = {o.n}"
+                        for s, o in outcomes)
+    P = scale.curve_points
+    x = scale.record_every * np.arange(P)
+    figures = []
+    flat = {a: v[:, 3:3 + P] for a, v in curves.items()}
+    if "algorithm1" in curves:
+        per_lam = curves["algorithm1"][:, 3 + P:].reshape(-1, len(scale.lams), P)
+        lines = {f"Algorithm 1, lambda = {lam:g}": per_lam[:, i] for i, lam in enumerate(scale.lams)}
+        lines.update({_LABEL[a]: flat[a] for a in ("local", "pooled", "oracle") if a in flat})
+        figures.append(curve_figure("digits_fig5_lambda", "Fig. 5 (digits stand-in): test accuracy per iteration",
+                                    x, lines, xlabel="iteration k (R = 50, theta = 1)", ylabel="test accuracy (%)",
+                                    caption=caption))
+        lines = {_LABEL[a]: flat[a] for a in ("algorithm1", "ifca", "pooled", "oracle") if a in flat}
+        figures.append(curve_figure("digits_fig6_methods", "Fig. 6 (digits stand-in): Algorithm 1 against IFCA",
+                                    x, lines, xlabel="iteration / round", ylabel="test accuracy (%)",
+                                    caption=caption))
+    series = tuple(Series(label=_LABEL[a], x=np.arange(v.shape[0]), y=v[:, 0], style="points")
+                   for a, v in curves.items())
+    figures.append(FigureSpec(name="digits_spread", title="Digits stand-in: test accuracy of every replicate",
+                              xlabel="replicate", ylabel="test accuracy (%)", series=series, caption=caption))
+    return figures
+
+
+def _details(ctx: CheckContext, scale) -> dict:
+    """Every method's test accuracy (first stage), the λ validation chose, and Algorithm 1's gap to the oracle."""
+    n = DESIGN.stages[ctx.profile][0]
+    out = simulate_arms(ctx, DESIGN, _ALL, (("IFCA initialisation", "random"),), n, scale=scale)
+    lams, counts = np.unique(out["algorithm1"][:, 2], return_counts=True)
+    gap = out["algorithm1"][:, 0] - out["oracle"][:, 0]
+    lo, hi = sign_bounds(gap, 0.05)
+    return {"test_accuracy_percent": {_LABEL[a]: {"min": float(v[:, 0].min()), "median": float(np.median(v[:, 0])),
+                                                  "max": float(v[:, 0].max())} for a, v in out.items()},
+            "lambda_chosen_on_validation": {f"{lam:g}": int(c) for lam, c in zip(lams, counts)},
+            "algorithm1_minus_oracle_pp": {"median": float(np.median(gap)),
+                                           "sign_test_95": [float(lo) if np.isfinite(lo) else None,
+                                                            float(hi) if np.isfinite(hi) else None]},
+            "replicates": n}
+
+
+DIGITS_LOCAL = experiment(
+    claim_id="gtv.digits_local", design=DESIGN, outside_setting=OUTSIDE_SETTING,
+    statements=(above("algorithm1", "local", "test_accuracy",
+                      text="Algorithm 1 above local training (test accuracy, pp)"),),
+    what="Fig. 5: Algorithm 1 at a validated lambda more accurate than independent local training (lambda = 0)",
+    figures=_figures, figure_arms=("pooled", "ifca", "oracle"), details=_details)
+DIGITS_POOLED = experiment(
+    claim_id="gtv.digits_pooled", design=DESIGN, outside_setting=OUTSIDE_SETTING,
+    statements=(above("algorithm1", "pooled", "test_accuracy",
+                      text="Algorithm 1 above one pooled model (test accuracy, pp)"),),
+    what="Fig. 5: Algorithm 1 at a validated lambda more accurate than one pooled model (lambda -> inf, FedAvg)",
+    figures=_figures, figure_arms=("local", "ifca", "oracle"), details=_details)
+DIGITS_IFCA = experiment(
+    claim_id="gtv.digits_ifca", design=DESIGN, outside_setting=OUTSIDE_SETTING, grid=IFCA_GRID, choices=CHOICES,
+    statements=(above("algorithm1", "ifca", "test_accuracy", text="Algorithm 1 above IFCA (test accuracy, pp)"),),
+    what="Fig. 6: Algorithm 1 more accurate than IFCA", figures=_figures, figure_arms=("local", "pooled", "oracle"),
+    details=_details)
+
+
+def check_digits_local(ctx: CheckContext) -> CheckResult:
+    return decide(ctx, DIGITS_LOCAL)
+
+
+def check_digits_pooled(ctx: CheckContext) -> CheckResult:
+    return decide(ctx, DIGITS_POOLED)
+
+
+def check_digits_ifca(ctx: CheckContext) -> CheckResult:
+    return decide(ctx, DIGITS_IFCA)
+
+
+_CITE = (cite("Section VI-C, Fig. 5", equation="(42)", lines="594-618"),)
+_SETTING = ("scikit-learn's 8x8 digits: 2 clusters x 20 nodes holding digits {0, 1} and {2, 3}, 10 train / 4 "
+            "validation images per node, 80 held-out test images per cluster (ci: 2 x 6 nodes)",
+            "ridge-logistic models (gamma = 1e-2, intercept), labels +-1 within a pair (E12); graph: 4 nearest nodes "
+            "by mean training image, A = exp(-dist) (E13)",
+            "Algorithm 1: nLasso, the seed's steps (theta = 1), R = 50 iterations as in the paper; lambda chosen by "
+            "validation cross-entropy from {0.01, 0.1, 1, 10} (ci: {0.1, 1})",
+            "decision: verify.comparisons (sign-test bounds of the median paired difference over replicates = random "
+            "splits and graphs, family-wise alpha 0.05 over GTV's experiment claims); outside the paper's setting, so "
+            "never refuted")
+
+CLAIMS = (
+    Claim(
+        id="gtv.digits_local",
+        title="Fig. 5: GTV at a validated lambda beats independent local training on the digits",
+        citations=_CITE,
+        statement=("Fig. 5 shows ACC^(val) against the iteration for several lambda including lambda = 0, where "
+                   "Algorithm 1 'separately minimizes the local loss functions'; checked: Algorithm 1 at the lambda "
+                   "chosen on validation has a higher test accuracy than every node's own model."),
+        hypotheses=_SETTING,
+        check=check_digits_local, expected=Verdict.CONFIRMED,
+        reason=("Algorithm 1 at the validated lambda is about 4 pp above local training at the paper's size (median "
+                "+3.8 pp, sign-test bounds [+3.3, +4.9], 16 of 16 replicates; ci: +2.8 pp [+1.6, +6.4], 8 of 8) and "
+                "within one test image of the oracle cluster-wise models (median 0 pp, [-0.6, 0]): median test "
+                "accuracy 99.4 % vs 95.4 % (local) and 100 % (oracle). Validation picks lambda = 1 or 10, whose "
+                "runs coincide: the 4-nearest-node graph had no inter-cluster edge on every draw inspected, so "
+                "large lambda tends to the cluster-wise models (lambda -> inf pools only on a connected graph)."),
+        reproduce=reproduce_experiment,
+    ),
+    Claim(
+        id="gtv.digits_pooled",
+        title="Fig. 5: GTV at a validated lambda beats one pooled model on the digits",
+        citations=_CITE,
+        statement=("Fig. 5's other extreme, lambda -> inf, 'is equivalent to learning a single model on all pooled "
+                   "local datasets' (FedAvg's fixed point); checked: Algorithm 1 at the validated lambda has a higher "
+                   "test accuracy than the pooled model."),
+        hypotheses=_SETTING,
+        check=check_digits_pooled, expected=Verdict.NOT_CHECKABLE,
+        reason=("Not shown either way: the pooled model is nearly as good on the stand-in (median 98.75 % against "
+                "Algorithm 1's 99.4 %; paired median 0 pp, bounds [-0.2, +1.4] at 24 replicates; ci [-1.9, +2.5] "
+                "at 8). With labels +-1 within each pair one linear model separates {0, 2} from {1, 3} on 8x8 "
+                "digits, so the clusters' tasks hardly conflict; the paper prints no accuracy for lambda -> inf. "
+                "What would decide it: the MNIST ANN of (42) with one-hot labels, or many more replicates "
+                "(the sign test has too many ties at 80 test images per cluster)."),
+        reproduce=reproduce_experiment,
+    ),
+    Claim(
+        id="gtv.digits_ifca",
+        title="Fig. 6: Algorithm 1 more accurate than IFCA on the digits",
+        citations=_CITE + (cite("Section VI-C, Fig. 6", lines="618-623"),),
+        statement=("Fig. 6 compares ACC^(val) of Algorithm 1 with IFCA [19] (and pFedMe, a direct optimizer): "
+                   "'Both the ACC^(val) and the convergence rate ... is improved by Algorithm 1'; checked: Algorithm "
+                   "1's test accuracy above IFCA's after R = 50 iterations / rounds, over IFCA's unreported "
+                   "initialisation."),
+        hypotheses=_SETTING + ("IFCA: k = 2 models, model averaging, 5 local GD steps per round, 50 rounds",),
+        check=check_digits_ifca, expected=Verdict.NOT_CHECKABLE,
+        reason=("Not shown either way over IFCA's unreported initialisation: with random N(0, I) models IFCA "
+                "separates the clusters and matches Algorithm 1 (paired median 0 pp, bounds [-0.6, +0.2] at 24 "
+                "replicates); with identical models at 0 it starts as FedAvg and Algorithm 1 is ahead by a median "
+                "+1.25 pp ([0, +2.5], about 200 replicates would confirm it). Both methods reach about 99.4 % test "
+                "accuracy at the paper's size; the convergence-rate half of the sentence is shown in the figure "
+                "(accuracy per iteration / round), not decided."),
+        reproduce=reproduce_experiment,
+    ),
+)

@@ -176,3 +176,29 @@ def test_simulating_each_stage_across_the_grid_first_changes_no_number(monkeypat
     staged_result = design.decide_claim(ctx, spec)
     assert staged_result.verdict is plain.verdict and staged_result.summary == plain.summary
     assert staged_result.details["grid"] == plain.details["grid"]
+
+
+def test_prefetching_the_family_changes_no_number_and_shares_the_draws(monkeypatch):
+    """prefetch_family (every claim's stages simulated together, the arms of a setting in lockstep across claims)
+    leaves each claim's result as decide_claim alone gives it, and the claims then simulate nothing more."""
+    staged = dataclasses.replace(design.DESIGN, stages={"ci": (2, 4)}, chunk={"ci": 2})  # two small looks, as at thorough
+    monkeypatch.setattr(design, "DESIGN", staged)
+    monkeypatch.setattr(design, "_PREFETCHED", set())
+    specs = [dataclasses.replace(X4_BEATS_FEDSGD, design=staged,
+                                 grid={"ci": [{design.STEP: c} for c in ("matched", "low", "high")]}),
+             dataclasses.replace(X4_U2_U1, design=staged)]
+    clear_store()
+    alone = _Counting()
+    plain = [design.decide_claim(CheckContext(profile="ci", seed=5, executor=alone), spec) for spec in specs]
+    clear_store()
+    together = _Counting()
+    ctx = CheckContext(profile="ci", seed=5, executor=together)
+    design.prefetch_family(ctx, specs)
+    calls = len(together.arms)
+    results = [design.decide_claim(ctx, spec) for spec in specs]
+    for result, reference in zip(results, plain):
+        assert result.verdict is reference.verdict and result.summary == reference.summary
+        assert result.details["grid"] == reference.details["grid"]
+    assert len(together.arms) == calls  # the claims found every arm in the store
+    design.prefetch_family(ctx, specs)  # once per profile, seed and family
+    assert len(together.arms) == calls

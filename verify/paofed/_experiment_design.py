@@ -53,8 +53,8 @@ from reference_impl.paofed_tuning import (
 from verify.comparisons import FAMILY_ALPHA, Design, decide, evaluate_statement, family_size, simulate_arms
 from verify.records import CheckContext, CheckResult
 
-__all__ = ["CHOICES", "DESIGN", "SCALES", "Arm", "Scale", "arm_key", "decide_claim", "resolve_steps",
-           "simulate", "steps_table"]
+__all__ = ["CHOICES", "DESIGN", "PREFETCH_PROFILES", "SCALES", "Arm", "Scale", "arm_key", "decide_claim",
+           "prefetch_family", "resolve_steps", "simulate", "steps_table"]
 
 EVALUATION_KEY = 40_041  # "paofed experiments": replicate seeds (EVALUATION_KEY, root seed, i)
 TUNING_KEY = 40_042  # tuning runs (TUNING_KEY, root seed), independent of the replicates
@@ -430,6 +430,49 @@ def steps_table(ctx: CheckContext, spec) -> list[dict]:
                          "high_db": band.high_db, "matched": match.matched, "reason": match.reason,
                          "tune_at": scale.tune_at, "tuning_runs": scale.tune_runs})
     return rows
+
+
+#: Profiles at which a claim's check first simulates the whole family's stages (:func:`prefetch_family`).
+PREFETCH_PROFILES = ("thorough",)
+#: (profile, root seed, claim ids) of the families already prefetched in this process.
+_PREFETCHED: set = set()
+
+
+def prefetch_family(ctx: CheckContext, specs) -> None:
+    """Simulate, stage by stage, what :func:`decide_claim` simulates for each of ``specs``, in one call per stage.
+
+    The baselines of every spec are tuned together first (per setting and reading, in lockstep), then each stage's
+    replicates of every spec's arms at its points still open (stage 1: all, with the figure arms) go through one
+    :func:`verify.comparisons.simulate_arms` call, so the arms of one setting and reading run in lockstep across
+    the family: the replicate's environment and data draws (about half the cost of a claim's simulation at the
+    paper's size) are made once for all claims instead of once per claim. Each arm's curve is the one its own run
+    gives, and the claims' checks then find their arms in the store and decide as before: the open points are only
+    predicted here, so a wrong prediction (or an arm evicted from the store) costs time, never a number. Done once
+    per profile, root seed and family in a process.
+    """
+    specs = tuple(specs)
+    key = (ctx.profile, ctx.seed, tuple(spec.claim_id for spec in specs))
+    if key in _PREFETCHED:
+        return
+    _PREFETCHED.add(key)
+    scale = DESIGN.scales[ctx.profile]
+    _tunings([(_tuning_arm(arm), arm.reading(dict(p)), scale, ctx.seed) for spec in specs
+              for p in spec.points(ctx.profile) for arm in spec.arms if arm.tuned], ctx.executor)
+    specs = [resolve_steps(ctx, spec) for spec in specs]
+    stages = DESIGN.stages[ctx.profile]
+    open_points = [spec.points(ctx.profile) for spec in specs]
+    for index, n in enumerate(stages):
+        pinned = [dataclasses.replace(arm, at=point) for spec, points in zip(specs, open_points) for point in points
+                  for arm in spec.arms]
+        if index == 0:
+            pinned += [dataclasses.replace(arm, at=spec.points(ctx.profile)[0]) for spec in specs
+                       for arm in spec.figure_arms]
+        if not pinned:
+            break
+        simulate_arms(ctx, DESIGN, pinned, (), n)
+        open_points = [[point for point in points
+                        if _undecided(ctx, spec, point, n, FAMILY_ALPHA / family_size(spec.claim_id.split(".")[0])
+                                      / len(stages))] for spec, points in zip(specs, open_points)]
 
 
 def decide_claim(ctx: CheckContext, spec) -> CheckResult:

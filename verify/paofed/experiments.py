@@ -29,10 +29,12 @@ from verify.paofed._experiment_design import (
     CHOICES,
     DESIGN,
     HEAVY_TAIL,
+    PREFETCH_PROFILES,
     STEP,
     STRAGGLER_LAW,
     Arm,
     decide_claim,
+    prefetch_family,
     steps_table,
 )
 from verify.records import CheckContext, CheckResult, Claim, Verdict
@@ -266,6 +268,8 @@ SPECS = (X1_NEXT, X1_UNCOORD, X2_FASTER, X2_HIGHER, X3_DECAYING, X3_C2_U2, X4_BE
 def _check(ctx: CheckContext, spec) -> CheckResult:
     import dataclasses
 
+    if ctx.profile in PREFETCH_PROFILES:
+        prefetch_family(ctx, SPECS)
     result = decide_claim(ctx, spec)
     steps = steps_table(ctx, spec)
     if steps:

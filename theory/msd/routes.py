@@ -50,6 +50,7 @@ from theory.msd.grouped import (
     grouped_spectral_radius,
     refined_grouping,
 )
+from theory.msd.krylov import top_eigenpair
 from theory.msd.stability import ThresholdBracket
 from theory.msd.structured import ARNOLDI_MAXITER, KRYLOV_MAXITER, _check_model, apply_F, msd_steady_state
 from theory.msd.white import apply_F_component, is_white, white_components, white_msd_steady_state
@@ -107,7 +108,7 @@ def choose_route(x, method: str = "auto") -> str:
 
 
 def _eigs_top(matvec: Callable[[np.ndarray], np.ndarray], n: int, v0, *, tol: float, ncv: int, maxiter: int,
-              what: str):
+              what: str, decide: float = 0.0):
     if n <= 400:
         from threadpoolctl import threadpool_limits
 
@@ -115,16 +116,8 @@ def _eigs_top(matvec: Callable[[np.ndarray], np.ndarray], n: int, v0, *, tol: fl
             F = np.column_stack([matvec(e) for e in np.eye(n)])
             vals = np.linalg.eigvals(F)
         return float(np.max(np.abs(vals))), None
-    op = spla.LinearOperator((n, n), matvec=matvec, dtype=np.float64)
-    start = np.ones(n) if v0 is None or not np.all(np.isfinite(v0)) or not np.any(v0) else v0
-    try:
-        vals, vecs = spla.eigs(op, k=1, which="LM", tol=tol, ncv=min(ncv, n - 1), v0=start, maxiter=maxiter)
-    except spla.ArpackNoConvergence as exc:
-        raise ValueError(f"{what}: Arnoldi did not converge to tol {tol:g} within {maxiter} restarts") from exc
-    lam = vals[0]
-    r = float(abs(lam))
-    vec = np.real(vecs[:, 0]) if abs(lam.imag) <= 1e-10 * max(r, 1e-300) else None
-    return r, vec
+    res = top_eigenpair(matvec, n, v0, tol=tol, ncv=min(ncv, n - 1), maxiter=maxiter, what=what, decide=decide)
+    return abs(res.value), res.vector
 
 
 def _component_rho(m, model: str, route: str, comp, starts: dict, *, tol: float, ncv: int, maxiter: int,
@@ -147,8 +140,11 @@ def _component_rho(m, model: str, route: str, comp, starts: dict, *, tol: float,
 
 
 def warm_spectral_radius(x, model: str, *, route: str = "structured", tol: float = 1e-10, ncv: int = 20,
-                         maxiter: int = ARNOLDI_MAXITER) -> Callable[[float], float]:
+                         maxiter: int = ARNOLDI_MAXITER, decide: float = 0.0) -> Callable[[float], float]:
     r"""A function :math:`\mu \mapsto \rho(\mathcal F(\mu))` that warm-starts Arnoldi from its previous Perron vector.
+
+    ``decide > 0`` (structured route) stops each eigen-solve once its Ritz residual is below ``decide``
+    :math:`|\rho - 1|` (or ``tol``): threshold searches need the radius accurately only near 1.
 
     ``route="white"`` evaluates :math:`\max_c\rho(\mathcal F_c)` over the white components, ``route="grouped"``
     the same on the refined grouped reduction of each component (:func:`theory.msd.grouped.grouped_spectral_radius`).
@@ -166,7 +162,7 @@ def warm_spectral_radius(x, model: str, *, route: str = "structured", tol: float
 
     def rho(mu: float) -> float:
         r, v = _eigs_top(lambda v: apply_F(m, v.reshape(N, N), model, mu).ravel(), N * N, state["v"], tol=tol,
-                         ncv=ncv, maxiter=maxiter, what=f"rho(F_{model}) at mu = {mu!r}")
+                         ncv=ncv, maxiter=maxiter, what=f"rho(F_{model}) at mu = {mu!r}", decide=decide)
         state["v"] = v
         return r
 
@@ -180,8 +176,9 @@ def fast_threshold_bracket(rho: Callable[[float], float], lambda_max: float, *, 
 
     From ``start`` the step is halved until :math:`\rho < 1` (down to ``mu_min``, default
     :math:`10^{-4}/\lambda_{\max}`; below it the bracket ``(0, mu_min)`` says no stable step was found) or grown
-    by 1.5 until :math:`\rho \ge 1`; then Brent's method with ``xtol = rtol * hi`` and both ends certified
-    (bisection from the last certified bracket if a side fails). A step counts as stable only if
+    by 1.5 until :math:`\rho \ge 1`; then Brent's method with ``xtol = rtol * hi``. Both ends of the result are
+    evaluated points: Brent's last two points on either side of the root when they are within ``2 xtol``,
+    else root :math:`\pm` ``xtol`` evaluated (bisection from the last certified bracket if a side fails). A step counts as stable only if
     :math:`\rho < 1 - ` ``margin`` (above the eigensolver's tolerance). Same semantics as
     :func:`theory.msd.stability.threshold_bracket`, which starts at ``mu_min`` instead.
 
@@ -226,9 +223,14 @@ def fast_threshold_bracket(rho: Callable[[float], float], lambda_max: float, *, 
             hi, lo = lo, lo / 2
     xtol = rtol * hi
     if hi - lo > 2 * xtol:
-        root = optimize.brentq(f, lo, hi, xtol=xtol, rtol=4 * np.finfo(float).eps)
+        root = optimize.brentq(f, lo, hi, xtol=0.9 * xtol, rtol=4 * np.finfo(float).eps)
+        # Brent stops with evaluated points on both sides of the root within ~2 xtol: certified as they are
+        below = max(s for s, r in cache.items() if r - 1.0 + margin < 0 and s < hi)
+        above = min(s for s, r in cache.items() if r - 1.0 + margin >= 0 and s > below)
         a, b = max(lo, root - xtol), min(hi, root + xtol)
-        if f(a) < 0 <= f(b):
+        if above - below <= 2 * xtol:
+            lo, hi = below, above
+        elif f(a) < 0 <= f(b):
             lo, hi = a, b
         else:
             while hi - lo > 2 * xtol:
@@ -300,6 +302,15 @@ def _white_mean_radius(m, mu: float, state: dict) -> float:
                      what=f"rho(M) at mu = {mu!r}")
     state["v"] = v
     return r
+
+
+#: Memory for the GMRES basis of a structured (S2) solve: restart + 1 vectors of N^2 doubles (restart 60 up to N = 1800).
+GMRES_BASIS_BYTES = 1.6e9
+
+
+def _gmres_restart(N: int) -> int:
+    """GMRES restart length: 60, fewer when the basis of N^2-long vectors would exceed GMRES_BASIS_BYTES."""
+    return int(max(10, min(60, GMRES_BASIS_BYTES // (8 * N * N) - 1)))
 
 
 @dataclass
@@ -386,22 +397,28 @@ def _mean_square_analysis(x, model, *, route, threshold_rtol, msd_rtol, progress
         rho_fn = lambda s: _naive_rho(m, model, s)  # noqa: E731
     else:
         rho_fn = warm_spectral_radius(m, model, route=route)
+    search_rho = warm_spectral_radius(m, model, route=route, decide=1e-3) if route == "structured" else rho_fn
     say(f"{model}: threshold search ({route} route)")
     if route in ("white", "grouped"):
         bracket = white_threshold_bracket(m, model, rtol=threshold_rtol, start=start, route=route)
     else:
-        bracket = fast_threshold_bracket(rho_fn, lam, start=start, rtol=threshold_rtol)
+        bracket = fast_threshold_bracket(search_rho, lam, start=start, rtol=threshold_rtol)
     say(f"{model}: mu* in [{bracket.lo:.6g}, {bracket.hi:.6g}]")
 
     def structured_solve():
-        cb = (lambda it, res: say(f"{model}: (S2) iteration {it}, residual estimate {res:.2e}")) if progress else None
+        def cb(it, res):
+            if it % 20 == 0:
+                say(f"{model}: (S2) iteration {it}, residual estimate {res:.2e}")
+
+        cb = cb if progress else None
         if route == "grouped":
             sol = grouped_msd_steady_state(m, model, mu=mu, rtol=msd_rtol, maxiter=KRYLOV_MAXITER, progress=cb)
             return sol.msd, sol.residual, f"grouped {sol.method} ({sol.unknowns} unknowns)", sol.state
         if route == "white":
             sol = white_msd_steady_state(m, model, mu=mu, rtol=msd_rtol, maxiter=KRYLOV_MAXITER, progress=cb)
             return sol.msd, sol.residual, f"white {sol.method}", sol.S
-        sol = msd_steady_state(m, model, mu=mu, method="gmres", rtol=msd_rtol, maxiter=KRYLOV_MAXITER, restart=60)
+        sol = msd_steady_state(m, model, mu=mu, method="gmres", rtol=msd_rtol, maxiter=KRYLOV_MAXITER,
+                               restart=_gmres_restart(m.N), progress=cb)
         return sol.msd, sol.residual, f"structured {sol.method}", sol.C
 
     out = MeanSquareAnalysis(model=model, route=route, spectral_radius=math.nan, threshold=bracket, notes=notes)

@@ -1,0 +1,79 @@
+"""Lean Krylov solvers (theory.msd.krylov) against dense linear algebra, and on the structured F."""
+
+import numpy as np
+import pytest
+
+from theory.msd import analysis_moments, apply_F, f_matrix
+from theory.msd.krylov import gmres, top_eigenpair
+from verify.paofed._common import instance_from_dict, instance_space
+
+# Dense test matrices: 120 x 120 keeps eig and solve instant while needing several Krylov-Schur restarts at ncv 12.
+N_DENSE = 120
+
+
+def _random_matrix(seed: int, complex_top: bool) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    A = rng.standard_normal((N_DENSE, N_DENSE)) / np.sqrt(N_DENSE)
+    if not complex_top:  # a dominant real eigenvalue 1.5 (a Perron-like top)
+        A += 1.5 * np.outer(np.ones(N_DENSE), np.ones(N_DENSE)) / N_DENSE
+    return A
+
+
+# seed 4 without the real shift: top pair 1.018 +- 0.336i, |.| = 1.072, next |.| 1.012
+@pytest.mark.parametrize(("seed", "complex_top"), [(3, False), (4, True)])
+def test_top_eigenpair_equals_dense(seed, complex_top):
+    A = _random_matrix(seed, complex_top)
+    rho = np.max(np.abs(np.linalg.eigvals(A)))
+    res = top_eigenpair(lambda v: A @ v, N_DENSE, tol=1e-12, ncv=12)
+    # Ritz residual 1e-12 of a well-conditioned eigenvalue: equal to the dense value to 1e-10
+    assert abs(abs(res.value) - rho) <= 1e-10 * rho and res.residual <= 1e-12
+    assert (abs(res.value.imag) > 0) == complex_top
+    if not complex_top:  # the returned vector is the eigenvector: its own residual certifies it
+        x = res.vector
+        assert np.linalg.norm(A @ x - res.value.real * x) <= 1e-10  # ~ tol |value| with ||x|| = 1
+
+
+def test_top_eigenpair_warm_start_and_decision_rule():
+    A = _random_matrix(4, False)
+    cold = top_eigenpair(lambda v: A @ v, N_DENSE, tol=1e-12, ncv=12)
+    warm = top_eigenpair(lambda v: A @ v, N_DENSE, cold.vector, tol=1e-12, ncv=12)
+    assert warm.matvecs <= 3 < cold.matvecs  # an eigenvector as start: converged in the first steps
+    loose = top_eigenpair(lambda v: A @ v, N_DENSE, tol=1e-12, ncv=12, decide=1e-3)
+    # far from 1 (rho ~ 1.5) the decision rule stops at residual 1e-3 |rho - 1|: fewer matvecs, value still on side
+    assert loose.matvecs < cold.matvecs and loose.residual <= 1e-3 * abs(abs(loose.value) - 1)
+    assert abs(loose.value) > 1
+
+
+def test_top_eigenpair_reports_non_convergence():
+    A = _random_matrix(5, True)
+    with pytest.raises(ValueError, match="my operator: Krylov-Schur did not converge"):
+        top_eigenpair(lambda v: A @ v, N_DENSE, tol=1e-15, ncv=6, maxiter=2, what="my operator")
+    with pytest.raises(ValueError, match="ncv"):
+        top_eigenpair(lambda v: A @ v, N_DENSE, ncv=N_DENSE)
+
+
+def test_gmres_equals_direct_solve():
+    A = np.eye(N_DENSE) - 0.9 * _random_matrix(6, True)
+    b = np.random.default_rng(7).standard_normal(N_DENSE)
+    steps = []
+    x, n, res = gmres(lambda v: A @ v, b, rtol=1e-13, restart=10, callback=lambda s, r: steps.append(s))
+    exact = np.linalg.solve(A, b)
+    # relative residual 1e-13 and cond(A) <~ 20: the solution agrees to 1e-11
+    assert res <= 1e-13 and np.linalg.norm(x - exact) <= 1e-11 * np.linalg.norm(exact)
+    assert steps == list(range(1, n + 1))
+    x2, n2, res2 = gmres(lambda v: A @ v, b, rtol=1e-13, restart=10, x0=x)
+    assert n2 == 0 and res2 == res  # already converged: no step
+    _x, n3, res3 = gmres(lambda v: A @ v, b, rtol=1e-13, restart=5, maxiter=7)
+    assert n3 == 7 and res3 > 1e-13  # the cap holds and the residual says it did not converge
+
+
+def test_top_eigenpair_on_the_structured_F_equals_the_explicit_F():
+    # a drawn instance with N = 12 (N^2 = 144): the dense eigenvalues are instant (N = 65 costs a minute of CPU)
+    inst = instance_from_dict(instance_space.sample(np.random.default_rng(11), max_K=3, max_D=4, max_l=2))
+    m = analysis_moments(inst)
+    N = m.N
+    for model in ("seed", "exact"):
+        rho = np.max(np.abs(np.linalg.eigvals(f_matrix(m, model, dense=True))))
+        res = top_eigenpair(lambda v: apply_F(m, v.reshape(N, N), model).ravel(), N * N, tol=1e-12, ncv=12)
+        # Ritz residual 1e-12 of the top eigenvalue: equal to the dense spectral radius to 1e-10
+        assert abs(abs(res.value) - rho) <= 1e-10 * rho

@@ -70,17 +70,23 @@ __all__ = [
 #: rho(F) must be below 1 - STABILITY_MARGIN to count as stable (above Arnoldi's tolerance 1e-10).
 STABILITY_MARGIN = 1e-9
 
-#: Exact routes, cheapest first.
-ROUTES = ("grouped", "white", "structured", "naive")
+#: Exact routes, cheapest first (``classes`` answers the MSD only).
+ROUTES = ("grouped", "white", "classes", "structured", "naive")
+
+#: Non-white R: up to this N (the issue-13 target N ~ 2,400) the structured route answers rho(F), the three
+#: thresholds and the MSD in minutes; above it ``classes`` (MSD only) is chosen where client classes reduce (S2).
+CLASSES_MIN_N = 2500
 
 
 
 def choose_route(x, method: str = "auto") -> str:
     r"""The cheapest exact route: ``grouped`` if every :math:`R_k = v_kI` and some class of exchangeable clients
-    has three or more members (:mod:`theory.msd.grouped`), else ``white`` if every :math:`R_k = v_kI`, else
-    ``structured``.
+    has three or more members (:mod:`theory.msd.grouped`), else ``white`` if every :math:`R_k = v_kI`; for
+    non-white R ``classes`` (:mod:`theory.msd.classes`: the MSD of (S2) on per-class D x D blocks, no
+    :math:`\rho(\mathcal F)` or thresholds) when :math:`N >` :data:`CLASSES_MIN_N` and classes of clients
+    sharing :math:`(p_k, R_k, \sigma^2_{\eta,k})` make it smaller than (S2), else ``structured``.
 
-    ``method`` forces ``naive`` or ``structured`` (``white`` and ``grouped`` only when R is white).
+    ``method`` forces ``naive``, ``structured`` or ``classes`` (``white`` and ``grouped`` only when R is white).
 
     Raises
     ------
@@ -96,6 +102,17 @@ def choose_route(x, method: str = "auto") -> str:
         raise ValueError(f"--method naive needs N = N_b D <= {NAIVE_MAX_N}, this instance has N = {m.N}")
     if method in ("white", "grouped") and not is_white(m):
         raise ValueError(f"--method {method} needs white features (every R_k a multiple of the identity)")
+    if method == "classes" or (method == "auto" and not is_white(m) and m.N > CLASSES_MIN_N):
+        from theory.msd.classes import class_grouping, class_unknowns
+
+        try:
+            g = class_grouping(m)
+        except ValueError as exc:
+            if method == "classes":
+                raise ValueError(f"--method classes: {exc}") from exc
+            return "structured"
+        if method == "classes" or class_unknowns(m.l_max, g.C, m.D)[1] < m.N * m.N:
+            return "classes"
     if method != "auto":
         return method
     if not is_white(m):
@@ -387,6 +404,8 @@ def _mean_square_analysis(x, model, *, route, threshold_rtol, msd_rtol, progress
     m = _moments(x)
     _check_model(model)
     route = choose_route(m, route)
+    if route == "classes":
+        return _classes_analysis(m, model, msd_rtol=msd_rtol, progress=progress)
     say = progress or (lambda _msg: None)
     t0 = time.perf_counter()
     notes: list[str] = []
@@ -468,6 +487,27 @@ def _mean_square_analysis(x, model, *, route, threshold_rtol, msd_rtol, progress
             solve_into(out)
     out.seconds = time.perf_counter() - t0
     return out
+
+
+def _classes_analysis(m, model: str, *, msd_rtol: float, progress) -> MeanSquareAnalysis:
+    """The ``classes`` route: MSD_inf with its residual; rho(F) and the thresholds NaN (said in ``notes``)."""
+    from theory.msd.classes import classes_msd_steady_state
+
+    say = progress or (lambda _msg: None)
+    t0 = time.perf_counter()
+    say(f"{model}: steady state (S2) on the client classes")
+    cb = (lambda it, res: say(f"{model}: (S2) iteration {it}, residual estimate {res:.2e}")) if progress else None
+    sol = classes_msd_steady_state(m, model, rtol=msd_rtol, maxiter=KRYLOV_MAXITER, progress=cb)
+    nan = math.nan
+    notes = ["classes route: rho(F) and the thresholds are not computed (the MSD alone, by (S2) on the client "
+             "classes, certified by its residual); it assumes mu mean-square stable (--method structured decides "
+             "that where N allows)"]
+    return MeanSquareAnalysis(model=model, route="classes", spectral_radius=nan,
+                              threshold=ThresholdBracket(lo=nan, hi=nan, tol=nan, rho_lo=nan, rho_hi=nan,
+                                                         lambda_max=m.lambda_max),
+                              msd=sol.msd, residual=sol.residual,
+                              solver=f"classes {sol.method} ({sol.unknowns} unknowns)", notes=notes,
+                              seconds=time.perf_counter() - t0)
 
 
 def mean_threshold_fast(x, *, rtol: float = 1e-7) -> ThresholdBracket:

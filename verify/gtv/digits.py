@@ -102,9 +102,11 @@ DIGITS_POOLED = experiment(
     figures=_figures, figure_arms=("local", "ifca", "oracle"), details=_details)
 DIGITS_IFCA = experiment(
     claim_id="gtv.digits_ifca", design=DESIGN, outside_setting=OUTSIDE_SETTING, grid=IFCA_GRID, choices=CHOICES,
-    statements=(above("algorithm1", "ifca", "test_accuracy", text="Algorithm 1 above IFCA (test accuracy, pp)"),),
-    what="Fig. 6: Algorithm 1 more accurate than IFCA", figures=_figures, figure_arms=("local", "pooled", "oracle"),
-    details=_details)
+    statements=(above("algorithm1", "ifca", "test_accuracy", text="Algorithm 1 above IFCA (test accuracy, pp)"),
+                above("algorithm1", "ifca", "mean_test_accuracy",
+                      text="Algorithm 1 above IFCA (test accuracy averaged over iterations / rounds 5..R, pp)")),
+    what="Fig. 6: Algorithm 1 more accurate than IFCA and converging faster", figures=_figures,
+    figure_arms=("local", "pooled", "oracle"), details=_details)
 
 
 def check_digits_local(ctx: CheckContext) -> CheckResult:
@@ -167,20 +169,21 @@ CLAIMS = (
     ),
     Claim(
         id="gtv.digits_ifca",
-        title="Fig. 6: Algorithm 1 more accurate than IFCA on the digits",
+        title="Fig. 6: Algorithm 1 more accurate than IFCA, and faster, on the digits",
         citations=_CITE + (cite("Section VI-C, Fig. 6", lines="618-623"),),
         statement=("Fig. 6 compares ACC^(val) of Algorithm 1 with IFCA [19] (and pFedMe, a direct optimizer): "
                    "'Both the ACC^(val) and the convergence rate ... is improved by Algorithm 1'; checked: Algorithm "
-                   "1's test accuracy above IFCA's after R = 50 iterations / rounds, over IFCA's unreported "
-                   "initialisation."),
+                   "1's test accuracy above IFCA's after R = 50 iterations / rounds, and its test accuracy averaged over "
+                   "the iterations / rounds 5, 10, ..., 50 (the area under Fig. 6's curve: the convergence rate) above "
+                   "IFCA's, over IFCA's unreported initialisation."),
         hypotheses=_SETTING + ("IFCA: k = 2 models, model averaging, 5 local GD steps per round, 50 rounds",),
         check=check_digits_ifca, expected=Verdict.NOT_CHECKABLE,
-        reason=("Not shown either way over IFCA's unreported initialisation: with random N(0, I) models IFCA "
-                "separates the clusters and matches Algorithm 1 (paired median 0 pp, bounds [-0.6, +0.2] at 24 "
-                "replicates); with identical models at 0 it starts as FedAvg and Algorithm 1 is ahead by a median "
-                "+1.25 pp ([0, +2.5], about 200 replicates would confirm it). Both methods reach about 99.4 % test "
-                "accuracy at the paper's size; the convergence-rate half of the sentence is shown in the figure "
-                "(accuracy per iteration / round), not decided."),
+        reason=("Not shown either way over IFCA's unreported initialisation. Final accuracy: with random N(0, I) "
+                "models IFCA separates the clusters and matches Algorithm 1 (paired median 0 pp, bounds [-0.6, 0] at "
+                "24 replicates); with identical models at 0 it starts as FedAvg and Algorithm 1 is ahead by a median "
+                "+1.25 pp ([0, +2.5]; about 200 replicates would confirm it); both reach about 99.4 % at the "
+                "paper's size. Convergence rate (accuracy averaged over the iterations / rounds): Algorithm 1 ahead "
+                "by a median +0.7 pp (random) and +0.9 pp (identical), 16 and 15 of 24 replicates, not significant."),
         reproduce=reproduce_experiment,
     ),
 )

@@ -14,7 +14,7 @@ from reference_impl.gtv import run_algorithm1
 from reference_impl.gtv_data import digits_split
 from verify.budget import examples
 from verify.comparisons import above, evaluate_statement
-from verify.gtv.digits_design import DESIGN, SCALES, algorithm1_lambda_path, ifca_logistic
+from verify.gtv.digits_design import DESIGN, SCALES, DigitsScale, algorithm1_lambda_path, ifca_logistic, simulate_digits
 from verify.records import CheckContext
 from verify.strategies import gtv_digits_root_seeds
 
@@ -92,3 +92,23 @@ def test_ifca_from_identical_models_starts_as_fedavg(seed):
     data = digits_split(np.random.default_rng(seed), nodes_per_cluster=3, split=(6, 2), test_per_cluster=5)
     w = ifca_logistic(data.instance, np.random.default_rng(seed), k=2, rounds=1, local_steps=5, init="identical")
     assert np.all(w == w[0])
+
+
+#: A tiny scale for read-out tests: 2 clusters x 3 nodes, one lambda, R = 10 recorded every 5 iterations.
+TINY = DigitsScale(pairs=((0, 1), (2, 3)), nodes_per_cluster=3, split=(6, 2), test_per_cluster=5, lams=(1.0,),
+                   iterations=10, rounds=10, record_every=5)
+
+
+@pytest.mark.claim("gtv.digits_ifca")
+@settings(max_examples=examples("few"))
+@given(seed=gtv_digits_root_seeds())
+@example(seed=0)
+def test_mean_accuracy_readout_is_the_curve_after_the_start(seed):
+    """Property: the convergence-rate read-out is the test-accuracy curve averaged over the records after the start
+    (k = 5, 10), the curve ends at the reported test accuracy, and a closed-form arm's curve is flat."""
+    local, alg = simulate_digits(("local", "algorithm1"), (), TINY, seed, [0])
+    P = TINY.curve_points
+    np.testing.assert_allclose(DESIGN.readout("mean_test_accuracy", TINY, alg), alg[:, 4: 3 + P].mean(axis=1))
+    assert alg[0, 2 + P] == alg[0, 0]                                  # the last record is the final model
+    np.testing.assert_array_equal(DESIGN.readout("mean_test_accuracy", TINY, local),
+                                  DESIGN.readout("test_accuracy", TINY, local))

@@ -21,10 +21,12 @@ def add_msd_parser(sub) -> None:
     msd.add_argument("config", type=Path, metavar="CONFIG.toml")
     msd.add_argument("--model", choices=("seed", "exact", "both"), default="both",
                      help="seed: the paper's F (mu^2 term dropped); exact: with the Gaussian mu^2 term (default both)")
-    msd.add_argument("--method", choices=("auto", "naive", "structured", "white", "grouped"), default="auto",
+    msd.add_argument("--method", choices=("auto", "naive", "structured", "white", "grouped", "classes"),
+                     default="auto",
                      help="naive forms F explicitly (N <= 100); structured never forms it; white reduces R_k = v_k I "
                           "to N_b^2 problems; grouped also reduces classes of clients sharing (p, v, sigma2) to "
-                          "per-class blocks (default auto: the cheapest that applies, reported as 'route')")
+                          "per-class blocks; classes does so for any R_k (D x D blocks; the MSD only, no rho(F) or "
+                          "thresholds) (default auto: the cheapest that applies, reported as 'route')")
     msd.add_argument("--progress", action="store_true", help="report each stage on stderr (default when a terminal)")
     msd.add_argument("--transient", type=int, default=None, metavar="N", help="also the MSD curve for n = 0..N")
     msd.add_argument("--csv", type=Path, default=None, metavar="FILE", help="write the transient curve as CSV")

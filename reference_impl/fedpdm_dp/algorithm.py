@@ -68,19 +68,20 @@ def initial_state(problem: FedPDMProblem, config: FedPDMConfig, rng: np.random.G
                        x0=x0)
 
 
-def _variance_a2(problem: FedPDMProblem, z: np.ndarray, clients: np.ndarray, b: int) -> np.ndarray:
-    """Exact mini-batch variance of uniform b-of-n sampling without replacement at ``z`` (spec 3.4 A2), ``(R, k)``."""
+def _variance_a2(problem: FedPDMProblem, z: np.ndarray, data: tuple, b: int) -> np.ndarray:
+    """Exact mini-batch variance of uniform b-of-n sampling without replacement at ``z`` (spec 3.4 A2), ``(R, k)``.
+    ``data``: the sampled clients' features ``(R, k, n, f)``, labels and squared feature norms ``(R, k, n)`` (a
+    round gathers them once)."""
     n = problem.n
     if b >= n:
         return np.zeros(z.shape[:2])
-    a = problem.features[clients]  # (R, k, n, f)
-    lab = problem.labels[clients]
+    a, lab, a2 = data
     X = as_matrix(problem, z)
     scores = a @ np.swapaxes(X, -1, -2)
     margin = np.take_along_axis(scores, lab[..., None], axis=-1)[..., 0]
     coef = -special.expit(-margin)  # (R, k, n); per-sample gradient = coef e_lab a^T (+ beta term, common)
     # sum_j ||g_j - mean||^2 = sum_j coef_j^2 ||a_j||^2 - n ||mean||^2
-    sq = (coef**2 * (a * a).sum(-1)).sum(-1)
+    sq = (coef**2 * a2).sum(-1)
     weights = np.zeros(scores.shape)
     np.put_along_axis(weights, lab[..., None], coef[..., None], axis=-1)
     mean = (np.swapaxes(weights, -1, -2) @ a) / n
@@ -109,22 +110,26 @@ def fedpdm_round(problem: FedPDMProblem, config: FedPDMConfig, state: FedPDMStat
     z_loc = x_i.copy() if config.local_start == "warm" else np.repeat(x0[:, None, :], k, axis=1)
     n = problem.n
     base = np.broadcast_to(np.arange(n), (R, k, n))
-    full_batch = b == n  # every step uses all of D_i: no draw, no gather (the mean does not depend on the order)
-    batches = np.full((R, k, Qm, b), -1, dtype=np.int64)  # -1: step not taken
-    if full_batch:
-        batches[...] = np.arange(n)
-    elif config.batch_rule == "disjoint":
-        batches[...] = rng.permuted(base, axis=-1)[..., : Qm * b].reshape(R, k, Qm, b)
+    full_batch = b == n  # every step uses all of D_i: no draw, one gather (the mean does not depend on the order)
+    if full_batch:  # every step's batch is D_i in order: a read-only view, not an (R, k, Q_max, n) array per round
+        batches = np.broadcast_to(np.arange(n), (R, k, Qm, b))
+    else:
+        batches = np.full((R, k, Qm, b), -1, dtype=np.int64)  # -1: step not taken
+        if config.batch_rule == "disjoint":
+            batches[...] = rng.permuted(base, axis=-1)[..., : Qm * b].reshape(R, k, Qm, b)
     cl = clients[..., None]  # gather only the batches, never a copy of the clients' data
     running = np.ones((R, k), dtype=bool)
     Q = np.zeros((R, k), dtype=np.int64)
     last_g = np.zeros_like(z_loc)
     phi2 = np.full((R, k), np.nan)
+    if full_batch or track_variance:  # the sampled clients' data, gathered once per round
+        a_all, lab_all = problem.features[clients], problem.labels[clients]
     if track_variance:
-        phi2 = _variance_a2(problem, z_loc, clients, b)
+        data = (a_all, lab_all, (a_all * a_all).sum(-1))
+        phi2 = _variance_a2(problem, z_loc, data, b)
     for r in range(Qm):
         if full_batch:
-            a, lab = problem.features[clients], problem.labels[clients]
+            a, lab = a_all, lab_all
         else:
             if config.batch_rule == "fresh":
                 batches[:, :, r, :] = rng.permuted(base, axis=-1)[..., :b]
@@ -147,7 +152,7 @@ def fedpdm_round(problem: FedPDMProblem, config: FedPDMConfig, state: FedPDMStat
             fired_now = running & (np.einsum("rkd,rkd->rk", g, g) <= config.nu)  # (11), the same g
             running = running & ~fired_now
         if track_variance:
-            phi2 = np.fmax(phi2, np.where(Q == r + 1, _variance_a2(problem, z_loc, clients, b), np.nan))
+            phi2 = np.fmax(phi2, np.where(Q == r + 1, _variance_a2(problem, z_loc, data, b), np.nan))
         if not running.any():
             break
     fired = ~running

@@ -195,9 +195,11 @@ def mnist_like_problem(rng: np.random.Generator, *, N: int = 100, n_train: int =
     templates /= templates.max(axis=1, keepdims=True)
     total = n_train + n_test
     labels = rng.integers(0, 10, total)
-    images = rng.standard_normal((total, pix))  # templates + 0.3 noise, in place (the same numbers, no temporaries)
-    images *= 0.3
-    images += templates[labels]
+    images = rng.standard_normal((total, pix))
+    for start in range(0, total, 4096):  # templates + 0.3 noise, in place by blocks of rows (no image-sized temporary)
+        block = images[start:start + 4096]
+        block *= 0.3
+        block += templates[labels[start:start + 4096]]
     np.clip(images, 0.0, 1.0, out=images)
     images[images < np.quantile(images, 0.8)] = 0.0
     return classification_problem(rng, images[:n_train], labels[:n_train], images[n_train:], labels[n_train:], N=N,

@@ -151,6 +151,67 @@ def primal_update(inst: GTVInstance, v: np.ndarray, tau: np.ndarray) -> np.ndarr
     return PrimalUpdate(inst, np.asarray(tau, dtype=np.float64))(np.asarray(v, dtype=np.float64))
 
 
+# --- dual step on the edges (steps 7-8) ----------------------------------------------------------------------
+class _EdgeStep:
+    r"""Steps 7-8 and the dual part of the R4 residual, computed block by block of edges.
+
+    Returns :math:`u_{k+1} = DU\{u_k + \Sigma(z^{(e_+)} - z^{(e_-)})\}` and
+    :math:`\lVert\Sigma^{-1}(u_{k+1} - u_k)\rVert` by the same floating-point operations as
+    ``dual_update(inst, u + sigma[:, None] * (z[head] - z[tail]), sigma)`` and
+    ``np.linalg.norm((u_new - u) * (1 / sigma[:, None]))``, so with the same bits (tests/reference_impl/test_gtv.py).
+    At the paper's size the (E, d) arrays outgrow the caches and the iteration is bound by memory traffic; here the
+    nLasso step runs over blocks of ``block_bytes`` (every row's arithmetic is independent of the blocking, row norms
+    as ``np.linalg.norm(v, axis=1)`` computes them), a constant σ (θ-rescaled steps) multiplies as a scalar, rows
+    inside the ball multiplied by 1 (exactly, as there), the iterate alternates between two preallocated
+    buffers (no fresh pages per iteration) and only the final residual norm reads the whole residual array. Other
+    penalties and an injected ``dual_update_fn`` call the function on whole arrays.
+    """
+
+    def __init__(self, inst: GTVInstance, sigma: np.ndarray, u: np.ndarray, dual_update_fn=None, *,
+                 block_bytes: int = 1 << 20):
+        self.inst, self.sigma = inst, sigma
+        constant = sigma.size > 0 and bool(np.all(sigma == sigma[0]))
+        self.sigma_col = sigma[:, None]
+        self.inv_sigma_col = 1.0 / sigma[:, None]
+        self.sigma_mul = sigma[0] if constant else None
+        self.inv_sigma = self.inv_sigma_col[0, 0] if constant else None
+        self.head, self.tail = inst.edges[:, 0], inst.edges[:, 1]
+        self.du = dual_update if dual_update_fn is None else dual_update_fn
+        self.in_place = dual_update_fn is None and inst.penalty == "l2"
+        self.cap = inst.lam * inst.A
+        self.b = np.empty_like(u)
+        self.buffers = (np.empty_like(u), np.empty_like(u)) if self.in_place else ()
+        rows = max(1, block_bytes // (8 * max(1, u.shape[1])))
+        self.blocks = [slice(r, min(r + rows, inst.n_edges)) for r in range(0, inst.n_edges, rows)]
+
+    def __call__(self, z: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, float]:
+        b = self.b
+        if not self.in_place:
+            a = z[self.head] - z[self.tail]
+            a *= self.sigma_col if self.sigma_mul is None else self.sigma_mul
+            a += u
+            u_new = self.du(self.inst, a, self.sigma)
+            np.subtract(u_new, u, out=b)
+            b *= self.inv_sigma_col if self.inv_sigma is None else self.inv_sigma
+            return u_new, float(np.linalg.norm(b))
+        u_new = self.buffers[0] if self.buffers[0] is not u else self.buffers[1]
+        with np.errstate(divide="ignore", invalid="ignore"):     # as theory.gtv.dual_update
+            for blk in self.blocks:
+                a = u_new[blk]
+                np.take(z, self.head[blk], axis=0, out=a)
+                a -= z[self.tail[blk]]                                   # D z
+                a *= self.sigma_col[blk] if self.sigma_mul is None else self.sigma_mul
+                ub = u[blk]
+                a += ub                                                  # u + Sigma D z
+                norm = np.sqrt(np.add.reduce(a * a, axis=1))             # theory.gtv.dual_update (nLasso)
+                cap = self.cap[blk]
+                a *= np.where(norm > cap, cap / np.where(norm > 0, norm, 1.0), 1.0)[:, None]
+                bb = b[blk]
+                np.subtract(a, ub, out=bb)
+                bb *= self.inv_sigma_col[blk] if self.inv_sigma is None else self.inv_sigma
+        return u_new, float(np.linalg.norm(b))
+
+
 # --- Algorithm 1 ---------------------------------------------------------------------------------------------
 @dataclass(frozen=True, kw_only=True)
 class Algorithm1Run:
@@ -187,7 +248,7 @@ def run_algorithm1(inst: GTVInstance, **kwargs) -> Algorithm1Run:
 
 def _run_algorithm1(inst: GTVInstance, *, theta: float = 1.0, tau=None, sigma=None, max_iterations: int = 10_000,
                    tol: float = 1e-10, record_every: int = 1, w0=None, u0=None, dual_update_fn=None,
-                   extrapolate: bool = True, monitor=None) -> Algorithm1Run:
+                   extrapolate: bool = True, monitor=None, record_objective: bool = True) -> Algorithm1Run:
     r"""Algorithm 1 (corrected per E1-E2) from :math:`\hat w_0 = 0, \hat u_0 = 0`.
 
     Parameters
@@ -205,6 +266,9 @@ def _run_algorithm1(inst: GTVInstance, *, theta: float = 1.0, tau=None, sigma=No
         Record :math:`P(\hat w_k)` every this many iterations (0: never).
     monitor : callable, optional
         ``monitor(w) -> float`` recorded with the objective (e.g. the MSE (41)); in ``run.meta["monitor"]``.
+    record_objective : bool
+        Record :math:`P(\hat w_k)` every ``record_every`` iterations (False: only the monitor; an objective costs
+        about ten iterations at the paper's size).
     dual_update_fn, extrapolate
         Error-injection hooks for mutation tests: a replacement ``f(inst, v, sigma)`` for DU, and
         ``extrapolate=False`` for the garbled step 7 without :math:`2\hat w_{k+1} - \hat w_k`.
@@ -219,34 +283,35 @@ def _run_algorithm1(inst: GTVInstance, *, theta: float = 1.0, tau=None, sigma=No
     tau = tau0 if tau is None else np.broadcast_to(np.asarray(tau, dtype=np.float64), (inst.n,)).copy()
     sigma = sigma0 if sigma is None else np.broadcast_to(np.asarray(sigma, dtype=np.float64), (inst.n_edges,)).copy()
     norm2 = _check_steps(inst, tau, sigma)
-    du = dual_update if dual_update_fn is None else dual_update_fn
     pu = PrimalUpdate(inst, tau)
     DT = inst.incidence.T.tocsr()
-    head, tail = inst.edges[:, 0], inst.edges[:, 1]
     w = np.zeros((inst.n, inst.d)) if w0 is None else np.array(w0, dtype=np.float64)
     u = np.zeros((inst.n_edges, inst.d)) if u0 is None else np.array(u0, dtype=np.float64)
     scale = max(1.0, float(np.linalg.norm(loss_gradients(inst, np.zeros((inst.n, inst.d))))))
-    inv_tau, inv_sigma = 1.0 / tau[:, None], 1.0 / sigma[:, None]
+    inv_tau = 1.0 / tau[:, None]
     residuals = np.empty(max_iterations)
     objectives, obj_iters = [], []
     monitored = []
     if record_every:
-        objectives.append(primal_objective(inst, w))
-        obj_iters.append(0)
+        if record_objective:
+            objectives.append(primal_objective(inst, w))
+            obj_iters.append(0)
         if monitor is not None:
             monitored.append(float(monitor(w)))
+    step = _EdgeStep(inst, sigma, u, dual_update_fn)
     converged = False
     k = 0
     for k in range(1, max_iterations + 1):
         w_new = pu(w - tau[:, None] * (DT @ u))                       # steps 3-4
         z = 2.0 * w_new - w if extrapolate else w_new
-        u_new = du(inst, u + sigma[:, None] * (z[head] - z[tail]), sigma)  # steps 7-8 (E1, E2)
-        res = float(np.linalg.norm((w_new - w) * inv_tau) + np.linalg.norm((u_new - u) * inv_sigma))
+        u_new, res_u = step(z, u)                                     # steps 7-8 (E1, E2)
+        res = float(np.linalg.norm((w_new - w) * inv_tau) + res_u)
         residuals[k - 1] = res
         w, u = w_new, u_new
         if record_every and k % record_every == 0:
-            objectives.append(primal_objective(inst, w))
-            obj_iters.append(k)
+            if record_objective:
+                objectives.append(primal_objective(inst, w))
+                obj_iters.append(k)
             if monitor is not None:
                 monitored.append(float(monitor(w)))
         if tol > 0 and res <= tol * scale:

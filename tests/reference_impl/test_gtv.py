@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from threadpoolctl import threadpool_limits
 
 from reference_impl.gtv import (
     fedavg,
@@ -29,6 +30,7 @@ from reference_impl.gtv_data import (
 from theory.gtv import (
     GTVInstance,
     dual_norm,
+    dual_update,
     duality_gap,
     edge_differences,
     kkt_residuals,
@@ -127,6 +129,10 @@ def test_iteration_cap_reports_non_convergence_and_curves_are_recorded():
     run = run_algorithm1(inst, max_iterations=7, tol=1e-14, record_every=2)
     assert not run.converged and run.iterations == 7 and run.residuals.shape == (7,)
     assert run.objective_iterations.tolist() == [0, 2, 4, 6] and np.isfinite(run.objectives).all()
+    quiet = run_algorithm1(inst, max_iterations=7, tol=1e-14, record_every=2, monitor=lambda w: float(w.sum()),
+                           record_objective=False)
+    assert quiet.objectives.size == 0 and quiet.meta["monitor"].shape == (4,)     # iterations 0, 2, 4, 6
+    np.testing.assert_array_equal(quiet.w, run.w)
 
 
 def test_mutated_dual_update_converges_elsewhere():
@@ -138,6 +144,43 @@ def test_mutated_dual_update_converges_elsewhere():
 
     run = run_algorithm1(inst, max_iterations=20_000, tol=1e-12, dual_update_fn=seed_du)
     assert max(kkt_residuals(inst, run.w, run.u)) > 1e-3
+
+
+def _textbook_algorithm1(inst, tau, sigma, iterations):
+    """Steps 3-8 on whole arrays, as the spec writes them: the reference for the blocked edge step."""
+    pu = primal_update
+    DT = inst.incidence.T.tocsr()
+    head, tail = inst.edges[:, 0], inst.edges[:, 1]
+    w, u = np.zeros((inst.n, inst.d)), np.zeros((inst.n_edges, inst.d))
+    residuals = []
+    for _ in range(iterations):
+        w_new = pu(inst, w - tau[:, None] * (DT @ u), tau)
+        z = 2.0 * w_new - w
+        u_new = dual_update(inst, u + sigma[:, None] * (z[head] - z[tail]), sigma)
+        residuals.append(float(np.linalg.norm((w_new - w) * (1.0 / tau[:, None]))
+                               + np.linalg.norm((u_new - u) * (1.0 / sigma[:, None]))))
+        w, u = w_new, u_new
+    return w, u, np.array(residuals)
+
+
+@pytest.mark.parametrize("theta, varying_sigma", [(10.0, False), (1.0, True)])
+def test_algorithm1_blocked_edge_step_is_bit_identical_to_the_textbook_loop(theta, varying_sigma):
+    """The nLasso edge step runs over blocks of edges in two alternating buffers: the same bits as whole arrays."""
+    # 2 x 60 nodes, d = 100: |E| d 8 bytes ~ 1.4 MB, more than one 1 MiB block of edges; lambda = 1: some rows
+    # of u inside the ball, some on its sphere after 40 iterations
+    inst, _ = sbm_instance(np.random.default_rng(4), sizes=(60, 60), d=100, m=10, p_out=0.01, lam=1.0)
+    tau, sigma = step_sizes(inst, theta)
+    if varying_sigma:     # per-edge sigma: the column (not scalar) branch; halved steps keep the condition
+        sigma = sigma * np.linspace(0.5, 1.0, inst.n_edges)
+    iterations = 40       # enough for rows on both sides of the ball's radius lambda A_e
+    with threadpool_limits(limits=1, user_api="blas"):     # as run_algorithm1 runs (a BLAS dot's order)
+        w, u, residuals = _textbook_algorithm1(inst, tau, sigma, iterations)
+    run = run_algorithm1(inst, tau=tau, sigma=sigma, max_iterations=iterations, tol=0.0, record_every=0)
+    np.testing.assert_array_equal(run.w, w)
+    np.testing.assert_array_equal(run.u, u)
+    np.testing.assert_array_equal(run.residuals, residuals)
+    capped = np.linalg.norm(u, axis=1) >= inst.lam * inst.A * (1 - 1e-12)     # 1e-12: relative rounding of the cap
+    assert capped.any() and not capped.all()
 
 
 def test_baselines_pooled_fedavg_oracle_ifca():

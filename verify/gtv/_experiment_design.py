@@ -103,7 +103,7 @@ def _run_arm(arm: str, inst, w_true, algorithm_seed, scale: Scale, ifca_init: st
     iterations, converged = 0, 1.0
     if arm == "algorithm1":
         run = run_algorithm1(inst, theta=scale.theta, max_iterations=scale.max_iterations, tol=GTV_ALG1_TOL,
-                             record_every=scale.record_every, monitor=lambda w: mse(w, w_true))
+                             record_every=scale.record_every, monitor=lambda w: mse(w, w_true), record_objective=False)
         recorded = run.meta["monitor"][: scale.curve_points]
         curve[: recorded.size] = recorded
         curve[recorded.size:] = mse(run.w, w_true)

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from theory.msd import analysis_moments, apply_F, f_matrix
-from theory.msd.krylov import gmres, top_eigenpair
+from theory.msd.krylov import LEAN_ETA, gmres, top_eigenpair
+from theory.msd.structured import f_matvec
 from verify.paofed._common import instance_from_dict, instance_space
 
 # Dense test matrices: 120 x 120 keeps eig and solve instant while needing several Krylov-Schur restarts at ncv 12.
@@ -77,3 +78,37 @@ def test_top_eigenpair_on_the_structured_F_equals_the_explicit_F():
         res = top_eigenpair(lambda v: apply_F(m, v.reshape(N, N), model).ravel(), N * N, tol=1e-12, ncv=12)
         # Ritz residual 1e-12 of the top eigenvalue: equal to the dense spectral radius to 1e-10
         assert abs(abs(res.value) - rho) <= 1e-10 * rho
+
+
+def test_f_matvec_equals_apply_F_and_reuses_its_buffer():
+    inst = instance_from_dict(instance_space.sample(np.random.default_rng(11), max_K=3, max_D=4, max_l=2))
+    m = analysis_moments(inst)
+    N = m.N
+    X = np.random.default_rng(1).standard_normal((N, N))
+    for model in ("seed", "exact"):
+        mv, imv = f_matvec(m, model, 0.3 * m.mu), f_matvec(m, model, 0.3 * m.mu, identity_minus=True)
+        FX = apply_F(m, X, model, 0.3 * m.mu)
+        # the same arithmetic on preallocated arrays: equal to rounding
+        assert np.allclose(mv(X.ravel()), FX.ravel(), rtol=1e-13, atol=1e-13 * np.abs(FX).max())
+        assert np.allclose(imv(X.ravel()), (X - FX).ravel(), rtol=1e-13, atol=1e-13 * np.abs(FX).max())
+        assert np.shares_memory(mv(X.ravel()), mv(2 * X.ravel()))  # one output buffer, reused
+
+
+def test_lean_gmres_equals_full_reorthogonalisation():
+    A = np.eye(N_DENSE) - 0.9 * _random_matrix(6, True)
+    b = np.random.default_rng(8).standard_normal(N_DENSE)
+    full, _, r_full = gmres(lambda v: A @ v, b, rtol=1e-13, restart=10)
+    lean, _, r_lean = gmres(lambda v: A @ v, b, rtol=1e-13, restart=10, eta=LEAN_ETA)
+    # both certified by the true residual 1e-13, cond(A) <~ 20: equal to 1e-11
+    assert max(r_full, r_lean) <= 1e-13 and np.linalg.norm(lean - full) <= 1e-11 * np.linalg.norm(full)
+
+
+def test_top_eigenpair_certifies_by_an_explicit_residual():
+    A = _random_matrix(3, False)
+    res = top_eigenpair(lambda v: A @ v, N_DENSE, tol=1e-11, ncv=12)
+    x = res.vector
+    # the returned residual is the recomputed one, not the Hessenberg estimate
+    assert res.residual == pytest.approx(np.linalg.norm(A @ x - res.value.real * x) / abs(res.value), rel=1e-6)
+    B = _random_matrix(4, True)
+    pair = top_eigenpair(lambda v: B @ v, N_DENSE, tol=1e-11, ncv=12)
+    assert pair.value.imag != 0 and pair.residual <= 1e-11  # a complex pair: residual of x_r + i x_i

@@ -1,4 +1,5 @@
-r"""The design of the GTV paper's handwritten-digits experiment (§5.4; seed L594-635) for :mod:`verify.comparisons`.
+r"""The design of the GTV paper's handwritten-digits experiment (§5.4; seed L594-635) for :mod:`verify.comparisons`:
+:data:`DESIGN` two clusters (Figs. 5-6), :data:`DESIGN_FIVE` the five clusters of Table II (Fig. 7).
 
 Replicate :math:`i` draws one :func:`reference_impl.gtv_data.digits_split` (which images each node holds, its
 train / validation parts, each cluster's held-out test pool, the graph from the training parts) and one seed for IFCA's initial models; every
@@ -34,8 +35,8 @@ from theory.logistic import GLMData, ProximalGLM, solve_proximal_newton
 from verify.comparisons import Design
 from verify.records import CheckContext
 
-__all__ = ["ARMS", "DESIGN", "EXPERIMENT_KEY", "SCALES", "DigitsScale", "algorithm1_lambda_path", "fit_logistic",
-           "ifca_logistic", "node_accuracy", "simulate_digits"]
+__all__ = ["ARMS", "DESIGN", "DESIGN_FIVE", "EXPERIMENT_KEY", "SCALES", "SCALES_FIVE", "TABLE2_PAIRS", "DigitsScale",
+           "algorithm1_lambda_path", "fit_logistic", "ifca_logistic", "node_accuracy", "simulate_digits"]
 
 EXPERIMENT_KEY = "gtv.experiments.digits"
 ARMS = ("algorithm1", "local", "pooled", "ifca", "oracle")
@@ -85,6 +86,16 @@ SCALES = {
                       lams=(0.1, 1.0)),
     "thorough": DigitsScale(pairs=((0, 1), (2, 3)), nodes_per_cluster=20, split=(10, 4), test_per_cluster=80,
                             lams=(0.01, 0.1, 1.0, 10.0)),
+}
+
+#: Fig. 7's five clusters (Table II: digits {0, 1}, ..., {8, 9}), 20 nodes each at the paper's size, the test pool 70
+#: images per cluster (pair {8, 9} has 354 images: 20 x 14 + 70 = 350); λ = 0.01 is dropped from the grid (never
+#: chosen at two clusters). ci: 5 x 3 nodes.
+TABLE2_PAIRS = ((0, 1), (2, 3), (4, 5), (6, 7), (8, 9))
+SCALES_FIVE = {
+    "ci": DigitsScale(pairs=TABLE2_PAIRS, nodes_per_cluster=3, split=(10, 4), test_per_cluster=70, lams=(0.1, 1.0)),
+    "thorough": DigitsScale(pairs=TABLE2_PAIRS, nodes_per_cluster=20, split=(10, 4), test_per_cluster=70,
+                            lams=(0.1, 1.0, 10.0)),
 }
 
 
@@ -253,7 +264,9 @@ def _arm_key(arm, point, scale, root_seed):
     return (arm, point) if arm == "ifca" else (arm,)
 
 
-#: ci: 8 replicates in one look (8 of 8 on one side, p = 2^-8, decides at the per-claim alpha of GTV's family of
-#: 9 experiment claims); the paper's size: 16, 24 (two looks; alpha per look 0.0028 needs at least 14 of 16).
+#: ci: 8 replicates in one look (8 of 8 on one side, p = 2^-8, decides at the per-claim alpha 0.005 of GTV's family of
+#: 10 experiment claims); the paper's size: 16, 24 (two looks; alpha per look 0.0025 needs at least 14 of 16).
 DESIGN = Design(family=EXPERIMENT_KEY, simulate=simulate_digits, readout=_readout, scales=SCALES,
                 stages={"ci": (8,), "thorough": (16, 24)}, chunk={"ci": 4, "thorough": 4}, arm_key=_arm_key)
+#: Fig. 7 (five clusters): the same simulation and replicates' seeds at the five-cluster scales.
+DESIGN_FIVE = dataclasses.replace(DESIGN, scales=SCALES_FIVE)

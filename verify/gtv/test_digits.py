@@ -14,7 +14,15 @@ from reference_impl.gtv import run_algorithm1
 from reference_impl.gtv_data import digits_split
 from verify.budget import examples
 from verify.comparisons import above, evaluate_statement
-from verify.gtv.digits_design import DESIGN, SCALES, DigitsScale, algorithm1_lambda_path, ifca_logistic, simulate_digits
+from verify.gtv.digits_design import (
+    DESIGN,
+    SCALES,
+    SCALES_FIVE,
+    DigitsScale,
+    algorithm1_lambda_path,
+    ifca_logistic,
+    simulate_digits,
+)
 from verify.records import CheckContext
 from verify.strategies import gtv_digits_root_seeds
 
@@ -112,3 +120,23 @@ def test_mean_accuracy_readout_is_the_curve_after_the_start(seed):
     assert alg[0, 2 + P] == alg[0, 0]                                  # the last record is the final model
     np.testing.assert_array_equal(DESIGN.readout("mean_test_accuracy", TINY, local),
                                   DESIGN.readout("test_accuracy", TINY, local))
+
+
+@pytest.mark.claim("gtv.digits_five_clusters")
+@settings(max_examples=examples("few"))
+@given(seed=gtv_digits_root_seeds())
+@example(seed=0)
+def test_five_cluster_split_fits_table2_and_its_graph_stays_inside_the_clusters(seed):
+    """Property: Fig. 7's set-up at the paper's size (Table II's five pairs, 20 nodes each, 14 images per node and a
+    test pool of 70 per cluster) fits scikit-learn's digits without replacement, and the mean-image 4-nearest-node
+    graph joins nodes of one cluster on all but a few of its ~270 edges (so large lambda tends to the cluster-wise
+    models, not the pooled one)."""
+    five = SCALES_FIVE["thorough"]
+    data = digits_split(np.random.default_rng(seed), pairs=five.pairs, nodes_per_cluster=five.nodes_per_cluster,
+                        split=five.split, test_per_cluster=five.test_per_cluster)
+    inst = data.instance
+    assert inst.n == 100 and data.pairs == five.pairs
+    c = inst.clusters
+    share = np.mean(c[inst.edges[:, 0]] == c[inst.edges[:, 1]])
+    target(float(1.0 - share), label="share of inter-cluster edges")
+    assert share >= 0.95, share                          # 15 draws inspected: at most 1 inter-cluster edge

@@ -119,8 +119,7 @@ def _aggregate_partial(w: np.ndarray, r: np.ndarray, ages: np.ndarray, vals: np.
     """
     R, D = w.shape
     G = alpha.size
-    counts = np.zeros((R, G))
-    np.add.at(counts, (r, ages), 1.0)
+    counts = np.bincount(r * G + ages, minlength=R * G).reshape(R, G).astype(np.float64)
     beta = alpha[ages] / counts[r, ages]
     if overlap_rule == "most_recent":
         touched = np.zeros((R, G, D), dtype=bool)
@@ -128,8 +127,19 @@ def _aggregate_partial(w: np.ndarray, r: np.ndarray, ages: np.ndarray, vals: np.
         youngest = np.argmax(touched, axis=1)                                   # (R, D)
         masks = masks & (ages[:, None] == youngest[r])
     contrib = beta[:, None] * np.where(masks, vals - w[r], 0.0)
+    return _add_rows(w, r, contrib)
+
+
+def _add_rows(w: np.ndarray, r: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``w`` plus ``rows[i]`` added to row ``r[i]`` one after another, in the order listed (``np.add.at`` on a copy).
+
+    One run: a reduction along the rows of ``[w; rows]``, which numpy accumulates row after row in the same order
+    (so the sum is bit for bit ``np.add.at``'s) at a tenth of its cost.
+    """
+    if w.shape[0] == 1:
+        return np.add.reduce(np.concatenate([w, rows]), axis=0, keepdims=True)
     out = w.copy()
-    np.add.at(out, r, contrib)
+    np.add.at(out, r, rows)
     return out
 
 
@@ -140,6 +150,9 @@ def _rows(mask: np.ndarray, r: np.ndarray, k: np.ndarray) -> np.ndarray:
 
 def _entries_per_run(rows: np.ndarray, r: np.ndarray, R: int) -> np.ndarray:
     """Selected entries summed over the listed messages of each run (``rows``: their masks, or one shared mask)."""
+    if R == 1:  # one run: the total count (integers, so the same as the weighted bincount below)
+        total = np.count_nonzero(rows)
+        return np.array([total if rows.ndim > 1 else total * r.size], dtype=np.int64)
     per_message = np.broadcast_to(np.count_nonzero(rows, axis=-1), r.shape)
     return np.bincount(r, weights=per_message, minlength=R).astype(np.int64)
 
@@ -197,8 +210,7 @@ def step(env: AsyncEnvironment, config: AlgorithmConfig, alpha: np.ndarray, stat
         if config.aggregation == "partial":                                       # P6-P8
             state.w = _aggregate_partial(w, r, ages, vals, state.buf_mask[r, k, s], alpha, config.overlap_rule)
         else:
-            total = np.zeros_like(w)
-            np.add.at(total, r, vals)
+            total = _add_rows(np.zeros_like(w), r, vals)
             got = np.bincount(r, minlength=w.shape[0])
             has = got > 0
             new = w.copy()

@@ -407,3 +407,17 @@ def test_lockstep_arms_equal_separate_runs_bit_for_bit():
         assert np.array_equal(alone.communication.uplink_bits, run.communication.uplink_bits)
     with pytest.raises(ValueError, match="configs"):
         run_paofed_arms(env, [], data, 5, np.random.default_rng(4))
+
+
+def test_reduction_along_rows_adds_them_in_order_as_add_at_does():
+    """The one-run server aggregation sums the delivered messages with np.add.reduce along the rows of [w; rows]
+    instead of np.add.at: numpy accumulates a reduction over the outer axis row after row, so the two agree bit for
+    bit (rows of mixed magnitude and sign, where another order would round differently)."""
+    rng = np.random.default_rng(2)
+    rows = rng.standard_normal((300, 50)) * 10.0 ** rng.integers(-8, 8, size=(300, 1))  # 300 messages, 16 decades
+    rows *= rng.random((300, 50)) < 0.5  # masked entries contribute exact zeros, as in the aggregation
+    w = rng.standard_normal((1, 50))
+    expected = w.copy()
+    np.add.at(expected, np.zeros(300, dtype=np.intp), rows)
+    assert np.array_equal(np.add.reduce(np.concatenate([w, rows]), axis=0, keepdims=True), expected)
+    assert not np.array_equal(np.add.reduce(np.concatenate([w, rows[::-1]]), axis=0, keepdims=True), expected)

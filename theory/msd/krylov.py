@@ -67,6 +67,14 @@ class EigenResult:
     matvecs: int
 
 
+def _combine_rows(V: np.ndarray, M: np.ndarray, m: int, chunk: int = 8192) -> None:
+    """``V[:p] = M @ V[:m]`` (``M`` is p x m, p <= m) in place, column chunk by chunk: no (p, n) temporary (at
+    N^2 = 10^6 a 77 MB array freshly paged in at every restart)."""
+    p = M.shape[0]
+    for s in range(0, V.shape[1], chunk):
+        V[:p, s:s + chunk] = M @ V[:m, s:s + chunk]
+
+
 def _explicit_residual(matvec, theta: complex, y: np.ndarray, B: np.ndarray) -> tuple[np.ndarray, float, int]:
     """Ritz vector ``y @ B`` (unit norm, real part of a real pair), ``||F x - theta x|| / |theta|`` and the matvecs."""
     if theta.imag == 0.0:
@@ -144,7 +152,7 @@ def top_eigenpair(matvec: Callable[[np.ndarray], np.ndarray], n: int, v0: np.nda
             if p < sdim and T[p, p - 1] != 0.0:  # do not split a 2 x 2 block (complex pair) of the real Schur form
                 p -= 1
             b = H[ncv, :ncv] @ Z[:, :p]
-            V[:p] = Z[:, :p].T @ V[:ncv]
+            _combine_rows(V, Z[:, :p].T, ncv)
             V[p] = V[ncv]
             H[:] = 0.0
             H[:p, :p] = T[:p, :p]

@@ -189,14 +189,14 @@ def apply_B(m: AnalysisMoments, Y: np.ndarray, *, out: np.ndarray | None = None,
     W = _output(Y, work)  # B-bar Y (block rows)
     W[:head] = Y[:head]
     W[head:] = Y[D:N - K * D]  # delay group l takes group l - 1 (group 1 takes the local blocks)
-    wD = np.kron(w[:, None], np.eye(D))  # ((nb - 1) D, D): the server row's weights as a matrix
-    W[:D] = (1.0 - s) * Y[:D] + wD.T @ Y[D:]
+    # the server row: (1 - s) Y_0 + sum_q w_q Y_q, a weighted sum of block rows (not a product with kron(w, I_D))
+    W[:D] = (1.0 - s) * Y[:D] + np.tensordot(w, Y[D:].reshape(-1, D, N), axes=1)
     Z = _output(Y, out)  # (B-bar Y) B-bar^T (block columns)
     if np.shares_memory(Z, W):
         raise ValueError("out and work must not share memory")
     Z[:, :head] = W[:, :head]
     Z[:, head:] = W[:, D:N - K * D]
-    Z[:, :D] = (1.0 - s) * W[:, :D] + W[:, D:] @ wD
+    Z[:, :D] = (1.0 - s) * W[:, :D] + W[:, D:].reshape(N, -1, D).transpose(0, 2, 1) @ w
     # correction on the (0, 0) block (second moments of the random weights and selections)
     corr = np.zeros((D, D))
     y00 = Y[:D, :D]

@@ -44,6 +44,7 @@ __all__ = [
     "apply_A",
     "apply_B",
     "apply_F",
+    "SymmetricPacking",
     "f_matvec",
     "apply_R",
     "initial_covariance",
@@ -243,22 +244,74 @@ def apply_F(m: AnalysisMoments, C: np.ndarray, model: str = "seed", mu: float | 
     return apply_B(m, r, out=out, work=a)
 
 
+class SymmetricPacking:
+    r"""Isometry between symmetric N x N matrices and :math:`\mathbb R^{N(N+1)/2}`: the diagonal, then the strict
+    upper triangle times :math:`\sqrt 2` (so the Euclidean norm and inner product are Frobenius').
+
+    :math:`\mathcal F` maps symmetric matrices to symmetric matrices (:math:`\mathcal F(X^T) = \mathcal F(X)^T`), so
+    Krylov solvers on the symmetric part run on vectors of half the length: the (S2) solution is symmetric, and
+    for the exact model, completely positive, :math:`\rho(\mathcal F)` is an eigenvalue with a positive semidefinite
+    eigenvector, hence :math:`\rho(\mathcal F) = \rho(\mathcal F|_{\mathrm{Sym}})`.
+    """
+
+    def __init__(self, N: int):
+        self.N = N
+        iu = np.triu_indices(N, 1)
+        self._upper = iu[0] * N + iu[1]
+        self._lower = iu[1] * N + iu[0]
+        self.size = N * (N + 1) // 2
+
+    def pack(self, X: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """The packed vector of the symmetric matrix ``X`` (its upper triangle is read)."""
+        N = self.N
+        v = np.empty(self.size) if out is None else out
+        flat = np.ascontiguousarray(X).reshape(-1)
+        v[:N] = flat[::N + 1]
+        np.take(flat, self._upper, out=v[N:])
+        v[N:] *= math.sqrt(2.0)
+        return v
+
+    def unpack(self, v: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """The symmetric matrix of the packed vector ``v``."""
+        N = self.N
+        X = np.empty((N, N)) if out is None else out
+        flat = X.reshape(-1)
+        flat[::N + 1] = v[:N]
+        t = v[N:] / math.sqrt(2.0)
+        flat[self._upper] = t
+        flat[self._lower] = t
+        return X
+
+
 def f_matvec(m: AnalysisMoments, model: str = "seed", mu: float | None = None, *,
-             identity_minus: bool = False) -> Callable[[np.ndarray], np.ndarray]:
+             identity_minus: bool = False, packing: SymmetricPacking | None = None
+             ) -> Callable[[np.ndarray], np.ndarray]:
     r"""``v -> vec(F(v))`` (or ``vec(v - F(v))``) on :math:`N^2`-long vectors for the Krylov solvers, with its
-    output and work arrays allocated once (three N x N arrays): the result is a buffer overwritten by the next call.
-    Equal to :func:`apply_F` (allocating four N x N arrays per call: 2-3x the CPU at N = 980)."""
+    output and work arrays allocated once: the result is a buffer overwritten by the next call. With ``packing``
+    the vectors are packed symmetric matrices (:class:`SymmetricPacking`). Equal to :func:`apply_F` (which
+    allocates four N x N arrays per call: 2-3x the CPU at N = 980)."""
     N = m.N
     out, w1, w2 = np.empty((N, N)), np.empty((N, N)), np.empty((N, N))
 
-    def matvec(v: np.ndarray) -> np.ndarray:
-        X = v.reshape(N, N)
-        apply_F(m, X, model, mu, out=out, work=(w1, w2))
-        if identity_minus:
-            np.subtract(X, out, out=out)
-        return out.reshape(-1)
+    if packing is None:
+        def matvec(v: np.ndarray) -> np.ndarray:
+            X = v.reshape(N, N)
+            apply_F(m, X, model, mu, out=out, work=(w1, w2))
+            if identity_minus:
+                np.subtract(X, out, out=out)
+            return out.reshape(-1)
 
-    return matvec
+        return matvec
+    X, res = np.empty((N, N)), np.empty(packing.size)
+
+    def packed_matvec(v: np.ndarray) -> np.ndarray:
+        apply_F(m, packing.unpack(v, X), model, mu, out=out, work=(w1, w2))
+        packing.pack(out, res)
+        if identity_minus:
+            np.subtract(v, res, out=res)
+        return res
+
+    return packed_matvec
 
 
 def noise_covariance(x) -> np.ndarray:
@@ -423,16 +476,18 @@ def msd_steady_state(x, model: str = "seed", *, mu: float | None = None, method:
             C, C_new = C_new, C
             if step <= rtol * qnorm or not math.isfinite(step):
                 break
-    elif method == "gmres":  # lean restarted GMRES (theory.msd.krylov): the basis in one array
+    elif method == "gmres":  # lean restarted GMRES (theory.msd.krylov) on packed symmetric matrices
         cap = KRYLOV_MAXITER if maxiter is None else int(maxiter)
-        x = None
+        sym = SymmetricPacking(N)
+        x, b = None, sym.pack(0.5 * (Q + Q.T))
+        mv = f_matvec(m, model, mu, identity_minus=True, packing=sym)
         for _ in range(refinements + 1):
-            x, steps, res = gmres(f_matvec(m, model, mu, identity_minus=True), Q.ravel(), rtol=0.5 * rtol,
-                                  restart=min(N * N, restart), maxiter=cap, x0=x, callback=progress, eta=LEAN_ETA)
+            x, steps, res = gmres(mv, b, rtol=0.5 * rtol, restart=min(sym.size, restart), maxiter=cap, x0=x,
+                                  callback=progress, eta=LEAN_ETA)
             iterations += steps
             if res <= rtol:
                 break
-        C = x.reshape(N, N)
+        C = sym.unpack(x)
     else:
         op = spla.LinearOperator((N * N, N * N), dtype=np.float64,
                                  matvec=lambda v: (v.reshape(N, N) - apply_F(m, v.reshape(N, N), model, mu)).ravel())

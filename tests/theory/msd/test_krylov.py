@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from theory.msd import analysis_moments, apply_F, f_matrix
+from theory.msd import analysis_moments, apply_F, f_matrix, msd_steady_state, msd_steady_state_naive
 from theory.msd.krylov import LEAN_ETA, gmres, top_eigenpair
-from theory.msd.structured import f_matvec
+from theory.msd.structured import SymmetricPacking, f_matvec
 from verify.paofed._common import instance_from_dict, instance_space
 
 # Dense test matrices: 120 x 120 keeps eig and solve instant while needing several Krylov-Schur restarts at ncv 12.
@@ -112,3 +112,35 @@ def test_top_eigenpair_certifies_by_an_explicit_residual():
     B = _random_matrix(4, True)
     pair = top_eigenpair(lambda v: B @ v, N_DENSE, tol=1e-11, ncv=12)
     assert pair.value.imag != 0 and pair.residual <= 1e-11  # a complex pair: residual of x_r + i x_i
+
+
+def test_symmetric_packing_is_an_isometry_and_F_acts_on_it():
+    inst = instance_from_dict(instance_space.sample(np.random.default_rng(11), max_K=3, max_D=4, max_l=2))
+    m = analysis_moments(inst)
+    N = m.N
+    sym = SymmetricPacking(N)
+    A = np.random.default_rng(2).standard_normal((N, N))
+    X = A + A.T
+    v = sym.pack(X)
+    assert v.shape == (N * (N + 1) // 2,)
+    assert np.allclose(sym.unpack(v), X, rtol=4e-16, atol=0.0)  # times sqrt 2, divided by sqrt 2: two roundings
+    assert abs(np.linalg.norm(v) - np.linalg.norm(X)) <= 1e-12 * np.linalg.norm(X)  # Frobenius norm, to rounding
+    for model in ("seed", "exact"):
+        FX = apply_F(m, X, model)
+        packed = f_matvec(m, model, packing=sym)(v)
+        # one application of F on the same matrix: equal to rounding
+        assert np.allclose(sym.unpack(packed), FX, rtol=1e-13, atol=1e-13 * np.abs(FX).max())
+
+
+def test_exact_radius_on_symmetric_matrices_is_the_full_radius_and_packed_gmres_the_naive_msd():
+    """Completely positive F_exact: rho(F) has a PSD eigenvector, so the packed symmetric space carries it."""
+    inst = instance_from_dict(instance_space.sample(np.random.default_rng(11), max_K=3, max_D=4, max_l=2))
+    m = analysis_moments(inst)
+    sym = SymmetricPacking(m.N)
+    rho = np.max(np.abs(np.linalg.eigvals(f_matrix(m, "exact", dense=True))))
+    res = top_eigenpair(f_matvec(m, "exact", packing=sym), sym.size, tol=1e-12, ncv=12)
+    assert abs(abs(res.value) - rho) <= 1e-10 * rho  # Ritz residual 1e-12 of a well-separated top: 1e-10
+    for model in ("seed", "exact"):
+        naive = msd_steady_state_naive(m, model, solver="dense")
+        sol = msd_steady_state(m, model, method="gmres", rtol=1e-13)
+        assert abs(sol.msd - naive) <= 1e-10 * abs(naive)  # residual 1e-13, cond(I - F) <~ 100: 1e-10 relative

@@ -91,14 +91,17 @@ def client_losses(problem: FedPDMProblem, x: np.ndarray) -> np.ndarray:
     return loss
 
 
-def global_objective(problem: FedPDMProblem, x0: np.ndarray) -> np.ndarray:
-    r""":math:`F(x_0) = \frac1N\sum_i f_i(x_0) + \gamma\lVert x_0\rVert_1` (24) for ``x0`` of shape ``(R, d)``: ``(R,)``."""
+def global_objective(problem: FedPDMProblem, x0: np.ndarray, *, one_gemm: bool = False) -> np.ndarray:
+    r""":math:`F(x_0) = \frac1N\sum_i f_i(x_0) + \gamma\lVert x_0\rVert_1` (24) for ``x0`` of shape ``(R, d)``: ``(R,)``.
+
+    ``one_gemm``: every model's scores on all samples from one GEMM (equal client sizes: the mean of the clients'
+    means is the mean over all samples), several times faster for many models on large data than the default
+    products per client and model; BLAS may round the last bit differently (its small-matrix kernels, gemv).
+    """
     x0 = np.asarray(x0, dtype=np.float64)
-    if problem.n_classes == 1 or problem.N > 1:
-        # per client and model: BLAS picks gemv (one score column) or its small-matrix GEMM per client block,
-        # which round differently from one large GEMM, so these keep their own products
+    if not one_gemm:
         f = client_losses(problem, np.broadcast_to(x0[:, None, :], (x0.shape[0], problem.N, problem.d)))
-    else:  # pooled data (one client): every model's scores from one GEMM, the same numbers as one GEMM per model
+    else:
         margin = _scores(problem, problem.features.reshape(-1, problem.n_features), x0, problem.labels.reshape(-1))
         f = np.logaddexp(0.0, -margin.reshape(x0.shape[0], problem.N, problem.n)).mean(axis=-1)
         if problem.beta:
@@ -116,16 +119,20 @@ def _scores(problem: FedPDMProblem, a: np.ndarray, x0: np.ndarray, lab: np.ndarr
     return scores[np.arange(a.shape[0]), np.arange(0, R * m, m)[:, None] + lab]
 
 
-def accuracy(problem: FedPDMProblem, x0: np.ndarray) -> np.ndarray:
+def accuracy(problem: FedPDMProblem, x0: np.ndarray, *, one_gemm: bool = False) -> np.ndarray:
     """Test accuracy of ``x0`` (``(R, d)``): argmax of the class scores (26) vs the label; ``n_classes = 1``:
-    margin > 0 (labels folded into the features). NaN without test data."""
+    margin > 0 (labels folded into the features). NaN without test data. ``one_gemm``: as in
+    :func:`global_objective` (one GEMM for all models instead of one product per model)."""
     if problem.test_features is None:
         return np.full(np.shape(x0)[0], np.nan)
     x0 = np.asarray(x0, dtype=np.float64)
+    if one_gemm:
+        scores = _scores(problem, problem.test_features, x0)  # (R, n_test, m)
+    else:
+        scores = problem.test_features @ np.swapaxes(as_matrix(problem, x0), -1, -2)  # (R, n_test, m)
     if problem.n_classes == 1:
-        scores = problem.test_features @ np.swapaxes(as_matrix(problem, x0), -1, -2)  # (R, n_test, 1)
         return (scores[..., 0] > 0).mean(axis=-1)
-    return (np.argmax(_scores(problem, problem.test_features, x0), axis=-1) == problem.test_labels).mean(axis=-1)
+    return (np.argmax(scores, axis=-1) == problem.test_labels).mean(axis=-1)
 
 
 def lagrangian(problem: FedPDMProblem, x, x0, lam, rho: float) -> np.ndarray:

@@ -218,21 +218,23 @@ def test_in_place_run_gives_the_same_numbers_and_leaves_the_callers_state():
     np.testing.assert_array_equal(state.lam, before[1])
 
 
-def test_pooled_objective_and_accuracy_by_one_gemm_match_the_per_model_products():
-    """On one client (the experiments' pooled data) F of (24) and the accuracy of several models come from one GEMM;
-    they agree with the per-model formula of client_losses (to 4 ulps: the same products, BLAS's blocking aside)."""
+def test_objective_and_accuracy_by_one_gemm_match_the_per_client_and_model_products():
+    """``one_gemm`` (every model's scores from one GEMM) gives F of (24) and the accuracy of several models as the
+    default products per client and model do: to 4 ulps (the same products, BLAS's blocking aside), on 4 clients, on
+    the same data pooled into one client (the experiments' evaluation) and on the binary instance NC."""
     problem = fp.mnist_like_problem(np.random.default_rng(2), N=4, n_train=200, n_test=50, side=6)
     pooled = fp.FedPDMProblem(features=problem.features.reshape(1, -1, problem.n_features),
                               labels=problem.labels.reshape(1, -1), n_classes=10, beta=problem.beta,
-                              gamma=problem.gamma)
-    x0 = 0.3 * np.random.default_rng(3).standard_normal((5, problem.d))
-    per_model = np.array([fp.client_losses(pooled, x[None, None])[0, 0] for x in x0])
+                              gamma=problem.gamma, test_features=problem.test_features,
+                              test_labels=problem.test_labels)
     eps4 = 4 * np.finfo(float).eps  # a few roundings of a mean of logistic losses
-    np.testing.assert_allclose(fp.global_objective(pooled, x0), per_model + problem.gamma * np.abs(x0).sum(-1),
-                               rtol=eps4)
-    scores = problem.test_features @ x0.reshape(5, 10, -1).transpose(0, 2, 1)
-    np.testing.assert_array_equal(fp.accuracy(problem, x0),
-                                  (scores.argmax(-1) == problem.test_labels).mean(-1))
+    for instance in (problem, pooled, _nc()):
+        x0 = 0.3 * np.random.default_rng(3).standard_normal((5, instance.d))  # 5 models
+        np.testing.assert_allclose(fp.global_objective(instance, x0, one_gemm=True),
+                                   fp.global_objective(instance, x0), rtol=eps4)
+        np.testing.assert_array_equal(fp.accuracy(instance, x0, one_gemm=True), fp.accuracy(instance, x0))
+    x0 = 0.3 * np.random.default_rng(3).standard_normal((5, problem.d))
+    np.testing.assert_allclose(fp.global_objective(pooled, x0), fp.global_objective(problem, x0), rtol=eps4)  # pooling
 
 
 def test_problem_keeps_frozen_arrays_and_copies_writeable_ones():

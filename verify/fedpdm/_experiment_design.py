@@ -39,8 +39,8 @@ from verify.comparisons import Design
 from verify.data_files import load
 from verify.records import CheckContext
 
-__all__ = ["ALGORITHMS", "DATASETS", "DESIGN", "EPSILON_PAPER", "FIG1_BUDGETS", "SCALES", "STAGES", "Arm", "Scale",
-           "replicate_problem", "simulate_fedpdm"]
+__all__ = ["ALGORITHMS", "DATASETS", "DESIGN", "EPSILON_PAPER", "FIG1_BUDGETS", "ONE_LOOK", "SCALES", "STAGES", "Arm",
+           "Scale", "replicate_problem", "simulate_fedpdm"]
 
 EXPERIMENT_KEY = "fedpdm.experiments"
 ALGORITHMS = ("fedpdm", "fedavg", "fedprox", "scaffold")
@@ -220,11 +220,14 @@ def _readout(name: str, scale: Scale, curves: np.ndarray) -> np.ndarray:
     raise ValueError(f"read-out must be final_loss, final_accuracy or mean_loss, got {name!r}")
 
 
-def design(dataset: str) -> Design:
-    """The design of one data set (each is its own arm-store family)."""
+def design(dataset: str, stages=STAGES) -> Design:
+    """The design of one data set (each is its own arm-store family: its claims share the arms and replicates)."""
     return Design(family=f"{EXPERIMENT_KEY}.{dataset}", simulate=simulate_fedpdm, readout=_readout,
-                  scales=SCALES[dataset], stages=STAGES,
+                  scales=SCALES[dataset], stages=stages,
                   chunk={"ci": 10, "thorough": 5})  # thorough: the first look is two tasks for two worker processes
 
 
 DESIGN = {name: design(name) for name in DATASETS}
+#: The synthetic design with one look of 10 replicates at thorough too, for the claims that cannot be refuted and
+#: that 20 replicates cannot confirm at the paper's size (the report's replicates_that_would_decide: 48 to 320).
+ONE_LOOK = design("synthetic", stages={"ci": (10,), "thorough": (10,)})

@@ -29,7 +29,7 @@ from verify.comparisons import (
 )
 from verify.data_files import deciding_command, fingerprint
 from verify.fedpdm import cite
-from verify.fedpdm._experiment_design import DESIGN, EPSILON_PAPER, FIG1_BUDGETS, Arm
+from verify.fedpdm._experiment_design import DESIGN, EPSILON_PAPER, FIG1_BUDGETS, ONE_LOOK, Arm
 from verify.records import CheckContext, CheckResult, Claim, Verdict
 
 __all__ = ["BASELINES", "CLAIMS", "FIG1_BUDGETS", "OUTSIDE", "arm", "check_digits_dp_loss", "check_dp_accuracy",
@@ -89,7 +89,7 @@ DP_LOSS = experiment(
     what="Fig. 2(c): at epsbar = 7 FedPDM-DP ends with a lower training loss than every baseline",
     figures=_figures("fig2_dp", (EPSILON_PAPER,)))
 DP_ACCURACY = experiment(
-    claim_id="fedpdm.experiment_dp_accuracy", design=DESIGN["synthetic"], outside_setting=OUTSIDE,
+    claim_id="fedpdm.experiment_dp_accuracy", design=ONE_LOOK, outside_setting=OUTSIDE,
     statements=_vs_baselines(above, "final_accuracy", EPSILON_PAPER),
     what="Fig. 2(d): at epsbar = 7 FedPDM-DP ends with a higher test accuracy than every baseline",
     figures=_figures("fig2_dp", (EPSILON_PAPER,)))
@@ -99,7 +99,7 @@ NODP_LOSS = experiment(
     what="Fig. 2(a): without DP FedPDM ends with a lower training loss than every baseline",
     figures=_figures("fig2_nodp", (None,)))
 NODP_ACCURACY = experiment(
-    claim_id="fedpdm.experiment_nodp_accuracy", design=DESIGN["synthetic"], outside_setting=OUTSIDE,
+    claim_id="fedpdm.experiment_nodp_accuracy", design=ONE_LOOK, outside_setting=OUTSIDE,
     statements=_vs_baselines(above, "final_accuracy", None),
     what="Fig. 2(b): without DP FedPDM ends with a higher test accuracy than every baseline",
     figures=_figures("fig2_nodp", (None,)))
@@ -195,6 +195,10 @@ _HYP = ("MNIST-shaped synthetic data (spec 5.6): 100 IID clients of 600 samples,
         "noise multiplier for every arm (SCAFFOLD releases two vectors per round, so its accounted loss is larger)",
         "baselines as spec 5.3 reconstructs them (E = Q_max subgradient steps, FedProx mu = 0.1)",
         "decision: verify.comparisons, 10 replicates at ci (one look), 10 then 20 at thorough")
+#: The accuracy claims: one look of 10 replicates at thorough too (verify.fedpdm._experiment_design.ONE_LOOK).
+_HYP_ONE_LOOK = (*_HYP[:4], "decision: verify.comparisons, one look of 10 replicates at ci and at thorough: against "
+                 "reconstructed baselines the claim can only be confirmed, and a second look of 20 did not confirm it "
+                 "at the paper's size (every median within 0.005 of 0; 48 to 320 replicates would), for ~90 CPU-s")
 _REASON_RECON = ("Decided on the synthetic data against the reconstructed baselines, which are not the paper's "
                  "algorithms: the claim can be confirmed but never refuted here.")
 
@@ -211,11 +215,12 @@ CLAIMS = (
           "accuracy than the baselines", citations=_CITE,
           statement=("'FedPDM-DP significantly outperforms' the baselines with DP (epsbar = 7) -- read as: the test "
                      "accuracy (26) at round T is above each baseline's."),
-          hypotheses=_HYP, check=check_dp_accuracy, expected=Verdict.NOT_CHECKABLE,
+          hypotheses=_HYP_ONE_LOOK, check=check_dp_accuracy, expected=Verdict.NOT_CHECKABLE,
           reason=("At epsbar = 7 with the certified G (~28 on MNIST-shaped pixels) every arm's noise swamps the model "
                   "and the accuracies stay within a few points of chance (0.1); at ci the SCAFFOLD-DP reconstruction "
                   "is even significantly above FedPDM-DP (median +0.04), so the negation is shown -- but against "
-                  "reconstructed baselines the claim is not refuted: not_checkable with the negation recorded.")),
+                  "reconstructed baselines the claim is not refuted: not_checkable with the negation recorded. At "
+                  "thorough (the paper's size) undecided: every median within 0.005 of 0, also at 20 replicates.")),
     Claim(id="fedpdm.experiment_nodp_loss", title="Fig. 2(a): without DP FedPDM reaches a lower training loss than "
           "FedAvg, FedProx and SCAFFOLD", citations=_CITE,
           statement=("'FedPDM-DP significantly outperforms' the baselines without DP -- read as: the training loss at "
@@ -228,10 +233,11 @@ CLAIMS = (
           "than the baselines", citations=_CITE,
           statement=("'FedPDM-DP significantly outperforms' the baselines without DP -- read as: the test accuracy at "
                      "round T is above each baseline's."),
-          hypotheses=_HYP, check=check_nodp_accuracy, expected=Verdict.NOT_CHECKABLE,
+          hypotheses=_HYP_ONE_LOOK, check=check_nodp_accuracy, expected=Verdict.NOT_CHECKABLE,
           reason=("The opposite ordering is shown (without noise every baseline is more accurate, median +0.07 at "
                   "ci, matching its lower loss); against reconstructed baselines the claim is not refuted: "
-                  "not_checkable with the negation recorded.")),
+                  "not_checkable with the negation recorded. At thorough (the paper's size) every arm is near 100 % "
+                  "and FedPDM slightly above (medians +0.004 to +0.006 at 20 replicates, lower bounds 0): undecided.")),
     Claim(id="fedpdm.experiment_dp_gap", title="FedPDM-DP's DP vs no-DP gap is much smaller than the baselines' gaps",
           citations=_CITE,
           statement=("'the performance gap between FedPDM-DP with and without DP is much smaller' than the baselines' "

@@ -144,3 +144,18 @@ def test_exact_radius_on_symmetric_matrices_is_the_full_radius_and_packed_gmres_
         naive = msd_steady_state_naive(m, model, solver="dense")
         sol = msd_steady_state(m, model, method="gmres", rtol=1e-13)
         assert abs(sol.msd - naive) <= 1e-10 * abs(naive)  # residual 1e-13, cond(I - F) <~ 100: 1e-10 relative
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_seed_radius_on_symmetric_matrices_equals_the_full_radius(seed):
+    """The seed's F is not completely positive: rho(F on Sym) = rho(F) is checked, not implied (spec: route agreement)."""
+    # N <= 15 (K <= 2, D <= 3, l_max <= 1): dense eigenvalues of N^2 x N^2 in milliseconds
+    inst = instance_from_dict(instance_space.sample(np.random.default_rng(seed), max_K=2, max_D=3, max_l=1))
+    m = analysis_moments(inst)
+    sym = SymmetricPacking(m.N)
+    for mu in (0.5 * m.mu, 2.0 * m.mu):  # inside and (often) beyond the stable range
+        full = np.max(np.abs(np.linalg.eigvals(f_matrix(m, "seed", mu, dense=True))))
+        mv = f_matvec(m, "seed", mu, packing=sym)
+        S = np.column_stack([np.array(mv(e)) for e in np.eye(sym.size)])
+        # two dense eigen-solves of the same spectrum part: equal to rounding (the eigenvalue's conditioning)
+        assert abs(np.max(np.abs(np.linalg.eigvals(S))) - full) <= 1e-10 * full

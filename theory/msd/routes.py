@@ -509,7 +509,9 @@ def _mean_square_analysis(x, model, *, route, threshold_rtol, msd_rtol, progress
         # below the bracket: solve first (the solution, dominated by the slowest modes, warm-starts Arnoldi)
         say(f"{model}: steady state (S2)")
         C = solve_into(out)
+        say(f"{model}: rho(F) at mu = {mu:.6g} (Krylov-Schur warm-started from the steady state)")
         out.spectral_radius = float(radius(C))
+        say(f"{model}: rho(F) = {out.spectral_radius:.10g}")
         if not out.spectral_radius < 1.0 - STABILITY_MARGIN:
             out.msd = out.residual = out.solver = out.psd_certificate = None
     else:

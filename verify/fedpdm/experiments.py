@@ -198,7 +198,8 @@ _HYP = ("MNIST-shaped synthetic data (spec 5.6): 100 IID clients of 600 samples,
 #: The accuracy claims: one look of 10 replicates at thorough too (verify.fedpdm._experiment_design.ONE_LOOK).
 _HYP_ONE_LOOK = (*_HYP[:4], "decision: verify.comparisons, one look of 10 replicates at ci and at thorough: against "
                  "reconstructed baselines the claim can only be confirmed, and a second look of 20 did not confirm it "
-                 "at the paper's size (every median within 0.005 of 0; 48 to 320 replicates would), for ~90 CPU-s")
+                 "at the paper's size (every median within 0.006 of 0; estimated need 48 to 320 replicates, none "
+                 "estimable for SCAFFOLD-DP at epsbar = 7) for ~90 CPU-s each")
 _REASON_RECON = ("Decided on the synthetic data against the reconstructed baselines, which are not the paper's "
                  "algorithms: the claim can be confirmed but never refuted here.")
 
@@ -220,7 +221,7 @@ CLAIMS = (
                   "and the accuracies stay within a few points of chance (0.1); at ci the SCAFFOLD-DP reconstruction "
                   "is even significantly above FedPDM-DP (median +0.04), so the negation is shown -- but against "
                   "reconstructed baselines the claim is not refuted: not_checkable with the negation recorded. At "
-                  "thorough (the paper's size) undecided: every median within 0.005 of 0, also at 20 replicates.")),
+                  "thorough (the paper's size) undecided: every median within 0.006 of 0, also at 20 replicates.")),
     Claim(id="fedpdm.experiment_nodp_loss", title="Fig. 2(a): without DP FedPDM reaches a lower training loss than "
           "FedAvg, FedProx and SCAFFOLD", citations=_CITE,
           statement=("'FedPDM-DP significantly outperforms' the baselines without DP -- read as: the training loss at "

@@ -88,10 +88,15 @@ def msd_report(instance, models, method: str = "auto", transient: int | None = N
         res = mean_square_analysis(instance, model, route=route, progress=progress)
         bracket, radius = res.threshold, res.spectral_radius
         out["thresholds"][model] = [bracket.lo, bracket.hi]
-        entry = {"spectral_radius": radius, "stable": res.msd is not None,
+        # an (S2) solution alone does not show rho(F) < 1 (it exists whenever 1 is not an eigenvalue of F)
+        decided = math.isfinite(radius) or res.msd is None
+        entry = {"spectral_radius": radius, "stable": (res.msd is not None) if decided else None,
                  "threshold_mu": [bracket.lo, bracket.hi],
                  "threshold_mu_times_lambda_max": [bracket.lo * instance.lambda_max, bracket.hi * instance.lambda_max],
                  "route": res.route, "seconds": res.seconds}
+        if not decided:
+            entry["stability"] = (f"not decided on the {res.route} route: rho(F) is not computed there; the MSD is the "
+                                  "solution of (S2), the steady state if mu is mean-square stable")
         if res.notes:
             entry["notes"] = list(res.notes)
         if res.msd is not None:
@@ -176,8 +181,11 @@ def run_msd(args) -> int:
           f"{report['mean_spectral_radius']:.6g}")
     for model, entry in report["models"].items():
         lo, hi = entry["threshold_mu"]
-        line = (f"{model} F: rho(F) = {entry['spectral_radius']:.6g}, threshold mu* in [{lo:.6g}, {hi:.6g}] "
-                f"({lo * lam:.5g}/lambda_max); ")
+        if entry["stable"] is None:
+            line = f"{model} F: rho(F) and threshold not computed ({entry['route']} route, stability not decided); "
+        else:
+            line = (f"{model} F: rho(F) = {entry['spectral_radius']:.6g}, threshold mu* in [{lo:.6g}, {hi:.6g}] "
+                    f"({lo * lam:.5g}/lambda_max); ")
         line += f"MSD_inf = {entry['msd_db']:.4f} dB" if entry["msd_db"] is not None else entry["note"]
         print(line)
     return 0

@@ -195,3 +195,16 @@ def test_group_shorthand_bad_fields(tmp_path, capsys, groups, drop, field):
     with pytest.raises(SystemExit) as exc:
         cli.main(["msd", str(path)])
     assert exc.value.code == 2 and field in capsys.readouterr().err
+
+
+def test_classes_route_leaves_stability_undecided(tmp_path, capsys):
+    """On the classes route rho(F) is not computed: 'stable' is null with the reason, the MSD equals the
+    structured route's (an (S2) solution alone does not show rho(F) < 1)."""
+    path = _config(tmp_path, 0.1)
+    out = _run(capsys, path, "--method", "classes")
+    structured = _run(capsys, path, "--method", "structured")
+    for model in ("seed", "exact"):
+        entry = out["models"][model]
+        assert entry["stable"] is None and "not decided" in entry["stability"] and entry["spectral_radius"] is None
+        assert abs(entry["msd"] / structured["models"][model]["msd"] - 1) <= MSD_AGREEMENT_RTOL
+        assert structured["models"][model]["stable"] is True

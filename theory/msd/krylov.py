@@ -29,7 +29,14 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import linalg as sla
 
-__all__ = ["EigenResult", "gmres", "top_eigenpair"]
+__all__ = ["EigenResult", "generic_start", "gmres", "top_eigenpair"]
+
+
+def generic_start(n: int) -> np.ndarray:
+    """A fixed, generic Krylov start vector of length ``n`` (standard normal, seed 0): unlike all ones it is not
+    invariant under any permutation of the coordinates, so it reaches every invariant subspace of a symmetric
+    operator (e.g. the modes that differ within a class of exchangeable clients)."""
+    return np.random.default_rng(0).standard_normal(n)
 
 
 #: Daniel-Gragg-Kaufman-Stewart reorthogonalisation threshold of the classical textbook rule (ARPACK: 0.717).

@@ -41,6 +41,7 @@ from scipy.sparse import linalg as spla
 from threadpoolctl import threadpool_limits
 
 from theory.msd.expectations import AnalysisMoments, analysis_moments
+from theory.msd.krylov import generic_start
 from theory.msd.structured import MODELS
 from theory.msd.white import WhiteComponent, is_white, krylov_solve, white_components
 
@@ -425,12 +426,19 @@ def grouped_spectral_radius(x, comp: WhiteComponent, model: str = "seed", *, gro
     n = lay.n
     op = spla.LinearOperator((n, n), matvec=lambda s: _apply(lay, comp, s, model, mu), dtype=np.float64)
     start = np.ones(n) if v0 is None or v0.shape != (n,) or not np.all(np.isfinite(v0)) else v0
-    try:
-        with threadpool_limits(1):
-            vals, vecs = spla.eigs(op, k=1, which="LM", tol=tol, ncv=min(ncv, n - 1), v0=start, maxiter=maxiter)
-    except spla.ArpackNoConvergence as exc:
-        raise ValueError(f"rho(F_{model}) of the grouped component {comp.name}: Arnoldi did not converge to tol "
-                         f"{tol:g} within {maxiter} restarts at mu = {mu!r}") from exc
+    # Near a threshold the top of the seed model's spectrum can be clustered (or a complex pair), where ARPACK with
+    # ncv = 20 stalls: retry once with a 3x wider basis from a generic start, same tolerance and cap.
+    tries = ((min(ncv, n - 1), start), (min(3 * ncv, n - 1), generic_start(n)))
+    for attempt, (width, v_start) in enumerate(tries):
+        try:
+            with threadpool_limits(1):
+                vals, vecs = spla.eigs(op, k=1, which="LM", tol=tol, ncv=width, v0=v_start, maxiter=maxiter)
+            break
+        except spla.ArpackNoConvergence as exc:
+            if attempt == len(tries) - 1:
+                raise ValueError(f"rho(F_{model}) of the grouped component {comp.name}: Arnoldi did not converge to "
+                                 f"tol {tol:g} within {maxiter} restarts at mu = {mu!r} (ncv {ncv} and "
+                                 f"{width})") from exc
     lam = vals[0]
     r = float(abs(lam))
     return r, (np.real(vecs[:, 0]) if abs(lam.imag) <= 1e-10 * max(r, 1e-300) else None)

@@ -188,7 +188,10 @@ def _cmd_report(args, parser: _Parser) -> int:
         counts = {v.value: sum(r.verdict is v for r in results) for v in Verdict}
         print(f"wrote {out_dir / 'index.html'}: " + ", ".join(f"{n} {k}" for k, n in counts.items() if n),
               file=sys.stderr)
-    return 1 if any(r.verdict is Verdict.ERROR for r in results) else 0
+    for failed in document["figure_errors"]:
+        print(f"fedcheck report: figure {failed['figure']!r} of {failed['claim_id']} not drawn: {failed['error']}",
+              file=sys.stderr)
+    return 1 if document["figure_errors"] or any(r.verdict is Verdict.ERROR for r in results) else 0
 
 
 def _quiet_stdout() -> None:

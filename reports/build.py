@@ -119,17 +119,23 @@ def _figure_file(claim_id: str, name: str) -> str:
 
 
 def results_document(
-    claims: Sequence[Claim], results: Sequence[CheckResult], meta: Mapping[str, Any]
+    claims: Sequence[Claim], results: Sequence[CheckResult], meta: Mapping[str, Any],
+    figure_errors: Mapping[str, Mapping[str, str]] | None = None,
 ) -> dict[str, Any]:
-    """The results.json document (figure paths are relative to the report directory)."""
+    """The results.json document (figure paths are relative to the report directory; a figure named in
+    ``figure_errors[claim_id]`` was not drawn: listed under ``figure_errors``, not among the result's figures)."""
     by_id = {c.id: c for c in claims}
+    failed = figure_errors or {}
     return {
         "data": {},   # --data NAME=PATH files (path, sha256); {} when none was given
         **meta,
         "schema": SCHEMA,
         "fedcheck_version": _version(),
         "claims": [by_id[r.claim_id].to_json() for r in results],
-        "results": [r.to_json({f.name: _figure_file(r.claim_id, f.name) for f in r.figures}) for r in results],
+        "results": [r.to_json({f.name: _figure_file(r.claim_id, f.name) for f in r.figures
+                               if f.name not in failed.get(r.claim_id, {})}) for r in results],
+        "figure_errors": [{"claim_id": c, "figure": f, "error": e} for c, errors in failed.items()
+                          for f, e in errors.items()],
     }
 
 
@@ -147,14 +153,13 @@ def build_report(
     previous = _owned(out_dir)
     figure_dir = out_dir / "figures"
     meta = {"generated_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), **meta}
-    document = results_document(claims, results, meta)
-    text = json.dumps(document, indent=2, allow_nan=False) + "\n"
     temporaries: list[Path] = []
     renames: list[tuple[Path, Path]] = []  # (temporary, final), applied only once everything is written
     try:
-        # results.json first: a plotting failure must not lose the results.
-        renames.append((_atomic_write_text(out_dir / "results.json", text, temporaries), out_dir / "results.json"))
+        # A figure that cannot be drawn is named in results.json ("figure_errors") and on its card; it never
+        # loses the results or the other figures.
         figure_paths: dict[str, dict[str, str]] = {}
+        figure_errors: dict[str, dict[str, str]] = {}
         for result in results:
             for spec in result.figures:
                 rel = _figure_file(result.claim_id, spec.name)
@@ -163,10 +168,19 @@ def build_report(
                 fd, tmp = tempfile.mkstemp(prefix=f".{final.stem}.", suffix=".tmp.png", dir=figure_dir)
                 os.close(fd)
                 temporaries.append(Path(tmp))
-                render_figure(spec, Path(tmp))
+                try:
+                    render_figure(spec, Path(tmp))
+                except OSError:  # the output cannot be written: the previous report stays as it was
+                    raise
+                except Exception as exc:  # noqa: BLE001 - a plotting failure: named in the document and on its card
+                    figure_errors.setdefault(result.claim_id, {})[spec.name] = f"{type(exc).__name__}: {exc}"
+                    continue
                 renames.append((Path(tmp), final))
                 figure_paths.setdefault(result.claim_id, {})[spec.name] = rel
-        html = render_html(claims, results, figure_paths, meta)
+        document = results_document(claims, results, meta, figure_errors)
+        text = json.dumps(document, indent=2, allow_nan=False) + "\n"
+        renames.insert(0, (_atomic_write_text(out_dir / "results.json", text, temporaries), out_dir / "results.json"))
+        html = render_html(claims, results, figure_paths, meta, figure_errors=figure_errors)
         renames.append((_atomic_write_text(out_dir / "index.html", html, temporaries), out_dir / "index.html"))
         written = sorted({final.relative_to(out_dir).as_posix() for _, final in renames})
         # The manifest first lists old and new files, so an interruption during the renames loses no ownership.

@@ -82,7 +82,7 @@ def _severity(claim: Claim) -> str:
 
 
 def _card(claim: Claim, result: CheckResult, figure_paths: Mapping[str, str], claims: Mapping[str, Claim],
-          profile: str = "thorough") -> str:
+          profile: str = "thorough", figure_errors: Mapping[str, str] | None = None) -> str:
     expected = claim.expected_at(profile)
     unexpected = result.verdict is not expected
     rows = [
@@ -121,6 +121,8 @@ def _card(claim: Claim, result: CheckResult, figure_paths: Mapping[str, str], cl
     images = "".join(f'<figure><img src="{_e(figure_paths[f.name])}" alt="{_e(f.title)}">'
                      + (f"<figcaption>{_e(f.caption)}</figcaption>" if f.caption else "") + "</figure>"
                      for f in result.figures if f.name in figure_paths)
+    images += "".join(f"<p><b>Figure {_e(name)} not drawn:</b> {_e(error)}</p>"
+                      for name, error in (figure_errors or {}).items())
     warn = (f"<p><b>Unexpected verdict:</b> the registry expects {_e(expected.value)}.</p>" if unexpected else "")
     return (f'<div class="card{" unexpected" if unexpected else ""}" id="{_e(claim.id)}">'
             f'<h3>{_badge(result.verdict)}{_e(claim.title)}</h3><div class="id">{_e(claim.id)}</div>{warn}'
@@ -146,8 +148,12 @@ def render_html(
     results: Sequence[CheckResult],
     figure_paths: Mapping[str, Mapping[str, str]],
     meta: Mapping[str, Any],
+    *,
+    figure_errors: Mapping[str, Mapping[str, str]] | None = None,
 ) -> str:
-    """The report page. ``figure_paths[claim_id][figure_name]`` is the PNG path relative to the page."""
+    """The report page. ``figure_paths[claim_id][figure_name]`` is the PNG path relative to the page;
+    ``figure_errors[claim_id][figure_name]`` why a figure could not be drawn (shown on its card)."""
+    figure_errors = figure_errors or {}
     by_id = {c.id: c for c in claims}
     pairs = [(by_id[r.claim_id], r) for r in results]
     profile = meta.get("profile", "thorough")
@@ -171,17 +177,17 @@ def render_html(
                      + "; ".join(f"<b>{_e(k)}</b> {_e(v)}" for k, v in _SEVERITY_TEXT.items())
                      + "), each with a counterexample that reproduces and, where one exists, the corrected "
                      "statement that fedcheck checks instead.</p>")
-        parts.extend(_card(c, r, figure_paths.get(c.id, {}), by_id, profile) for c, r in findings)
+        parts.extend(_card(c, r, figure_paths.get(c.id, {}), by_id, profile, figure_errors.get(c.id)) for c, r in findings)
     else:
         parts.append("<p>No claim checked in this run is refuted.</p>")
     errors = [(c, r) for c, r in pairs if r.verdict is Verdict.ERROR]
     if errors:
         parts.append("<h2 id='errors'>Checks that errored</h2>")
-        parts.extend(_card(c, r, figure_paths.get(c.id, {}), by_id, profile) for c, r in errors)
+        parts.extend(_card(c, r, figure_paths.get(c.id, {}), by_id, profile, figure_errors.get(c.id)) for c, r in errors)
 
     for paper in sorted({c.paper for c, _ in pairs}):
         parts.append(f"<h2 id='paper-{_e(paper)}'>{_e(paper_title(paper))}</h2>")
-        parts.extend(_card(c, r, figure_paths.get(c.id, {}), by_id, profile)
+        parts.extend(_card(c, r, figure_paths.get(c.id, {}), by_id, profile, figure_errors.get(c.id))
                      for c, r in pairs if c.paper == paper and r.verdict not in (Verdict.REFUTED, Verdict.ERROR))
         parts.extend(f"<p>{_badge(r.verdict)}<a href='#{_e(c.id)}'>{_e(c.id)}</a> (above)</p>"
                      for c, r in pairs if c.paper == paper and r.verdict in (Verdict.REFUTED, Verdict.ERROR))

@@ -357,7 +357,7 @@ def simulate_arms(ctx: CheckContext, design: Design, arms: Sequence[Hashable], p
         for arm, key in keys.items():  # arms sharing a key (relabelled, or independent of a grid choice)
             if arm not in out:
                 out[arm] = fresh[key][:n]
-    return out
+    return {arm: out[arm] for arm in keys}  # the arms' order, whatever was stored (figures list series in it)
 
 
 # ----------------------------------------------------------------------------------------------------------

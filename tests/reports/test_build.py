@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from html.parser import HTMLParser
 from pathlib import PurePosixPath
@@ -16,7 +17,7 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 SCRIPT = "<script>alert(1)</script>"
 # The keys README.md documents under "results.json (schema fedcheck.results/1)".
 TOP_KEYS = {"schema", "fedcheck_version", "generated_at", "profile", "seed", "executor", "only", "data", "claims",
-            "results"}
+            "results", "figure_errors"}
 CLAIM_KEYS = {"id", "paper", "title", "citations", "statement", "hypotheses", "check", "expected", "reason",
               "expected_by_profile", "corrected_by", "corrects", "severity", "uncorrected_because", "data_files"}
 RESULT_KEYS = {"claim_id", "verdict", "summary", "quantity", "measured", "bound", "margin", "counterexample",
@@ -239,3 +240,19 @@ def test_claim_ids_that_differ_only_in_dots_get_distinct_figure_files(tmp_path):
     document = build_report(claims, results, tmp_path, {})
     paths = [r["figures"][0] for r in document["results"]]
     assert len(set(paths)) == 2 and all((tmp_path / p).is_file() for p in paths)
+
+
+def test_a_figure_that_cannot_be_drawn_is_named_and_loses_nothing(tmp_path):
+    """Too many ungrouped series for distinct colours: the figure is named in results.json and on its card, the
+    results and the other figures are written (a report of a whole profile must never be lost to one plot)."""
+    claims, results = toy_records()
+    crowded = FigureSpec(name="crowded", title="crowded", xlabel="x", ylabel="y", series=tuple(
+        Series(label=f"s{i}", x=(1, 2), y=(1.0, 2.0)) for i in range(40)))  # 40 > the palette's 18 colours
+    results[0] = dataclasses.replace(results[0], figures=(*results[0].figures, crowded))
+    out, document, page = _build(tmp_path, claims, results)
+    [failed] = document["figure_errors"]
+    assert failed["claim_id"] == "toy.ok" and failed["figure"] == "crowded" and "distinct colours" in failed["error"]
+    assert json.loads((out / "results.json").read_text())["figure_errors"] == [failed]
+    assert "Figure crowded not drawn" in page.cards["toy.ok"]["text"]
+    assert "figures/toy.ok__crowded.png" not in document["results"][0]["figures"]
+    assert page.imgs and all((out / src).is_file() for src in page.imgs)  # every other figure drawn

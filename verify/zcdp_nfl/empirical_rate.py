@@ -102,7 +102,8 @@ def _evaluate(ctx: CheckContext) -> list[Evidence]:
 def _figure(evidence: list[Evidence]) -> FigureSpec:
     series = [Series(label=f"{e.parameters['objective']} {e.parameters['step']} seed {e.parameters['seed']}: slope "
                            f"{e.parameters['slope']:.2f}", x=HORIZONS, y=e.parameters["mean_gaps"],
-                     style="dashed" if e.parameters["slower"] else "line") for e in evidence]
+                     style="dashed" if e.parameters["slower"] else "line",
+                     group=f"{e.parameters['objective']} {e.parameters['step']}") for e in evidence]  # seeds: one colour
     ref = evidence[0].parameters["mean_gaps"][0]
     series.append(Series(label="slope -1 (O(1/T))", x=HORIZONS, y=[ref * HORIZONS[0] / T for T in HORIZONS],
                          style="points"))

@@ -1,0 +1,127 @@
+r"""Right preconditioner of the class-reduced (S2): an exact solve of its stiff part, in place.
+
+:math:`\mathcal F_0` keeps the stiff part of :math:`\mathcal F` (:mod:`theory.msd.classes_operator`): the diagonal
+scalings of :math:`E[A_e]` (:math:`1 - c_c` on local rows), the :math:`I - \mu R_c` congruence (with the seed's
+:math:`-\mu^2RXR` or the exact Gaussian :math:`\mu^2(RS^TR + \mathrm{tr}(RS)R)` on the self block), the server's
+:math:`1 - s` and the delay shift; it drops the server-row sums, the selection (Hadamard) terms and the
+self-to-server transfer. :math:`(I - \mathcal F_0)Y = r` is solved exactly: Stein equations on the undelayed
+blocks, diagonal in the eigenbases of the :math:`R_c` (Sherman-Morrison for the trace term), then forward
+substitution along the delay chain, level by level (the lower block triangle; the upper one by symmetry).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from theory.msd.classes_operator import ClassLayout
+
+__all__ = ["StiffPartSolver"]
+
+
+class StiffPartSolver:
+    r"""``solver(X, Z)`` overwrites a symmetric reduced state :math:`r` with :math:`(I - \mathcal F_0)^{-1}r`.
+
+    Linear, exact (up to rounding) on symmetric states; every block is read before it is written, so the solve
+    needs no state-sized buffer.
+    """
+
+    def __init__(self, lay: ClassLayout, model: str, mu: float):
+        self.lay, self.model, self.mu = lay, model, mu
+        lam, V = np.linalg.eigh(lay.R)                            # (C, D), (C, D, D)
+        self.lam, self.V = lam, V
+        a = 1.0 - lay.c
+        self.aT = a[:, None, None] * (np.eye(lay.D)[None] - mu * lay.R)
+        t = 1.0 - mu * lam
+        self.t, self.a = t, a
+        if model == "exact":
+            g = t[:, :, None, None] * t[None, None, :, :]         # (C, D, C, D)
+        else:
+            g = 1.0 - mu * (lam[:, :, None, None] + lam[None, None, :, :])
+        self.den_ll = 1.0 - a[:, None, None, None] * a[None, None, :, None] * g
+        self.den_0l = 1.0 - (1.0 - lay.s) * a[:, None] * t            # server x local, eigen-coordinates
+        self.den_00 = 1.0 - (1.0 - lay.s) ** 2
+        d = np.einsum("cicj->cij", g) * (a ** 2)[:, None, None]     # self block (c, c)
+        if model == "exact":
+            d = d + (a ** 2)[:, None, None] * mu ** 2 * lam[:, :, None] * lam[:, None, :]
+        self.den_self = 1.0 - d
+
+    def _G_local(self, Y, c, cp):
+        """G on a (local c, local c') pair (the self form is handled by the caller)."""
+        G = self.aT[c] @ Y @ self.aT[cp].T
+        if self.model == "seed":
+            G -= self.a[c] * self.a[cp] * self.mu ** 2 * self.lay.R[c] @ Y @ self.lay.R[cp]
+        return G
+
+    def _G_self(self, Z, c):
+        G = self._G_local(Z, c, c)
+        if self.model == "exact":
+            muR = self.mu * self.lay.R[c]
+            G += self.a[c] ** 2 * (muR @ Z.T @ muR + np.trace(muR @ Z) * muR)
+        return G
+
+    def _undelayed(self, Y: np.ndarray, Yz: np.ndarray) -> None:
+        """The Stein equations of the server and undelayed local blocks, in the eigenbases of the R_c."""
+        lay, V = self.lay, self.V
+        Y[0, 0] /= self.den_00
+        for c in range(lay.C):
+            e = 1 + c
+            Y[0, e] = ((Y[0, e] @ V[c]) / self.den_0l[c][None, :]) @ V[c].T
+            Y[e, 0] = Y[0, e].T
+            for cp in range(c + 1):
+                f = 1 + cp
+                y = (V[c].T @ Y[e, f] @ V[cp]) / self.den_ll[c, :, cp, :]
+                Y[e, f] = V[c] @ y @ V[cp].T
+                Y[f, e] = Y[e, f].T
+            rz = V[c].T @ Yz[c, 0, 0] @ V[c]
+            z = rz / self.den_self[c]
+            if self.model == "exact":   # trace term: rank one on the diagonal (Sherman-Morrison)
+                lam, dd = self.lam[c], np.diag(self.den_self[c])
+                u = self.a[c] ** 2 * self.mu ** 2 * lam
+                zd = np.diag(rz) / dd
+                z[np.diag_indices(lay.D)] = zd + (u / dd) * (lam @ zd) / (1.0 - lam @ (u / dd))
+            Yz[c, 0, 0] = V[c] @ z @ V[c].T
+
+    def __call__(self, Y: np.ndarray, Yz: np.ndarray) -> None:
+        lay = self.lay
+        C, L1, nE = lay.C, lay.L1, lay.nE
+        self._undelayed(Y, Yz)
+        src = np.concatenate([[0], np.arange(1, 1 + C), np.arange(1, nE - C)])
+        bf = np.ones(nE)
+        bf[0] = 1.0 - lay.s
+        G_ll = np.empty((C, C, lay.D, lay.D))
+        for c in range(C):
+            for cp in range(C):
+                G_ll[c, cp] = self._G_local(Y[1 + c, 1 + cp], c, cp)
+        for d in range(1, L1):   # level d reads the final blocks of level d - 1 and its own right side
+            rows = np.arange(1 + d * C, 1 + (d + 1) * C)
+            cols = np.arange(0, 1 + (d + 1) * C)
+            B = Y[(rows - C)[:, None], src[cols][None, :]]          # (C, ncols, D, D)
+            loc_cols = (src[cols] >= 1) & (src[cols] <= C)
+            if d == 1:
+                B = np.matmul(self.aT[:, None], B)
+                B[:, loc_cols] = G_ll[:, src[cols][loc_cols] - 1]
+            idx = np.flatnonzero(loc_cols if d > 1 else np.zeros_like(loc_cols))
+            if idx.size:
+                cls = src[cols][idx] - 1
+                B[:, idx] = np.matmul(B[:, idx], np.swapaxes(self.aT[cls], 1, 2)[None])
+            B *= bf[cols][None, :, None, None]
+            B += Y[rows[:, None], cols[None, :]]
+            Y[rows[:, None], cols[None, :]] = B
+            Y[cols[:-C, None], rows[None, :]] = np.swapaxes(B[:, :-C], 0, 1).swapaxes(2, 3)
+        for c in range(C):
+            Gz = self._G_self(Yz[c, 0, 0], c)
+            for d in range(1, L1):
+                for lp in range(d + 1):
+                    sl = 0 if lp == 0 else lp - 1
+                    if d == 1 and sl == 0:
+                        B = Gz
+                    elif d == 1:
+                        B = self.aT[c] @ Yz[c, 0, sl]
+                    elif sl == 0:
+                        B = Yz[c, d - 1, 0] @ self.aT[c].T
+                    else:
+                        B = Yz[c, d - 1, sl]
+                    Yz[c, d, lp] += B
+                    if lp < d:
+                        Yz[c, lp, d] = Yz[c, d, lp].T
+        lay.canonical(Y, Yz)

@@ -20,7 +20,7 @@ References
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import networkx as nx
@@ -50,6 +50,7 @@ __all__ = [
     "fixed_point",
     "fixed_point_tau0",
     "initial_state",
+    "iterate_pgfl_arms",
     "iteration_spectral_radius",
     "nmsd_observer",
     "run_pgfl",
@@ -342,18 +343,25 @@ def step(problem: PGFLProblem, config: PGFLConfig, solve, state: PGFLState, n: i
     server_of_client = state.w_servers[:, s_k, q_k, :]                       # (R, K, d)
     w_new = solve(server_of_client, state.phi, state.w_clients, selected)     # eq. (4), scheduled clients
     sel = selected[..., None]
-    w_clients = np.where(sel, w_new, state.w_clients)
+    # Full participation (every client selected, every group defined, ...) skips the masking passes: np.where with
+    # an all-true mask and products with all-one weights return the same numbers bit for bit.
+    everyone = bool(selected.all())
+    w_clients = w_new if everyone else np.where(sel, w_new, state.w_clients)
     released = w_clients + noise                                              # eq. (11); noise = 0 for Alg. 1
-    msg_w = np.where(sel, released, state.msg_w)
-    msg_phi = np.where(sel, state.phi, state.msg_phi)
+    msg_w = released if everyone else np.where(sel, released, state.msg_w)
+    msg_phi = state.phi if everyone else np.where(sel, state.phi, state.msg_phi)
     sent = state.sent | selected
     weights = (sent if config.aggregation == "cache" else selected).astype(np.float64)      # (R, K)
     counts = weights @ problem.groups.T                                       # (R, S*Q)
-    sums_w = np.matmul(problem.groups, weights[..., None] * msg_w)           # (S*Q, K) @ (R, K, d), BLAS
-    sums_phi = np.matmul(problem.groups, weights[..., None] * msg_phi)
+    uniform = bool(weights.all())
+    sums_w = np.matmul(problem.groups, msg_w if uniform else weights[..., None] * msg_w)   # (S*Q, K) @ (R, K, d)
+    sums_phi = np.matmul(problem.groups, msg_phi if uniform else weights[..., None] * msg_phi)
     defined = counts > 0
+    all_defined = bool(defined.all())
     with np.errstate(invalid="ignore", divide="ignore"):
-        tilde = np.where(defined[..., None], (sums_w - sums_phi / rho) / np.maximum(counts, 1)[..., None], 0.0)
+        tilde = (sums_w - sums_phi / rho) / np.maximum(counts, 1)[..., None]
+        if not all_defined:
+            tilde = np.where(defined[..., None], tilde, 0.0)
     R = tilde.shape[0]
     tilde = tilde.reshape(R, problem.S, Q, -1)                                # eq. (8)/(12)
     defined = defined.reshape(R, problem.S, Q)
@@ -368,9 +376,11 @@ def step(problem: PGFLProblem, config: PGFLConfig, solve, state: PGFLState, n: i
         return _dual_update(problem, config, state, w_clients, released, w_servers, w_servers, tilde, msg_w,
                             msg_phi, sent, sel, psi)
     A = problem.closed_neighbourhoods
-    numer = np.einsum("sp,rpqd->rsqd", A, tilde * defined[..., None])
+    numer = np.einsum("sp,rpqd->rsqd", A, tilde if all_defined else tilde * defined[..., None])
     denom = np.einsum("sp,rpq->rsq", A, defined.astype(np.float64))
-    w_hat = np.where(denom[..., None] > 0, numer / np.maximum(denom, 1)[..., None], state.w_hat)   # eq. (9)
+    w_hat = numer / np.maximum(denom, 1)[..., None]                                                  # eq. (9)
+    if not all_defined:
+        w_hat = np.where(denom[..., None] > 0, w_hat, state.w_hat)
     tau = config.tau(n) if tau is None else np.asarray(tau, dtype=np.float64).reshape(R, 1, 1, 1)
     if Q > 1:                                                                  # eq. (10)
         w_servers = (1.0 - tau) * w_hat + tau / (Q - 1) * (w_hat.sum(axis=2, keepdims=True) - w_hat)
@@ -390,7 +400,9 @@ def _dual_update(problem, config, state, w_clients, released, w_servers, w_hat, 
         reference, own = tilde[:, s_k, q_k, :], released
     else:
         reference, own = w_servers[:, s_k, q_k, :], released
-    phi = np.where(sel, state.phi + rho * (reference - own), state.phi)        # eq. (5)
+    phi = state.phi + rho * (reference - own)                                  # eq. (5)
+    if not sel.all():
+        phi = np.where(sel, phi, state.phi)
     return PGFLState(w_clients=w_clients, phi=phi, w_servers=w_servers, w_hat=w_hat, w_tilde_servers=tilde,
                      msg_w=msg_w, msg_phi=msg_phi, sent=sent, psi=psi)
 
@@ -474,25 +486,10 @@ def run_pgfl(problem: PGFLProblem, config: PGFLConfig, iterations: int, rng: np.
 LOCKSTEP_SHARED = ("rho", "algorithm", "dual_ref", "aggregation", "server_update")
 
 
-def run_pgfl_arms(problem: PGFLProblem, configs, iterations, rng: np.random.Generator, *,
-                  observe: Callable[[PGFLState], np.ndarray]) -> list[np.ndarray]:
-    """Several configurations of one problem run in lockstep, one run each, with common random numbers.
-
-    Configuration ``i`` gives what ``run_pgfl(problem, configs[i], iterations[i], rng_i, observe=observe)
-    .observations`` gives, bit for bit, when every ``rng_i`` starts in the state of ``rng``: the scheduling keys
-    and the standard-normal noise are drawn once per iteration and shared, and the client step's matrix is
-    factorised once. The configurations may differ in their tau schedule, privacy noise (phi0, zeta, C,
-    noise convention) and scheduling; they must share :data:`LOCKSTEP_SHARED` and use the multi-step server
-    update. ``iterations`` is one horizon or one per configuration (all run to the longest; each keeps its own
-    prefix). Returns the observations of each configuration, shape ``(iterations[i], ...)``.
-    """
-    configs = list(configs)
+def _lockstep_setup(problem: PGFLProblem, configs, horizons, rng) -> None:
+    """Validate a lockstep call (shared by :func:`iterate_pgfl_arms` and :func:`run_pgfl_arms`)."""
     if not configs:
         raise ValueError("configs must hold at least one PGFLConfig, got none")
-    horizons = [iterations] * len(configs) if isinstance(iterations, int) else list(iterations)
-    if len(horizons) != len(configs):
-        raise ValueError(f"iterations must be one integer or one per configuration ({len(configs)}), "
-                         f"got {len(horizons)}")
     for h in horizons:
         if isinstance(h, bool) or not isinstance(h, int) or h < 1:
             raise ValueError(f"iterations must be integers >= 1, got {h!r}")
@@ -505,20 +502,65 @@ def run_pgfl_arms(problem: PGFLProblem, configs, iterations, rng: np.random.Gene
         raise ValueError(f"run_pgfl_arms needs server_update = 'multi_step', got {first.server_update!r}")
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
-    R, K, d = len(configs), problem.K, problem.d
+
+
+def iterate_pgfl_arms(problem: PGFLProblem, configs, iterations: int, rng: np.random.Generator, *,
+                      runs: int = 1) -> Iterator[tuple[int, PGFLState]]:
+    """Several configurations of one problem in lockstep, ``runs`` runs each, with common random numbers: yields
+    ``(n, state)`` after every iteration n = 1..iterations.
+
+    The state holds ``len(configs) * runs`` runs, configuration-major (configuration ``i``'s runs are
+    ``i * runs .. (i + 1) * runs - 1``). Configuration ``i``'s runs are, bit for bit, those of ``run_pgfl(problem,
+    configs[i], iterations, rng_i, runs=runs)`` when every ``rng_i`` starts in the state of ``rng``: the scheduling
+    keys ``(runs, K)`` and the standard-normal noise ``(runs, K, d)`` are drawn once per iteration and shared, and
+    the client step's matrix is factorised once. When no configuration has privacy noise or scheduling the draws
+    are skipped (they would not change any iterate; ``rng`` is then left where it was). Same conditions on the
+    configurations as :func:`run_pgfl_arms`.
+    """
+    configs = list(configs)
+    _lockstep_setup(problem, configs, [iterations], rng)
+    if isinstance(runs, bool) or not isinstance(runs, int) or runs < 1:
+        raise ValueError(f"runs must be an integer >= 1, got {runs!r}")
+    first, C, K, d = configs[0], len(configs), problem.K, problem.d
     solve = client_solver(problem, first.rho)
-    state = initial_state(problem, R)
-    scheduled = np.array([K if c.scheduled is None else c.scheduled for c in configs])[:, None]
-    full = np.array([c.scheduled is None for c in configs])[:, None]
-    observations = []
-    for n in range(1, max(horizons) + 1):
-        keys = rng.random((1, K))                                   # _select's draw, shared by every configuration
-        selected = full | (_key_ranks(problem, keys) < scheduled) if not full.all() else np.ones((R, K), dtype=bool)
-        std = np.stack([np.sqrt(c.noise_variance(problem.samples, n)) for c in configs])     # (R, K)
-        noise = rng.standard_normal((1, K, d)) * std[:, :, None]
-        tau = np.array([c.tau(n) for c in configs])
+    state = initial_state(problem, C * runs)
+    scheduled = np.repeat([K if c.scheduled is None else c.scheduled for c in configs], runs)[:, None]
+    full = np.repeat([c.scheduled is None for c in configs], runs)[:, None]
+    draws = not full.all() or any(c.phi0 is not None for c in configs)
+    selected = np.ones((C * runs, K), dtype=bool)
+    noise = np.zeros((C * runs, K, d))
+    for n in range(1, iterations + 1):
+        if draws:
+            keys = rng.random((runs, K))                            # _select's draw, shared by every configuration
+            if not full.all():
+                selected = full | (np.tile(_key_ranks(problem, keys), (C, 1)) < scheduled)
+            std = np.stack([np.sqrt(c.noise_variance(problem.samples, n)) for c in configs])     # (C, K)
+            z = rng.standard_normal((runs, K, d))
+            noise = (z[None] * std[:, None, :, None]).reshape(C * runs, K, d)
+        tau = np.repeat([c.tau(n) for c in configs], runs)
         state = step(problem, first, solve, state, n, noise, selected, tau=tau)
-        observations.append(observe(state))
+        yield n, state
+
+
+def run_pgfl_arms(problem: PGFLProblem, configs, iterations, rng: np.random.Generator, *,
+                  observe: Callable[[PGFLState], np.ndarray]) -> list[np.ndarray]:
+    """Several configurations of one problem run in lockstep, one run each, with common random numbers.
+
+    Configuration ``i`` gives what ``run_pgfl(problem, configs[i], iterations[i], rng_i, observe=observe)
+    .observations`` gives, bit for bit, when every ``rng_i`` starts in the state of ``rng``: the scheduling keys
+    and the standard-normal noise are drawn once per iteration and shared, and the client step's matrix is
+    factorised once (:func:`iterate_pgfl_arms`). The configurations may differ in their tau schedule, privacy noise
+    (phi0, zeta, C, noise convention) and scheduling; they must share :data:`LOCKSTEP_SHARED` and use the
+    multi-step server update. ``iterations`` is one horizon or one per configuration (all run to the longest; each
+    keeps its own prefix). Returns the observations of each configuration, shape ``(iterations[i], ...)``.
+    """
+    configs = list(configs)
+    horizons = [iterations] * len(configs) if isinstance(iterations, int) else list(iterations)
+    if configs and len(horizons) != len(configs):
+        raise ValueError(f"iterations must be one integer or one per configuration ({len(configs)}), "
+                         f"got {len(horizons)}")
+    _lockstep_setup(problem, configs, horizons, rng)
+    observations = [observe(state) for _, state in iterate_pgfl_arms(problem, configs, max(horizons), rng)]
     stacked = np.stack(observations)                                # (max horizon, R, ...)
     return [stacked[:h, i] for i, h in enumerate(horizons)]
 

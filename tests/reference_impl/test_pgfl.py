@@ -12,6 +12,7 @@ from reference_impl.pgfl import (
     eta_cluster_distance,
     fixed_point_tau0,
     initial_state,
+    iterate_pgfl_arms,
     iteration_spectral_radius,
     nmsd_observer,
     run_pgfl,
@@ -233,6 +234,38 @@ def test_lockstep_arms_are_each_their_own_run_bit_for_bit(problem):
     for config, horizon, curve in zip(configs, horizons, together):
         alone = run_pgfl(problem, config, horizon, np.random.default_rng(9), observe=observe).observations[:, 0]
         assert np.array_equal(curve, alone)
+
+
+def test_lockstep_runs_per_arm_are_run_pgfl_bit_for_bit(problem):
+    """iterate_pgfl_arms with several runs per configuration: each configuration's block of runs is run_pgfl's with
+    as many runs from the same seed (noise and scheduling keys drawn once, shared)."""
+    rho = 0.25 * problem.max_curvature
+    configs = [PGFLConfig(rho=rho, taus=(tau,), algorithm="alg2", phi0=1e-2, zeta=0.95) for tau in (0.0, 0.4)]
+    configs.append(PGFLConfig(rho=rho, taus=(0.2,), algorithm="alg2", scheduled=2))
+    runs, horizon = 3, 9  # several runs per arm, a few iterations (the draws repeat every iteration)
+    states = [state for _, state in iterate_pgfl_arms(problem, configs, horizon, np.random.default_rng(4), runs=runs)]
+    for i, config in enumerate(configs):
+        alone = run_pgfl(problem, config, horizon, np.random.default_rng(4), runs=runs).state
+        block = slice(i * runs, (i + 1) * runs)
+        assert np.array_equal(states[-1].w_servers[block], alone.w_servers)
+        assert np.array_equal(states[-1].phi[block], alone.phi)
+
+
+def test_full_participation_shortcut_matches_the_masked_step(problem):
+    """step skips its masks when every client is selected: the client models, messages and cached duals are what
+    the masked arithmetic (np.where with an all-true mask) gives, bit for bit."""
+    rng = np.random.default_rng(8)
+    state = _random_state(problem, rng)
+    config = PGFLConfig(rho=0.5 * problem.max_curvature, taus=(0.3,), algorithm="alg2")
+    solve = client_solver(problem, config.rho)
+    noise = rng.standard_normal(state.phi.shape)
+    everyone = np.ones(state.sent.shape, dtype=bool)
+    fast = step(problem, config, solve, state, 1, noise, everyone)
+    w_new = solve(state.w_servers[:, problem.client_server, problem.client_cluster, :], state.phi, state.w_clients,
+                  everyone)
+    assert np.array_equal(fast.w_clients, np.where(everyone[..., None], w_new, state.w_clients))
+    assert np.array_equal(fast.msg_w, np.where(everyone[..., None], w_new + noise, state.msg_w))
+    assert np.array_equal(fast.msg_phi, state.phi)
 
 
 @pytest.mark.parametrize("kwargs, match", [

@@ -21,7 +21,7 @@ from reference_impl.pgfl import PGFLConfig, cluster_optima, eta_cluster_distance
 from theory._validate import positive_int
 from theory.bounds import intercluster_bound
 from theory.pgfl.stability import slowest_cluster_curvature
-from verify.pgfl._coupled_runs import run_recorded
+from verify.pgfl._coupled_runs import run_recorded_gaps
 from verify.tolerance import RECORDED_ALPHA, bonferroni
 
 __all__ = ["PRIVACY_DEFAULTS", "RHO_GRID", "SWEEP_COLUMNS", "SWEEP_MEMORY_BYTES", "SWEEP_SCALES", "SweepScale",
@@ -39,7 +39,8 @@ RHO_GRID = (0.1, 0.5, 1.0, 2.5, 5.0, 10.0, 25.0, 100.0)
 PRIVACY_DEFAULTS = MappingProxyType({"phi0": 1e-3, "zeta": 0.99, "C": 1.0})
 
 
-#: Memory the stored tau = 0 trajectories of one batch of runs may take (sets the runs per batch).
+#: Sets the runs per batch, and so each batch's seed: the memory the tau = 0 trajectories of one batch took when they
+#: were stored (the lockstep runs now store none; changing it would change the draws).
 SWEEP_MEMORY_BYTES = 96 * 2**20
 
 
@@ -226,49 +227,35 @@ def sweep_penalty(item: tuple) -> dict:
     noisy = PGFLConfig(rho=rho, algorithm="alg2", phi0=float(privacy["phi0"]), zeta=float(privacy["zeta"]),
                        C=float(privacy["C"]))
 
-    def with_tau(config, tau):
-        return dataclasses.replace(config, taus=(float(tau),))
-
-    def store(into):
-        def sink(slot, state):
-            into[slot] = state.w_servers
-        return sink
-
     # noise-free column (exact): g^{xi=0} at the recorded iterations, one vector per tau
-    reference = np.empty((G, 1, S, Q, d))
-    run_recorded(problem, with_tau(quiet, 0.0), iterations, recorded, int(seeds[0]), 1, store(reference))
-    exact = {}
-    for tau in scale.taus:
-        gap = np.empty((G, S, Q, d))
+    exact = {tau: np.empty((G, S, Q, d)) for tau in scale.taus}
 
-        def sink(slot, state, gap=gap):
-            gap[slot] = reference[slot, 0] - state.w_servers[0]
-        run_recorded(problem, with_tau(quiet, tau), iterations, recorded, int(seeds[0]), 1, sink)
-        exact[tau] = gap
+    def keep(slot, i, gap):
+        exact[scale.taus[i]][slot] = gap[0]
+    run_recorded_gaps(problem, quiet, scale.taus, iterations, recorded, int(seeds[0]), 1, keep)
     exact_sq = {tau: np.sum(g**2, axis=-1) for tau, g in exact.items()}               # (G, S, Q)
 
     # privacy column: batches of runs, each batch from its own seed, CRN inside a batch; Chan's pooled moments
     count, mean, m2, plain = 0, {}, {}, {}
     for b, batch_seed in zip(batches, seeds[1:]):
-        reference = np.empty((G, b, S, Q, d))
-        run_recorded(problem, with_tau(noisy, 0.0), iterations, recorded, int(batch_seed), b, store(reference))
-        for tau in scale.taus:
-            centred, raw = np.empty((G, b, S, Q)), np.empty((G, b, S, Q))
+        centred = {tau: np.empty((G, b, S, Q)) for tau in scale.taus}
+        raw = {tau: np.empty((G, b, S, Q)) for tau in scale.taus}
 
-            def sink(slot, state, tau=tau, centred=centred, raw=raw):
-                gap = reference[slot] - state.w_servers
-                raw[slot] = np.sum(gap**2, axis=-1)
-                centred[slot] = exact_sq[tau][slot] + np.sum((gap - exact[tau][slot]) ** 2, axis=-1)
-            run_recorded(problem, with_tau(noisy, tau), iterations, recorded, int(batch_seed), b, sink)
-            batch_mean = centred.mean(axis=1)
-            batch_m2 = np.sum((centred - batch_mean[:, None]) ** 2, axis=1)
+        def sink(slot, i, gap, centred=centred, raw=raw):
+            tau = scale.taus[i]
+            raw[tau][slot] = np.sum(gap**2, axis=-1)
+            centred[tau][slot] = exact_sq[tau][slot] + np.sum((gap - exact[tau][slot]) ** 2, axis=-1)
+        run_recorded_gaps(problem, noisy, scale.taus, iterations, recorded, int(batch_seed), b, sink)
+        for tau in scale.taus:
+            batch_mean = centred[tau].mean(axis=1)
+            batch_m2 = np.sum((centred[tau] - batch_mean[:, None]) ** 2, axis=1)
             if count == 0:
-                mean[tau], m2[tau], plain[tau] = batch_mean, batch_m2, raw.sum(axis=1)
+                mean[tau], m2[tau], plain[tau] = batch_mean, batch_m2, raw[tau].sum(axis=1)
             else:
                 delta = batch_mean - mean[tau]
                 mean[tau] = mean[tau] + delta * b / (count + b)
                 m2[tau] = m2[tau] + batch_m2 + delta**2 * count * b / (count + b)
-                plain[tau] = plain[tau] + raw.sum(axis=1)
+                plain[tau] = plain[tau] + raw[tau].sum(axis=1)
         count += b
 
     alpha_entry = bonferroni(alpha_cell, 2 * G * S * Q)

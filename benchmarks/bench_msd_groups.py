@@ -1,7 +1,7 @@
 """PAO-Fed steady-state MSD at the paper's K and l_max with non-white features in exchangeable groups.
 
 Run: .venv/bin/python benchmarks/bench_msd_groups.py [--D 20,40,80] [--method bicgstab] [--rtol 1e-10]
-     [--budget 600] [--models seed,exact]
+     [--budget 600] [--models seed,exact] [--covariance toeplitz|rff [--sigma-kappa 5] [--ridge 1e-2]] [--mu MU]
 
 The instance is the paper's federation (seed 004 Ch. 4.5 / P4 Sec. V, spec 5): K = 256 clients in four
 availability groups of 64 (p = 0.25, 0.1, 0.025, 0.005), l_max = 10, delta = 0.2, alpha_l = 0.2^l, window
@@ -9,15 +9,21 @@ selection with p_m = m/D = 0.02, noise variance 0.01, and Toeplitz features R_c 
 (rho_c = 0.1, 0.3, 0.5, 0.7; lambda_min of the last is 0.18). mu = 0.8/D (0.004 at D = 200): tr R_c = D, and the
 exact F's Gaussian fourth moment limits mu to about 2/(tr R + 2 lambda_max), so both models are stable.
 
+``--covariance rff``: R_c = E[z z^T] of the spec 1.2 RFF map (sigma_kappa = 5, the calibrated bandwidth: max
+lambda_max(R_c) ~ 0.92-0.96 at D = 200 against the seed's 1.02) on the spec 1.3 stationary AR(1) inputs, one client
+law per group and one map (theory.msd.classes_rff, exact population covariances), plus ``--ridge`` I: these R_c have
+rank ~5-7 numerically, so without a ridge rho(F) = 1 - O(mu p p_m lambda_min) and (S2) has no usable steady state
+(spec 3.7; at D = 20 BiCGSTAB stalls at 1e-5 with ridge 0, and the MSD moves with the ridge: -27.4 / -26.8 / -23.4 dB
+for 1e-2 / 1e-3 / 1e-4). mu = 0.4 (the seed's, mu lambda_max ~ 0.4), noise variances of spec 1.3 per group.
+
 For each D the steady state of both models is solved on the class reduction (theory.msd.classes: 2509 blocks of
 D x D, independent of K) by capped Krylov with the residual recomputed afterwards. One row per (D, model): wall and
 CPU seconds, iterations, relative residual, MSD in dB and the process's peak RSS so far (ru_maxrss, monotone: run
 the D values in ascending order or one per process). Rows stop after the first D whose solve exceeds ``--budget``
 seconds of wall time.
 
-Measured at D = 200 (10^8 unknowns, 800 MB per vector; the solver is single-threaded): 19-20 preconditioned BiCGSTAB
-iterations per model, 146-163 CPU-s per model, residual <= 5e-11, peak RSS 10.6 GB (BiCGSTAB's vectors, the
-operator's work array and copies: about 13 state vectors), i.e. about 5 minutes for both models on an idle core.
+Memory at D = 200 (10^8 unknowns, 800 MB per full reduced vector; single-threaded): BiCGSTAB keeps six packed
+symmetric vectors (415 MB each) and one full work state, about 3.3 GB in all (was 10.6 GB: about 13 full vectors).
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ import numpy as np
 
 from theory.msd import PAOFedInstance, analysis_moments
 from theory.msd.classes import class_grouping, class_unknowns, classes_msd_steady_state
+from theory.msd.classes_rff import rff_group_covariances
 from theory.msd.instance import toeplitz_covariances
 
 #: the paper's availability groups and this benchmark's Toeplitz correlation per group
@@ -39,25 +46,38 @@ GROUP_P = (0.25, 0.1, 0.025, 0.005)
 GROUP_RHO = (0.1, 0.3, 0.5, 0.7)
 
 
-def paper_groups_instance(D: int, mu: float | None = None) -> PAOFedInstance:
-    """K = 256 in four groups of 64 (p, Toeplitz rho per group), l_max = 10, window selection, p_m = 0.02."""
+def paper_groups_instance(D: int, mu: float | None = None, *, covariance: str = "toeplitz", sigma_kappa: float = 5.0,
+                          ridge: float = 1e-2) -> PAOFedInstance:
+    """K = 256 in four groups of 64 (p and R per group), l_max = 10, window selection, p_m = max(1, D // 50) / D.
+
+    ``covariance="toeplitz"``: R_c = Toeplitz(rho_c^|i-j|), noise 0.01, mu = 0.8 / D by default; ``"rff"``: the RFF
+    covariances of :func:`theory.msd.classes_rff.rff_group_covariances` (seeded by D) plus ``ridge`` I, the spec 1.3
+    noise variances, mu = 0.4 by default.
+    """
     labels = np.repeat(np.arange(4), 64)
     l_max = 10
     rng = np.random.default_rng(D)
     w = rng.standard_normal(D)
+    if covariance == "toeplitz":
+        R, s2, mu0 = toeplitz_covariances(np.array(GROUP_RHO), D), np.full(4, 0.01), 0.8 / D
+    elif covariance == "rff":
+        R, s2 = rff_group_covariances(D, 4, rng, sigma_kappa=sigma_kappa, ridge=ridge)
+        mu0 = 0.4
+    else:
+        raise ValueError(f"covariance must be 'toeplitz' or 'rff', got {covariance!r}")
     return PAOFedInstance(K=256, D=D, l_max=l_max, m=max(1, D // 50), selection="window",
                           p=np.array(GROUP_P)[labels], delta=0.2, alpha=0.2 ** np.arange(l_max + 1),
-                          sigma2_eta=np.full(256, 0.01), R=toeplitz_covariances(np.array(GROUP_RHO)[labels], D),
-                          w_star=w / np.linalg.norm(w), mu=0.8 / D if mu is None else mu)
+                          sigma2_eta=s2[labels], R=R[labels], w_star=w / np.linalg.norm(w), mu=mu0 if mu is None else mu)
 
 
 def _rss_gb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6
 
 
-def run(D: int, models, method: str, rtol: float, maxiter: int, restart: int, progress: bool) -> list[dict]:
+def run(D: int, models, method: str, rtol: float, maxiter: int, restart: int, progress: bool,
+        instance_options: dict) -> list[dict]:
     t0 = time.perf_counter()
-    inst = paper_groups_instance(D)
+    inst = paper_groups_instance(D, **instance_options)
     m = analysis_moments(inst)
     g = class_grouping(m)
     setup = time.perf_counter() - t0
@@ -73,7 +93,8 @@ def run(D: int, models, method: str, rtol: float, maxiter: int, restart: int, pr
                    "solver": sol.method}
         except ValueError as exc:
             res = {"msd_db": None, "error": str(exc)}
-        rows.append({"D": D, "model": model, "mu": inst.mu, "unknowns": class_unknowns(inst.l_max, g.C, D)[1],
+        rows.append({"D": D, "model": model, "covariance": instance_options.get("covariance", "toeplitz"),
+                     "lambda_max": float(inst.lambda_max), "mu": inst.mu, "unknowns": class_unknowns(inst.l_max, g.C, D)[1],
                      "setup_s": setup, "wall_s": time.perf_counter() - w, "cpu_s": time.process_time() - c,
                      "peak_rss_gb": _rss_gb(), "load1": os.getloadavg()[0], **res})
     return rows
@@ -90,13 +111,20 @@ def main() -> None:
     ap.add_argument("--budget", type=float, default=600.0, help="stop after the first D slower than this (s)")
     ap.add_argument("--progress", action="store_true")
     ap.add_argument("--json", action="store_true", help="one JSON object per row instead of the table")
+    ap.add_argument("--covariance", default="toeplitz", choices=("toeplitz", "rff"))
+    ap.add_argument("--sigma-kappa", type=float, default=5.0, help="RFF kernel bandwidth (spec 1.2)")
+    ap.add_argument("--ridge", type=float, default=1e-2, help="added to the RFF covariances (spec 3.7)")
+    ap.add_argument("--mu", type=float, default=None, help="step size (default 0.8 / D, or 0.4 for rff)")
     args = ap.parse_args()
     models = tuple(args.models.split(","))
+    options = {"covariance": args.covariance, "mu": args.mu}
+    if args.covariance == "rff":
+        options.update(sigma_kappa=args.sigma_kappa, ridge=args.ridge)
     if not args.json:
         print(f"{'D':>4} {'model':>6} {'unknowns':>11} {'iters':>6} {'wall s':>8} {'CPU s':>8} {'RSS GB':>7} "
               f"{'residual':>9} {'MSD dB':>9} {'load':>5}")
     for D in (int(s) for s in args.D.split(",")):
-        rows = run(D, models, args.method, args.rtol, args.maxiter, args.restart, args.progress)
+        rows = run(D, models, args.method, args.rtol, args.maxiter, args.restart, args.progress, options)
         for r in rows:
             if args.json:
                 print(json.dumps(r, allow_nan=False), flush=True)

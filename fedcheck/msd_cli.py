@@ -94,6 +94,8 @@ def msd_report(instance, models, method: str = "auto", transient: int | None = N
                  "threshold_mu": [bracket.lo, bracket.hi],
                  "threshold_mu_times_lambda_max": [bracket.lo * instance.lambda_max, bracket.hi * instance.lambda_max],
                  "route": res.route, "seconds": res.seconds}
+        if res.radius_residual is not None:  # rho(F) at mu to the precision the report needs (Ritz residual)
+            entry["spectral_radius_residual"] = res.radius_residual
         if not decided:
             entry["stability"] = (f"not decided on the {res.route} route: rho(F) is not computed there; the MSD is the "
                                   "solution of (S2), the steady state if mu is mean-square stable")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import math
+import os
 import sys
 from pathlib import Path
 
@@ -62,14 +63,44 @@ def _db(x: float) -> float:
     return 10.0 * math.log10(x) if x > 0 else -math.inf
 
 
-def msd_report(instance, models, method: str = "auto", transient: int | None = None, progress=None) -> dict:
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def _analyses(instance, models, route: str, progress, workers: int) -> list:
+    """mean_square_analysis of each model; with ``workers > 1`` the models run in parallel threads (the work is
+    numpy on long vectors with one BLAS thread each, which releases the GIL; each model's computation is the same
+    sequence of operations either way, so the results are identical)."""
+    from threadpoolctl import threadpool_limits
+
+    from theory.msd.routes import mean_square_analysis
+
+    def one(model):
+        return mean_square_analysis(instance, model, route=route, progress=progress)
+
+    if workers <= 1 or len(models) <= 1:
+        return [one(md) for md in models]
+    from concurrent.futures import ThreadPoolExecutor
+
+    # one BLAS thread for the whole parallel section (the per-model limits nest inside it)
+    with threadpool_limits(1), ThreadPoolExecutor(max_workers=min(workers, len(models))) as pool:
+        return list(pool.map(one, models))
+
+
+def msd_report(instance, models, method: str = "auto", transient: int | None = None, progress=None,
+               workers: int | None = None) -> dict:
     """Bounds, thresholds, rho(F) and MSD for ``instance`` (a :class:`theory.msd.PAOFedInstance`).
 
     The route (grouped, white, structured or naive) is chosen by :func:`theory.msd.routes.choose_route` unless
-    ``method`` forces one; ``progress(message)`` receives one line per stage.
+    ``method`` forces one; ``progress(message)`` receives one line per stage. The models are analysed in parallel
+    threads, up to ``workers`` (default: the cores available to the process, at most one per model); the results do
+    not depend on it.
     """
     from theory.msd import msd_transient, msd_transient_naive, paper_mean_bound, paper_mean_square_bound
-    from theory.msd.routes import choose_route, mean_spectral_radius, mean_square_analysis, mean_threshold_fast
+    from theory.msd.routes import choose_route, mean_spectral_radius, mean_threshold_fast
 
     N = instance.n_blocks * instance.D
     route = choose_route(instance, method)
@@ -84,8 +115,8 @@ def msd_report(instance, models, method: str = "auto", transient: int | None = N
         "mean_spectral_radius": mean_spectral_radius(instance),
         "models": {},
     }
-    for model in models:
-        res = mean_square_analysis(instance, model, route=route, progress=progress)
+    workers = _cores() if workers is None else int(workers)
+    for model, res in zip(models, _analyses(instance, models, route, progress, workers), strict=True):
         bracket, radius = res.threshold, res.spectral_radius
         out["thresholds"][model] = [bracket.lo, bracket.hi]
         # an (S2) solution alone does not show rho(F) < 1 (it exists whenever 1 is not an eigenvalue of F)

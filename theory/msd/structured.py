@@ -254,12 +254,23 @@ class SymmetricPacking:
     eigenvector, hence :math:`\rho(\mathcal F) = \rho(\mathcal F|_{\mathrm{Sym}})`.
     """
 
-    def __init__(self, N: int):
+    #: From this N on, rows are copied one by one and the lower triangle filled by blocked transposes (measured at
+    #: N = 2336: pack 6 ms, unpack 14 ms, against 16 and 28 ms with index arrays, whose scatter to the lower triangle
+    #: strides through memory); below it the index arrays are faster (1.4 + 3.0 ms at N = 980).
+    ROW_LOOP_MIN_N = 1500
+    #: Side of the square blocks of the blocked transpose.
+    BLOCK = 128
+
+    def __init__(self, N: int, *, row_loops: bool | None = None):
         self.N = N
-        iu = np.triu_indices(N, 1)
-        self._upper = iu[0] * N + iu[1]
-        self._lower = iu[1] * N + iu[0]
         self.size = N * (N + 1) // 2
+        self.row_loops = N >= self.ROW_LOOP_MIN_N if row_loops is None else bool(row_loops)
+        if self.row_loops:  # where row i's strict upper part starts in the packed vector
+            self._starts = N + np.concatenate(([0], np.cumsum(np.arange(N - 1, 0, -1))))
+        else:
+            iu = np.triu_indices(N, 1)
+            self._upper = iu[0] * N + iu[1]
+            self._lower = iu[1] * N + iu[0]
 
     def pack(self, X: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         """The packed vector of the symmetric matrix ``X`` (its upper triangle is read)."""
@@ -267,6 +278,11 @@ class SymmetricPacking:
         v = np.empty(self.size) if out is None else out
         flat = np.ascontiguousarray(X).reshape(-1)
         v[:N] = flat[::N + 1]
+        if self.row_loops:
+            r2 = math.sqrt(2.0)
+            for i, o in enumerate(self._starts[:N - 1].tolist()):
+                np.multiply(X[i, i + 1:], r2, out=v[o:o + N - 1 - i])
+            return v
         np.take(flat, self._upper, out=v[N:])
         v[N:] *= math.sqrt(2.0)
         return v
@@ -277,6 +293,18 @@ class SymmetricPacking:
         X = np.empty((N, N)) if out is None else out
         flat = X.reshape(-1)
         flat[::N + 1] = v[:N]
+        if self.row_loops:
+            r2 = math.sqrt(2.0)
+            for i, o in enumerate(self._starts[:N - 1].tolist()):
+                np.divide(v[o:o + N - 1 - i], r2, out=X[i, i + 1:])
+            bs = self.BLOCK
+            for a in range(0, N, bs):
+                blk = X[a:a + bs, a:a + bs]
+                low = np.tril_indices(blk.shape[0], -1)
+                blk[low] = blk.T[low]
+                for b in range(a + bs, N, bs):
+                    X[b:b + bs, a:a + bs] = X[a:a + bs, b:b + bs].T
+            return X
         t = v[N:] / math.sqrt(2.0)
         flat[self._upper] = t
         flat[self._lower] = t

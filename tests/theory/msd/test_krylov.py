@@ -155,6 +155,18 @@ def test_symmetric_packing_is_an_isometry_and_F_acts_on_it():
         assert np.allclose(sym.unpack(packed), FX, rtol=1e-13, atol=1e-13 * np.abs(FX).max())
 
 
+@pytest.mark.parametrize("N", [7, 300])  # one block of the transpose; 300 = 2 x 128 + 44 (a partial block)
+def test_symmetric_packing_row_loops_equal_the_index_arrays(N):
+    """The row-by-row packing used for large N gives the same vectors and matrices as the index arrays, bit for bit."""
+    A = np.random.default_rng(N).standard_normal((N, N))
+    X = A + A.T
+    rows, index = SymmetricPacking(N, row_loops=True), SymmetricPacking(N, row_loops=False)
+    v = index.pack(X)
+    assert np.array_equal(rows.pack(X), v)
+    assert np.array_equal(rows.unpack(v), index.unpack(v))
+    assert SymmetricPacking(SymmetricPacking.ROW_LOOP_MIN_N).row_loops and not SymmetricPacking(N).row_loops
+
+
 def test_exact_radius_on_symmetric_matrices_is_the_full_radius_and_packed_gmres_the_naive_msd():
     """Completely positive F_exact: rho(F) has a PSD eigenvector, so the packed symmetric space carries it."""
     inst = instance_from_dict(instance_space.sample(np.random.default_rng(11), max_K=3, max_D=4, max_l=2))

@@ -106,6 +106,21 @@ class PrimalUpdate:
             return self.Mb + np.matmul(self.Mrho, v[..., None])[..., 0]
         return self._newton(v)
 
+    def _direction(self, wts, g, c, eye):
+        r"""Newton direction :math:`(cI + X^TWX)^{-1}g` per node (W = diag(``wts``)). With fewer rows r than
+        features d it is :math:`(g - B^T(cI_r + BB^T)^{-1}Bg)/c`, :math:`B = W^{1/2}X` (Woodbury): an r x r solve
+        per node instead of forming and factorising the d x d Hessian (the paper-size digits: r = 10, d = 65)."""
+        X = self.inst.X
+        if X.shape[1] < self.inst.d:
+            B = np.sqrt(wts)[:, :, None] * X
+            K = np.matmul(B, B.transpose(0, 2, 1))
+            K += c[:, None, None] * np.eye(X.shape[1])[None]
+            t = np.linalg.solve(K, np.matmul(B, g[..., None]))
+            return (g - np.matmul(B.transpose(0, 2, 1), t)[..., 0]) / c[:, None]
+        Hs = np.einsum("nr,nrj,nrk->njk", wts, X, X)
+        Hs += c[:, None, None] * eye
+        return np.linalg.solve(Hs, g[..., None])[..., 0]
+
     def _newton(self, v):
         """Damped Newton on the rho-strongly convex prox objective, all nodes together (step halving per node)."""
         inst, rho = self.inst, self.rho
@@ -126,9 +141,7 @@ class PrimalUpdate:
             margins = np.einsum("nrj,nj->nr", inst.X, z)
             s = 0.5 * (1.0 + np.tanh(0.5 * margins))
             wts = np.where(inst.row_mask, s * (1.0 - s), 0.0) / np.maximum(inst.m, 1)[:, None]
-            Hs = np.einsum("nr,nrj,nrk->njk", wts, inst.X, inst.X)
-            Hs += (rho + inst.gamma * (inst.m > 0))[:, None, None] * eye
-            step = np.linalg.solve(Hs, g[..., None])[..., 0]
+            step = self._direction(wts, g, rho + inst.gamma * (inst.m > 0), eye)
             t = np.ones(inst.n)
             f0 = obj(z)
             slack = 64 * np.finfo(float).eps * np.maximum(1.0, np.abs(f0))   # rounding of the objective itself

@@ -90,7 +90,7 @@ class GTVInstance:
             raise ValueError(f"edges must have shape (E, 2) with E >= 1, got {edges.shape}")
         if np.any(edges[:, 0] >= edges[:, 1]) or np.any(edges < 0) or np.any(edges >= n):
             raise ValueError(f"edges must hold pairs (e_+, e_-) with 0 <= e_+ < e_- < n = {n}")
-        if len({(int(a), int(b)) for a, b in edges}) != len(edges):
+        if np.unique(edges, axis=0).shape[0] != len(edges):
             raise ValueError("edges must not repeat an edge")
         deg = np.bincount(edges.ravel(), minlength=n)
         if np.any(deg == 0):

@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from reference_impl.gtv import run_algorithm1
 from reference_impl.gtv_data import digits_split
@@ -235,13 +236,14 @@ def simulate_digits(arms, point, scale: DigitsScale, root_seed: int, replicates)
     """Outcomes of every arm at ``point`` (the design's ``simulate``): one row per replicate."""
     ifca_init = dict(point).get("IFCA initialisation", "random")
     out = [[] for _ in arms]
-    for replicate in replicates:
-        data_seed, ifca_seed = _seeds(root_seed, replicate)
-        data = digits_split(np.random.default_rng(data_seed), pairs=scale.pairs,
-                            nodes_per_cluster=scale.nodes_per_cluster, split=scale.split,
-                            test_per_cluster=scale.test_per_cluster, gamma=scale.gamma)
-        for index, arm in enumerate(arms):
-            out[index].append(_run_arm(arm, data, scale, ifca_seed, ifca_init))
+    with threadpool_limits(limits=1, user_api="blas"):     # small batched solves: threads only contend
+        for replicate in replicates:
+            data_seed, ifca_seed = _seeds(root_seed, replicate)
+            data = digits_split(np.random.default_rng(data_seed), pairs=scale.pairs,
+                                nodes_per_cluster=scale.nodes_per_cluster, split=scale.split,
+                                test_per_cluster=scale.test_per_cluster, gamma=scale.gamma)
+            for index, arm in enumerate(arms):
+                out[index].append(_run_arm(arm, data, scale, ifca_seed, ifca_init))
     return [np.stack(rows) for rows in out]
 
 

@@ -211,12 +211,18 @@ class SyntheticRFFData:
         advance = has_data if self.ar_clock == "sample" else np.ones(shape, dtype=bool)
         state["lags"] = lags = np.where(advance[..., None], shifted, lags)
         x = self.inputs(lags)
-        # Features only for the clients with a sample (the others' regressors are never used).
+        # Features only for the clients with a sample (the others' regressors are never used), on their rows
+        # gathered by flat index: sqrt(2/D) cos(arg + b) element for element, in place.
         arg = np.matmul(x, np.swapaxes(state["V"], 1, 2))
-        z = np.zeros_like(arg)
-        r, k = np.nonzero(has_data)
-        z[r, k] = math.sqrt(2.0 / self.D) * np.cos(arg[r, k] + state["b"][r])
-        return z, nonlinear_target(x, self.bracket) + noise
+        R, K, D = arg.shape
+        index = np.flatnonzero(has_data)
+        rows = np.take(arg.reshape(R * K, D), index, axis=0)
+        rows += state["b"][0] if R == 1 else np.take(state["b"], index // K, axis=0)
+        np.cos(rows, out=rows)
+        rows *= math.sqrt(2.0 / self.D)
+        z = np.zeros((R * K, D))
+        z[index] = rows
+        return z.reshape(R, K, D), nonlinear_target(x, self.bracket) + noise
 
     def metric(self, state: dict, w: np.ndarray) -> np.ndarray:
         """MSE-test per run, (R,): :math:`\\lVert y_{test} - Z_{test}^T w\\rVert^2 / T` (Ch. (4.36))."""

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from reference_impl.paofed import AlgorithmConfig, AsyncEnvironment, run_paofed
+from reference_impl.paofed import AlgorithmConfig, AsyncEnvironment
 from reference_impl.paofed.simulation import run_paofed_arms
 
 __all__ = ["MATCH_TOLERANCE_DB", "StepMatch", "StepRange", "initial_rate_db", "initial_rates_db", "match_initial_rate",
@@ -86,17 +86,18 @@ def step_field(config: AlgorithmConfig) -> str:
 
 def initial_rate_db(env: AsyncEnvironment, config: AlgorithmConfig, data, n_eval: int, seed: int, runs: int) -> float:
     """MSE-test (dB) at iteration ``n_eval``, averaged over ``runs`` runs of seed ``seed``; ``inf`` if it diverged."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        curve = run_paofed(env, config, data, n_eval, np.random.default_rng(seed), runs=runs).curve
-    return _rate_db(curve, n_eval)
+    return initial_rates_db(env, [config], data, n_eval, seed, runs)[0]
 
 
 def initial_rates_db(env: AsyncEnvironment, configs, data, n_eval: int, seed: int, runs: int) -> list[float]:
     """:func:`initial_rate_db` of each configuration, run in lockstep
     (:func:`reference_impl.paofed.simulation.run_paofed_arms`: the environment and data are drawn once for all);
-    each value is bit for bit the one :func:`initial_rate_db` gives."""
+    each value is bit for bit the one a separate :func:`reference_impl.paofed.run_paofed` gives. Only the metric
+    at ``n_eval`` is computed (``record``)."""
+    record = np.arange(n_eval + 1) == n_eval
     with np.errstate(over="ignore", invalid="ignore"):
-        done = run_paofed_arms(env, list(configs), data, n_eval, np.random.default_rng(seed), runs=runs)
+        done = run_paofed_arms(env, list(configs), data, n_eval, np.random.default_rng(seed), runs=runs,
+                               record=record)
     return [_rate_db(run.curve, n_eval) for run in done]
 
 

@@ -63,10 +63,13 @@ class Selector:
             self.current = draw_selection(rng, config.schedule, self.D, self.m, self.shape)
         self.clients = np.arange(1, env.K + 1)
         self._windows: dict[int, np.ndarray] = {}
+        self._period = self.D // math.gcd(self.m, self.D)
+        self._full = np.ones((1, 1, self.D), dtype=bool)   # M = I or S = I (read only: every iteration shares it)
+        self._full.flags.writeable = False
 
     def _window(self, n: int) -> np.ndarray:
         """Circshift masks of iteration n, (1, K or 1, D); periodic in n with period D / gcd(m, D) (cached)."""
-        key = n % (self.D // math.gcd(self.m, self.D))
+        key = n % self._period
         if key not in self._windows:
             starts = np.full(1, self.m * (key + 1)) if self.config.coordinated else self.m * (key + self.clients)
             self._windows[key] = circshift_window(self.D, self.m, starts % self.D)[None]
@@ -75,8 +78,7 @@ class Selector:
     def masks(self, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         cfg = self.config
         if cfg.schedule == "full":
-            full = np.ones((1, 1, self.D), dtype=bool)
-            return full, full
+            return self._full, self._full
         if cfg.schedule == "circshift":
             M = self._window(n)
             S = self._window(n + 1) if cfg.uplink == "next" else M
@@ -86,5 +88,5 @@ class Selector:
             S = nxt if cfg.uplink == "next" else M
             self.current = nxt
         if cfg.full_downlink:
-            M = np.ones((1, 1, self.D), dtype=bool)
+            M = self._full
         return M, S

@@ -55,6 +55,60 @@ class _Draws:
     M: np.ndarray             # broadcastable to (R, K, D), bool
     S: np.ndarray             # broadcastable to (R, K, D), bool
     sign_noise: np.ndarray | None
+    rows: _Rows | None = None  # the clients with a sample, gathered once for every algorithm of the iteration
+
+
+class _Rows:
+    """The rows (r, k) of the clients with a sample at one iteration, gathered once and shared by the algorithms
+    (internal): ``index`` (flat r K + k, in (r, k) order), their regressors ``z`` (A, D) and targets ``y`` (A,),
+    ``z`` times a step, formed once per step value (:meth:`scaled`), and what the exchanges of the algorithms whose
+    participants are the available clients (``available``: no server sub-sampling) share (:meth:`exchanges`)."""
+
+    def __init__(self, has_data: np.ndarray, z: np.ndarray, y: np.ndarray, available: np.ndarray | None = None):
+        R, K, D = z.shape
+        self.index = np.flatnonzero(has_data)
+        self.z = np.take(_flat(z, D), self.index, axis=0)
+        self.y = np.take(y, self.index)
+        self.available = available
+        self._scaled: dict[float, np.ndarray] = {}
+        self._exchanges: _Exchanges | None = None
+
+    def exchanges(self, part: np.ndarray, kept: np.ndarray, delays: np.ndarray, n: int, G: int) -> _Exchanges:
+        """:class:`_Exchanges` of ``part``, computed once per iteration when ``part`` is ``available``."""
+        if part is not self.available:
+            return _Exchanges(part, kept, delays, n, G, self.index)
+        if self._exchanges is None:
+            self._exchanges = _Exchanges(part, kept, delays, n, G, self.index)
+        return self._exchanges
+
+    def scaled(self, mu: float) -> np.ndarray:
+        """``z * mu`` (read only: several algorithms use it)."""
+        out = self._scaled.get(mu)
+        if out is None:
+            out = self._scaled[mu] = readonly(np.multiply(self.z, mu), np.float64)
+        return out
+
+
+class _Exchanges:
+    """The clients exchanging with the server at iteration n (internal, read only): flat indices ``ip`` (r K + k, in
+    (r, k) order), ``rp``, ``kp``, their buffer rows ``slots`` ((r K + k) G + n mod G), their positions ``talks``
+    among the rows ``index`` of the clients with a sample, the slot's new arrival times, and the per-run counts of
+    messages and discarded messages."""
+
+    def __init__(self, part, kept, delays, n: int, G: int, index):
+        R, K = part.shape
+        self.ip = np.flatnonzero(part)
+        self.rp, self.kp = np.divmod(self.ip, K)
+        self.slots = self.ip * G + n % G
+        self.talks = np.flatnonzero(np.take(part, index)) if index is not None else None
+        self.arrival = np.where(part & kept, n + delays, -1)
+        self.messages = part.sum(axis=1)
+        self.discarded = np.sum(part & ~kept, axis=1)
+
+
+def _flat(a: np.ndarray, D: int) -> np.ndarray:
+    """``a`` (..., D) as a (-1, D) view (never a copy: writes through it must reach ``a``)."""
+    return np.reshape(a, (-1, D), copy=False)
 
 
 _COUNTS = ("messages", "uplink_params", "downlink_params", "uplink_bits", "downlink_bits", "delivered", "discarded")
@@ -85,7 +139,8 @@ def draw_environment(env, data, data_state, behaviour, data_rng, n: int, runs: i
     available = has_data & (behaviour.random(shape) < env.p)
     delays, kept = _draw_delays(env, behaviour, shape)
     z, y = data.draw(data_state, data_rng, n, has_data)
-    return {"has_data": has_data, "available": available, "delays": delays, "kept": kept, "z": z, "y": y}
+    return {"has_data": has_data, "available": available, "delays": delays, "kept": kept, "z": z, "y": y,
+            "rows": _Rows(has_data, z, y, available)}
 
 
 def draw_algorithm(env, config, selector, shared: dict, algorithm, n: int) -> _Draws:
@@ -99,7 +154,8 @@ def draw_algorithm(env, config, selector, shared: dict, algorithm, n: int) -> _D
     if config.sends_signs and config.sign_noise > 0:
         noise = algorithm.uniform(-config.sign_noise, config.sign_noise, size=available.shape + (env.D,))
     return _Draws(has_data=shared["has_data"], participants=participants, delays=shared["delays"],
-                  kept=shared["kept"], z=shared["z"], y=shared["y"], M=M, S=S, sign_noise=noise)
+                  kept=shared["kept"], z=shared["z"], y=shared["y"], M=M, S=S, sign_noise=noise,
+                  rows=shared.get("rows"))
 
 
 def draw_iteration(env, config, selector, data, data_state, streams, n: int, runs: int) -> _Draws:
@@ -119,6 +175,11 @@ def _aggregate_partial(w: np.ndarray, r: np.ndarray, ages: np.ndarray, vals: np.
     """
     R, D = w.shape
     G = alpha.size
+    if R == 1 and overlap_rule != "most_recent":   # one run: the same operations without the run index
+        counts = np.bincount(ages, minlength=G).astype(np.float64)
+        beta = alpha[ages] / counts[ages]
+        contrib = beta[:, None] * np.where(masks, vals - w, 0.0)
+        return np.add.reduce(np.concatenate([w, contrib]), axis=0, keepdims=True)
     counts = np.bincount(r * G + ages, minlength=R * G).reshape(R, G).astype(np.float64)
     beta = alpha[ages] / counts[r, ages]
     if overlap_rule == "most_recent":
@@ -159,56 +220,73 @@ def _entries_per_run(rows: np.ndarray, r: np.ndarray, R: int) -> np.ndarray:
 
 def step(env: AsyncEnvironment, config: AlgorithmConfig, alpha: np.ndarray, state: _State, draws: _Draws,
           n: int, counts: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One iteration n of P1-P9 on every run and client, in place. Returns the delivered (run, client, age)."""
+    """One iteration n of P1-P9 on every run and client, in place. Returns the delivered (run, client, age).
+
+    Clients, runs and buffer slots are addressed by flat indices into (-1, D) views of the state (one index array
+    per gather or scatter instead of two or three); the arithmetic is that of the textbook step, operation for
+    operation (the benchmark checks it against a loop over clients).
+    """
     w, wk = state.w, state.wk
     part = draws.participants
     R, K, D = wk.shape
+    G = env.slots
+    flat_wk = _flat(wk, D)
+    rows = draws.rows if draws.rows is not None else _Rows(draws.has_data, draws.z, draws.y)
+    ex = rows.exchanges(part, draws.kept, draws.delays, n, G)
+    ip, rp, kp = ex.ip, ex.rp, ex.kp               # the participants, flat r K + k in (r, k) order
     # Only clients with a new sample compute (P1); work on their rows.
-    computing = part if (config.sends_signs or not config.autonomous) else draws.has_data
-    rc, kc = np.nonzero(computing)
-    z = draws.z[rc, kc]
-    talks = part[rc, kc]
+    if config.sends_signs or not config.autonomous:       # computing == participants
+        ic, t = ip, slice(None)
+        z = np.take(_flat(draws.z, D), ic, axis=0)
+        y = np.take(draws.y, ic)
+    else:                                                  # computing == has_data (the shared rows)
+        ic, z, y = rows.index, rows.z, rows.y
+        t = ex.talks                               # part is within has_data: ic[t] == ip
     # P3 / P4: start from the received portion merged into the local model (the talking rows), or the local model.
-    start = wk[rc, kc]
-    t = np.flatnonzero(talks)
-    start[t] = np.where(_rows(draws.M, rc[t], kc[t]), w[rc[t]], start[t])
-    e = draws.y[rc, kc] - np.einsum("ad,ad->a", start, z)
-    rp, kp = np.nonzero(part)                      # part is within computing: (rc, kc)[t] in the same order
+    start = np.take(flat_wk, ic, axis=0)
+    if ip.size:
+        start[t] = np.where(_rows(draws.M, rp, kp), w[rp], start[t])
+    e = y - np.einsum("ad,ad->a", start, z)
     if config.sends_signs:
         g = z * e[:, None]
         if draws.sign_noise is not None:
-            g = g + draws.sign_noise[rc, kc]
+            g = g + np.take(_flat(draws.sign_noise, D), ic, axis=0)
         payload = np.sign(g)                       # computing == participants, same order as (rp, kp)
     else:
-        new = np.multiply(z, config.mu)            # start + mu z e, with mu z e formed in place
-        new *= e[:, None]
+        if ic is ip:
+            new = np.multiply(z, config.mu)        # start + mu z e, with mu z e formed in place
+            new *= e[:, None]
+        else:
+            new = np.multiply(rows.scaled(config.mu), e[:, None])
         new += start
-        wk[rc, kc] = new
+        flat_wk[ic] = new
         payload = new[t]
     # Send (S_{k,n} w_{k,n+1}, n) to slot n mod (l_max + 1), whose previous message expired at n - 1.
-    G = env.slots
-    slot = n % G
-    state.buf_vals[rp, kp, slot] = payload
+    flat_vals, flat_masks = _flat(state.buf_vals, D), _flat(state.buf_mask, D)
+    flat_vals[ex.slots] = payload
     sent = _rows(draws.S, rp, kp)
-    state.buf_mask[rp, kp, slot] = sent
-    state.arrival[:, :, slot] = np.where(part & draws.kept, n + draws.delays, -1)
-    counts["messages"] += part.sum(axis=1)
+    flat_masks[ex.slots] = sent
+    state.arrival[:, :, n % G] = ex.arrival
+    counts["messages"] += ex.messages
     up_params = _entries_per_run(sent, rp, R)
     down_params = _entries_per_run(_rows(draws.M, rp, kp), rp, R)
     counts["uplink_params"] += up_params
     counts["downlink_params"] += down_params
     counts["uplink_bits"] += up_params * (1 if config.sends_signs else BITS_PER_PARAMETER)
     counts["downlink_bits"] += down_params * BITS_PER_PARAMETER
-    counts["discarded"] += np.sum(part & ~draws.kept, axis=1)
+    counts["discarded"] += ex.discarded
     # P5: collect the messages arriving at n (each exactly once: the slot is emptied on delivery).
-    r, k, s = np.nonzero(state.arrival == n)
+    flat_arrival = np.reshape(state.arrival, -1, copy=False)
+    due = np.flatnonzero(flat_arrival == n)        # flat (r K + k) G + s, in (r, k, s) order
+    rk, s = np.divmod(due, G)
+    r, k = np.divmod(rk, K)
     ages = (n - s) % G
     if r.size:
-        state.arrival[r, k, s] = -1
+        flat_arrival[due] = -1
         counts["delivered"] += np.bincount(r, minlength=w.shape[0])
-        vals = state.buf_vals[r, k, s]
+        vals = flat_vals[due]
         if config.aggregation == "partial":                                       # P6-P8
-            state.w = _aggregate_partial(w, r, ages, vals, state.buf_mask[r, k, s], alpha, config.overlap_rule)
+            state.w = _aggregate_partial(w, r, ages, vals, flat_masks[due], alpha, config.overlap_rule)
         else:
             total = _add_rows(np.zeros_like(w), r, vals)
             got = np.bincount(r, minlength=w.shape[0])
@@ -256,21 +334,25 @@ def run_paofed(env: AsyncEnvironment, config: AlgorithmConfig, data, iterations:
 
 
 def run_paofed_arms(env: AsyncEnvironment, configs: Sequence[AlgorithmConfig], data, iterations: int,
-                    rng: np.random.Generator, *, runs: int = 1) -> list[SimulationRun]:
+                    rng: np.random.Generator, *, runs: int = 1, record=None) -> list[SimulationRun]:
     r"""Several algorithms on one environment, data source and seed, in lockstep: one :class:`SimulationRun` each.
 
     The result for ``configs[i]`` is bit for bit :func:`run_paofed` ``(env, configs[i], data, iterations, rng')``
     with ``rng'`` a generator in the state ``rng`` is in here (common random numbers): the behaviour and data
     streams are drawn once per iteration for all algorithms (the data draw, RFF features included, is most of an
     iteration's cost), and each algorithm takes its own copy of the algorithm stream.
+
+    ``record`` (bool, length ``iterations + 1``; default all) names the points of the curve whose metric is computed;
+    the others are NaN. The metric (MSE-test: T x D products per run) costs about a third of an algorithm's
+    iteration at the paper's size, and a read-out over windows needs only those; the iterates are the same either way.
     """
     configs = tuple(configs)
     if not configs:
         raise ValueError("configs must hold at least one AlgorithmConfig, got none")
-    return _simulate(env, configs, data, iterations, rng, runs, None)
+    return _simulate(env, configs, data, iterations, rng, runs, None, record)
 
 
-def _simulate(env, configs: tuple, data, iterations: int, rng, runs: int, observe) -> list[SimulationRun]:
+def _simulate(env, configs: tuple, data, iterations: int, rng, runs: int, observe, record=None) -> list[SimulationRun]:
     if not isinstance(env, AsyncEnvironment):
         raise TypeError(f"env must be an AsyncEnvironment, got {type(env).__name__}")
     for config in configs:
@@ -284,6 +366,14 @@ def _simulate(env, configs: tuple, data, iterations: int, rng, runs: int, observ
         raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
     if (data.K, data.D) != (env.K, env.D):
         raise ValueError(f"data has (K, D) = ({data.K}, {data.D}) but env has ({env.K}, {env.D})")
+    if record is None:
+        record = [True] * (iterations + 1)
+    else:
+        mask = np.asarray(record)
+        if mask.dtype != bool or mask.shape != (iterations + 1,):
+            raise ValueError(f"record must be a bool array of length iterations + 1 = {iterations + 1}, got "
+                             f"{mask.dtype} {mask.shape}")
+        record = mask.tolist()
     behaviour, data_rng, algorithm = rng.spawn(3)
     arms = []
     for config in configs:
@@ -291,10 +381,11 @@ def _simulate(env, configs: tuple, data, iterations: int, rng, runs: int, observ
         arms.append({"config": config, "alpha": staleness_weights(config, env.l_max), "rng": own,
                      "selector": Selector(config, env, own, runs), "state": initial_state(env, runs),
                      "counts": {k: np.zeros(runs, dtype=np.int64) for k in _COUNTS},
-                     "curve": np.empty((iterations + 1, runs))})
+                     "curve": np.full((iterations + 1, runs), np.nan)})
     data_state = data.start(data_rng, runs)
     for arm in arms:
-        arm["curve"][0] = data.metric(data_state, arm["state"].w)
+        if record[0]:
+            arm["curve"][0] = data.metric(data_state, arm["state"].w)
     for n in range(iterations):
         shared = draw_environment(env, data, data_state, behaviour, data_rng, n, runs)
         for arm in arms:
@@ -302,7 +393,8 @@ def _simulate(env, configs: tuple, data, iterations: int, rng, runs: int, observ
             draws = draw_algorithm(env, config, arm["selector"], shared, arm["rng"], n)
             w_before = state.w.copy() if observe is not None else None
             delivered = step(env, config, arm["alpha"], state, draws, n, arm["counts"])
-            arm["curve"][n + 1] = data.metric(data_state, state.w)
+            if record[n + 1]:
+                arm["curve"][n + 1] = data.metric(data_state, state.w)
             if observe is not None:
                 arrival = np.where(draws.participants & draws.kept, n + draws.delays, -1)
                 observe(StepRecord(n=n, has_data=draws.has_data.copy(), participants=draws.participants.copy(),

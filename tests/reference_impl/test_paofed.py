@@ -390,7 +390,8 @@ def test_doctests_of_the_paofed_modules():
     assert all(r.failed == 0 for r in results) and sum(r.attempted for r in results) > 0
 
 
-def test_lockstep_arms_equal_separate_runs_bit_for_bit():
+@pytest.mark.parametrize("runs", [1, 2])  # one run (the experiments' fast paths) and a batch of runs
+def test_lockstep_arms_equal_separate_runs_bit_for_bit(runs):
     """run_paofed_arms draws the environment and data once for all algorithms; each result is run_paofed's."""
     from reference_impl.paofed.simulation import run_paofed_arms
     from reference_impl.paofed_data import SyntheticRFFData
@@ -400,9 +401,9 @@ def test_lockstep_arms_equal_separate_runs_bit_for_bit():
     configs = [algorithm_config("paofed-u1", m=2), algorithm_config("paofed-c2", m=3), algorithm_config("pso-fed", m=2),
                algorithm_config("online-fed", server_fraction=0.5), algorithm_config("signsgd", sign_noise=0.5),
                AlgorithmConfig(name="subset", mu=0.3, m=3, schedule="subset", overlap_rule="most_recent")]
-    together = run_paofed_arms(env, configs, data, 40, np.random.default_rng(4), runs=2)  # 40 iterations: every slot used
+    together = run_paofed_arms(env, configs, data, 40, np.random.default_rng(4), runs=runs)  # 40: every slot used
     for config, run in zip(configs, together):
-        alone = run_paofed(env, config, data, 40, np.random.default_rng(4), runs=2)
+        alone = run_paofed(env, config, data, 40, np.random.default_rng(4), runs=runs)
         assert np.array_equal(alone.curve, run.curve) and np.array_equal(alone.w_clients, run.w_clients)
         assert np.array_equal(alone.communication.uplink_bits, run.communication.uplink_bits)
     with pytest.raises(ValueError, match="configs"):
@@ -421,3 +422,37 @@ def test_reduction_along_rows_adds_them_in_order_as_add_at_does():
     np.add.at(expected, np.zeros(300, dtype=np.intp), rows)
     assert np.array_equal(np.add.reduce(np.concatenate([w, rows]), axis=0, keepdims=True), expected)
     assert not np.array_equal(np.add.reduce(np.concatenate([w, rows[::-1]]), axis=0, keepdims=True), expected)
+
+
+def test_a_curve_recorded_at_some_iterations_is_the_full_curve_there_and_nan_elsewhere():
+    """``record`` only skips the metric: the recorded points, the models and the counts are those of a full run."""
+    from reference_impl.paofed.simulation import run_paofed_arms
+    from reference_impl.paofed_data import SyntheticRFFData
+
+    env = experiment_environment(K=8, D=12, delta=0.5, l_max=3)   # small, with delays
+    data = SyntheticRFFData(K=8, D=12, test_size=20)
+    configs = [algorithm_config("paofed-u1", m=2), algorithm_config("online-fed", server_fraction=0.5)]
+    record = np.zeros(31, dtype=bool)  # 30 iterations: w_0 .. w_30
+    record[::4] = record[25:] = True   # every 4th point and a final window
+    full = run_paofed_arms(env, configs, data, 30, np.random.default_rng(4))
+    part = run_paofed_arms(env, configs, data, 30, np.random.default_rng(4), record=record)
+    for a, b in zip(full, part):
+        assert np.array_equal(a.curve[record], b.curve[record]) and np.all(np.isnan(b.curve[~record]))
+        assert np.array_equal(a.w_clients, b.w_clients) and np.array_equal(a.w, b.w)
+        assert np.array_equal(a.communication.delivered, b.communication.delivered)
+    with pytest.raises(ValueError, match="record"):
+        run_paofed_arms(env, configs, data, 30, np.random.default_rng(4), record=record[:-1])
+
+
+def test_one_run_aggregation_equals_the_batched_rule_bit_for_bit():
+    """The one-run aggregation (no run index) is the general rule's row of that run: the same operations."""
+    rng = np.random.default_rng(6)
+    G, D, A = 4, 10, 9  # slots, entries, delivered messages (several per age)
+    alpha = 0.2 ** np.arange(G)
+    ages = rng.integers(G, size=A)
+    vals = rng.standard_normal((A, D))
+    masks = rng.random((A, D)) < 0.5
+    w = rng.standard_normal((2, D))
+    one = _aggregate_partial(w[:1], np.zeros(A, dtype=np.intp), ages, vals, masks, alpha, "none")
+    both = _aggregate_partial(w, np.zeros(A, dtype=np.intp), ages, vals, masks, alpha, "none")
+    assert np.array_equal(one[0], both[0]) and np.array_equal(both[1], w[1])

@@ -135,3 +135,15 @@ def test_calcofi_like_streams_to_clients():
     assert run.curve_db()[-1] < run.curve_db()[0]
     with pytest.raises(ValueError, match="test_size"):
         StreamData.from_arrays(X[:10], y[:10], K=16, rng=np.random.default_rng(1), test_size=5)
+
+
+@pytest.mark.parametrize("runs", [1, 3])  # one run (the experiments) and a batch of runs
+def test_drawn_features_are_the_rff_map_of_the_new_inputs_for_clients_with_data_and_zero_elsewhere(runs):
+    """The draw forms the features of the clients with a sample only: bit for bit rff_features of their inputs."""
+    model = SyntheticRFFData(K=6, D=10, test_size=5)
+    rng = np.random.default_rng(8)
+    state = model.start(rng, runs)
+    has = np.random.default_rng(9).random((runs, 6)) < 0.5  # about half the clients have a sample
+    z, _ = model.draw(state, rng, 0, has)
+    expected = rff_features(model.inputs(state["lags"]), state["V"], state["b"])
+    assert np.array_equal(z[has], expected[has]) and not z[~has].any()

@@ -53,8 +53,8 @@ from reference_impl.paofed_tuning import (
 from verify.comparisons import FAMILY_ALPHA, Design, decide, evaluate_statement, family_size, simulate_arms
 from verify.records import CheckContext, CheckResult
 
-__all__ = ["CHOICES", "DESIGN", "PREFETCH_PROFILES", "SCALES", "Arm", "Scale", "arm_key", "decide_claim",
-           "prefetch_family", "resolve_steps", "simulate", "steps_table"]
+__all__ = ["CHOICES", "DESIGN", "FIGURE_SAMPLES_PER_BIN", "PREFETCH_PROFILES", "SCALES", "Arm", "Scale", "arm_key",
+           "decide_claim", "prefetch_family", "recorded", "resolve_steps", "simulate", "steps_table"]
 
 EVALUATION_KEY = 40_041  # "paofed experiments": replicate seeds (EVALUATION_KEY, root seed, i)
 TUNING_KEY = 40_042  # tuning runs (TUNING_KEY, root seed), independent of the replicates
@@ -334,8 +334,20 @@ def config_at(arm: Arm, scale: Scale, point: Mapping, root_seed: int):
     return config
 
 
-def _bin_means(curve: np.ndarray, bins: int) -> np.ndarray:
-    return curve[1:].reshape(bins, -1).mean(axis=1)
+#: MSE-test samples a figure bin keeps outside the read-out windows (:func:`recorded`).
+FIGURE_SAMPLES_PER_BIN = 4
+
+
+def recorded(scale: Scale) -> np.ndarray:
+    """The iterations whose MSE-test :func:`simulate` computes (bool, iterations + 1): every iteration of the read-out
+    windows (``final``, ``early``), elsewhere every ``stride``-th, ``stride = max(1, (iterations / bins) //``
+    :data:`FIGURE_SAMPLES_PER_BIN`), enough for the figures' bin means (every iteration at ci; every 5th of the bins
+    of 20 at thorough, where the metric is a third of an arm's cost per iteration). The read-outs are unchanged."""
+    mask = np.zeros(scale.iterations + 1, dtype=bool)
+    mask[::max(1, scale.iterations // scale.bins // FIGURE_SAMPLES_PER_BIN)] = True
+    mask[scale.iterations - scale.window + 1:] = True
+    mask[scale.early[0]:scale.early[1] + 1] = True
+    return mask
 
 
 def simulate(arms, point, scale: Scale, root_seed: int, replicates) -> list[np.ndarray]:
@@ -343,7 +355,8 @@ def simulate(arms, point, scale: Scale, root_seed: int, replicates) -> list[np.n
 
     The arms of one setting and delay reading run in lockstep (:func:`reference_impl.paofed.run_paofed_arms`): the
     replicate's environment and data draws are made once for all of them, and each curve is bit for bit the one
-    a separate run of the arm on the replicate's seed gives.
+    a separate run of the arm on the replicate's seed gives, at the iterations :func:`recorded` names (NaN
+    elsewhere).
     """
     point = dict(point)
     groups: dict = {}
@@ -352,12 +365,13 @@ def simulate(arms, point, scale: Scale, root_seed: int, replicates) -> list[np.n
     setups = {key: (environment(key[0], scale, key[1]), data_source(key[0], scale),
                     [config_at(arms[i], scale, point, root_seed) for i in idx]) for key, idx in groups.items()}
     out = [np.empty((len(replicates), scale.iterations + 1)) for _ in arms]
+    record = recorded(scale)
     for j, i in enumerate(replicates):
         for key, idx in groups.items():
             env, data, configs = setups[key]
             rng = np.random.default_rng([EVALUATION_KEY, root_seed, i])
             with np.errstate(over="ignore", invalid="ignore"):
-                runs = run_paofed_arms(env, configs, data, scale.iterations, rng, runs=1)
+                runs = run_paofed_arms(env, configs, data, scale.iterations, rng, runs=1, record=record)
             for k, run in zip(idx, runs):
                 out[k][j] = 10.0 ** (arms[k].shift_db / 10.0) * run.curve[:, 0]
     return out

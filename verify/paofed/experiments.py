@@ -104,8 +104,8 @@ def _figures(name: str, title: str, arms=None, windows=("final",)):
         shown = [a for a in curves if arms is None or a in arms]
         width = scale.iterations // scale.bins
         x = (np.arange(scale.bins) + 0.5) * width
-        binned = {a.label: 10.0 * np.log10(curves[a][:, 1:].reshape(curves[a].shape[0], scale.bins, width)
-                                             .mean(axis=2)) for a in shown}
+        binned = {a.label: 10.0 * np.log10(np.nanmean(curves[a][:, 1:].reshape(curves[a].shape[0], scale.bins, width),
+                                                      axis=2)) for a in shown}  # the recorded samples of each bin
         spans = {"final": (scale.iterations - scale.window, scale.iterations), "early": scale.early}
         caption = "; ".join(
             f"{s.text}: median difference {o.median:+.2f} dB, {100 * (1 - 2 * 0.025):.0f} %-level sign-test bounds "

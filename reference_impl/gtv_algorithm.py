@@ -79,9 +79,17 @@ def _check_steps(inst, tau, sigma) -> float:
 class PrimalUpdate:
     r"""PU^{(i)}\{v\} = \arg\min_z L_i(z) + \frac{1}{2\tau_i}\lVert v - z\rVert^2 for all nodes at once."""
 
-    def __init__(self, inst: GTVInstance, tau: np.ndarray, *, newton_tol: float = 1e-12, newton_max: int = 100):
+    #: Newton directions of the logistic PU: ``"woodbury"`` (an r x r solve per node), ``"hessian"`` (the d x d
+    #: Hessian), ``"auto"`` (Woodbury when a node has fewer sample rows r than features d).
+    DIRECTIONS = ("auto", "woodbury", "hessian")
+
+    def __init__(self, inst: GTVInstance, tau: np.ndarray, *, newton_tol: float = 1e-12, newton_max: int = 100,
+                 direction: str = "auto"):
+        if direction not in self.DIRECTIONS:
+            raise ValueError(f"direction must be one of {self.DIRECTIONS}, got {direction!r}")
         self.inst, self.rho = inst, 1.0 / tau
         self.newton_tol, self.newton_max = newton_tol, newton_max
+        self.by_rows = direction == "woodbury" or (direction == "auto" and inst.X.shape[1] < inst.d)
         self.warm = None
         self.last_residual = 0.0      # max_i ||grad of the prox objective|| at the last inexact (Newton) update
         self.woodbury = inst.loss == "squared" and inst.X.shape[1] < inst.d
@@ -107,11 +115,11 @@ class PrimalUpdate:
         return self._newton(v)
 
     def _direction(self, wts, g, c, eye):
-        r"""Newton direction :math:`(cI + X^TWX)^{-1}g` per node (W = diag(``wts``)). With fewer rows r than
-        features d it is :math:`(g - B^T(cI_r + BB^T)^{-1}Bg)/c`, :math:`B = W^{1/2}X` (Woodbury): an r x r solve
-        per node instead of forming and factorising the d x d Hessian (the paper-size digits: r = 10, d = 65)."""
+        r"""Newton direction :math:`(cI + X^TWX)^{-1}g` per node (W = diag(``wts``)). By rows (Woodbury) it is
+        :math:`(g - B^T(cI_r + BB^T)^{-1}Bg)/c`, :math:`B = W^{1/2}X`: an r x r solve per node instead of forming
+        and factorising the d x d Hessian (the paper-size digits: r = 10, d = 65)."""
         X = self.inst.X
-        if X.shape[1] < self.inst.d:
+        if self.by_rows:
             B = np.sqrt(wts)[:, :, None] * X
             K = np.matmul(B, B.transpose(0, 2, 1))
             K += c[:, None, None] * np.eye(X.shape[1])[None]

@@ -5,6 +5,7 @@ import pytest
 from threadpoolctl import threadpool_limits
 
 from reference_impl.gtv import (
+    PrimalUpdate,
     fedavg,
     ifca,
     mse,
@@ -78,22 +79,22 @@ def test_primal_update_is_the_proximal_map(loss):
     assert np.abs(stationarity).max() < 1e-10
 
 
-def test_logistic_primal_update_with_fewer_rows_than_features_agrees_with_the_dense_hessian():
-    """Two methods: with m_max < d the Newton direction comes from an m_max x m_max Woodbury solve; padding X with
-    zero rows (m_max >= d, masked) forces the d x d Hessian. Both reach the proximal map's stationarity and agree."""
+def test_logistic_primal_update_woodbury_and_hessian_directions_agree():
+    """Two methods: with fewer sample rows than features ("auto" picks Woodbury's r x r solve) and with the d x d
+    Hessian, the Newton PU reaches the proximal map's stationarity and both land on the same point."""
     rng = np.random.default_rng(3)
     inst, _ = sbm_instance(rng, sizes=(5, 5), p_in=0.8, p_out=0.2, d=6, m=3, noise=0.1, lam=0.1)   # m = 3 < d = 6
     inst = inst.with_(loss="logistic", y=np.where(inst.y > 0, 1.0, -1.0) * inst.row_mask, gamma=0.01)
-    pad = 4                                             # 3 + 4 = 7 rows >= d = 6: the dense path
-    dense = inst.with_(X=np.concatenate([inst.X, np.zeros((inst.n, pad, inst.d))], axis=1),
-                       y=np.concatenate([inst.y, np.zeros((inst.n, pad))], axis=1))
     tau, _ = step_sizes(inst, 0.5)
     v = 3.0 * rng.normal(size=(inst.n, inst.d))         # far from the data fit: several damped Newton steps
-    z_woodbury, z_dense = primal_update(inst, v, tau), primal_update(dense, v, tau)
-    for z in (z_woodbury, z_dense):
+    assert PrimalUpdate(inst, tau).by_rows and not PrimalUpdate(inst, tau, direction="hessian").by_rows
+    points = [PrimalUpdate(inst, tau, direction=how)(v) for how in ("auto", "hessian")]
+    for z in points:
         assert np.abs(loss_gradients(inst, z) + (z - v) / tau[:, None]).max() < TOL
     # both are within newton_tol (1e-12, relative) of the unique minimiser of a (1/tau)-strongly convex objective
-    assert np.abs(z_woodbury - z_dense).max() < TOL
+    assert np.abs(points[0] - points[1]).max() < TOL
+    with pytest.raises(ValueError, match="direction"):
+        PrimalUpdate(inst, tau, direction="cholesky")
 
 
 PENALTIES = ["l2", "l1", "mocha", "quad"]

@@ -9,12 +9,14 @@ selection with p_m = m/D = 0.02, noise variance 0.01, and Toeplitz features R_c 
 (rho_c = 0.1, 0.3, 0.5, 0.7; lambda_min of the last is 0.18). mu = 0.8/D (0.004 at D = 200): tr R_c = D, and the
 exact F's Gaussian fourth moment limits mu to about 2/(tr R + 2 lambda_max), so both models are stable.
 
-``--covariance rff``: R_c = E[z z^T] of the spec 1.2 RFF map (sigma_kappa = 5, the calibrated bandwidth: max
-lambda_max(R_c) ~ 0.92-0.96 at D = 200 against the seed's 1.02) on the spec 1.3 stationary AR(1) inputs, one client
-law per group and one map (theory.msd.classes_rff, exact population covariances), plus ``--ridge`` I: these R_c have
-rank ~5-7 numerically, so without a ridge rho(F) = 1 - O(mu p p_m lambda_min) and (S2) has no usable steady state
-(spec 3.7; at D = 20 BiCGSTAB stalls at 1e-5 with ridge 0, and the MSD moves with the ridge: -27.4 / -26.8 / -23.4 dB
-for 1e-2 / 1e-3 / 1e-4). mu = 0.4 (the seed's, mu lambda_max ~ 0.4), noise variances of spec 1.3 per group.
+``--covariance rff``: R_c = E[z z^T] of the spec 1.2 RFF map (sigma_kappa = 5, the calibrated bandwidth: lambda_max of
+the four R_c 0.88-0.93 at D = 200 against the seed's 1.02) on the spec 1.3 stationary AR(1) inputs, one client law per
+group and one map (theory.msd.classes_rff, exact population covariances), plus ``--ridge`` I: these R_c have
+numerical rank 5-7, so without a ridge rho(F) = 1 - O(mu p p_m lambda_min) and (S2) has no usable steady state
+(spec 3.7; at D = 20 BiCGSTAB stalls at 1.2e-5 after 1600 iterations). The MSD depends on the ridge (D = 60: -23.74 / -21.41 dB seed / exact with
+1e-2, 11-12 iterations; -24.37 / -22.61 dB with 1e-3, 35-39 iterations); note that ridge * D adds to tr R_c (about 1
+without it), which the exact F's fourth moment sees. mu = 0.4 (the seed's; mu lambda_max ~ 0.37), noise variances
+of spec 1.3 per group.
 
 For each D the steady state of both models is solved on the class reduction (theory.msd.classes: 2509 blocks of
 D x D, independent of K) by capped Krylov with the residual recomputed afterwards. One row per (D, model): wall and
@@ -22,8 +24,12 @@ CPU seconds, iterations, relative residual, MSD in dB and the process's peak RSS
 the D values in ascending order or one per process). Rows stop after the first D whose solve exceeds ``--budget``
 seconds of wall time.
 
-Memory at D = 200 (10^8 unknowns, 800 MB per full reduced vector; single-threaded): BiCGSTAB keeps six packed
-symmetric vectors (415 MB each) and one full work state, about 3.3 GB in all (was 10.6 GB: about 13 full vectors).
+Measured at D = 200 (10^8 unknowns; single-threaded; load average 6-10 on 2 shared cores), peak RSS 3.63 GB
+(six packed symmetric vectors of 415 MB and one 800 MB work state; was 10.6 GB, about 13 full vectors; 4.41 GB in
+the Toeplitz run below, made before the first model's solution was dropped ahead of the second solve):
+Toeplitz, seed F 21 iterations 72.0 CPU-s, residual 3.8e-11, -39.0506 dB; exact F 19 iterations 69.6 CPU-s, 4.5e-11,
+-37.5700 dB (was 163 / 146 CPU-s). RFF, ridge 1e-2: seed 13 iterations 55.1 CPU-s, 3.5e-11, -17.2251 dB; exact 14
+iterations 48.9 CPU-s, 1.6e-11, -13.1497 dB.
 """
 
 from __future__ import annotations

@@ -133,8 +133,8 @@ def classes_msd_steady_state(x, model: str = "seed", *, grouping: Grouping | Non
 
     Dense LU of the explicit reduced operator up to :data:`DENSE_MAX` scalar unknowns (or ``method="dense"``),
     else capped BiCGSTAB (``"bicgstab"``, the default above :data:`DENSE_MAX`) on packed symmetric states
-    (:func:`theory.msd.classes_solver.packed_bicgstab`: six half-size vectors and one full work state, about
-    3.3 GB at the paper's scale with D = 200), right-preconditioned (``precondition``) by an exact solve of the
+    (:func:`theory.msd.classes_solver.packed_bicgstab`: six half-size vectors and one full work state, peak
+    RSS 3.6 GB at the paper's scale with D = 200), right-preconditioned (``precondition``) by an exact solve of the
     stiff part of :math:`I - \mathcal F` (:class:`theory.msd.classes_preconditioner.StiffPartSolver`), with up
     to three restarts from the recomputed residual; or GMRES(``restart``) (``"gmres"``) on full reduced vectors
     (:func:`theory.msd.white.krylov_solve`, small instances). The solve does not decide stability; a residual

@@ -88,6 +88,21 @@ def rff_features(x: np.ndarray, V: np.ndarray, b: np.ndarray) -> np.ndarray:
     return math.sqrt(2.0 / D) * np.cos(np.matmul(x, np.swapaxes(V, 1, 2)) + b[:, None, :])
 
 
+def _features_with_data(x: np.ndarray, V: np.ndarray, b: np.ndarray, has_data: np.ndarray) -> np.ndarray:
+    """:func:`rff_features` of the clients with a sample (bit for bit), zero for the others (whose regressors are
+    never used): the cosines of their rows only, gathered by flat index and formed in place."""
+    arg = np.matmul(x, np.swapaxes(V, 1, 2))
+    R, K, D = arg.shape
+    index = np.flatnonzero(has_data)
+    rows = np.take(arg.reshape(R * K, D), index, axis=0)
+    rows += b[0] if R == 1 else np.take(b, index // K, axis=0)
+    np.cos(rows, out=rows)
+    rows *= math.sqrt(2.0 / D)
+    z = np.zeros((R * K, D))
+    z[index] = rows
+    return z.reshape(R, K, D)
+
+
 def nonlinear_target(x: np.ndarray, bracket: str = "classical") -> np.ndarray:
     r"""f of Ch. (4.35) / P4 (39) on inputs (..., 4) (x[1..4] of the seed = x[..., 0..3]).
 
@@ -211,18 +226,7 @@ class SyntheticRFFData:
         advance = has_data if self.ar_clock == "sample" else np.ones(shape, dtype=bool)
         state["lags"] = lags = np.where(advance[..., None], shifted, lags)
         x = self.inputs(lags)
-        # Features only for the clients with a sample (the others' regressors are never used), on their rows
-        # gathered by flat index: sqrt(2/D) cos(arg + b) element for element, in place.
-        arg = np.matmul(x, np.swapaxes(state["V"], 1, 2))
-        R, K, D = arg.shape
-        index = np.flatnonzero(has_data)
-        rows = np.take(arg.reshape(R * K, D), index, axis=0)
-        rows += state["b"][0] if R == 1 else np.take(state["b"], index // K, axis=0)
-        np.cos(rows, out=rows)
-        rows *= math.sqrt(2.0 / self.D)
-        z = np.zeros((R * K, D))
-        z[index] = rows
-        return z.reshape(R, K, D), nonlinear_target(x, self.bracket) + noise
+        return _features_with_data(x, state["V"], state["b"], has_data), nonlinear_target(x, self.bracket) + noise
 
     def metric(self, state: dict, w: np.ndarray) -> np.ndarray:
         """MSE-test per run, (R,): :math:`\\lVert y_{test} - Z_{test}^T w\\rVert^2 / T` (Ch. (4.36))."""
@@ -384,7 +388,7 @@ class StreamData:
         k = np.arange(self.K)[None, :]
         x, y = self.X_clients[k, idx], self.y_clients[k, idx]
         state["next"] = state["next"] + has_data
-        return rff_features(x, state["V"], state["b"]), y
+        return _features_with_data(x, state["V"], state["b"], has_data), y
 
     def metric(self, state: dict, w: np.ndarray) -> np.ndarray:
         resid = self.y_test[None, :] - np.einsum("rtd,rd->rt", state["Z_test"], w)

@@ -147,3 +147,17 @@ def test_drawn_features_are_the_rff_map_of_the_new_inputs_for_clients_with_data_
     z, _ = model.draw(state, rng, 0, has)
     expected = rff_features(model.inputs(state["lags"]), state["V"], state["b"])
     assert np.array_equal(z[has], expected[has]) and not z[~has].any()
+
+
+@pytest.mark.parametrize("runs", [1, 3])  # one run (the experiments) and a batch of runs
+def test_streamed_features_are_the_rff_map_of_the_next_samples_for_clients_with_data_and_zero_elsewhere(runs):
+    """A stream's draw forms the features of the clients with a sample only: bit for bit rff_features of their next
+    samples."""
+    X, y = calcofi_like(np.random.default_rng(0), 600)  # a small surrogate: 600 samples
+    data = StreamData.from_arrays(X, y, K=6, rng=np.random.default_rng(1), test_size=50, D=10)
+    state = data.start(np.random.default_rng(2), runs)
+    has = np.random.default_rng(9).random((runs, 6)) < 0.5  # about half the clients have a sample
+    x = data.X_clients[np.arange(6)[None, :], state["next"] % data.counts]
+    z, _ = data.draw(state, np.random.default_rng(3), 0, has)
+    expected = rff_features(x, state["V"], state["b"])
+    assert np.array_equal(z[has], expected[has]) and not z[~has].any()

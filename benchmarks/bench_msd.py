@@ -18,7 +18,8 @@ Prints three tables, measured in this process (2 cores, other jobs may be runnin
 4. end to end ``fedcheck msd`` (fedcheck.msd_cli.msd_report: both models, mean / seed / exact thresholds,
    rho(F), MSD) on the family below at N = 250 (K = 8, D = 10), 980 (K = 16, D = 20) and 2400
    (K = 24, D = 32, l_max = 2), against ``scipy.linalg.solve_discrete_lyapunov`` of the same N in the same
-   process (a plain dense Stein equation: the floor of a dense method); the ratio is printed beside the times;
+   process (a plain dense Stein equation: the floor of a dense method); the ratio is printed beside the times
+   (wall and CPU: fedcheck analyses the two models in parallel threads, Stein uses threaded BLAS);
 5. ``--paper-white``: the same report at the paper's scale with white features (four groups of 64 exchangeable
    clients: the grouped route, theory.msd.grouped; ``--paper-route white`` forces the ungrouped white route)
    (exact and seed F, rho, thresholds, MSD): wall and CPU time, peak traced memory and peak RSS.
@@ -162,17 +163,19 @@ def end_to_end(N: int) -> dict:
     cpu = time.process_time() - c0
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10  # MB, the process's peak so far
     row = {"N": rep["N"], "K": K, "D": D, "l_max": L, "seconds": t, "cpu_s": cpu, "stein_s": t_stein, "stein_cpu_s": cpu_stein,
-           "ratio": t / t_stein, "peak_MB": peak / 2**20, "route": rep["route"], "load": os.getloadavg()[0]}
+           "ratio": t / t_stein, "peak_MB": peak / 2**20, "rss_MB": rss, "route": rep["route"], "load": os.getloadavg()[0]}
     for model in ("seed", "exact"):
         e = rep["models"][model]
         row[model] = (e["spectral_radius"], e["threshold_mu_times_lambda_max"][0], e.get("msd_db"), e.get("residual"),
                       e["seconds"])
     print(f"  N = {row['N']:5d} (K = {K}, D = {D}, l_max = {L}): fedcheck msd {t:7.2f} s ({cpu:.1f} s CPU), dense "
-          f"Stein {t_stein:6.2f} s ({cpu_stein:.1f} s CPU), ratio {row['ratio']:5.1f}x (CPU {cpu / cpu_stein:.1f}x), peak {row['peak_MB']:7.0f} MB, load "
+          f"Stein {t_stein:6.2f} s ({cpu_stein:.1f} s CPU), ratio {row['ratio']:5.1f}x (CPU {cpu / cpu_stein:.1f}x), peak traced {row['peak_MB']:7.0f} MB, RSS {rss:.0f} MB, load "
           f"{row['load']:.1f}; "
           + "; ".join(f"{md}: rho {row[md][0]:.6f}, mu* lambda {row[md][1]:.4f}, MSD {row[md][2]:.3f} dB "
-                      f"(residual {row[md][3]:.1e}, {row[md][4]:.1f} s)" for md in ("seed", "exact")), flush=True)
+                      f"(residual {row[md][3]:.1e}, {row[md][4]:.1f} s)" for md in ("seed", "exact"))
+          + f"; the two models in parallel threads on {len(os.sched_getaffinity(0))} cores", flush=True)
     return row
 
 

@@ -23,8 +23,14 @@ from the previous Perron vector. The bracket is certified as in
 For the exact model :math:`\mathcal F_{exact}(C) = E[P_eCP_e^T]` is completely positive, so the
 (S2) solution :math:`C_\infty \succeq 0` with :math:`C_\infty - \mathcal F(C_\infty) = Q` is an additional
 stability certificate (reported as ``psd_certificate``: the smallest relative diagonal shift that makes Cholesky of
-:math:`C_\infty` succeed). The seed's truncated :math:`\mathcal F` is not a positive map (its middle factor
-:math:`X - \mu(RX + XR)` is not), so only the Arnoldi bracket certifies it.
+:math:`C_\infty` succeed): with :math:`\Lambda \succeq 0` the left Perron eigenvector,
+:math:`(1 - \rho)\langle\Lambda, C_\infty\rangle = \langle\Lambda, Q\rangle`, so :math:`\rho < 1` unless
+:math:`\langle\Lambda, Q\rangle = 0`, which :math:`Q = \mu^2\mathcal B(E[\Phi])` (PSD, singular for
+:math:`l_{\max} \ge 2`) does not exclude; a PD right side would (one more (S2) solve, not done). The seed's
+truncated :math:`\mathcal F` is not a positive map (its middle factor :math:`X - \mu(RX + XR)` is not), so only
+the Arnoldi bracket certifies it. :math:`\rho(\mathcal F)` at the instance's :math:`\mu` below the certified
+threshold is reported to Ritz residual :data:`RADIUS_TOLS` [0] (1e-6, ``radius_residual``): its side of 1 is
+decided with :math:`|\rho - 1| \ge` :data:`RADIUS_NEAR_ONE`, else by a second solve to 1e-10.
 
 References
 ----------

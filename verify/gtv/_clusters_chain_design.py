@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from reference_impl.gtv import fedavg, mse, oracle_clusterwise, run_algorithm1
 from reference_impl.gtv_data import chain_instance, sbm_instance
@@ -57,20 +58,23 @@ def simulate_clusters(arms, point, scale: ClustersScale, root_seed: int, replica
     """MSE (41) ``(len(replicates), 1)`` of every arm (a method) on the SBM with ``k`` clusters of ``point``."""
     k = int(dict(point)["k"])
     out = [[] for _ in arms]
-    for replicate in replicates:
-        inst, w_true = sbm_instance(_rng(CLUSTERS_KEY, root_seed, replicate * 100 + k),
-                                    sizes=(scale.cluster_size,) * k, d=scale.d, m=10, p_out=0.01)
-        for index, method in enumerate(arms):
-            if method == "algorithm1":
-                w = run_algorithm1(inst, theta=10.0, max_iterations=scale.iterations, tol=GTV_ALG1_TOL,
-                                   record_every=0).w
-            elif method == "fedavg":
-                w = fedavg(inst, rounds=scale.rounds)
-            elif method == "oracle":
-                w = oracle_clusterwise(inst)
-            else:
-                raise ValueError(f"method must be algorithm1, fedavg or oracle, got {method!r}")
-            out[index].append([mse(w, w_true)])
+    # One BLAS thread: threads only contend on a shared machine, and the oracle's LAPACK solve then rounds the
+    # same on every machine (threaded, its last bits depended on the core count).
+    with threadpool_limits(limits=1, user_api="blas"):
+        for replicate in replicates:
+            inst, w_true = sbm_instance(_rng(CLUSTERS_KEY, root_seed, replicate * 100 + k),
+                                        sizes=(scale.cluster_size,) * k, d=scale.d, m=10, p_out=0.01)
+            for index, method in enumerate(arms):
+                if method == "algorithm1":
+                    w = run_algorithm1(inst, theta=10.0, max_iterations=scale.iterations, tol=GTV_ALG1_TOL,
+                                       record_every=0).w
+                elif method == "fedavg":
+                    w = fedavg(inst, rounds=scale.rounds)
+                elif method == "oracle":
+                    w = oracle_clusterwise(inst)
+                else:
+                    raise ValueError(f"method must be algorithm1, fedavg or oracle, got {method!r}")
+                out[index].append([mse(w, w_true)])
     return [np.array(rows) for rows in out]
 
 
@@ -97,13 +101,14 @@ def simulate_chain(arms, point, scale: ChainScale, root_seed: int, replicates) -
     every arm ``(eps, rho, sigma)`` at ``point`` (``lambda``)."""
     lam = dict(point).get("lambda", 1e-2)
     out = [[] for _ in arms]
-    for replicate in replicates:
-        for index, (eps, rho, sigma) in enumerate(arms):
-            rng = _rng(CHAIN_KEY, root_seed, replicate)     # the same draws for every arm of the replicate
-            inst, w_true = chain_instance(rng, n=scale.n, eps=eps, d=scale.d, m=scale.m, noise=sigma, rho=rho,
-                                          lam=lam)
-            run = run_algorithm1(inst, theta=1.0, max_iterations=scale.iterations, tol=GTV_ALG1_TOL, record_every=0)
-            out[index].append([mse(run.w, w_true)])
+    with threadpool_limits(limits=1, user_api="blas"):
+        for replicate in replicates:
+            for index, (eps, rho, sigma) in enumerate(arms):
+                rng = _rng(CHAIN_KEY, root_seed, replicate)     # the same draws for every arm of the replicate
+                inst, w_true = chain_instance(rng, n=scale.n, eps=eps, d=scale.d, m=scale.m, noise=sigma, rho=rho,
+                                              lam=lam)
+                run = run_algorithm1(inst, theta=1.0, max_iterations=scale.iterations, tol=GTV_ALG1_TOL, record_every=0)
+                out[index].append([mse(run.w, w_true)])
     return [np.array(rows) for rows in out]
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from reference_impl.gtv import fedavg, ifca, mse, oracle_clusterwise, pooled_solution, run_algorithm1
 from reference_impl.gtv_data import sbm_instance
@@ -126,11 +127,14 @@ def simulate_table1(arms, point, scale: Scale, root_seed: int, replicates) -> li
     """Outcomes ``(len(replicates), 4 + curve_points)`` of every arm at ``point`` (the design's ``simulate``)."""
     ifca_init = dict(point).get("IFCA initialisation", "random")
     out = [[] for _ in arms]
-    for replicate in replicates:
-        data_seed, algorithm_seed = _seeds(root_seed, replicate)
-        inst, w_true = sbm_instance(np.random.default_rng(data_seed), **scale.sbm)
-        for index, arm in enumerate(arms):
-            out[index].append(_run_arm(arm, inst, w_true, algorithm_seed, scale, ifca_init))
+    # One BLAS thread: threads only contend on a shared machine, and the oracle's LAPACK solve then rounds the
+    # same on every machine (threaded, its last bits depended on the core count).
+    with threadpool_limits(limits=1, user_api="blas"):
+        for replicate in replicates:
+            data_seed, algorithm_seed = _seeds(root_seed, replicate)
+            inst, w_true = sbm_instance(np.random.default_rng(data_seed), **scale.sbm)
+            for index, arm in enumerate(arms):
+                out[index].append(_run_arm(arm, inst, w_true, algorithm_seed, scale, ifca_init))
     return [np.stack(rows) for rows in out]
 
 

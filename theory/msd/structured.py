@@ -125,9 +125,16 @@ def apply_A(m: AnalysisMoments, X: np.ndarray, *, out: np.ndarray | None = None)
     delta = x00[None] - x0k - xk0 + xkk
     Z = _output(X, out)
     Z[...] = X
-    Z[loc] = (c[:, None, None] * X[None, :D] + (1.0 - c)[:, None, None] * X[loc].reshape(K, D, N)).reshape(K * D, N)
-    Z[:, loc] = (c[None, :, None] * Z[:, None, :D]
-                 + (1.0 - c)[None, :, None] * Z[:, loc].reshape(N, K, D)).reshape(N, K * D)
+    # local block rows, then columns: c_k X_0 + (1 - c_k) X_k as X_0 + (1 - c_k)(X_k - X_0), in place (no (K, D, N)
+    # temporaries: 2x less time at N = 2336)
+    Zr = Z[loc].reshape(K, D, N)
+    np.subtract(Zr, X[None, :D], out=Zr)
+    Zr *= (1.0 - c)[:, None, None]
+    Zr += X[None, :D]
+    Zc = Z[:, loc].reshape(N, K, D)  # a view of Z's local columns
+    Zc -= Z[:, None, :D]
+    Zc *= (1.0 - c)[None, :, None]
+    Zc += Z[:, None, :D]
     weight = m.p[:, None, None] * m.Pi[None] - (c ** 2)[:, None, None]
     _add_diagonal_blocks(Z, 1, D, weight * delta)
     return Z

@@ -10,14 +10,15 @@ As in :mod:`theory.msd.grouped` (white R) the invariant state is
 
 :math:`X` of :math:`(1 + (l_{\max}+1)C)^2` and each :math:`Z_c` of :math:`(l_{\max}+1)^2` blocks of size
 :math:`D \times D` (2509 blocks at the paper's scale, four classes; no :math:`K`). The MSD needs only this invariant
-part (the noise and hence :math:`C_\infty` are invariant); :math:`\rho(\mathcal F)` and the thresholds are not
-computed here (the invariant space may miss the dominant mode). :math:`\rho(\mathcal M)` of the mean recursion is
-(:func:`classes_mean_spectral_radius`).
+part (the noise and hence :math:`C_\infty` are invariant); :math:`\rho(\mathcal F)` needs more
+(:mod:`theory.msd.classes_stability`). :math:`\rho(\mathcal M)` of the mean recursion is
+:func:`classes_mean_spectral_radius`.
 
 Modules: :mod:`theory.msd.classes_operator` (layout, :math:`\mathcal F` in place, expand / compress),
 :mod:`theory.msd.classes_preconditioner` (exact solve of the stiff part), :mod:`theory.msd.classes_solver` (packed
-symmetric storage, BiCGSTAB), :mod:`theory.msd.classes_rff` (RFF covariances of the spec's inputs); this module is
-the route's entry point and re-exports their public names.
+symmetric storage, BiCGSTAB), :mod:`theory.msd.classes_stability` (:math:`\rho(\mathcal F)` by the refined grouping,
+the exact model's positive-definiteness certificate), :mod:`theory.msd.classes_rff` (RFF covariances of the spec's
+inputs); this module is the route's entry point and re-exports the operator's public names.
 
 References
 ----------

@@ -17,7 +17,9 @@ eigenvector for the same :math:`\rho`. It also has a certificate that scales to 
 positive definite solution, and the class-symmetric :math:`S` is positive definite iff
 :math:`\mathcal N X\mathcal N + \mathrm{blockdiag}_c(n_cZ_c)` (:math:`\mathcal N` = class sizes, on the
 :math:`n_ED` symmetric coordinates) and every :math:`Z_c` with :math:`n_c \ge 2` (the within-class differences) are.
-The seed's truncated :math:`\mathcal F` is not completely positive: neither shortcut holds there.
+The seed's truncated :math:`\mathcal F` is not completely positive: neither shortcut holds there. Measured at the
+paper's four Toeplitz groups, D = 200, mu = 0.004: stable, smallest eigenvalues 19.5 and 1.0, residual 2.1e-11,
+20 iterations, 166 CPU-s, peak RSS 3.5 GB.
 
 References
 ----------

@@ -20,15 +20,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from theory._validate import readonly
+
 __all__ = ["CONVENTIONS", "NPFLProblem", "intra_cluster_components", "synthetic_problem"]
 
 CONVENTIONS = ("E0", "E1")
-
-
-def _readonly(a, dtype=np.float64) -> np.ndarray:
-    a = np.array(a, dtype=dtype)
-    a.setflags(write=False)
-    return a
 
 
 def _components(adjacency: np.ndarray) -> np.ndarray:
@@ -115,8 +111,8 @@ class NPFLProblem:
             Xs, ys = getattr(self, name_x), getattr(self, name_y)
             if len(Xs) != K or len(ys) != K:
                 raise ValueError(f"{name_x} and {name_y} must hold K = {K} arrays, got {len(Xs)} and {len(ys)}")
-            Xs = tuple(_readonly(x) for x in Xs)
-            ys = tuple(_readonly(v) for v in ys)
+            Xs = tuple(readonly(x, np.float64) for x in Xs)
+            ys = tuple(readonly(v, np.float64) for v in ys)
             object.__setattr__(self, name_x, Xs)
             object.__setattr__(self, name_y, ys)
             stats[key] = (Xs, ys)
@@ -133,19 +129,19 @@ class NPFLProblem:
             Hs = np.stack([x.T @ x for x in Xs]) / D[:, None, None]
             bs = np.stack([x.T @ v for x, v in zip(Xs, ys)]) / D[:, None]
             cs = np.array([v @ v for v in ys]) / D
-            object.__setattr__(self, "H" + key, _readonly(Hs))
-            object.__setattr__(self, "b" + key, _readonly(bs))
+            object.__setattr__(self, "H" + key, readonly(Hs, np.float64))
+            object.__setattr__(self, "b" + key, readonly(bs, np.float64))
             if key:
-                object.__setattr__(self, "c" + key, _readonly(cs))
-        object.__setattr__(self, "adjacency", _readonly(A, bool))
-        object.__setattr__(self, "labels", _readonly(labels, np.int64))
-        object.__setattr__(self, "D", _readonly(D, np.int64))
+                object.__setattr__(self, "c" + key, readonly(cs, np.float64))
+        object.__setattr__(self, "adjacency", readonly(A, bool))
+        object.__setattr__(self, "labels", readonly(labels, np.int64))
+        object.__setattr__(self, "D", readonly(D, np.int64))
         object.__setattr__(self, "lam", float(self.lam))
         if self.true_models is not None:
             tm = np.asarray(self.true_models, dtype=np.float64)
             if tm.shape != (Q, d) or not np.all(np.isfinite(tm)):
                 raise ValueError(f"true_models must be a finite (Q, d) = ({Q}, {d}) array, got shape {tm.shape}")
-            object.__setattr__(self, "true_models", _readonly(tm))
+            object.__setattr__(self, "true_models", readonly(tm, np.float64))
 
     @property
     def K(self) -> int:

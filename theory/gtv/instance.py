@@ -24,16 +24,12 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from theory._validate import readonly
+
 __all__ = ["LOSSES", "PENALTIES", "GTVInstance", "incidence_matrix"]
 
 LOSSES = ("squared", "logistic")
 PENALTIES = ("l2", "l1", "mocha", "quad")
-
-
-def _readonly(a, dtype=np.float64) -> np.ndarray:
-    a = np.array(a, dtype=dtype, copy=True)
-    a.setflags(write=False)
-    return a
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -95,12 +91,12 @@ class GTVInstance:
         deg = np.bincount(edges.ravel(), minlength=n)
         if np.any(deg == 0):
             raise ValueError(f"edges must touch every node; isolated nodes: {np.flatnonzero(deg == 0)[:10].tolist()}")
-        object.__setattr__(self, "edges", _readonly(edges, np.int64))
+        object.__setattr__(self, "edges", readonly(edges, np.int64))
         A = np.array(self.A, dtype=np.float64, ndmin=1)
         if A.shape != (len(edges),) or not np.all(np.isfinite(A)) or np.any(A <= 0):
             raise ValueError(f"A must be {len(edges)} finite edge weights > 0, got shape {A.shape}, "
                              f"min {A.min() if A.size else None!r}")
-        object.__setattr__(self, "A", _readonly(A))
+        object.__setattr__(self, "A", readonly(A, np.float64))
         X = np.array(self.X, dtype=np.float64)
         if X.ndim != 3 or X.shape[0] != n or X.shape[2] < 1 or not np.all(np.isfinite(X)):
             raise ValueError(f"X must be a finite array of shape (n = {n}, m_max, d >= 1), got {X.shape}")
@@ -114,7 +110,7 @@ class GTVInstance:
         if np.any(X[pad] != 0) or np.any(y[pad] != 0):
             raise ValueError("X and y must be zero on the padding rows r >= m[i]")
         for name, arr in (("X", X), ("y", y), ("m", m)):
-            object.__setattr__(self, name, _readonly(arr, arr.dtype))
+            object.__setattr__(self, name, readonly(arr, arr.dtype))
         if self.loss not in LOSSES:
             raise ValueError(f"loss must be one of {', '.join(LOSSES)}, got {self.loss!r}")
         if self.penalty not in PENALTIES:
@@ -144,14 +140,14 @@ class GTVInstance:
             ev = np.linalg.eigvalsh(Q)
             if ev[0] < -1e-12 * max(1.0, ev[-1]):
                 raise ValueError(f"Q must be positive semidefinite, got smallest eigenvalue {ev[0]!r}")
-            object.__setattr__(self, "Q", _readonly(Q))
+            object.__setattr__(self, "Q", readonly(Q, np.float64))
         if self.clusters is not None:
             c = np.array(self.clusters, dtype=np.int64, ndmin=1)
             if c.shape != (n,) or np.any(c < 0):
                 raise ValueError(f"clusters must be {n} non-negative labels, got shape {c.shape}")
             if not np.array_equal(np.unique(c), np.arange(c.max() + 1)):
                 raise ValueError(f"clusters must use every label 0..k-1, got {np.unique(c).tolist()}")
-            object.__setattr__(self, "clusters", _readonly(c, np.int64))
+            object.__setattr__(self, "clusters", readonly(c, np.int64))
 
     # --- derived quantities -------------------------------------------------------------------------------
     @property
@@ -165,7 +161,7 @@ class GTVInstance:
     @functools.cached_property
     def degree(self) -> np.ndarray:
         """Unweighted degrees :math:`|N^{(i)}|` (L434)."""
-        return _readonly(np.bincount(self.edges.ravel(), minlength=self.n), np.int64)
+        return readonly(np.bincount(self.edges.ravel(), minlength=self.n), np.int64)
 
     @functools.cached_property
     def incidence(self) -> sp.csr_matrix:
@@ -175,7 +171,7 @@ class GTVInstance:
     @functools.cached_property
     def row_mask(self) -> np.ndarray:
         """(n, m_max) booleans: the valid sample rows."""
-        return _readonly(np.arange(self.X.shape[1])[None, :] < self.m[:, None], bool)
+        return readonly(np.arange(self.X.shape[1])[None, :] < self.m[:, None], bool)
 
     @functools.cached_property
     def quadratic(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -184,13 +180,13 @@ class GTVInstance:
         H = 2.0 * inv_m[:, None, None] * np.einsum("nrj,nrk->njk", self.X, self.X)
         b = 2.0 * inv_m[:, None] * np.einsum("nrj,nr->nj", self.X, self.y)
         c = inv_m * np.einsum("nr,nr->n", self.y, self.y)
-        return _readonly(H), _readonly(b), _readonly(c)
+        return readonly(H, np.float64), readonly(b, np.float64), readonly(c, np.float64)
 
     @functools.cached_property
     def quadratic_eigh(self) -> tuple[np.ndarray, np.ndarray]:
         """Batched eigendecomposition of the H_i (ascending eigenvalues, orthonormal eigenvectors), computed once."""
         ev, V = np.linalg.eigh(self.quadratic[0])
-        return _readonly(ev), _readonly(V)
+        return readonly(ev, np.float64), readonly(V, np.float64)
 
     def with_(self, **changes) -> GTVInstance:
         """A copy with fields replaced (validated again)."""

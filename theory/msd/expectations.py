@@ -34,6 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from theory._validate import readonly
 from theory.msd.instance import PAOFedInstance, covariance_eigenvalues
 
 __all__ = [
@@ -50,12 +51,6 @@ __all__ = [
     "poisson_binomial_pmf",
     "source_blocks",
 ]
-
-
-def _readonly(a) -> np.ndarray:
-    a = np.array(a, dtype=np.float64, copy=True)
-    a.setflags(write=False)
-    return a
 
 
 def _prob_vector(name: str, r) -> np.ndarray:
@@ -333,7 +328,7 @@ class AnalysisMoments:
             a = np.asarray(getattr(self, name), dtype=np.float64)
             if a.shape != shape or not np.all(np.isfinite(a)):
                 raise ValueError(f"{name} must have shape {shape} with finite entries, got shape {a.shape}")
-            object.__setattr__(self, name, _readonly(a))
+            object.__setattr__(self, name, readonly(a, np.float64))
         if not np.allclose(np.diag(self.Pi), self.p_m, rtol=0, atol=4 * np.finfo(float).eps):
             raise ValueError(f"Pi must have diagonal p_m = {self.p_m}, got {np.diag(self.Pi)!r}")
         if not (isinstance(self.mu, (int, float, np.floating)) and math.isfinite(self.mu) and self.mu >= 0):

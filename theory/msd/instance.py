@@ -14,17 +14,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from theory._validate import readonly
+
 __all__ = ["SELECTION_LAWS", "PAOFedInstance", "covariance_eigenvalues", "reference_instance",
            "selection_second_moment", "toeplitz_covariances"]
 
 #: Selection laws of spec 3.5: uniform random m-subset, cyclic window at a random offset, i.i.d. Bernoulli.
 SELECTION_LAWS = ("subset", "window", "bernoulli")
-
-
-def _readonly(a) -> np.ndarray:
-    a = np.array(a, dtype=np.float64, copy=True)
-    a.setflags(write=False)
-    return a
 
 
 def covariance_eigenvalues(R) -> np.ndarray:
@@ -85,7 +81,7 @@ def selection_second_moment(D: int, m: int, law: str) -> np.ndarray:
     else:
         Pi = np.full((D, D), p * p)
     np.fill_diagonal(Pi, p)
-    return _readonly(Pi)
+    return readonly(Pi, np.float64)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -162,7 +158,7 @@ class PAOFedInstance:
         if not (isinstance(self.mu, (int, float)) and math.isfinite(self.mu) and self.mu > 0):
             raise ValueError(f"mu must be a finite real in (0, inf), got {self.mu!r}")
         for name, value in (("p", p), ("alpha", alpha), ("sigma2_eta", s2), ("R", R), ("w_star", w)):
-            object.__setattr__(self, name, _readonly(value))
+            object.__setattr__(self, name, readonly(value, np.float64))
         object.__setattr__(self, "delta", float(self.delta))
         object.__setattr__(self, "mu", float(self.mu))
 
@@ -179,7 +175,7 @@ class PAOFedInstance:
     @functools.cached_property
     def delay_pmf(self) -> np.ndarray:
         """pi_l = (1 - delta) delta^l, l = 0..l_max."""
-        return _readonly((1.0 - self.delta) * self.delta ** np.arange(self.l_max + 1))
+        return readonly((1.0 - self.delta) * self.delta ** np.arange(self.l_max + 1), np.float64)
 
     @functools.cached_property
     def lambda_max(self) -> float:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from theory._validate import real_scalar
+from theory._validate import readonly, real_scalar
 from theory.privacy.composition import zcdp_compose
 from theory.privacy.conversions import (
     approx_dp_to_zcdp_bun_steinke,
@@ -51,17 +51,12 @@ def _rounds(rounds) -> int:
     return int(rounds)
 
 
-def _readonly(x: np.ndarray) -> np.ndarray:
-    x.setflags(write=False)
-    return x
-
-
 def rho_schedule_constant(sensitivity, sigma, rounds) -> np.ndarray:
     r"""Per-round zCDP :math:`\Delta^2/(2\sigma^2)` of ``rounds`` rounds with constant noise std."""
     sensitivity = real_scalar("sensitivity", sensitivity, "[0, inf)")
     sigma = real_scalar("sigma", sigma, "(0, inf)")
     ratio = sensitivity / sigma
-    return _readonly(np.full(_rounds(rounds), 0.5 * ratio * ratio))
+    return readonly(np.full(_rounds(rounds), 0.5 * ratio * ratio))
 
 
 def rho_schedule_variance_decay(sensitivity, variance_first, variance_decay, rounds) -> np.ndarray:
@@ -74,7 +69,7 @@ def rho_schedule_variance_decay(sensitivity, variance_first, variance_decay, rou
     zeta = real_scalar("variance_decay", variance_decay, "(0, 1]")
     n = np.arange(_rounds(rounds), dtype=np.float64)
     with np.errstate(over="ignore"):
-        return _readonly(sensitivity**2 / (2.0 * variance_first) * np.exp(-n * math.log(zeta)))
+        return readonly(sensitivity**2 / (2.0 * variance_first) * np.exp(-n * math.log(zeta)))
 
 
 def rho_schedule_geometric(rho_first, rho_growth, rounds) -> np.ndarray:
@@ -83,7 +78,7 @@ def rho_schedule_geometric(rho_first, rho_growth, rounds) -> np.ndarray:
     growth = real_scalar("rho_growth", rho_growth, "(0, inf)")
     n = np.arange(_rounds(rounds), dtype=np.float64)
     with np.errstate(over="ignore"):
-        return _readonly(rho_first * np.exp(n * math.log(growth)))
+        return readonly(rho_first * np.exp(n * math.log(growth)))
 
 
 def epsilon_rdp_accountant(rhos, delta) -> float:

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from reference_impl.zcdp_nfl import zcdp_nfl_primal_update
+from theory._validate import readonly
 
 __all__ = ["LOSSES", "REPLACEMENTS", "UpdateInstance", "elastic_net_subgradient", "loss_subgradient_fn",
            "lad_subgradient", "clipped_squared_subgradient", "primal_updates", "sample_update_instance"]
@@ -72,12 +73,6 @@ def elastic_net_subgradient(w, *, K: int):
     return (lam / K) * (lam1 * np.sign(w) + 2.0 * lam2 * w)
 
 
-def _readonly(a) -> np.ndarray:
-    a = np.array(a, dtype=np.float64)
-    a.setflags(write=False)
-    return a
-
-
 @dataclass(frozen=True, kw_only=True)
 class UpdateInstance:
     """Released history of round n-1, the data D and a replace-one neighbour D' of every client.
@@ -112,7 +107,7 @@ class UpdateInstance:
         adjacency.setflags(write=False)
         object.__setattr__(self, "adjacency", adjacency)
         for name in ("w_tilde", "gamma", "X", "y", "X_prime", "y_prime"):
-            object.__setattr__(self, name, _readonly(getattr(self, name)))
+            object.__setattr__(self, name, readonly(getattr(self, name), np.float64))
         K, P = self.w_tilde.shape
         if (adjacency.shape != (K, K) or not np.array_equal(adjacency, adjacency.T)
                 or np.any(np.diag(adjacency) != 0) or not np.all((adjacency == 0) | (adjacency == 1))):

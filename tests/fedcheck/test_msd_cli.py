@@ -215,8 +215,8 @@ def test_classes_route_leaves_stability_undecided(tmp_path, capsys):
         assert structured["models"][model]["stable"] is True
 
 
-def test_models_in_parallel_threads_give_the_same_report():
-    """msd_report analyses the two models in parallel threads by default: the same numbers as one after the other."""
+def test_models_in_parallel_processes_give_the_same_report():
+    """msd_report analyses the two models in parallel processes by default: the same numbers as one after the other."""
     from fedcheck.msd_cli import msd_report
     from theory.msd.instance import reference_instance
 
@@ -227,3 +227,66 @@ def test_models_in_parallel_threads_give_the_same_report():
         for entry in rep["models"].values():
             entry.pop("seconds")
     assert json.dumps(one, sort_keys=True) == json.dumps(two, sort_keys=True)  # bit for bit
+
+
+def test_a_model_that_fails_in_its_worker_process_fails_the_report(monkeypatch):
+    """The exact model runs in a forked child: its ValueError reaches the caller as it was raised, and a child that
+    dies without an answer is named (never a hang, never a silently missing model)."""
+    import os
+
+    from fedcheck import msd_cli
+    from theory.msd import routes
+    from theory.msd.instance import reference_instance
+
+    inst = reference_instance(0.1)
+    real = routes.mean_square_analysis
+
+    def failing(instance, model, **kw):
+        if model == "exact":
+            raise ValueError("rho(F_exact): did not converge")
+        return real(instance, model, **kw)
+
+    monkeypatch.setattr(routes, "mean_square_analysis", failing)
+    with pytest.raises(ValueError, match="did not converge"):
+        msd_cli.msd_report(inst, ("seed", "exact"), method="structured", workers=2)
+
+    def dying(instance, model, **kw):
+        if model == "exact":
+            os._exit(3)  # a killed worker: no exception, no answer
+        return real(instance, model, **kw)
+
+    monkeypatch.setattr(routes, "mean_square_analysis", dying)
+    with pytest.raises(RuntimeError, match=r"worker process for 'exact' ended without a result \(exit code 3\)"):
+        msd_cli.msd_report(inst, ("seed", "exact"), method="structured", workers=2)
+
+
+def test_classes_route_models_run_one_after_the_other_when_two_would_not_fit(monkeypatch):
+    """Two classes-route solves at once hold two sets of reduced states (3.6 GB each at the paper's scale): when that
+    exceeds the memory available, the models run one after the other, and the user is told."""
+    from fedcheck import msd_cli
+    from theory.msd import classes
+    from theory.msd.instance import reference_instance
+
+    inst = reference_instance(0.1)
+    said = []
+    monkeypatch.setattr(classes, "classes_peak_bytes", lambda x: 3.6e9)  # the paper's scale
+    monkeypatch.setattr(msd_cli, "_available_memory", lambda: 6.0e9)  # 7.2 GB needed: does not fit
+    assert msd_cli._workers_that_fit(inst, "classes", 2, said.append) == 1
+    assert said and "one after the other" in said[0] and "7.2 GB" in said[0]
+    monkeypatch.setattr(msd_cli, "_available_memory", lambda: 16.0e9)  # fits within 80 %
+    assert msd_cli._workers_that_fit(inst, "classes", 2, said.append) == 2
+    assert msd_cli._workers_that_fit(inst, "structured", 2, said.append) == 2  # other routes: not estimated
+    assert len(said) == 1
+
+
+def test_classes_peak_bytes_at_the_paper_scale_matches_the_measured_peak(tmp_path):
+    """The estimate is PEAK_STATES reduced states, calibrated on the measured 3.63 GB peak RSS of one model at the
+    paper's scale (K = 256 in 4 classes, D = 200, l_max = 10: 1.0036e8 unknowns)."""
+    from fedcheck.paofed_cli import _instance, _load_table
+    from theory.msd.classes import PEAK_STATES, classes_peak_bytes
+    from theory.msd.classes_operator import class_unknowns
+
+    assert 3.5e9 <= PEAK_STATES * 8 * class_unknowns(10, 4, 200)[1] <= 3.9e9  # 3.63 GB measured
+    inst = _instance(_load_table(_grouped_config(tmp_path)))
+    g = class_unknowns(inst.l_max, 2, inst.D)[1]  # GROUPS: two classes
+    assert classes_peak_bytes(inst) == PEAK_STATES * 8 * g

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from theory.msd import (
+    MODELS,
     analysis_moments,
     apply_A,
     apply_B,
@@ -20,6 +21,7 @@ from theory.msd import (
     reference_instance,
     spectral_radius_F,
 )
+from theory.msd.structured import SymmetricPacking, f_matvec
 from verify.paofed._common import instance_from_dict, instance_space, instance_to_dict
 from verify.tolerance import GMRES_RTOL
 
@@ -100,3 +102,49 @@ def test_spectral_radius_dense_path_for_tiny_problems():
     tiny = instance_from_dict(d)  # N = 2 x 2 = 4, N^2 = 16 <= 64: materialised
     F = f_matrix(tiny, "seed")
     assert abs(spectral_radius_F(tiny, "seed") - np.max(np.abs(np.linalg.eigvals(F)))) <= 1e-14  # same dense eigvals
+
+
+def _delayed_instance(l_max, selection):
+    """A small random instance with ``l_max`` delay groups and the given selection law (alpha_l = 0.3, l >= 1)."""
+    d = instance_space.sample(np.random.default_rng(5 + l_max), max_K=3, max_D=3, max_l=0)
+    d.update(l_max=l_max, alpha=[1.0] + [0.3] * l_max, selection=selection)
+    return analysis_moments(instance_from_dict(d))
+
+
+def _symmetric(rng, N):
+    A = rng.standard_normal((N, N))
+    return A + A.T
+
+
+@pytest.mark.parametrize("row_loops", [False, True])
+@pytest.mark.parametrize("selection", ["subset", "window"])
+@pytest.mark.parametrize("l_max", [0, 1, 3])
+def test_packed_matvec_equals_apply_F_and_the_explicit_F(l_max, selection, row_loops):
+    """The packed path (F on the upper block triangle of symmetric matrices, block shifts of the delay groups)
+    equals apply_F and the explicit matrix, with its buffers reused across calls."""
+    m = _delayed_instance(l_max, selection)
+    N, D, mu = m.N, m.D, 0.7 * m.mu
+    pk = SymmetricPacking(N, row_loops=row_loops)
+    rng = np.random.default_rng(3)
+    X1, X2 = _symmetric(rng, N), _symmetric(rng, N)
+    for model in MODELS:
+        F = f_matrix(m, model, mu)
+        mv, imv = f_matvec(m, model, mu, packing=pk), f_matvec(m, model, mu, packing=pk, identity_minus=True)
+        first = mv(pk.pack(X1)).copy()
+        second = mv(pk.pack(X2))
+        for X, got in ((X1, first), (X2, second)):
+            FX = apply_F(m, X, model, mu)
+            scale = np.abs(FX).max()
+            # the same products as apply_F, summed in another order in the server row: equal to rounding
+            assert np.allclose(pk.unpack(got), FX, rtol=1e-13, atol=1e-13 * scale)
+            # against the explicit (N^2 x N^2) F: three factors, as in test_operators_equal_explicit_matrices
+            assert np.max(np.abs(bvec(pk.unpack(got), D) - F @ bvec(X, D))) <= 1e-12
+            # v - F(v), formed from the same F(v)
+            assert np.allclose(imv(pk.pack(X)), pk.pack(X) - pk.pack(FX), rtol=1e-13, atol=1e-13 * scale)
+        again = mv(pk.pack(X1))
+        assert again is second and np.array_equal(again, first)  # one output buffer; reuse leaves no trace
+
+
+def test_packed_matvec_checks_its_model():
+    with pytest.raises(ValueError, match="model must"):
+        f_matvec(_delayed_instance(1, "subset"), "gauss", packing=SymmetricPacking(5))

@@ -148,3 +148,14 @@ def test_packed_matvec_equals_apply_F_and_the_explicit_F(l_max, selection, row_l
 def test_packed_matvec_checks_its_model():
     with pytest.raises(ValueError, match="model must"):
         f_matvec(_delayed_instance(1, "subset"), "gauss", packing=SymmetricPacking(5))
+
+
+@pytest.mark.parametrize("row_loops", [False, True])
+def test_unpack_upper_writes_the_upper_triangle_of_unpack_only(row_loops):
+    N = 13  # small; both packings
+    pk = SymmetricPacking(N, row_loops=row_loops)
+    v = pk.pack(_symmetric(np.random.default_rng(6), N))
+    U = np.full((N, N), 7.0)  # a marker the strict lower triangle keeps
+    pk._unpack_upper(v, U)
+    iu, il = np.triu_indices(N), np.tril_indices(N, -1)
+    assert np.array_equal(U[iu], pk.unpack(v)[iu]) and np.all(U[il] == 7.0)  # the same divisions: bit for bit

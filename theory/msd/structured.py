@@ -75,11 +75,20 @@ def _matrix(X: np.ndarray, m: AnalysisMoments) -> np.ndarray:
     return X
 
 
-def _add_diagonal_blocks(Z: np.ndarray, first_block: int, D: int, blocks: np.ndarray) -> None:
-    """Z[b, b] += blocks[k] for the consecutive blocks b = first_block + k (in place)."""
+def _add_diagonal_blocks(Z: np.ndarray, first_block: int, D: int, blocks: np.ndarray, *, col0: int = 0) -> None:
+    """Z[b, b + col0 / D] += blocks[k] for the consecutive blocks b = first_block + k (in place)."""
     for k, blk in enumerate(blocks):
         r = (first_block + k) * D
-        Z[r:r + D, r:r + D] += blk
+        Z[r:r + D, col0 + r:col0 + r + D] += blk
+
+
+def _symmetrize_square(A: np.ndarray, col0: int, n: int, diagonal: np.ndarray) -> None:
+    """The n x n square A[:n, col0:col0 + n], zero below its diagonal, made symmetric (in place; ``diagonal`` is its
+    diagonal: the sum with the transpose, buffered by numpy as the operands overlap, doubles it)."""
+    sq = A[:n, col0:col0 + n]
+    np.add(sq, sq.T, out=sq)
+    stride = A.shape[1] + 1  # A is C-contiguous: its flat view is a view
+    A.reshape(-1)[col0:col0 + n * stride:stride] = diagonal
 
 
 def _output(X: np.ndarray, out: np.ndarray | None) -> np.ndarray:
@@ -331,9 +340,8 @@ class SymmetricPacking:
 
 
 class _SymmetricF:
-    r""":math:`\mathcal F = \mathcal B\mathcal R_\mu\mathcal A` on symmetric matrices given by their upper triangle,
-    upper block triangle only (the packed path of :func:`f_matvec`; :class:`SymmetricPacking` reads only the upper
-    triangle).
+    r""":math:`\mathcal F = \mathcal B\mathcal R_\mu\mathcal A` from packed symmetric matrices to packed symmetric
+    matrices (:class:`SymmetricPacking`): the packed path of :func:`f_matvec`.
 
     Equal to :func:`apply_F` to rounding without its full passes over N x N arrays. Write
     :math:`T = \mathcal R_\mu\mathcal A(X)` and split the blocks into the server S, the local group
@@ -345,66 +353,120 @@ class _SymmetricF:
     :math:`X` (their :math:`G_0` columns are the head rows' transposes, by symmetry). The server row of
     :math:`\bar BT` is one weighted sum of block rows, and the upper block triangle of :math:`\mathcal B(T)` is
     block copies: :math:`Z_{G_0 G_0} = T_{G_0G_0}`, :math:`Z_{G_0 \cup G_1, G_{\ge 1}} = T_{G_0, G_{0..l_{\max}-1}}`,
-    :math:`Z_{G_{\ge 2}G_{\ge 2}} = X_{G_{\ge 1}G_{\ge 1}}` (shifted by one group).
+    :math:`Z_{G_{\ge 2}G_{\ge 2}} = X_{G_{\ge 1}G_{\ge 1}}` (shifted by one group), so that the packed result is
+    gathered straight from ``Zs`` (Z's server rows), ``H`` (T's head rows) and ``v`` (:meth:`_pack`), never as an
+    N x N matrix.
 
-    The input is :math:`U`, the upper triangle of :math:`X` (diagonal included) with a zero strict lower triangle,
-    so that unpacking skips the transposes: sums over the delay rows of :math:`X` are :math:`\Omega^TX =
+    ``v`` is unpacked to :math:`U`, the upper triangle of :math:`X` (diagonal included) with a zero strict lower
+    triangle, skipping the transposes: sums over the delay rows of :math:`X` are :math:`\Omega^TX =
     \Omega^TU + (U\Omega)^T - \Omega^T\mathrm{diag}(U)` and :math:`\sum_{kj}c_{kj}X_{kj} = E + E^T -
     \sum_k c_{kk}\mathrm{diag}(U_{kk})` with :math:`E = \sum_{kj}c_{kj}U_{kj}` (:math:`c` symmetric).
     """
 
-    def __init__(self, m: AnalysisMoments, model: str, mu: float | None):
-        self.m, self.model = m, _check_model(model)
+    #: Bytes of the local block rows processed together (about half of a core's L2 + share of L3 here).
+    CHUNK_BYTES = 1 << 21
+
+    def __init__(self, m: AnalysisMoments, model: str, mu: float | None, packing: SymmetricPacking):
+        self.m, self.model, self.packing = m, _check_model(model), packing
         mu = m.mu if mu is None else float(mu)
         K, D, N = m.K, m.D, m.N
-        head = (K + 1) * D
-        self.H = np.empty((head, N))  # head rows of T
-        self.P = np.empty((K, D, N))  # mu R_k U_k (block rows)
-        self.Qc = np.empty((K, head, D))  # U_{.k} mu R_k (local block columns of the head rows)
+        KD, head = K * D, (K + 1) * D
+        # one flat buffer (the packing's index path gathers from it): Z's server rows, T's head rows, then U (the upper
+        # triangle of X: its strict lower triangle stays zero)
+        self._flat = np.zeros((D + head + N) * N)
+        self.Zs = self._flat[:D * N].reshape(D, N)
+        self.H = self._flat[D * N:(D + head) * N].reshape(head, N)
+        self.U = self._flat[(D + head) * N:].reshape(N, N)
+        if packing.row_loops:
+            self._starts = packing._starts.tolist()
+        else:  # flat source of every packed entry (diagonal, then the strict upper triangle by rows)
+            i, j = np.triu_indices(N, 1)
+            i, j = np.concatenate((np.arange(N), i)), np.concatenate((np.arange(N), j))
+            row, col, base = i.copy(), j.copy(), np.zeros_like(i)
+            local, g1, rest = (i >= D) & (i < head), (i >= head) & (i < head + KD), i >= head + KD
+            col[local & (j >= head)] -= KD
+            row[g1 | rest] -= KD
+            col[g1 | rest] -= KD
+            base[local | g1] = D * N
+            base[rest] = (D + head) * N
+            self._sources = base + row * N + col
+        self.chunk = max(1, min(K, self.CHUNK_BYTES // (8 * D * N)))  # local block rows per chunk
+        self.P = np.empty((self.chunk, D, N))  # mu R_k U_k (block rows of a chunk)
+        self.X0 = np.empty((D, N))  # X's server rows
+        self.Q = np.empty((K, self.chunk * D, D))  # U_{jk} mu R_k (local block columns of a chunk's rows)
         self.muR = mu * m.R
         self.w = m.p_m * m.beta_bar.T.reshape(-1)
         self.s = float(np.sum(self.w))
         self.weight = m.p[:, None, None] * m.Pi[None] - (m.c ** 2)[:, None, None]
         self.cov = [m.beta_second[l] - np.outer(m.beta_bar[:, l], m.beta_bar[:, l]) for l in range(m.l_max + 1)]
 
-    def __call__(self, U: np.ndarray, Z: np.ndarray) -> np.ndarray:
+    def _head_rows(self, U: np.ndarray) -> None:
+        r"""``H`` = the head rows of :math:`T = \mathcal R_\mu\mathcal A(X)`: the server rows, then the local block rows
+        in chunks of about :attr:`CHUNK_BYTES` that stay in cache through every step (apply_A's and apply_R's
+        arithmetic: A's rows, A's columns, A's correction on the local diagonal, then R's products from A's rows)."""
+        m = self.m
+        K, D, N = m.K, m.D, m.N
+        KD, head = K * D, (K + 1) * D
+        loc = slice(D, head)
+        c, H, muR, X0, exact = m.c, self.H, self.muR, self.X0, self.model == "exact"
+        k = np.arange(K)
+        udiag = np.diagonal(U)
+        # X's server rows (kept for A's local rows) and A's correction delta_k = X_00 - X_0k - X_k0 + X_kk
+        X0[...] = U[:D]
+        _symmetrize_square(X0, 0, D, udiag[:D])
+        x0k = X0[:, loc].reshape(D, K, D).transpose(1, 0, 2)
+        xkk = U[loc, loc].reshape(K, D, K, D)[k, :, k]
+        xkk = xkk + xkk.transpose(0, 2, 1)
+        xkk.reshape(K, -1)[:, ::D + 1] = udiag[loc].reshape(K, D)
+        added = self.weight * (X0[None, :, :D] - x0k - x0k.transpose(0, 2, 1) + xkk)
+        # the server rows of T: A's local columns, then R's
+        H[:D] = X0
+        hs = H[:D, loc].reshape(D, K, D)
+        hs -= H[:D, None, :D]
+        hs *= (1.0 - c)[None, :, None]
+        hs += H[:D, None, :D]
+        hs -= np.matmul(hs.transpose(1, 0, 2), muR).transpose(1, 0, 2)
+        for k0 in range(0, K, self.chunk):
+            k1 = min(K, k0 + self.chunk)
+            nk, r0, r1 = k1 - k0, (k0 + 1) * D, (k1 + 1) * D
+            Hk = H[r0:r1]
+            Hk[:, r0:] = U[r0:r1, r0:]
+            Hk[:, :r0] = U[:r0, r0:r1].T
+            _symmetrize_square(Hk, r0, nk * D, udiag[r0:r1])
+            Hr = Hk.reshape(nk, D, N)
+            np.subtract(Hr, X0[None], out=Hr)
+            Hr *= (1.0 - c[k0:k1])[:, None, None]
+            Hr += X0[None]
+            Hc = Hk[:, loc].reshape(nk * D, K, D)
+            Hc -= Hk[:, None, :D]
+            Hc *= (1.0 - c)[None, :, None]
+            Hc += Hk[:, None, :D]
+            _add_diagonal_blocks(Hk, 0, D, added[k0:k1], col0=r0)
+            P = np.matmul(muR[k0:k1], Hr, out=self.P[:nk])
+            Q = np.matmul(Hc.transpose(1, 0, 2), muR, out=self.Q[:, :nk * D])
+            if exact:
+                XL = Hk[:, loc]
+                Y = np.matmul(muR[k0:k1], XL.reshape(nk, D, KD)).reshape(nk * D, K, D).transpose(1, 0, 2)
+                products = np.matmul(Y, muR).transpose(1, 0, 2).reshape(nk * D, KD)
+                xjj = XL.reshape(nk, D, K, D)[np.arange(nk), :, np.arange(k0, k1)]
+                mr = muR[k0:k1]
+                diag = mr @ xjj.transpose(0, 2, 1) @ mr + np.einsum("kab,kba->k", mr, xjj)[:, None, None] * mr
+            Hr -= P
+            Hc -= Q.transpose(1, 0, 2)
+            if exact:
+                Hk[:, loc] += products
+                _add_diagonal_blocks(Hk, 0, D, diag, col0=r0)
+
+    def __call__(self, v: np.ndarray, res: np.ndarray) -> np.ndarray:
+        r"""``res`` = the packed :math:`\mathcal F(X)` of the packed symmetric ``v``."""
         m = self.m
         K, L, D, N = m.K, m.l_max, m.D, m.N
         KD, head = K * D, (K + 1) * D
         loc = slice(D, head)
-        c, H, muR, w, s = m.c, self.H, self.muR, self.w, self.s
+        H, Z, w, s = self.H, self.Zs, self.w, self.s
+        U = self.packing._unpack_upper(v, self.U)
         k = np.arange(K)
-        H[...] = U[:head]
-        Hh = H[:, :head]
-        np.add(Hh, Hh.T, out=Hh)  # the head block of X (ufuncs buffer overlapping operands), diagonal doubled:
-        H.reshape(-1)[:head * (N + 1):N + 1] = U.reshape(-1)[:head * (N + 1):N + 1]  # reset
-        # A on the head rows: apply_A's arithmetic (rows, then columns, then the correction on the local diagonal)
-        delta = (H[None, :D, :D] - H[:D, loc].reshape(D, K, D).transpose(1, 0, 2) - H[loc, :D].reshape(K, D, D)
-                 + H[loc, loc].reshape(K, D, K, D)[k, :, k])
-        Hr = H[loc].reshape(K, D, N)
-        X0 = H[None, :D]
-        np.subtract(Hr, X0, out=Hr)
-        Hr *= (1.0 - c)[:, None, None]
-        Hr += X0
-        Hc = H[:, loc].reshape(head, K, D)
-        Hc -= H[:, None, :D]
-        Hc *= (1.0 - c)[None, :, None]
-        Hc += H[:, None, :D]
-        _add_diagonal_blocks(H, 1, D, self.weight * delta)
-        # R_mu on the head rows: apply_R's arithmetic (every product from A's head rows, then subtracted)
-        np.matmul(muR, Hr, out=self.P)
-        np.matmul(H[:, loc].reshape(head, K, D).transpose(1, 0, 2), muR, out=self.Qc)
-        if self.model == "exact":
-            XL = H[loc, loc]
-            Y = np.matmul(muR, XL.reshape(K, D, KD)).reshape(KD, K, D).transpose(1, 0, 2)
-            exact = np.matmul(Y, muR).transpose(1, 0, 2).reshape(KD, KD)
-            xkk = XL.reshape(K, D, K, D)[k, :, k]
-            diag = muR @ xkk.transpose(0, 2, 1) @ muR + np.einsum("kab,kba->k", muR, xkk)[:, None, None] * muR
-        H[loc] -= self.P.reshape(KD, N)
-        Hc -= self.Qc.transpose(1, 0, 2)
-        if self.model == "exact":
-            H[loc, loc] += exact
-            _add_diagonal_blocks(H, 1, D, diag)
+        self._head_rows(U)
         # server row of B-bar T: (1 - s) T_S + sum_q w_q T_q. The delay rows of T are rows of X, except their local
         # columns (the head rows' transposes); their sum over the delay columns from U (Omega^T U + (U Omega)^T minus
         # the diagonal counted twice), over the server columns from the server rows
@@ -417,7 +479,7 @@ class _SymmetricF:
             gG.reshape(D, K * L, D)[ar, :, ar] -= (wG[:, None] * np.diagonal(U)[head:].reshape(K * L, D)).T
             g[:, :D] = (H[:D, head:].reshape(D, K * L, D).transpose(0, 2, 1) @ wG).T
             g[:, loc] = (H[loc, head:].reshape(KD, K * L, D).transpose(0, 2, 1) @ wG).T
-        g += np.tensordot(w[:K], Hr, axes=1)
+        g += np.tensordot(w[:K], H[loc].reshape(K, D, N), axes=1)
         W = (1.0 - s) * H[:D]
         W += g
         Z[:D, :head] = W[:, :head]
@@ -451,13 +513,42 @@ class _SymmetricF:
             diag_hat = xkk - yq0 - y0q + y00[None]
             corr += np.einsum("k,kab->ab", np.diag(m.beta_second[l]), diag_hat) * (m.Pi - m.p_m ** 2)
         Z[:D, :D] += corr
-        # the rest of the upper block triangle: block copies
-        Z[loc, loc] = H[loc, loc]
-        Z[loc, head:] = H[loc, D:N - KD]
-        if L:
-            Z[head:head + KD, head:] = H[loc, D:N - KD]
-            Z[head + KD:, head + KD:] = U[head:N - KD, head:N - KD]
-        return Z
+        return self._pack(v, res)
+
+    def _pack(self, v: np.ndarray, res: np.ndarray) -> np.ndarray:
+        r"""Pack the upper triangle of :math:`Z = \mathcal B(T)` straight from its sources: the server rows ``Zs``,
+        :math:`Z_{i,j} = T_{i,j}` / :math:`T_{i,j-KD}` (local rows, local / delay columns), :math:`T_{i-KD,j-KD}`
+        (rows of :math:`G_1`) and :math:`X_{i-KD,j-KD}` (rows of :math:`G_{\ge 2}`: a prefix of a packed row of
+        ``v``)."""
+        m, pk = self.m, self.packing
+        D, N, KD = m.D, m.N, m.K * m.D
+        head = KD + D
+        if not pk.row_loops:
+            np.take(self._flat, self._sources, out=res)
+            res[N:] *= math.sqrt(2.0)
+            return res
+        H, Z, r2 = self.H, self.Zs, math.sqrt(2.0)
+        res[:D] = np.diagonal(Z)[:D]
+        res[D:head] = np.diagonal(H)[D:]
+        if m.l_max:
+            res[head:head + KD] = res[D:head]
+            res[head + KD:N] = v[head:N - KD]
+        starts = self._starts
+        for i in range(min(head, N - 1)):
+            o = starts[i]
+            if i < D:
+                np.multiply(Z[i, i + 1:], r2, out=res[o:o + N - 1 - i])
+            else:
+                n = head - 1 - i
+                np.multiply(H[i, i + 1:head], r2, out=res[o:o + n])
+                np.multiply(H[i, D:N - KD], r2, out=res[o + n:o + N - 1 - i])
+        for i in range(head, min(head + KD, N - 1)):
+            o = starts[i]
+            np.multiply(H[i - KD, i - KD + 1:N - KD], r2, out=res[o:o + N - 1 - i])
+        for i in range(head + KD, N - 1):
+            o, src = starts[i], starts[i - KD]
+            res[o:o + N - 1 - i] = v[src:src + N - 1 - i]
+        return res
 
 
 def f_matvec(m: AnalysisMoments, model: str = "seed", mu: float | None = None, *,
@@ -466,14 +557,13 @@ def f_matvec(m: AnalysisMoments, model: str = "seed", mu: float | None = None, *
     r"""``v -> vec(F(v))`` (or ``vec(v - F(v))``) on :math:`N^2`-long vectors for the Krylov solvers, with its
     output and work arrays allocated once: the result is a buffer overwritten by the next call. With ``packing``
     the vectors are packed symmetric matrices (:class:`SymmetricPacking`) and F is applied by the private
-    :class:`_SymmetricF` (upper block triangle only, block copies instead of full passes: matvec 9.3 -> 6.4 ms at
-    N = 980, 61 -> 41 ms at N = 2336). Equal to :func:`apply_F` to rounding (which allocates four N x N arrays per
-    call: 2-3x the CPU at N = 980)."""
+    :class:`_SymmetricF` (from the upper triangle, head rows only, packed straight from its sources: matvec CPU
+    10.0 -> 4.8 ms at N = 980, 62 -> 28 ms at N = 2336, seed model). Equal to :func:`apply_F` to rounding (which
+    allocates four N x N arrays per call: 2-3x the CPU at N = 980)."""
     N = m.N
-    out = np.empty((N, N))
 
     if packing is None:
-        w1, w2 = np.empty((N, N)), np.empty((N, N))
+        out, w1, w2 = np.empty((N, N)), np.empty((N, N)), np.empty((N, N))
 
         def matvec(v: np.ndarray) -> np.ndarray:
             X = v.reshape(N, N)
@@ -483,11 +573,11 @@ def f_matvec(m: AnalysisMoments, model: str = "seed", mu: float | None = None, *
             return out.reshape(-1)
 
         return matvec
-    fused = _SymmetricF(m, model, mu)
-    U, res = np.zeros((N, N)), np.empty(packing.size)  # U's strict lower triangle stays zero
+    fused = _SymmetricF(m, model, mu, packing)
+    res = np.empty(packing.size)
 
     def packed_matvec(v: np.ndarray) -> np.ndarray:
-        packing.pack(fused(packing._unpack_upper(v, U), out), res)
+        fused(v, res)
         if identity_minus:
             np.subtract(v, res, out=res)
         return res

@@ -12,7 +12,18 @@ from theory.msd import (
     msd_steady_state_naive,
 )
 from theory.msd.instance import toeplitz_covariances
-from theory.msd.krylov import FUSED_CHUNK, LEAN_ETA, gmres, top_eigenpair
+from theory.msd.krylov import (
+    COMBINE_ROWS,
+    DCGS2_CHUNK,
+    FUSED_CHUNK,
+    LEAN_ETA,
+    _arnoldi_step_dcgs2,
+    _combine_pair,
+    _gram_pair,
+    _krylov_schur_restart,
+    gmres,
+    top_eigenpair,
+)
 from theory.msd.structured import SymmetricPacking, f_matvec
 from verify.paofed._common import instance_from_dict, instance_space
 
@@ -44,12 +55,14 @@ def test_top_eigenpair_equals_dense(seed, complex_top):
 
 @pytest.mark.parametrize("complex_top", [False, True])
 def test_top_eigenpair_on_vectors_longer_than_a_gram_schmidt_chunk(complex_top):
-    """The fused Gram-Schmidt pass runs chunk by chunk of FUSED_CHUNK columns: on a block-diagonal operator
-    I (x) A with 3.5 chunks per vector, the top eigenvalue equals the dense one of A and the Ritz vector is one."""
+    """The Gram-Schmidt passes run chunk by chunk of DCGS2_CHUNK (and FUSED_CHUNK) columns: on a block-diagonal
+    operator I (x) A with 3.5 chunks per vector, the top eigenvalue equals the dense one of A and the Ritz vector is
+    one."""
     # a 12 x 12 block: seed 16 has the top pair 1.031 +- 0.155i (next |.| 0.846); shifted, a dominant real 1.5
     A = np.random.default_rng(16).standard_normal((12, 12)) / np.sqrt(12)
     A += 0.0 if complex_top else 1.5 * np.ones((12, 12)) / 12
-    copies = (7 * FUSED_CHUNK) // (2 * 12) + 1  # vector length ~3.5 chunks (not a multiple of the chunk)
+    chunk = max(DCGS2_CHUNK, FUSED_CHUNK)
+    copies = (7 * chunk) // (2 * 12) + 1  # vector length ~3.5 chunks (not a multiple of the chunk)
     n = 12 * copies
 
     def mv(v):
@@ -58,7 +71,7 @@ def test_top_eigenpair_on_vectors_longer_than_a_gram_schmidt_chunk(complex_top):
     rho = np.max(np.abs(np.linalg.eigvals(A)))
     res = top_eigenpair(mv, n, np.random.default_rng(0).standard_normal(n), tol=1e-12, ncv=12)
     # Ritz residual 1e-12 of a well-conditioned eigenvalue: equal to the dense value to 1e-10
-    assert n > 3 * FUSED_CHUNK and abs(abs(res.value) - rho) <= 1e-10 * rho and res.residual <= 1e-12
+    assert n > 3 * chunk and abs(abs(res.value) - rho) <= 1e-10 * rho and res.residual <= 1e-12
     assert (abs(res.value.imag) > 0) == complex_top
     if not complex_top:
         x = res.vector
@@ -222,3 +235,124 @@ def test_seed_radius_on_symmetric_matrices_equals_the_full_radius(seed):
         S = np.column_stack([np.array(mv(e)) for e in np.eye(sym.size)])
         # two dense eigen-solves of the same spectrum part: equal to rounding (the eigenvalue's conditioning)
         assert abs(np.max(np.abs(np.linalg.eigvals(S))) - full) <= 1e-10 * full
+
+
+EPS = np.finfo(float).eps
+
+
+@pytest.mark.parametrize("j", [0, COMBINE_ROWS - 2, 2 * COMBINE_ROWS])  # one row group exactly; three groups
+def test_dcgs2_passes_equal_the_dense_products(j):
+    """_gram_pair and _combine_pair (chunked, row-grouped) equal the plain products on vectors of 2.5 chunks."""
+    rng = np.random.default_rng(j)
+    n = 5 * DCGS2_CHUNK // 2 + 17  # a partial last chunk
+    V = rng.standard_normal((j + 3, n))
+    G = _gram_pair(V, j)
+    dense = V[:j + 1] @ V[j:j + 2].T
+    # n products summed in another order (chunks): the entries are at most ~n (u.u), the difference far below eps n
+    assert np.max(np.abs(G - dense)) <= 64 * EPS * n
+    M = rng.standard_normal((2, j + 2))
+    expect = M @ V[:j + 2]
+    norm = _combine_pair(V, j, M)
+    # j + 2 products per entry summed in groups: equal to rounding of entries of size ~ sqrt(j + 2)
+    assert np.max(np.abs(V[j:j + 2] - expect)) <= 64 * EPS * (j + 2)
+    assert abs(norm - np.linalg.norm(expect[1])) <= 64 * EPS * np.sqrt(n) * norm  # a chunked sum of n squares
+
+
+def _relation_error(A, V, H, j):
+    """||A V_{:j+1}^T - V_{:j+2}^T H_{:j+2,:j+1}||_F / ||A||_F: the Arnoldi relation with the pending row j+1."""
+    return np.linalg.norm(A @ V[:j + 1].T - V[:j + 2].T @ H[:j + 2, :j + 1]) / np.linalg.norm(A)
+
+
+def _clustered_matrix(n=400):
+    """Nonnormal with a clustered top: ten eigenvalues in [0.999, 1] above a bulk in [0, 0.5]; similarity by a
+    well-conditioned S (cond ~ 3) so that every Arnoldi step cancels heavily once the cluster is found."""
+    rng = np.random.default_rng(21)
+    lam = np.concatenate([1.0 - 1e-4 * np.arange(10), rng.uniform(0.0, 0.5, n - 10)])
+    S = np.eye(n) + 0.5 * rng.standard_normal((n, n)) / np.sqrt(n)
+    return S @ np.diag(lam) @ np.linalg.inv(S)
+
+
+def test_dcgs2_basis_stays_orthonormal_through_steps_and_restarts():
+    """Delayed reorthogonalisation keeps CGS2-level orthogonality: max |V V^T - I| stays a small multiple of machine
+    epsilon over 30 Krylov-Schur cycles (390 steps) on a clustered top spectrum, and the Arnoldi relation with the
+    pending vector (which the Ritz residual estimate uses) holds to rounding after every step."""
+    A = _clustered_matrix()
+    n, ncv = A.shape[0], 16
+    V, H = np.empty((ncv + 1, n)), np.zeros((ncv + 1, ncv))
+    V[0] = np.random.default_rng(0).standard_normal(n)
+    V[0] /= np.linalg.norm(V[0])
+    p, worst_orth, worst_rel, matvecs = 0, 0.0, 0.0, 0
+    for _cycle in range(30):
+        for j in range(p, ncv):
+            _beta, used = _arnoldi_step_dcgs2(V, H, j, lambda v: A @ v)
+            matvecs += used
+            worst_orth = max(worst_orth, np.abs(V[:j + 1] @ V[:j + 1].T - np.eye(j + 1)).max())
+            worst_rel = max(worst_rel, _relation_error(A, V, H, j))
+        p = _krylov_schur_restart(V, H, ncv)
+        worst_orth = max(worst_orth, np.abs(V[:p] @ V[:p].T - np.eye(p)).max())
+    # CGS2 keeps V V^T - I at O(eps): measured 30 eps here (plain CGS2 on the same run: 18 eps); 100 eps is O(eps)
+    assert worst_orth <= 100 * EPS
+    assert worst_rel <= 100 * EPS  # the relation is algebra on orthonormal rows: rounding, relative to ||A||
+    assert matvecs == 16 + 29 * (16 - 8)  # one matvec per step: the severe-cancellation fallback never ran
+    top = np.sort(np.abs(np.linalg.eigvals(H[:p, :p])))[::-1]
+    assert top[0] <= 1.0 + 1e-12  # no spurious Ritz value above the spectrum (what a lost basis produces)
+
+
+def test_dcgs2_equals_cgs2_arnoldi():
+    """Same Krylov space, same Gram-Schmidt: 15 steps give the basis and the finished Hessenberg columns of plain
+    CGS2 Arnoldi (_orthogonalise_twice) to rounding; the last column differs by the lagged second pass only."""
+    from theory.msd.krylov import _orthogonalise_twice
+
+    A = _random_matrix(3, False)
+    k = 15
+    V, H = np.empty((k + 1, N_DENSE)), np.zeros((k + 1, k))
+    W, G = np.empty((k + 1, N_DENSE)), np.zeros((k + 1, k))
+    V[0] = W[0] = np.ones(N_DENSE) / np.sqrt(N_DENSE)
+    for j in range(k):
+        _arnoldi_step_dcgs2(V, H, j, lambda v: A @ v)
+        W[j + 1] = A @ W[j]
+        h, beta = _orthogonalise_twice(W, j, W[j + 1])
+        G[:j + 1, j], G[j + 1, j] = h, beta
+        W[j + 1] /= beta
+    # a Krylov basis of 15 vectors of a 120 x 120 matrix is well conditioned here: rounding differences amplified
+    # by at most ~1e3 (measured 1e-14)
+    assert np.max(np.abs(V[:k] - W[:k])) <= 1e-12
+    assert np.max(np.abs(H[:k, :k - 1] - G[:k, :k - 1])) <= 1e-12 * np.linalg.norm(A, 2)
+    assert np.max(np.abs(H[:k, k - 1] - G[:k, k - 1])) <= 1e-12 * np.linalg.norm(A, 2)
+    assert abs(H[k, k - 1] * np.linalg.norm(V[k]) - G[k, k - 1]) <= 1e-12 * G[k, k - 1]  # pending norm = beta
+
+
+def test_dcgs2_falls_back_to_cgs2_when_the_lagged_pass_cancels():
+    """A pending vector almost in the span of the basis (the lagged pass would lose its orthogonal part): the step
+    finishes it with _orthogonalise_twice and redoes the matvec (2 matvecs); the basis stays orthonormal and the
+    Arnoldi relation holds."""
+    rng = np.random.default_rng(5)
+    n, j = 200, 6
+    Qc = np.linalg.qr(rng.standard_normal((n, j)))[0]  # orthonormal columns
+    Hj = np.triu(rng.standard_normal((j, j)), -1)
+    b = np.zeros(j)
+    b[-1] = 1.0
+    perp = rng.standard_normal(n)
+    perp -= Qc @ (Qc.T @ perp)
+    u = Qc @ rng.standard_normal(j) + 1e-6 * perp / np.linalg.norm(perp)  # alpha^2 / u^T u ~ 1e-12 < 1/2
+    P = np.eye(n) - Qc @ Qc.T
+    A = (Qc @ Hj + np.outer(u, b)) @ Qc.T + rng.standard_normal((n, n)) / np.sqrt(n) @ P  # A Qc = Qc H + u b
+    V, H = np.empty((j + 2, n)), np.zeros((j + 2, j + 1))
+    V[:j], V[j] = Qc.T, u
+    H[:j, :j], H[j, :j] = Hj, b
+    _beta, used = _arnoldi_step_dcgs2(V, H, j, lambda v: A @ v)
+    assert used == 2
+    # CGS2 on a vector cancelled by 1e-6: orthonormal to a small multiple of eps
+    assert np.linalg.norm(V[:j + 1] @ V[:j + 1].T - np.eye(j + 1), 2) <= 100 * EPS
+    # the relation through a 1e-6 cancellation: rounding amplified by up to 1e6 in H's corrected row (measured ~1e-12)
+    assert _relation_error(A, V, H, j) <= 1e-9
+
+
+def test_dcgs2_step_refuses_a_zero_vector():
+    """A zero (or non-finite) new basis vector cannot be finished: ValueError, never a division by zero."""
+    V, H = np.zeros((3, 50)), np.zeros((3, 2))
+    with pytest.raises(ValueError, match="Arnoldi step 0"):
+        _arnoldi_step_dcgs2(V, H, 0, lambda v: 2.0 * v)
+    V[0] = np.nan
+    with pytest.raises(ValueError, match="Arnoldi step 0"):
+        _arnoldi_step_dcgs2(V, H, 0, lambda v: 2.0 * v)

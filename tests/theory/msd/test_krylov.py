@@ -18,7 +18,7 @@ from theory.msd.krylov import (
     FUSED_CHUNK,
     LEAN_ETA,
     _arnoldi_step_dcgs2,
-    _combine_pair,
+    _combine_rows,
     _gram_pair,
     _krylov_schur_restart,
     gmres,
@@ -242,7 +242,8 @@ EPS = np.finfo(float).eps
 
 @pytest.mark.parametrize("j", [0, COMBINE_ROWS - 2, 2 * COMBINE_ROWS])  # one row group exactly; three groups
 def test_dcgs2_passes_equal_the_dense_products(j):
-    """_gram_pair and _combine_pair (chunked, row-grouped) equal the plain products on vectors of 2.5 chunks."""
+    """_gram_pair and _combine_rows (chunked, row-grouped) equal the plain products on vectors of 2.5 chunks, for
+    the DCGS2 update (2 rows written over rows j, j + 1) and a restart (half the rows written over the first)."""
     rng = np.random.default_rng(j)
     n = 5 * DCGS2_CHUNK // 2 + 17  # a partial last chunk
     V = rng.standard_normal((j + 3, n))
@@ -250,12 +251,13 @@ def test_dcgs2_passes_equal_the_dense_products(j):
     dense = V[:j + 1] @ V[j:j + 2].T
     # n products summed in another order (chunks): the entries are at most ~n (u.u), the difference far below eps n
     assert np.max(np.abs(G - dense)) <= 64 * EPS * n
-    M = rng.standard_normal((2, j + 2))
-    expect = M @ V[:j + 2]
-    norm = _combine_pair(V, j, M)
-    # j + 2 products per entry summed in groups: equal to rounding of entries of size ~ sqrt(j + 2)
-    assert np.max(np.abs(V[j:j + 2] - expect)) <= 64 * EPS * (j + 2)
-    assert abs(norm - np.linalg.norm(expect[1])) <= 64 * EPS * np.sqrt(n) * norm  # a chunked sum of n squares
+    for first, p in ((j, 2), (0, (j + 2) // 2 + 1)):
+        M = rng.standard_normal((p, j + 2))
+        expect = M @ V[:j + 2]
+        norm = _combine_rows(V, M, j + 2, first=first)
+        # j + 2 products per entry summed in groups: equal to rounding of entries of size ~ sqrt(j + 2)
+        assert np.max(np.abs(V[first:first + p] - expect)) <= 64 * EPS * (j + 2)
+        assert abs(norm - np.linalg.norm(expect[-1])) <= 64 * EPS * np.sqrt(n) * norm  # a chunked sum of n squares
 
 
 def _relation_error(A, V, H, j):

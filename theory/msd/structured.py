@@ -82,6 +82,12 @@ def _add_diagonal_blocks(Z: np.ndarray, first_block: int, D: int, blocks: np.nda
         Z[r:r + D, col0 + r:col0 + r + D] += blk
 
 
+def _weighted_block_sum(cov: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """sum_kj cov_kj Y[k, :, j, :] of the (K, D, K, D) block view ``Y``: ``einsum("kj,kajb->ab")`` as a batched
+    matrix-vector product over j, then a sum over k (2.3x faster on the strided views of N = 2336)."""
+    return np.matmul(Y.transpose(0, 1, 3, 2), cov[:, None, :, None])[..., 0].sum(axis=0)
+
+
 def _symmetrize_square(A: np.ndarray, col0: int, n: int, diagonal: np.ndarray) -> None:
     """The n x n square A[:n, col0:col0 + n], zero below its diagonal, made symmetric (in place; ``diagonal`` is its
     diagonal: the sum with the transpose, buffered by numpy as the operands overlap, doubles it)."""
@@ -496,7 +502,7 @@ class _SymmetricF:
                 yqq = H[sl, sl].reshape(K, D, K, D)
                 yq0 = H[sl, :D].reshape(K, D, D)
                 xkk = yqq[k, :, k]
-                sum_qq = np.einsum("kj,kajb->ab", cov, yqq)
+                sum_qq = _weighted_block_sum(cov, yqq)
             else:
                 uqq = U[sl, sl].reshape(K, D, K, D)
                 yq0 = y0q.transpose(0, 2, 1)
@@ -504,7 +510,7 @@ class _SymmetricF:
                 udiag = np.diagonal(U)[sl].reshape(K, D)
                 xkk = ukk + ukk.transpose(0, 2, 1)
                 xkk.reshape(K, -1)[:, ::D + 1] = udiag
-                half = np.einsum("kj,kajb->ab", cov, uqq)
+                half = _weighted_block_sum(cov, uqq)
                 sum_qq = half + half.T
                 sum_qq.reshape(-1)[::D + 1] -= np.diag(cov) @ udiag
             rs, cs = cov.sum(axis=1), cov.sum(axis=0)

@@ -373,6 +373,8 @@ class _SymmetricF:
     CHUNK_BYTES = 1 << 21
 
     def __init__(self, m: AnalysisMoments, model: str, mu: float | None, packing: SymmetricPacking):
+        if packing.N != m.N:
+            raise ValueError(f"packing must be of N = {m.N} (the instance's), got a packing of N = {packing.N}")
         self.m, self.model, self.packing = m, _check_model(model), packing
         mu = m.mu if mu is None else float(mu)
         K, D, N = m.K, m.D, m.N

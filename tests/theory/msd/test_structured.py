@@ -145,9 +145,12 @@ def test_packed_matvec_equals_apply_F_and_the_explicit_F(l_max, selection, row_l
         assert again is second and np.array_equal(again, first)  # one output buffer; reuse leaves no trace
 
 
-def test_packed_matvec_checks_its_model():
+def test_packed_matvec_checks_its_model_and_packing():
+    m = _delayed_instance(1, "subset")
     with pytest.raises(ValueError, match="model must"):
-        f_matvec(_delayed_instance(1, "subset"), "gauss", packing=SymmetricPacking(5))
+        f_matvec(m, "gauss", packing=SymmetricPacking(m.N))
+    with pytest.raises(ValueError, match="packing must"):
+        f_matvec(m, "seed", packing=SymmetricPacking(m.N + 1))
 
 
 @pytest.mark.parametrize("row_loops", [False, True])

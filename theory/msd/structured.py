@@ -369,7 +369,8 @@ class _SymmetricF:
     \sum_k c_{kk}\mathrm{diag}(U_{kk})` with :math:`E = \sum_{kj}c_{kj}U_{kj}` (:math:`c` symmetric).
     """
 
-    #: Bytes of the local block rows processed together (about half of a core's L2 + share of L3 here).
+    #: Bytes of the local block rows processed together: 2 MiB measured best of 256 KiB .. 16 MiB at N = 2336 (matvec
+    #: 31.8 ms against 32.1-35.4); at N = 980 every size is within 0.4 ms.
     CHUNK_BYTES = 1 << 21
 
     def __init__(self, m: AnalysisMoments, model: str, mu: float | None, packing: SymmetricPacking):

@@ -404,6 +404,7 @@ class _SymmetricF:
         self.X0 = np.empty((D, N))  # X's server rows
         self.Q = np.empty((K, self.chunk * D, D))  # U_{jk} mu R_k (local block columns of a chunk's rows)
         self.muR = mu * m.R
+        self.I_minus_muR = np.eye(D)[None] - self.muR
         self.w = m.p_m * m.beta_bar.T.reshape(-1)
         self.s = float(np.sum(self.w))
         self.weight = m.p[:, None, None] * m.Pi[None] - (m.c ** 2)[:, None, None]
@@ -412,10 +413,11 @@ class _SymmetricF:
     def _head_rows(self, U: np.ndarray) -> None:
         r"""``H`` = the head rows of :math:`T = \mathcal R_\mu\mathcal A(X)`: the server rows, then the local block rows
         in chunks of about :attr:`CHUNK_BYTES` that stay in cache through every step (apply_A's and apply_R's
-        arithmetic: A's rows, A's columns, A's correction on the local diagonal, then R's products from A's rows)."""
+        arithmetic: A's rows, A's columns, A's correction on the local diagonal, then R's products from A's rows;
+        for ``exact`` the local columns as one two-sided product, equal to rounding)."""
         m = self.m
         K, D, N = m.K, m.D, m.N
-        KD, head = K * D, (K + 1) * D
+        head = (K + 1) * D
         loc = slice(D, head)
         c, H, muR, X0, exact = m.c, self.H, self.muR, self.X0, self.model == "exact"
         k = np.arange(K)
@@ -451,20 +453,25 @@ class _SymmetricF:
             Hc *= (1.0 - c)[None, :, None]
             Hc += Hk[:, None, :D]
             _add_diagonal_blocks(Hk, 0, D, added[k0:k1], col0=r0)
-            P = np.matmul(muR[k0:k1], Hr, out=self.P[:nk])
-            Q = np.matmul(Hc.transpose(1, 0, 2), muR, out=self.Q[:, :nk * D])
-            if exact:
-                XL = Hk[:, loc]
-                Y = np.matmul(muR[k0:k1], XL.reshape(nk, D, KD)).reshape(nk * D, K, D).transpose(1, 0, 2)
-                products = np.matmul(Y, muR).transpose(1, 0, 2).reshape(nk * D, KD)
-                xjj = XL.reshape(nk, D, K, D)[np.arange(nk), :, np.arange(k0, k1)]
-                mr = muR[k0:k1]
-                diag = mr @ xjj.transpose(0, 2, 1) @ mr + np.einsum("kab,kba->k", mr, xjj)[:, None, None] * mr
-            Hr -= P
-            Hc -= Q.transpose(1, 0, 2)
-            if exact:
-                Hk[:, loc] += products
-                _add_diagonal_blocks(Hk, 0, D, diag, col0=r0)
+            if not exact:
+                P = np.matmul(muR[k0:k1], Hr, out=self.P[:nk])
+                Q = np.matmul(Hc.transpose(1, 0, 2), muR, out=self.Q[:, :nk * D])
+                Hr -= P
+                Hc -= Q.transpose(1, 0, 2)
+                continue
+            # exact: on the local columns U_jk - mu R_j U_jk - U_jk mu R_k + mu R_j U_jk mu R_k as
+            # (I - mu R_j) U_jk (I - mu R_k) (two products instead of four), plus the Gaussian terms on the diagonal
+            mr = muR[k0:k1]
+            xjj = Hc.reshape(nk, D, K, D)[np.arange(nk), :, np.arange(k0, k1)]
+            diag = mr @ xjj.transpose(0, 2, 1) @ mr + np.einsum("kab,kba->k", mr, xjj)[:, None, None] * mr
+            P = self.P[:nk]
+            np.matmul(mr, Hr[:, :, :D], out=P[:, :, :D])
+            np.matmul(mr, Hr[:, :, head:], out=P[:, :, head:])
+            Hr[:, :, :D] -= P[:, :, :D]
+            Hr[:, :, head:] -= P[:, :, head:]
+            Y = np.matmul(self.I_minus_muR[k0:k1], Hr[:, :, loc], out=P[:, :, loc])
+            np.matmul(Y.reshape(nk * D, K, D).transpose(1, 0, 2), self.I_minus_muR, out=Hc.transpose(1, 0, 2))
+            _add_diagonal_blocks(Hk, 0, D, diag, col0=r0)
 
     def __call__(self, v: np.ndarray, res: np.ndarray) -> np.ndarray:
         r"""``res`` = the packed :math:`\mathcal F(X)` of the packed symmetric ``v``."""

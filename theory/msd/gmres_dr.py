@@ -139,7 +139,7 @@ def gmres_dr(matvec: Callable[[np.ndarray], np.ndarray], b: np.ndarray, *, rtol:
             r = b - matvec(x)
             residual = float(np.linalg.norm(r)) / bnorm
             if residual <= rtol or steps >= maxiter or not math.isfinite(residual):
-                return DeflatedSolve(x, steps, residual, V[:j_end + 1].copy(), H[:j_end + 1, :j_end].copy())
+                return DeflatedSolve(x, steps, residual, V[:j_end + 1], H[:j_end + 1, :j_end].copy())  # a view
             p = 0  # the estimate was optimistic (rounding): restart plainly from the true residual
             continue
         # deflated restart: keep the harmonic Ritz vectors and the residual s (both in span V_{m+1})

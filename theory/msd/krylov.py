@@ -246,9 +246,7 @@ def _krylov_schur_restart(V: np.ndarray, H: np.ndarray, ncv: int) -> int:
     (never splitting a complex pair); returns their number ``p``. The kept rows ``V[:p]`` are orthonormal
     combinations of orthonormal rows; the pending ``V[ncv]`` moves to ``V[p]`` with the row ``H[p, :p]`` (the
     relation of :func:`_arnoldi_step_dcgs2`'s entry state, finished by the next step)."""
-    Hm = H[:ncv, :ncv]
-    cut = np.sort(np.abs(np.linalg.eigvals(Hm)))[::-1][ncv // 2 - 1]
-    T, Z, sdim = sla.schur(Hm, output="real", sort=lambda re, im: math.hypot(re, im) >= cut * (1 - 1e-12))
+    T, Z, sdim = _schur_sorted(H[:ncv, :ncv], ncv // 2)
     p = int(min(sdim, ncv - 2))
     if p < sdim and T[p, p - 1] != 0.0:  # do not split a 2 x 2 block (complex pair) of the real Schur form
         p -= 1
@@ -261,9 +259,34 @@ def _krylov_schur_restart(V: np.ndarray, H: np.ndarray, ncv: int) -> int:
     return p
 
 
+def _start_from_basis(V: np.ndarray, H: np.ndarray, W: np.ndarray, G: np.ndarray, keep: int) -> int:
+    """The Krylov-Schur restart applied to a given Krylov decomposition ``F W[:q]^T = W^T G`` (W: (q + 1) x n,
+    orthonormal rows): ``V[:p]`` the Schur vectors of G's ``keep`` largest Ritz values, ``V[p] = W[q]`` (orthonormal
+    already: a valid pending vector of :func:`_arnoldi_step_dcgs2`), ``H[p, :p]`` the relation's row; returns p."""
+    q = G.shape[1]
+    T, Z, sdim = _schur_sorted(G[:q, :q], keep)
+    p = int(min(sdim, keep, q - 1))
+    if p < sdim and T[p, p - 1] != 0.0:  # do not split a 2 x 2 block (complex pair) of the real Schur form
+        p -= 1
+    M = np.ascontiguousarray(Z[:, :p].T)
+    for s in range(0, W.shape[1], DCGS2_CHUNK):
+        V[:p, s:s + DCGS2_CHUNK] = M @ W[:q, s:s + DCGS2_CHUNK]
+    V[p] = W[q]
+    H[:] = 0.0
+    H[:p, :p] = T[:p, :p]
+    H[p, :p] = G[q, :q] @ Z[:, :p]
+    return p
+
+
+def _schur_sorted(Hm: np.ndarray, keep: int):
+    """Real Schur form of ``Hm`` with the Ritz values of the ``keep`` largest magnitudes leading: ``(T, Z, sdim)``."""
+    cut = np.sort(np.abs(np.linalg.eigvals(Hm)))[::-1][keep - 1]
+    return sla.schur(Hm, output="real", sort=lambda re, im: math.hypot(re, im) >= cut * (1 - 1e-12))
+
+
 def top_eigenpair(matvec: Callable[[np.ndarray], np.ndarray], n: int, v0: np.ndarray | None = None, *,
                   tol: float = 1e-10, ncv: int = 20, maxiter: int = 3000, what: str = "top eigenvalue",
-                  decide: float = 0.0) -> EigenResult:
+                  decide: float = 0.0, basis: tuple[np.ndarray, np.ndarray] | None = None) -> EigenResult:
     r"""Eigenvalue of largest magnitude of the linear map ``matvec`` on :math:`\mathbb R^n` (Krylov-Schur).
 
     Stops when the Ritz pair :math:`(\theta, x)` of largest :math:`|\theta|` has
@@ -274,7 +297,10 @@ def top_eigenpair(matvec: Callable[[np.ndarray], np.ndarray], n: int, v0: np.nda
     value, returned as ``residual``, must pass too (otherwise the iteration goes on with a ten times smaller
     estimate required). ``matvec`` may return a buffer it reuses.
 
-    A cold start (``v0`` None, zero or not finite) is :func:`generic_start`.
+    A cold start (``v0`` None, zero or not finite) is :func:`generic_start`. ``basis = (W, G)``, a Krylov
+    decomposition ``F @ W[:q].T = W.T @ G`` (W: (q + 1) x n with orthonormal rows, G: (q + 1) x q, q >= 3; e.g. of
+    the (S2) solve by :func:`theory.msd.gmres_dr.gmres_dr`), replaces ``v0``: the search starts from the Schur vectors
+    of its ``ncv // 2`` largest Ritz values (the Krylov-Schur restart applied to it).
 
     Raises
     ------
@@ -285,11 +311,22 @@ def top_eigenpair(matvec: Callable[[np.ndarray], np.ndarray], n: int, v0: np.nda
         raise ValueError(f"ncv must be in [4, n) = [4, {n}), got {ncv}")
     V = np.empty((ncv + 1, n))
     H = np.zeros((ncv + 1, ncv))
-    # a cold start is generic, never all ones: a start with (almost) no component along the top eigenvector lets the
-    # decide-side stop accept a lower eigenvalue (seed F at N = 980, mu = 0.1973: 0.85199 from all ones, rho 0.85793)
-    start = generic_start(n) if v0 is None or not np.all(np.isfinite(v0)) or not np.any(v0) else np.asarray(v0, float)
-    V[0] = start / np.linalg.norm(start)
-    p, matvecs, residual, strict = 0, 0, math.inf, 1.0
+    p = 0
+    if basis is not None:
+        W, G = basis
+        q = G.shape[1] if G.ndim == 2 else -1
+        if q < 3 or W.shape != (q + 1, n) or G.shape != (q + 1, q):
+            raise ValueError(f"basis must be (W, G) with W of shape (q + 1, {n}), G of shape (q + 1, q), q >= 3; "
+                             f"got {W.shape} and {G.shape}")
+        p = _start_from_basis(V, H, W, G, min(ncv // 2, q - 1))
+    else:
+        # a cold start is generic, never all ones: a start with (almost) no component along the top eigenvector lets
+        # the decide-side stop accept a lower eigenvalue (seed F at N = 980, mu = 0.1973: 0.85199 from all ones, rho
+        # 0.85793)
+        bad = v0 is None or not np.all(np.isfinite(v0)) or not np.any(v0)
+        start = generic_start(n) if bad else np.asarray(v0, float)
+        V[0] = start / np.linalg.norm(start)
+    matvecs, residual, strict = 0, math.inf, 1.0
     for _restart in range(maxiter):
         for j in range(p, ncv):
             beta, used = _arnoldi_step_dcgs2(V, H, j, matvec)  # V[j] finished, V[j + 1] pending (norm beta)

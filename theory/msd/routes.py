@@ -151,13 +151,14 @@ def _eigs_top(matvec: Callable[[np.ndarray], np.ndarray], n: int, v0, *, tol: fl
     return abs(res.value), res.vector
 
 
-def _ritz_radius(matvec: Callable[[np.ndarray], np.ndarray], n: int, v0, *, tol: float, what: str):
-    """``(|theta|, Ritz vector, Ritz residual)`` of the top eigenpair (ncv 20); dense eigenvalues (residual None)
-    for ``n <= 400`` as in :func:`_eigs_top`."""
+def _ritz_radius(matvec: Callable[[np.ndarray], np.ndarray], n: int, v0, *, tol: float, what: str, basis=None):
+    """``(|theta|, Ritz vector, Ritz residual)`` of the top eigenpair (ncv 20), from ``v0`` or from the Krylov
+    decomposition ``basis`` (:func:`theory.msd.krylov.top_eigenpair`); dense eigenvalues (residual None) for
+    ``n <= 400`` as in :func:`_eigs_top`."""
     if n <= 400:
         r, v = _eigs_top(matvec, n, v0, tol=tol, ncv=20, maxiter=ARNOLDI_MAXITER, what=what)
         return r, v, None
-    res = top_eigenpair(matvec, n, v0, tol=tol, ncv=20, maxiter=ARNOLDI_MAXITER, what=what)
+    res = top_eigenpair(matvec, n, v0, tol=tol, ncv=20, maxiter=ARNOLDI_MAXITER, what=what, basis=basis)
     return abs(res.value), res.vector, res.residual
 
 
@@ -397,6 +398,12 @@ RADIUS_NEAR_ONE = 1e-4
 GMRES_BASIS_BYTES = 1.6e9
 
 
+#: GMRES-DR(m, k) of the structured (S2) solve: m = 30 (measured at N = 980, exact F: 120 steps and then 103 matvecs
+#: for rho(F) from its Krylov decomposition, against 120 + 102 at m = 40 and 118 + 106 at (40, 15), 2.9 + 1.8 CPU-s
+#: against 3.4 + 2.0 at m = 40); k = theory.msd.structured.DEFLATED_VECTORS.
+DEFLATED_RESTART = 30
+
+
 def _gmres_restart(N: int) -> int:
     """GMRES restart length: 40 (measured at N = 980: 117 steps as with 60 or 120, 3.5 CPU-s against 4.5 and 7.6:
     the basis passes grow with the restart), fewer when the basis would exceed GMRES_BASIS_BYTES."""
@@ -508,13 +515,13 @@ def _mean_square_analysis(x, model, *, route, threshold_rtol, msd_rtol, progress
         cb = cb if progress else None
         if route == "grouped":
             sol = grouped_msd_steady_state(m, model, mu=mu, rtol=msd_rtol, maxiter=KRYLOV_MAXITER, progress=cb)
-            return sol.msd, sol.residual, f"grouped {sol.method} ({sol.unknowns} unknowns)", sol.state
+            return sol.msd, sol.residual, f"grouped {sol.method} ({sol.unknowns} unknowns)", sol.state, None
         if route == "white":
             sol = white_msd_steady_state(m, model, mu=mu, rtol=msd_rtol, maxiter=KRYLOV_MAXITER, progress=cb)
-            return sol.msd, sol.residual, f"white {sol.method}", sol.S
-        sol = msd_steady_state(m, model, mu=mu, method="gmres", rtol=msd_rtol, maxiter=KRYLOV_MAXITER,
-                               restart=_gmres_restart(m.N), progress=cb)
-        return sol.msd, sol.residual, f"structured {sol.method}", sol.C
+            return sol.msd, sol.residual, f"white {sol.method}", sol.S, None
+        sol = msd_steady_state(m, model, mu=mu, method="gmres-dr", rtol=msd_rtol, maxiter=KRYLOV_MAXITER,
+                               restart=min(DEFLATED_RESTART, _gmres_restart(m.N)), progress=cb)
+        return sol.msd, sol.residual, f"structured {sol.method}", sol.C, sol.krylov
 
     out = MeanSquareAnalysis(model=model, route=route, spectral_radius=math.nan, threshold=bracket, notes=notes)
 
@@ -523,7 +530,7 @@ def _mean_square_analysis(x, model, *, route, threshold_rtol, msd_rtol, progress
             out.msd, out.residual, out.solver = _naive_msd(m, model, mu), None, "naive sparse LU"
             return None
         try:
-            out.msd, out.residual, out.solver, C = structured_solve()
+            out.msd, out.residual, out.solver, C, basis = structured_solve()
         except ValueError as exc:
             if m.N <= NAIVE_MAX_N:
                 notes.append(f"{exc}; naive route (direct LU of the explicit F) used instead")
@@ -533,16 +540,18 @@ def _mean_square_analysis(x, model, *, route, threshold_rtol, msd_rtol, progress
         if model == "exact":
             out.psd_certificate = (grouped_psd_margin(m, C, client_grouping(m)) if route == "grouped"
                                    else _psd_margin(C))
-        return C
+        return C, basis
 
     def radius(warm):
         try:
             if warm is not None and route == "structured":
                 packing, n = _structured_space(m, model)
-                v = packing.pack(warm)
+                C, basis = warm
+                v = packing.pack(C) if basis is None else None
                 for tol in RADIUS_TOLS:
                     r, v, out.radius_residual = _ritz_radius(f_matvec(m, model, mu, packing=packing), n, v, tol=tol,
-                                                             what=f"rho(F_{model}) at mu = {mu!r}")
+                                                             what=f"rho(F_{model}) at mu = {mu!r}", basis=basis)
+                    basis = None  # a second, tighter solve starts from the first's Ritz vector
                     if abs(r - 1.0) > RADIUS_NEAR_ONE:
                         break
                 return r
@@ -554,11 +563,11 @@ def _mean_square_analysis(x, model, *, route, threshold_rtol, msd_rtol, progress
             raise
 
     if bracket.lo > 0 and mu <= bracket.lo:
-        # below the bracket: solve first (the solution, dominated by the slowest modes, warm-starts Arnoldi)
+        # below the bracket: solve first (its Krylov space holds the slowest modes: rho(F) continues from it)
         say(f"{model}: steady state (S2)")
-        C = solve_into(out)
-        say(f"{model}: rho(F) at mu = {mu:.6g} (Krylov-Schur warm-started from the steady state)")
-        out.spectral_radius = float(radius(C))
+        warm = solve_into(out)
+        say(f"{model}: rho(F) at mu = {mu:.6g} (Krylov-Schur continued from the steady-state solve)")
+        out.spectral_radius = float(radius(warm))
         say(f"{model}: rho(F) = {out.spectral_radius:.10g}")
         if not out.spectral_radius < 1.0 - STABILITY_MARGIN:
             out.msd = out.residual = out.solver = out.psd_certificate = None

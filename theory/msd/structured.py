@@ -58,6 +58,9 @@ __all__ = [
 KRYLOV_MAXITER = 5000
 ARNOLDI_MAXITER = 3000
 
+#: Harmonic Ritz vectors kept at each restart of the ``gmres-dr`` (S2) solve (the slow modes of I - F).
+DEFLATED_VECTORS = 10
+
 #: Mean-square models: the seed's truncated F (Ch. (4.26), P4 (28)) and the exact F with Gaussian regressors.
 MODELS = ("seed", "exact")
 
@@ -679,6 +682,10 @@ class SteadyState:
     method : str
     tolerance : float
         The relative tolerance handed to the solver.
+    krylov : (basis, H) or None
+        ``method="gmres-dr"`` only: a Krylov decomposition of :math:`\mathcal F` on packed symmetric matrices
+        (:class:`SymmetricPacking`), ``F @ basis[:j].T = basis.T @ H``, orthonormal rows, holding the slow modes the
+        solve met: :func:`theory.msd.krylov.top_eigenpair` continues from it (``basis=``).
     """
 
     msd: float
@@ -687,6 +694,7 @@ class SteadyState:
     iterations: int
     method: str
     tolerance: float
+    krylov: tuple[np.ndarray, np.ndarray] | None = None
 
 
 def _s2_residual(m, C, Q, model, mu) -> float:
@@ -704,9 +712,11 @@ def msd_steady_state(x, model: str = "seed", *, mu: float | None = None, method:
 
     Parameters
     ----------
-    method : {"gmres", "bicgstab", "fixed_point"}
+    method : {"gmres", "gmres-dr", "bicgstab", "fixed_point"}
         GMRES (:func:`theory.msd.krylov.gmres`) / BiCGSTAB (scipy.sparse.linalg) on the vectorised operator,
-        with up to ``refinements`` further rounds on the recomputed residual; or the fixed-point iteration
+        with up to ``refinements`` further rounds on the recomputed residual; GMRES with deflated restarting
+        (:func:`theory.msd.gmres_dr.gmres_dr`, m = ``restart``, k = :data:`DEFLATED_VECTORS`; it also returns the
+        Krylov decomposition of :math:`\mathcal F` it built, ``SteadyState.krylov``); or the fixed-point iteration
         :math:`C \leftarrow \mathcal B\mathcal R_\mu\mathcal A(C) + Q` (converges iff
         :math:`\rho(\mathcal F) < 1`, at rate :math:`\rho(\mathcal F)`).
     rtol : float
@@ -736,8 +746,8 @@ def msd_steady_state(x, model: str = "seed", *, mu: float | None = None, method:
     """
     m = _moments(x)
     _check_model(model)
-    if method not in ("gmres", "bicgstab", "fixed_point"):
-        raise ValueError(f"method must be one of gmres, bicgstab, fixed_point, got {method!r}")
+    if method not in ("gmres", "gmres-dr", "bicgstab", "fixed_point"):
+        raise ValueError(f"method must be one of gmres, gmres-dr, bicgstab, fixed_point, got {method!r}")
     if not (isinstance(rtol, float) and 0.0 < rtol < 1.0):
         raise ValueError(f"rtol must be a float in (0, 1), got {rtol!r}")
     mu = m.mu if mu is None else float(mu)
@@ -749,7 +759,7 @@ def msd_steady_state(x, model: str = "seed", *, mu: float | None = None, method:
     if qnorm == 0.0:
         C = np.zeros((N, N))
         return SteadyState(0.0, C, 0.0, 0, method, rtol)
-    iterations = 0
+    iterations, krylov = 0, None
     if method == "fixed_point":
         maxiter = 100000 if maxiter is None else int(maxiter)
         C = Q.copy()
@@ -763,6 +773,21 @@ def msd_steady_state(x, model: str = "seed", *, mu: float | None = None, method:
             C, C_new = C_new, C
             if step <= rtol * qnorm or not math.isfinite(step):
                 break
+    elif method == "gmres-dr":  # deflated restarts on packed symmetric matrices; the relation of F is kept
+        from theory.msd.gmres_dr import gmres_dr
+
+        sym = SymmetricPacking(N)
+        m_dr = min(restart, sym.size - 1)
+        sol = gmres_dr(f_matvec(m, model, mu, identity_minus=True, packing=sym), sym.pack(0.5 * (Q + Q.T)),
+                       rtol=0.5 * rtol, m=m_dr, k=min(DEFLATED_VECTORS, m_dr - 2),
+                       maxiter=KRYLOV_MAXITER if maxiter is None else int(maxiter), callback=progress)
+        iterations = sol.steps
+        C = sym.unpack(sol.x)
+        if sol.basis is not None:  # (I - F) V_j = V_{j+1} H  <=>  F V_j = V_{j+1} (I_bar - H)
+            j = sol.hessenberg.shape[1]
+            H = -sol.hessenberg
+            H[:j, :j] += np.eye(j)
+            krylov = (sol.basis, H)
     elif method == "gmres":  # lean restarted GMRES (theory.msd.krylov) on packed symmetric matrices
         cap = KRYLOV_MAXITER if maxiter is None else int(maxiter)
         sym = SymmetricPacking(N)
@@ -800,7 +825,7 @@ def msd_steady_state(x, model: str = "seed", *, mu: float | None = None, method:
     if not (residual <= 10 * rtol):
         raise ValueError(f"(S2) not solved: relative residual {residual:.3g} > 10 rtol = {10 * rtol:.3g} after "
                          f"{iterations} {method} iterations (is rho(F) < 1 at mu = {mu!r}?)")
-    return SteadyState(float(np.trace(C[:m.D, :m.D])), C, residual, iterations, method, rtol)
+    return SteadyState(float(np.trace(C[:m.D, :m.D])), C, residual, iterations, method, rtol, krylov)
 
 
 def spectral_radius_F(x, model: str = "seed", *, mu: float | None = None, tol: float = 1e-12,

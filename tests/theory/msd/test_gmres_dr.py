@@ -70,3 +70,51 @@ def test_gmres_dr_edge_cases_and_cap():
         kw = {"rtol": 1e-8, "m": 10, "k": 3} | bad
         with pytest.raises(ValueError, match="GMRES-DR needs|rtol"):
             gmres_dr(lambda v: A @ v, np.ones(100), **kw)
+
+
+@pytest.mark.parametrize("complex_pairs", [False, True])
+def test_top_eigenpair_continues_from_the_solve_and_finds_the_top_eigenvalue(complex_pairs):
+    """rho(F) continued from the GMRES-DR relation of A = I - F equals F's dense spectral radius, to the tolerance,
+    with fewer matvecs than from the right side alone."""
+    from theory.msd.krylov import top_eigenpair
+
+    n = 300  # as above
+    A = _slow_modes(n, 8, complex_pairs)
+    F = np.eye(n) - A
+    b = np.random.default_rng(9).standard_normal(n)
+    out = gmres_dr(lambda v: A @ v, b, rtol=1e-11, m=20, k=6)
+    j = out.hessenberg.shape[1]
+    G = -out.hessenberg
+    G[:j, :j] += np.eye(j)  # F V_j = V_{j+1} (I_bar - H_bar)
+    rho = np.max(np.abs(np.linalg.eigvals(F)))
+    cont = top_eigenpair(lambda v: F @ v, n, basis=(out.basis, G), tol=1e-10, ncv=12)
+    cold = top_eigenpair(lambda v: F @ v, n, b, tol=1e-10, ncv=12)
+    assert abs(abs(cont.value) - rho) <= 1e-8 * rho and cont.residual <= 1e-10  # well-conditioned top: error ~ residual
+    assert cont.matvecs < cold.matvecs
+
+
+def test_top_eigenpair_refuses_a_malformed_basis():
+    from theory.msd.krylov import top_eigenpair
+
+    W = np.linalg.qr(np.random.default_rng(10).standard_normal((50, 6)))[0].T  # 6 orthonormal rows
+    for G in (np.zeros((6, 4)), np.zeros((3, 2)), np.zeros(6)):
+        with pytest.raises(ValueError, match="basis must be"):
+            top_eigenpair(lambda v: v, 50, basis=(W[:G.shape[0]] if G.ndim == 2 and G.shape[0] == 3 else W, G))
+
+
+@pytest.mark.parametrize("model", ["seed", "exact"])
+def test_structured_gmres_dr_equals_gmres_and_keeps_a_relation_of_F(model):
+    """msd_steady_state(method="gmres-dr") gives GMRES's MSD, and SteadyState.krylov is a Krylov decomposition of F on
+    packed symmetric matrices (checked with the matvec)."""
+    from theory.msd import analysis_moments, msd_steady_state, reference_instance
+    from theory.msd.structured import SymmetricPacking, f_matvec
+
+    inst = analysis_moments(reference_instance(0.1))
+    dr = msd_steady_state(inst, model, method="gmres-dr", rtol=1e-12, restart=20)
+    ref = msd_steady_state(inst, model, method="gmres", rtol=1e-12)
+    assert dr.residual <= 1e-11 and abs(dr.msd / ref.msd - 1) <= 1e-10  # both to residual 1e-12, cond ~ 1e2
+    W, G = dr.krylov
+    q = G.shape[1]
+    F = f_matvec(inst, model, packing=SymmetricPacking(inst.N))
+    FW = np.array([np.array(F(w)) for w in W[:q]])  # copies: the matvec reuses its buffer
+    assert np.linalg.norm(FW - G.T @ W) <= 1e-11 * np.linalg.norm(G)  # F W_q = W_{q+1} G to rounding

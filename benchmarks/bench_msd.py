@@ -19,10 +19,11 @@ Prints three tables, measured in this process (2 cores, other jobs may be runnin
    rho(F), MSD) on the family below at N = 250 (K = 8, D = 10), 980 (K = 16, D = 20) and 2400
    (K = 24, D = 32, l_max = 2), against ``scipy.linalg.solve_discrete_lyapunov`` of the same N in the same
    process (a plain dense Stein equation: the floor of a dense method); the ratio is printed beside the times
-   (wall and CPU: fedcheck analyses the two models in parallel processes, Stein uses threaded BLAS);
+   (wall and CPU: fedcheck analyses the two models in parallel processes, Stein uses threaded BLAS), with the
+   peak RSS (not under tracemalloc, which slowed these runs 1.4-2x);
 5. ``--paper-white``: the same report at the paper's scale with white features (four groups of 64 exchangeable
    clients: the grouped route, theory.msd.grouped; ``--paper-route white`` forces the ungrouped white route)
-   (exact and seed F, rho, thresholds, MSD): wall and CPU time, peak traced memory and peak RSS.
+   (exact and seed F, rho, thresholds, MSD): wall and CPU time and peak RSS.
 
 Instances are deterministic (fixed seeds); timings are wall-clock (time.perf_counter) and CPU (this process and its
 children, more robust on a shared machine); the 1-minute load average is printed with each row.
@@ -168,21 +169,20 @@ def end_to_end(N: int) -> dict:
     K, D, L = E2E_SIZES[N]
     inst = family_instance(K, D, L)
     t_stein, cpu_stein = stein_seconds(inst.n_blocks * D)
-    tracemalloc.start()
+    # not under tracemalloc: its hook on every allocation slowed this run down 1.4x at N = 980 (9.9 s against 7.0 s
+    # wall) and 2x at N = 2336; the memory figure is the peak RSS of the process and of the model's child
     c0 = cpu_seconds()
     rep, t = timed(lambda: msd_report(inst, ("seed", "exact")))
     cpu = cpu_seconds() - c0
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
     rss = peak_rss_mb()  # the process's (or a model's child's) peak so far
     row = {"N": rep["N"], "K": K, "D": D, "l_max": L, "seconds": t, "cpu_s": cpu, "stein_s": t_stein, "stein_cpu_s": cpu_stein,
-           "ratio": t / t_stein, "peak_MB": peak / 2**20, "rss_MB": rss, "route": rep["route"], "load": os.getloadavg()[0]}
+           "ratio": t / t_stein, "rss_MB": rss, "route": rep["route"], "load": os.getloadavg()[0]}
     for model in ("seed", "exact"):
         e = rep["models"][model]
         row[model] = (e["spectral_radius"], e["threshold_mu_times_lambda_max"][0], e.get("msd_db"), e.get("residual"),
                       e["seconds"])
     print(f"  N = {row['N']:5d} (K = {K}, D = {D}, l_max = {L}): fedcheck msd {t:7.2f} s ({cpu:.1f} s CPU), dense "
-          f"Stein {t_stein:6.2f} s ({cpu_stein:.1f} s CPU), ratio {row['ratio']:5.1f}x (CPU {cpu / cpu_stein:.1f}x), peak traced {row['peak_MB']:7.0f} MB, RSS {rss:.0f} MB, load "
+          f"Stein {t_stein:6.2f} s ({cpu_stein:.1f} s CPU), ratio {row['ratio']:5.1f}x (CPU {cpu / cpu_stein:.1f}x), peak RSS {rss:.0f} MB, load "
           f"{row['load']:.1f}; "
           + "; ".join(f"{md}: rho {row[md][0]:.6f}, mu* lambda {row[md][1]:.4f}, MSD {row[md][2]:.3f} dB "
                       f"(residual {row[md][3]:.1e}, {row[md][4]:.1f} s)" for md in ("seed", "exact"))
@@ -204,15 +204,12 @@ def paper_white(mu: float, route: str = "auto") -> dict:
     from fedcheck.msd_cli import msd_report
 
     inst = paper_instance_white(mu)
-    tracemalloc.start()
-    c0 = cpu_seconds()
+    c0 = cpu_seconds()  # not under tracemalloc (see end_to_end)
     rep, t = timed(lambda: msd_report(inst, ("seed", "exact"), method=route))
     cpu = cpu_seconds() - c0
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
     rss = peak_rss_mb()
-    print(f"  mu = {mu} (mu lambda_max = {mu * 1.02:.3f}): {t:.1f} s wall, {cpu:.1f} s CPU, peak traced "
-          f"{peak / 2**20:.0f} MB, peak RSS {rss:.0f} MB (load {os.getloadavg()[0]:.1f}), route "
+    print(f"  mu = {mu} (mu lambda_max = {mu * 1.02:.3f}): {t:.1f} s wall, {cpu:.1f} s CPU, "
+          f"peak RSS {rss:.0f} MB (load {os.getloadavg()[0]:.1f}), route "
           f"{rep['route']}, mean mu* lambda in [{rep['thresholds']['mean'][0] * 1.02:.4f}, "
           f"{rep['thresholds']['mean'][1] * 1.02:.4f}]", flush=True)
     for model in ("seed", "exact"):
@@ -220,7 +217,7 @@ def paper_white(mu: float, route: str = "auto") -> dict:
         msd = f"{e['msd_db']:.3f} dB (residual {e['residual']:.1e})" if e.get("msd_db") is not None else e["note"]
         print(f"    {model}: rho(F) = {e['spectral_radius']:.6f}, mu* lambda in [{e['threshold_mu_times_lambda_max'][0]:.5f}, "
               f"{e['threshold_mu_times_lambda_max'][1]:.5f}], MSD {msd}, {e['seconds']:.1f} s", flush=True)
-    return {"seconds": t, "cpu_s": cpu, "peak_MB": peak / 2**20, "rss_MB": rss, "report": rep}
+    return {"seconds": t, "cpu_s": cpu, "rss_MB": rss, "report": rep}
 
 
 def main() -> None:

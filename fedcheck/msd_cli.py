@@ -72,8 +72,8 @@ def _cores() -> int:
 
 def _analyses(instance, models, route: str, progress, workers: int) -> list:
     """mean_square_analysis of each model; with ``workers > 1`` the models run in parallel, each in its own process
-    (forked, where the platform can fork; else threads). Each model's computation is the same sequence of operations
-    either way, so the results are identical.
+    where :func:`_can_fork` (else in threads). Each model's computation is the same sequence of operations either way,
+    so the results are identical.
 
     Processes rather than threads: the solves are numpy passes over long vectors, but the Krylov bookkeeping between
     them (small eigenproblems, block loops) holds the GIL, and two threads serialised on it: at N = 980 two threads
@@ -87,9 +87,7 @@ def _analyses(instance, models, route: str, progress, workers: int) -> list:
 
     if workers <= 1 or len(models) <= 1:
         return [one(md) for md in models]
-    import multiprocessing
-
-    if "fork" in multiprocessing.get_all_start_methods():
+    if _can_fork():
         return _forked(one, models, min(workers, len(models)))
     from concurrent.futures import ThreadPoolExecutor
 
@@ -127,6 +125,14 @@ def _workers_that_fit(instance, route: str, workers: int, say) -> int:
     say(f"the models one after the other: {workers} at once would need about {need / 1e9:.1f} GB, "
         f"{avail / 1e9:.1f} GB are available")
     return 1
+
+
+def _can_fork() -> bool:
+    """Fork only where it is safe: on Linux (macOS's system libraries are not fork-safe) from a single-threaded caller
+    (a fork copies only the calling thread: a lock another thread holds would stay locked in the child)."""
+    import threading
+
+    return sys.platform.startswith("linux") and threading.active_count() == 1
 
 
 def _child(fn, arg, conn) -> None:

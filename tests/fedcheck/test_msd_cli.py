@@ -215,6 +215,23 @@ def test_classes_route_leaves_stability_undecided(tmp_path, capsys):
         assert structured["models"][model]["stable"] is True
 
 
+def test_forking_is_limited_to_a_single_threaded_caller_on_linux(monkeypatch):
+    """Another thread in the caller (a lock it may hold would stay locked in a forked child) or another platform: the
+    models run in threads instead."""
+    import threading
+
+    from fedcheck import msd_cli
+
+    monkeypatch.setattr(msd_cli.sys, "platform", "linux")
+    monkeypatch.setattr(threading, "active_count", lambda: 1)
+    assert msd_cli._can_fork()
+    monkeypatch.setattr(threading, "active_count", lambda: 2)
+    assert not msd_cli._can_fork()
+    monkeypatch.setattr(threading, "active_count", lambda: 1)
+    monkeypatch.setattr(msd_cli.sys, "platform", "darwin")
+    assert not msd_cli._can_fork()
+
+
 def test_models_in_parallel_processes_give_the_same_report():
     """msd_report analyses the two models in parallel processes by default: the same numbers as one after the other."""
     from fedcheck.msd_cli import msd_report
@@ -240,6 +257,7 @@ def test_a_model_that_fails_in_its_worker_process_fails_the_report(monkeypatch):
 
     inst = reference_instance(0.1)
     real = routes.mean_square_analysis
+    monkeypatch.setattr(msd_cli, "_can_fork", lambda: True)  # the forked path even if pytest runs other threads
 
     def failing(instance, model, **kw):
         if model == "exact":

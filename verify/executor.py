@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import multiprocessing
+import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Protocol, TypeVar
@@ -20,8 +21,11 @@ __all__ = ["DASK_TIMEOUT", "DaskExecutor", "Executor", "ProcessExecutor", "Seria
 
 T = TypeVar("T")
 
-#: Seconds to wait for a dask scheduler's answer, and again for its first worker (``--dask-timeout``).
+#: Seconds to wait for a dask scheduler's answer, again for its first worker, and for a worker while runs are
+#: unfinished and the cluster has none (``--dask-timeout``).
 DASK_TIMEOUT = 30.0
+#: Seconds between two looks at the cluster's workers while :meth:`DaskExecutor.map` waits for its runs.
+DASK_POLL = 1.0
 
 
 def _probe_scheduler(address: str, timeout: float) -> dict:
@@ -144,6 +148,7 @@ class DaskExecutor:
         from distributed import Client  # optional dependency: fedcheck[dask]
 
         self.address = address
+        self.timeout = float(timeout)
         self.name = f"dask({address})"
         _probe_scheduler(address, timeout)
         self._client = Client(address, timeout=timeout, set_as_default=False)
@@ -155,11 +160,39 @@ class DaskExecutor:
                                f"(start one with `dask worker {address}`; change the wait with --dask-timeout)") from None
 
     def map(self, fn, items):
+        """``[fn(item) ...]`` on the cluster. While runs are unfinished the scheduler is asked every
+        :data:`DASK_POLL` seconds for its workers: after ``timeout`` seconds without any (all lost: killed,
+        disconnected), the runs are cancelled and ``TimeoutError`` names the address (a plain gather would wait
+        forever for a worker that never comes)."""
         items = list(items)
         if not items:
             return []
         futures = self._client.map(fn, items, pure=False)
-        return self._client.gather(futures)
+        try:
+            without_workers, pending = None, list(futures)
+            while pending:
+                try:
+                    pending[0].result(timeout=DASK_POLL)  # a failed run raises its own error here
+                    pending.pop(0)
+                    continue
+                except TimeoutError:
+                    if pending[0].done():  # the run itself raised a TimeoutError
+                        raise
+                if self._client.nthreads():
+                    without_workers = None
+                    continue
+                now = time.monotonic()
+                without_workers = now if without_workers is None else without_workers
+                if now - without_workers >= self.timeout:
+                    unfinished = sum(not f.done() for f in futures)
+                    raise TimeoutError(f"the dask scheduler at {self.address} has had no worker for "
+                                       f"{self.timeout:g} s with {unfinished} of {len(futures)} runs unfinished "
+                                       f"(workers lost? start one with `dask worker {self.address}`; change the wait "
+                                       f"with --dask-timeout)")
+            return self._client.gather(futures)
+        except BaseException:
+            self._client.cancel(futures)
+            raise
 
     def close(self) -> None:
         self._client.close()

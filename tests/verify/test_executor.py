@@ -50,3 +50,25 @@ def test_bad_executor_settings_raise(kwargs, match):
 def test_map_seeded_validates_run_count():
     with pytest.raises(ValueError, match="n_runs must be an integer >= 1"):
         map_seeded(SerialExecutor(), np.random.Generator.random, np.random.SeedSequence(0), 0)
+
+
+def _sleep_then(seconds):
+    import time
+
+    time.sleep(seconds)
+    return seconds
+
+
+def test_dask_map_raises_when_the_cluster_loses_its_workers():
+    """Workers gone while runs are unfinished: after --dask-timeout seconds without any worker the runs are cancelled
+    and TimeoutError names the scheduler (before, gather waited for ever)."""
+    import threading
+
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+        with DaskExecutor(cluster.scheduler_address, timeout=1.0) as dask_executor:
+            assert dask_executor.map(_sleep_then, [0.0, 0.0]) == [0.0, 0.0]  # a healthy cluster answers
+            threading.Timer(0.5, lambda: cluster.scale(0)).start()  # every worker leaves during the runs
+            with pytest.raises(TimeoutError, match=r"no worker for 1 s with \d of 4 runs unfinished"):
+                dask_executor.map(_sleep_then, [2.0] * 4)  # 8 s of work on one worker thread: cannot finish first

@@ -28,6 +28,10 @@ def add_msd_parser(sub) -> None:
                           "to N_b^2 problems; grouped also reduces classes of clients sharing (p, v, sigma2) to "
                           "per-class blocks; classes does so for any R_k (D x D blocks; the MSD only, no rho(F) or "
                           "thresholds) (default auto: the cheapest that applies, reported as 'route')")
+    msd.add_argument("--certify-stability", action="store_true",
+                     help="classes route: decide the exact model's mean-square stability by solving S - F(S) = I on the "
+                          "client classes (S positive definite iff stable; one more solve of the MSD's size); other "
+                          "routes decide it by rho(F) anyway")
     msd.add_argument("--progress", action="store_true", help="report each stage on stderr (default when a terminal)")
     msd.add_argument("--transient", type=int, default=None, metavar="N", help="also the MSD curve for n = 0..N")
     msd.add_argument("--csv", type=Path, default=None, metavar="FILE", help="write the transient curve as CSV")
@@ -70,7 +74,7 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
-def _analyses(instance, models, route: str, progress, workers: int) -> list:
+def _analyses(instance, models, route: str, progress, workers: int, certify: bool = False) -> list:
     """mean_square_analysis of each model; with ``workers > 1`` the models run in parallel, each in its own process
     where :func:`_can_fork` (else in threads). Each model's computation is the same sequence of operations either way,
     so the results are identical.
@@ -83,7 +87,7 @@ def _analyses(instance, models, route: str, progress, workers: int) -> list:
     from theory.msd.routes import mean_square_analysis
 
     def one(model):
-        return mean_square_analysis(instance, model, route=route, progress=progress)
+        return mean_square_analysis(instance, model, route=route, progress=progress, certify_stability=certify)
 
     if workers <= 1 or len(models) <= 1:
         return [one(md) for md in models]
@@ -187,7 +191,7 @@ def _forked(fn, args, workers: int) -> list:
 
 
 def msd_report(instance, models, method: str = "auto", transient: int | None = None, progress=None,
-               workers: int | None = None) -> dict:
+               workers: int | None = None, certify_stability: bool = False) -> dict:
     """Bounds, thresholds, rho(F) and MSD for ``instance`` (a :class:`theory.msd.PAOFedInstance`).
 
     The route (grouped, white, structured or naive) is chosen by :func:`theory.msd.routes.choose_route` unless
@@ -213,18 +217,23 @@ def msd_report(instance, models, method: str = "auto", transient: int | None = N
     }
     workers = _cores() if workers is None else int(workers)
     workers = _workers_that_fit(instance, route, min(workers, len(models)), say)
-    for model, res in zip(models, _analyses(instance, models, route, progress, workers), strict=True):
+    analyses = _analyses(instance, models, route, progress, workers, certify_stability)
+    for model, res in zip(models, analyses, strict=True):
         bracket, radius = res.threshold, res.spectral_radius
         out["thresholds"][model] = [bracket.lo, bracket.hi]
         # an (S2) solution alone does not show rho(F) < 1 (it exists whenever 1 is not an eigenvalue of F)
-        decided = math.isfinite(radius) or res.msd is None
-        entry = {"spectral_radius": radius, "stable": (res.msd is not None) if decided else None,
+        cert = res.stability_certificate
+        decided = math.isfinite(radius) or (res.msd is None and cert is None)
+        stable = (res.msd is not None) if decided else (cert["stable"] if cert is not None else None)
+        entry = {"spectral_radius": radius, "stable": stable,
                  "threshold_mu": [bracket.lo, bracket.hi],
                  "threshold_mu_times_lambda_max": [bracket.lo * instance.lambda_max, bracket.hi * instance.lambda_max],
                  "route": res.route, "seconds": res.seconds}
         if res.radius_residual is not None:  # rho(F) at mu to the precision the report needs (Ritz residual)
             entry["spectral_radius_residual"] = res.radius_residual
-        if not decided:
+        if cert is not None:
+            entry["stability_certificate"] = cert
+        if stable is None:
             entry["stability"] = (f"not decided on the {res.route} route: rho(F) is not computed there; the MSD is the "
                                   "solution of (S2), the steady state if mu is mean-square stable")
         if res.notes:
@@ -235,6 +244,13 @@ def msd_report(instance, models, method: str = "auto", transient: int | None = N
                 entry["residual"] = res.residual
             if res.psd_certificate is not None:
                 entry["psd_certificate"] = res.psd_certificate
+        elif cert is not None and cert["stable"] is False:
+            entry["msd_db"] = None
+            entry["status"] = "unstable (certificate): no steady state"
+            entry["note"] = (f"mu = {instance.mu:.6g} is outside the mean-square stable range of the {model} model: "
+                             f"S - F(S) = I has no positive definite solution (smallest eigenvalue "
+                             f"{min(v for v in (cert['lambda_min_symmetric'], cert['lambda_min_difference']) if v is not None):.6g}"
+                             f"); rho(F) and the threshold are not computed on the {res.route} route")
         else:
             entry["msd_db"] = None
             where = (f"stable for mu < {bracket.lo:.6g}" if bracket.lo > 0 else
@@ -286,7 +302,8 @@ def run_msd(args) -> int:
         if getattr(args, "progress", False) or sys.stderr.isatty():
             def progress(msg):
                 print(f"fedcheck msd: {msg}", file=sys.stderr, flush=True)
-        report = msd_report(instance, models, args.method, args.transient, progress=progress)
+        report = msd_report(instance, models, args.method, args.transient, progress=progress,
+                            certify_stability=args.certify_stability)
     except ValueError as exc:  # blame --method only for what it decides (the naive size limit)
         parser.error(str(exc) if "--method" in str(exc) else f"instance: {exc}")
     except RuntimeError as exc:  # a model's worker process was killed (e.g. out of memory): not the input's fault
@@ -314,8 +331,10 @@ def run_msd(args) -> int:
           f"{report['mean_spectral_radius']:.6g}")
     for model, entry in report["models"].items():
         lo, hi = entry["threshold_mu"]
-        if entry["stable"] is None:
-            line = f"{model} F: rho(F) and threshold not computed ({entry['route']} route, stability not decided); "
+        if entry["spectral_radius"] is None or not math.isfinite(entry["spectral_radius"]):
+            decided = {None: "stability not decided", True: "stable by its certificate",
+                       False: "unstable by its certificate"}[entry["stable"]]
+            line = f"{model} F: rho(F) and threshold not computed ({entry['route']} route, {decided}); "
         else:
             line = (f"{model} F: rho(F) = {entry['spectral_radius']:.6g}, threshold mu* in [{lo:.6g}, {hi:.6g}] "
                     f"({lo * lam:.5g}/lambda_max); ")

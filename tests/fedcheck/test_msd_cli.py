@@ -308,3 +308,24 @@ def test_classes_peak_bytes_at_the_paper_scale_matches_the_measured_peak(tmp_pat
     inst = _instance(_load_table(_grouped_config(tmp_path)))
     g = class_unknowns(inst.l_max, 2, inst.D)[1]  # GROUPS: two classes
     assert classes_peak_bytes(inst) == PEAK_STATES * 8 * g
+
+
+@pytest.mark.parametrize("mu_lambda", [0.1, 0.8])
+def test_classes_route_certifies_the_exact_models_stability_on_request(tmp_path, capsys, mu_lambda):
+    """--certify-stability: on the classes route the exact model's stability is decided by S - F(S) = I (S positive
+    definite iff stable), as the structured route decides it by rho(F): stable at mu lambda = 0.1, unstable at 0.8
+    (the exact model's threshold: mu lambda_max = 0.6724); the seed model stays undecided, saying why."""
+    path = _config(tmp_path, mu_lambda)
+    out = _run(capsys, path, "--method", "classes", "--certify-stability")
+    structured = _run(capsys, path, "--method", "structured")
+    exact, seed = out["models"]["exact"], out["models"]["seed"]
+    assert exact["stable"] is structured["models"]["exact"]["stable"] is (mu_lambda < 0.5)  # threshold 0.6724
+    cert = exact["stability_certificate"]
+    assert cert["stable"] is exact["stable"] and cert["perturbation"] < 1 and cert["residual"] <= 1e-9  # decided
+    if exact["stable"]:
+        assert abs(exact["msd"] / structured["models"]["exact"]["msd"] - 1) <= MSD_AGREEMENT_RTOL
+    else:
+        assert exact["msd_db"] is None and "no positive definite solution" in exact["note"]
+    assert seed["stable"] is None and any("not completely positive" in n for n in seed["notes"])
+    undecided = _run(capsys, path, "--method", "classes")["models"]["exact"]  # without the option: as before
+    assert undecided["stable"] is None and "stability_certificate" not in undecided

@@ -427,6 +427,10 @@ class MeanSquareAnalysis:
     #: Ritz residual ||F x - rho x|| / rho of the reported spectral radius when it comes from Krylov-Schur at mu
     #: below the threshold (:data:`RADIUS_TOLS`); None where rho was computed to 1e-10 or densely.
     radius_residual: float | None = None
+    #: Classes route with ``certify_stability`` (exact model): the certificate of
+    #: :func:`theory.msd.classes_stability.classes_stability_certificate` as plain data; ``stable`` is True / False
+    #: when it decides (the solve's error bound ``perturbation`` < 1), else None with ``reason``.
+    stability_certificate: dict | None = None
 
 
 def _psd_margin(C: np.ndarray) -> float | None:
@@ -463,14 +467,17 @@ def _naive_rho(m, model: str, mu: float) -> float:
 
 
 def mean_square_analysis(x, model: str, *, route: str = "auto", threshold_rtol: float = 1e-7,
-                         msd_rtol: float = 1e-12, progress: Callable[[str], None] | None = None
-                         ) -> MeanSquareAnalysis:
+                         msd_rtol: float = 1e-12, progress: Callable[[str], None] | None = None,
+                         certify_stability: bool = False) -> MeanSquareAnalysis:
     r""":math:`\rho(\mathcal F)`, the certified mean-square threshold and :math:`\mathrm{MSD}_\infty` by one exact route.
 
     Every iterative solve is capped (:data:`KRYLOV_MAXITER` Krylov steps, :data:`ARNOLDI_MAXITER` Arnoldi
     restarts). When the structured (S2) solve or Arnoldi does not converge (e.g. :math:`\rho(\mathcal F) \to 1`
     as :math:`\mu \to 0`) the naive route answers if :math:`N \le 100`; otherwise ``ValueError`` says what did
-    not converge. ``progress(message)`` receives one line per stage.
+    not converge. ``progress(message)`` receives one line per stage. ``certify_stability``: on the ``classes``
+    route (which computes no :math:`\rho(\mathcal F)`), decide the exact model's stability by
+    :func:`theory.msd.classes_stability.classes_stability_certificate` (one more solve of the MSD's size); other
+    routes decide stability by :math:`\rho(\mathcal F)` either way.
     """
     from threadpoolctl import threadpool_limits
 
@@ -478,17 +485,17 @@ def mean_square_analysis(x, model: str, *, route: str = "auto", threshold_rtol: 
     # slows down (measured 17x slower at N = 250 on the shared 2-core machine)
     with threadpool_limits(1):
         return _mean_square_analysis(x, model, route=route, threshold_rtol=threshold_rtol, msd_rtol=msd_rtol,
-                                     progress=progress)
+                                     progress=progress, certify_stability=certify_stability)
 
 
-def _mean_square_analysis(x, model, *, route, threshold_rtol, msd_rtol, progress):
+def _mean_square_analysis(x, model, *, route, threshold_rtol, msd_rtol, progress, certify_stability=False):
     from theory.msd.naive import NAIVE_MAX_N
 
     m = _moments(x)
     _check_model(model)
     route = choose_route(m, route)
     if route == "classes":
-        return _classes_analysis(m, model, msd_rtol=msd_rtol, progress=progress)
+        return _classes_analysis(m, model, msd_rtol=msd_rtol, progress=progress, certify=certify_stability)
     say = progress or (lambda _msg: None)
     t0 = time.perf_counter()
     notes: list[str] = []
@@ -580,8 +587,9 @@ def _mean_square_analysis(x, model, *, route, threshold_rtol, msd_rtol, progress
     return out
 
 
-def _classes_analysis(m, model: str, *, msd_rtol: float, progress) -> MeanSquareAnalysis:
-    """The ``classes`` route: MSD_inf with its residual; rho(F) and the thresholds NaN (said in ``notes``)."""
+def _classes_analysis(m, model: str, *, msd_rtol: float, progress, certify: bool = False) -> MeanSquareAnalysis:
+    """The ``classes`` route: MSD_inf with its residual; rho(F) and the thresholds NaN (said in ``notes``); with
+    ``certify`` the exact model's stability certificate (:func:`_classes_certificate`)."""
     from theory.msd.classes import classes_msd_steady_state
 
     say = progress or (lambda _msg: None)
@@ -593,12 +601,47 @@ def _classes_analysis(m, model: str, *, msd_rtol: float, progress) -> MeanSquare
     notes = ["classes route: rho(F) and the thresholds are not computed (the MSD alone, by (S2) on the client "
              "classes, certified by its residual); it assumes mu mean-square stable (--method structured decides "
              "that where N allows)"]
+    certificate = None
+    if certify and model == "exact":
+        say("exact: stability certificate S - F(S) = I on the client classes")
+        certificate = _classes_certificate(m, progress)
+        if certificate["stable"] is True:
+            notes.append("exact model: mu is mean-square stable (certificate: S - F(S) = I has a positive definite "
+                         "solution)")
+        if certificate["stable"] is False:
+            notes.append("mu is not mean-square stable (certificate: S - F(S) = I has no positive definite solution); "
+                         "the (S2) solution is not a steady state")
+    elif certify:
+        notes.append("--certify-stability: the seed's truncated F is not completely positive, so the classes route has "
+                     "no stability certificate for it (--method structured decides it where N allows)")
+    stable_no = certificate is not None and certificate["stable"] is False
     return MeanSquareAnalysis(model=model, route="classes", spectral_radius=nan,
                               threshold=ThresholdBracket(lo=nan, hi=nan, tol=nan, rho_lo=nan, rho_hi=nan,
                                                          lambda_max=m.lambda_max),
-                              msd=sol.msd, residual=sol.residual,
-                              solver=f"classes {sol.method} ({sol.unknowns} unknowns)", notes=notes,
-                              seconds=time.perf_counter() - t0)
+                              msd=None if stable_no else sol.msd, residual=None if stable_no else sol.residual,
+                              solver=None if stable_no else f"classes {sol.method} ({sol.unknowns} unknowns)",
+                              notes=notes, seconds=time.perf_counter() - t0, stability_certificate=certificate)
+
+
+def _classes_certificate(m, progress) -> dict:
+    """The exact model's stability on the classes route as plain data: ``stable`` True (S positive definite) or False
+    (not) when the solve's full-space error bound is below 1, else None with ``reason``; a solve that does not converge
+    gives None with its message."""
+    from theory.msd.classes_stability import classes_stability_certificate
+
+    say = progress or (lambda _msg: None)
+    cb = (lambda it, res: say(f"exact: certificate iteration {it}, residual estimate {res:.2e}")) if progress else None
+    try:
+        c = classes_stability_certificate(m, maxiter=KRYLOV_MAXITER, progress=cb)
+    except ValueError as exc:
+        return {"stable": None, "reason": str(exc)}
+    out = {"stable": c.stable if c.perturbation < 1.0 else None, "lambda_min_symmetric": c.lambda_min_symmetric,
+           "lambda_min_difference": c.lambda_min_difference if math.isfinite(c.lambda_min_difference) else None,
+           "residual": c.residual, "perturbation": c.perturbation, "iterations": c.iterations,
+           "method": "S - F(S) = I solved on the client classes; stable iff S is positive definite"}
+    if out["stable"] is None:
+        out["reason"] = f"the solve's error bound {c.perturbation:.3g} is not below 1: S's sign is not decided"
+    return out
 
 
 def mean_threshold_fast(x, *, rtol: float = 1e-7) -> ThresholdBracket:

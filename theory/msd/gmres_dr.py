@@ -10,7 +10,8 @@ decomposition of :math:`\mathcal F` from which :func:`theory.msd.krylov.top_eige
 measured at N = 980 (exact F), 102 further matvecs for :math:`\rho(\mathcal F)` to Ritz residual 1e-6 where a
 Krylov-Schur run from the (S2) solution needs 223, with the (S2) solve itself 120 steps against GMRES(40)'s 117.
 
-Every basis vector is orthogonalised twice (classical Gram-Schmidt, CGS2): the relation is used as a Krylov
+Every basis vector is orthogonalised twice (classical Gram-Schmidt, CGS2:
+:func:`theory.msd.krylov.orthogonalise_twice`): the relation is used as a Krylov
 decomposition afterwards, which needs an orthonormal basis. The result is certified by the true residual
 :math:`\lVert b - Ax\rVert` recomputed at the end; above ``rtol`` the solve goes on from it (plain restart).
 
@@ -28,6 +29,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import linalg as sla
 
+from theory.msd.krylov import combine_rows, orthogonalise_twice
+
 __all__ = ["DeflatedSolve", "gmres_dr"]
 
 
@@ -41,16 +44,6 @@ class DeflatedSolve:
     residual: float
     basis: np.ndarray | None
     hessenberg: np.ndarray | None
-
-
-def _cgs2(V: np.ndarray, j: int, w: np.ndarray) -> tuple[np.ndarray, float]:
-    """w minus its projection on the rows 0..j of V, twice (in place); the summed coefficients and the final norm."""
-    B = V[:j + 1]
-    h = B @ w
-    w -= h @ B
-    h2 = B @ w
-    w -= h2 @ B
-    return h + h2, float(np.linalg.norm(w))
 
 
 def _harmonic_vectors(H: np.ndarray, m: int, k: int) -> np.ndarray:
@@ -121,7 +114,7 @@ def gmres_dr(matvec: Callable[[np.ndarray], np.ndarray], b: np.ndarray, *, rtol:
             w = V[j + 1]
             w[:] = matvec(V[j])
             steps += 1
-            h, beta = _cgs2(V, j, w)
+            h, beta = orthogonalise_twice(V, j, w)
             H[:j + 1, j] = h
             H[j + 1, j] = beta
             d = np.linalg.lstsq(H[:j + 2, :j + 1], c[:j + 2], rcond=None)[0]
@@ -153,8 +146,7 @@ def gmres_dr(matvec: Callable[[np.ndarray], np.ndarray], b: np.ndarray, *, rtol:
         P[:, q] = s / np.linalg.norm(s)
         Hq = P.T @ H @ P[:m, :q]
         c_new = P.T @ (c - H @ d)
-        for a in range(0, n, 8192):  # the new basis, column chunk by chunk (no (q + 1) x n temporary)
-            V[:q + 1, a:a + 8192] = P.T @ V[:, a:a + 8192]
+        combine_rows(V, np.ascontiguousarray(P.T), m + 1)  # the new basis, in place (no (q + 1) x n temporary)
         H[:] = 0.0
         H[:q + 1, :q] = Hq
         c[:] = 0.0

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import linalg as sla
 
-__all__ = ["EigenResult", "FUSED_CHUNK", "generic_start", "gmres", "top_eigenpair"]
+__all__ = ["EigenResult", "FUSED_CHUNK", "combine_rows", "generic_start", "gmres", "orthogonalise_twice", "top_eigenpair"]
 
 
 def generic_start(n: int) -> np.ndarray:
@@ -75,7 +75,7 @@ def _orthogonalise(V: np.ndarray, j: int, w: np.ndarray, eta: float = DGKS_ETA) 
 FUSED_CHUNK = 4096
 
 
-def _orthogonalise_twice(V: np.ndarray, j: int, w: np.ndarray) -> tuple[np.ndarray, float]:
+def orthogonalise_twice(V: np.ndarray, j: int, w: np.ndarray) -> tuple[np.ndarray, float]:
     """Classical Gram-Schmidt applied twice (CGS2) to w against the rows 0..j of V, in place, in three passes over
     the basis instead of four: the first update ``w -= h @ B`` and the second projection ``B @ w`` run chunk by
     chunk of columns, so each chunk of B is read from memory once for both (same arithmetic as two separate CGS
@@ -96,11 +96,11 @@ def _orthogonalise_twice(V: np.ndarray, j: int, w: np.ndarray) -> tuple[np.ndarr
     return h + h2, float(np.linalg.norm(w))
 
 
-#: Columns per chunk of the two DCGS2 passes (:func:`_gram_pair`, :func:`_combine_rows`): a block of at most 22
+#: Columns per chunk of the two DCGS2 passes (:func:`_gram_pair`, :func:`combine_rows`): a block of at most 22
 #: rows x 8192 (1.4 MB) stays in cache between its uses (measured on the 2-core AMD EPYC with OpenBLAS 0.3.31 at
 #: n = 480,690 and 2.7 M: 4096 slower, 16384 the same within noise, 32768 twice slower at 21 rows).
 DCGS2_CHUNK = 8192
-#: Rows per product in :func:`_combine_rows`: OpenBLAS' dgemm with 2 output rows slows down about twofold beyond
+#: Rows per product in :func:`combine_rows`: OpenBLAS' dgemm with 2 output rows slows down about twofold beyond
 #: ~13 inner rows (measured at n = 480,690: 21 rows 6.1 ms in one product, 3.4 ms in two of 11 and 10; one pass 2.9).
 COMBINE_ROWS = 12
 
@@ -115,8 +115,10 @@ def _gram_pair(V: np.ndarray, j: int, chunk: int = DCGS2_CHUNK) -> np.ndarray:
     return G
 
 
-def _combine_rows(V: np.ndarray, M: np.ndarray, m: int, first: int = 0, chunk: int = DCGS2_CHUNK) -> float:
-    """``V[first:first + p] = M @ V[:m]`` (``M`` is p x m, ``first + p <= m``) in place, column chunk by chunk: no
+def combine_rows(V: np.ndarray, M: np.ndarray, m: int, first: int = 0, chunk: int = DCGS2_CHUNK, *,
+                 source: np.ndarray | None = None) -> float:
+    """``V[first:first + p] = M @ S[:m]`` for ``S = source`` (default ``V`` itself, ``first + p <= m``; ``M`` is
+    p x m) in place, column chunk by chunk: no
     (p, n) temporary (at N^2 = 10^6 a 77 MB array freshly paged in at every restart), each chunk of the basis read
     from memory once, in products of at most :data:`COMBINE_ROWS` rows summed in cache. Returns the norm of the
     last new row (summed chunk by chunk while it is in cache).
@@ -124,13 +126,14 @@ def _combine_rows(V: np.ndarray, M: np.ndarray, m: int, first: int = 0, chunk: i
     Used for the DCGS2 update (``p = 2``, ``first = j``) and the Krylov-Schur restart (``p ~ ncv / 2``, measured
     at n = 480,690, ncv 20: 8.7 ms in two products of 10 rows against 11.9 ms in one)."""
     p = M.shape[0]
+    S = V if source is None else source
     groups = -(-m // COMBINE_ROWS)
     cuts = [(g * m) // groups for g in range(groups + 1)]  # near-equal groups of rows
     width = min(chunk, V.shape[1])
     out, tmp = np.empty((p, width)), np.empty((p, width))
     sq = 0.0
     for s in range(0, V.shape[1], chunk):
-        blk = V[:m, s:s + chunk]
+        blk = S[:m, s:s + chunk]
         o, t = out[:, :blk.shape[1]], tmp[:, :blk.shape[1]]
         np.matmul(M[:, :cuts[1]], blk[:cuts[1]], out=o)
         for lo, hi in zip(cuts[1:-1], cuts[2:]):
@@ -157,7 +160,7 @@ def _arnoldi_step_dcgs2(V: np.ndarray, H: np.ndarray, j: int, matvec) -> tuple[f
     4. projects :math:`Aq = (w - A Q s)/\alpha = (w - [Q, q] H_{:j+1,:j} s)/\alpha` (linearity and the corrected
        relation; no second matvec): coefficients :math:`c = ([Q,q]^T w - H_{:j+1,:j} s)/\alpha`, new pending
        vector :math:`z = (w - [Q,q][Q,q]^T w)/\alpha`, so that :math:`A q = [Q, q] c + z`;
-    5. writes ``q`` and ``z`` over ``u`` and ``w`` in one more pass (``_combine_rows``), with ``||z||``.
+    5. writes ``q`` and ``z`` over ``u`` and ``w`` in one more pass (``combine_rows``), with ``||z||``.
 
     On exit ``V[:j + 1]`` is orthonormal, ``V[j + 1] = z`` is pending, ``H[:j + 1, j] = c`` and ``H[j + 1, :j + 1]
     = e_j``: the relation :math:`A V_{:j+1}^T = V_{:j+1}^T H_{:j+1,:j+1} + z e_j^T` holds to rounding, so the Ritz
@@ -166,12 +169,12 @@ def _arnoldi_step_dcgs2(V: np.ndarray, H: np.ndarray, j: int, matvec) -> tuple[f
     Gram-Schmidt pass only; its second pass is the next step's ``s``.
 
     Fallback: if the lagged pass cancels too (:math:`\alpha^2 < u^Tu / 2`, the DGKS test of :func:`_orthogonalise`
-    at 0.7071), ``u`` is finished by :func:`_orthogonalise_twice` (two more passes) and the matvec is redone on ``q``
+    at 0.7071), ``u`` is finished by :func:`orthogonalise_twice` (two more passes) and the matvec is redone on ``q``
     (one more matvec), then the step is taken from the finished vector. Returns ``(||z||, matvecs used)``.
 
     This is DCGS2 (module references [3], [4]) with the norm of ``z`` computed in the update pass, not lagged.
     Measured per step without the matvec (one core, load average 2.7): 3.6 ms at j = 9 and 7.1 ms at j = 19 against
-    6.1 and 12.7 ms for :func:`_orthogonalise_twice` at n = 480,690; 28 and 49 ms against 46 and 86 ms at 2.7 M.
+    6.1 and 12.7 ms for :func:`orthogonalise_twice` at n = 480,690; 28 and 49 ms against 46 and 86 ms at 2.7 M.
 
     Raises
     ------
@@ -193,7 +196,7 @@ def _arnoldi_step_dcgs2(V: np.ndarray, H: np.ndarray, j: int, matvec) -> tuple[f
             raise ValueError(f"Arnoldi step {j}: the new basis vector is zero, not finite or in the span of the "
                              f"basis (norm^2 {uu:.3e}, {alpha2:.3e} outside the span)")
         # the lagged pass cancelled severely (u nearly in span Q): finish u eagerly, then redo the matvec on it
-        sigma, alpha = _orthogonalise_twice(V, j - 1, V[j])
+        sigma, alpha = orthogonalise_twice(V, j - 1, V[j])
         b = H[j, :j].copy()
         H[:j, :j] += np.outer(sigma, b)
         H[j, :j] = alpha * b
@@ -210,7 +213,7 @@ def _arnoldi_step_dcgs2(V: np.ndarray, H: np.ndarray, j: int, matvec) -> tuple[f
     M[0, :j], M[0, j] = -s / alpha, 1.0 / alpha  # q = (u - Q s) / alpha
     M[1, :j] = -(t - s * (dq / alpha)) / alpha  # z = (w - Q t - q dq) / alpha
     M[1, j], M[1, j + 1] = -dq / alpha**2, 1.0 / alpha
-    return _combine_rows(V, M, j + 2, first=j), used
+    return combine_rows(V, M, j + 2, first=j), used
 
 
 @dataclass(frozen=True)
@@ -241,41 +244,30 @@ def _explicit_residual(matvec, theta: complex, y: np.ndarray, B: np.ndarray) -> 
     return x / np.linalg.norm(x), res / (scale * max(abs(theta), 1e-300)), 2
 
 
-def _krylov_schur_restart(V: np.ndarray, H: np.ndarray, ncv: int) -> int:
-    """Krylov-Schur restart in place: keep the Schur vectors of the ``ncv // 2`` largest-magnitude Ritz values
-    (never splitting a complex pair); returns their number ``p``. The kept rows ``V[:p]`` are orthonormal
-    combinations of orthonormal rows; the pending ``V[ncv]`` moves to ``V[p]`` with the row ``H[p, :p]`` (the
-    relation of :func:`_arnoldi_step_dcgs2`'s entry state, finished by the next step)."""
-    T, Z, sdim = _schur_sorted(H[:ncv, :ncv], ncv // 2)
-    p = int(min(sdim, ncv - 2))
+def _schur_truncate(V: np.ndarray, H: np.ndarray, W: np.ndarray, G: np.ndarray, keep: int, cap: int) -> int:
+    """The Krylov-Schur truncation of a Krylov decomposition ``F W[:q]^T = W^T G`` (W: (q + 1) x n, orthonormal rows,
+    G: (q + 1) x q; ``W`` may be ``V`` itself and ``G`` a view of ``H``), in place into ``(V, H)``: ``V[:p]`` the
+    Schur vectors of G's ``keep`` largest-magnitude Ritz values (at most ``cap``, never splitting a complex pair),
+    ``V[p] = W[q]`` (the pending vector of :func:`_arnoldi_step_dcgs2`'s entry state, finished by the next step)
+    with the row ``H[p, :p]``; returns p."""
+    q = G.shape[1]
+    T, Z, sdim = _schur_sorted(G[:q, :q], keep)
+    p = int(min(sdim, cap))
     if p < sdim and T[p, p - 1] != 0.0:  # do not split a 2 x 2 block (complex pair) of the real Schur form
         p -= 1
-    b = H[ncv, :ncv] @ Z[:, :p]
-    _combine_rows(V, np.ascontiguousarray(Z[:, :p].T), ncv)
-    V[p] = V[ncv]
+    b = G[q, :q] @ Z[:, :p]  # before H (which G may view) is cleared
+    combine_rows(V, np.ascontiguousarray(Z[:, :p].T), q, source=W)
+    V[p] = W[q]
     H[:] = 0.0
     H[:p, :p] = T[:p, :p]
     H[p, :p] = b
     return p
 
 
-def _start_from_basis(V: np.ndarray, H: np.ndarray, W: np.ndarray, G: np.ndarray, keep: int) -> int:
-    """The Krylov-Schur restart applied to a given Krylov decomposition ``F W[:q]^T = W^T G`` (W: (q + 1) x n,
-    orthonormal rows): ``V[:p]`` the Schur vectors of G's ``keep`` largest Ritz values, ``V[p] = W[q]`` (orthonormal
-    already: a valid pending vector of :func:`_arnoldi_step_dcgs2`), ``H[p, :p]`` the relation's row; returns p."""
-    q = G.shape[1]
-    T, Z, sdim = _schur_sorted(G[:q, :q], keep)
-    p = int(min(sdim, keep, q - 1))
-    if p < sdim and T[p, p - 1] != 0.0:  # do not split a 2 x 2 block (complex pair) of the real Schur form
-        p -= 1
-    M = np.ascontiguousarray(Z[:, :p].T)
-    for s in range(0, W.shape[1], DCGS2_CHUNK):
-        V[:p, s:s + DCGS2_CHUNK] = M @ W[:q, s:s + DCGS2_CHUNK]
-    V[p] = W[q]
-    H[:] = 0.0
-    H[:p, :p] = T[:p, :p]
-    H[p, :p] = G[q, :q] @ Z[:, :p]
-    return p
+def _krylov_schur_restart(V: np.ndarray, H: np.ndarray, ncv: int) -> int:
+    """Krylov-Schur restart in place: keep the Schur vectors of the ``ncv // 2`` largest-magnitude Ritz values
+    (:func:`_schur_truncate` of the current decomposition); returns their number ``p``."""
+    return _schur_truncate(V, H, V, H[:ncv + 1, :ncv], ncv // 2, ncv - 2)
 
 
 def _schur_sorted(Hm: np.ndarray, keep: int):
@@ -318,7 +310,8 @@ def top_eigenpair(matvec: Callable[[np.ndarray], np.ndarray], n: int, v0: np.nda
         if q < 3 or W.shape != (q + 1, n) or G.shape != (q + 1, q):
             raise ValueError(f"basis must be (W, G) with W of shape (q + 1, {n}), G of shape (q + 1, q), q >= 3; "
                              f"got {W.shape} and {G.shape}")
-        p = _start_from_basis(V, H, W, G, min(ncv // 2, q - 1))
+        keep = min(ncv // 2, q - 1)
+        p = _schur_truncate(V, H, W, G, keep, keep)  # the Krylov-Schur restart applied to the given decomposition
     else:
         # a cold start is generic, never all ones: a start with (almost) no component along the top eigenvector lets
         # the decide-side stop accept a lower eigenvalue (seed F at N = 980, mu = 0.1973: 0.85199 from all ones, rho

@@ -685,7 +685,8 @@ class SteadyState:
     krylov : (basis, H) or None
         ``method="gmres-dr"`` only: a Krylov decomposition of :math:`\mathcal F` on packed symmetric matrices
         (:class:`SymmetricPacking`), ``F @ basis[:j].T = basis.T @ H``, orthonormal rows, holding the slow modes the
-        solve met: :func:`theory.msd.krylov.top_eigenpair` continues from it (``basis=``).
+        solve met: :func:`theory.msd.krylov.top_eigenpair` continues from it (``basis=``); None after fewer than
+        three steps.
     """
 
     msd: float
@@ -783,7 +784,8 @@ def msd_steady_state(x, model: str = "seed", *, mu: float | None = None, method:
                        maxiter=KRYLOV_MAXITER if maxiter is None else int(maxiter), callback=progress)
         iterations = sol.steps
         C = sym.unpack(sol.x)
-        if sol.basis is not None:  # (I - F) V_j = V_{j+1} H  <=>  F V_j = V_{j+1} (I_bar - H)
+        # (I - F) V_j = V_{j+1} H  <=>  F V_j = V_{j+1} (I_bar - H); kept from 3 steps on (top_eigenpair's minimum)
+        if sol.basis is not None and sol.hessenberg.shape[1] >= 3:
             j = sol.hessenberg.shape[1]
             H = -sol.hessenberg
             H[:j, :j] += np.eye(j)

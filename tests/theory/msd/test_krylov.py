@@ -18,9 +18,9 @@ from theory.msd.krylov import (
     FUSED_CHUNK,
     LEAN_ETA,
     _arnoldi_step_dcgs2,
-    _combine_rows,
     _gram_pair,
     _krylov_schur_restart,
+    combine_rows,
     gmres,
     top_eigenpair,
 )
@@ -242,7 +242,7 @@ EPS = np.finfo(float).eps
 
 @pytest.mark.parametrize("j", [0, COMBINE_ROWS - 2, 2 * COMBINE_ROWS])  # one row group exactly; three groups
 def test_dcgs2_passes_equal_the_dense_products(j):
-    """_gram_pair and _combine_rows (chunked, row-grouped) equal the plain products on vectors of 2.5 chunks, for
+    """_gram_pair and combine_rows (chunked, row-grouped) equal the plain products on vectors of 2.5 chunks, for
     the DCGS2 update (2 rows written over rows j, j + 1) and a restart (half the rows written over the first)."""
     rng = np.random.default_rng(j)
     n = 5 * DCGS2_CHUNK // 2 + 17  # a partial last chunk
@@ -254,7 +254,7 @@ def test_dcgs2_passes_equal_the_dense_products(j):
     for first, p in ((j, 2), (0, (j + 2) // 2 + 1)):
         M = rng.standard_normal((p, j + 2))
         expect = M @ V[:j + 2]
-        norm = _combine_rows(V, M, j + 2, first=first)
+        norm = combine_rows(V, M, j + 2, first=first)
         # j + 2 products per entry summed in groups: equal to rounding of entries of size ~ sqrt(j + 2)
         assert np.max(np.abs(V[first:first + p] - expect)) <= 64 * EPS * (j + 2)
         assert abs(norm - np.linalg.norm(expect[-1])) <= 64 * EPS * np.sqrt(n) * norm  # a chunked sum of n squares
@@ -302,8 +302,8 @@ def test_dcgs2_basis_stays_orthonormal_through_steps_and_restarts():
 
 def test_dcgs2_equals_cgs2_arnoldi():
     """Same Krylov space, same Gram-Schmidt: 15 steps give the basis and the finished Hessenberg columns of plain
-    CGS2 Arnoldi (_orthogonalise_twice) to rounding; the last column differs by the lagged second pass only."""
-    from theory.msd.krylov import _orthogonalise_twice
+    CGS2 Arnoldi (orthogonalise_twice) to rounding; the last column differs by the lagged second pass only."""
+    from theory.msd.krylov import orthogonalise_twice
 
     A = _random_matrix(3, False)
     k = 15
@@ -313,7 +313,7 @@ def test_dcgs2_equals_cgs2_arnoldi():
     for j in range(k):
         _arnoldi_step_dcgs2(V, H, j, lambda v: A @ v)
         W[j + 1] = A @ W[j]
-        h, beta = _orthogonalise_twice(W, j, W[j + 1])
+        h, beta = orthogonalise_twice(W, j, W[j + 1])
         G[:j + 1, j], G[j + 1, j] = h, beta
         W[j + 1] /= beta
     # a Krylov basis of 15 vectors of a 120 x 120 matrix is well conditioned here: rounding differences amplified
@@ -326,7 +326,7 @@ def test_dcgs2_equals_cgs2_arnoldi():
 
 def test_dcgs2_falls_back_to_cgs2_when_the_lagged_pass_cancels():
     """A pending vector almost in the span of the basis (the lagged pass would lose its orthogonal part): the step
-    finishes it with _orthogonalise_twice and redoes the matvec (2 matvecs); the basis stays orthonormal and the
+    finishes it with orthogonalise_twice and redoes the matvec (2 matvecs); the basis stays orthonormal and the
     Arnoldi relation holds."""
     rng = np.random.default_rng(5)
     n, j = 200, 6

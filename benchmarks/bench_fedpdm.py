@@ -18,7 +18,7 @@ import argparse
 import numpy as np
 from _timing import measure  # benchmarks/_timing.py (scripts run from this folder's path)
 
-from reference_impl.fedpdm_dp import (
+from reference_impl.fedpdm import (
     FedPDMConfig,
     _batch_gradient,
     certified_G,

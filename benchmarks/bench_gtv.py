@@ -23,7 +23,7 @@ from _timing import measure  # benchmarks/_timing.py (scripts run from this fold
 from threadpoolctl import threadpool_limits
 
 from reference_impl.gtv import PrimalUpdate, run_algorithm1, solve_gtv_cvxpy, step_sizes
-from reference_impl.gtv_data import sbm_instance
+from reference_impl.gtv.data import sbm_instance
 from theory.gtv import dual_update, primal_objective
 
 

@@ -18,7 +18,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from reference_impl.gtv import PrimalUpdate, step_sizes
-from reference_impl.gtv_data import digits_split
+from reference_impl.gtv.data import digits_split
 from verify.gtv.digits_design import SCALES_FIVE
 
 

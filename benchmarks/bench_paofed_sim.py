@@ -27,9 +27,9 @@ from reference_impl.paofed import (
     run_paofed,
     staleness_weights,
 )
+from reference_impl.paofed.data import SyntheticRFFData
 from reference_impl.paofed.selection import Selector
 from reference_impl.paofed.simulation import draw_iteration, initial_state, run_paofed_arms, step
-from reference_impl.paofed_data import SyntheticRFFData
 
 
 def loop_step(env, config, alpha, state, draws, n):

@@ -6,7 +6,7 @@ Sections (``fedcheck/examples/fedpdm.toml`` documents every field):
   ``"digits"`` (scikit-learn's 8x8 digits, loss (25)), ``"mnist_like"`` (synthetic MNIST-shaped data, ``n_train,
   n_test``) or ``"mnist_npz"`` (a local Keras-layout ``.npz``, ``path`` relative to the config); ``beta``, ``gamma``,
   ``data_seed``.
-* ``[algorithm]``: every field of :class:`reference_impl.fedpdm_dp.FedPDMConfig`.
+* ``[algorithm]``: every field of :class:`reference_impl.fedpdm.FedPDMConfig`.
 * ``[arm]``: ``name`` = ``"fedpdm"`` or a baseline ``"fedavg" | "fedprox" | "scaffold"`` (reconstructions, spec
   5.3) with ``local_steps``, ``eta_cap``, ``mu``.
 
@@ -52,7 +52,7 @@ class FedPDMSetup:
 def _problem(table, base_dir: Path):
     import numpy as np
 
-    from reference_impl import fedpdm_dp as fp
+    from reference_impl import fedpdm as fp
 
     sec = "problem"
     pos = dict(check=lambda v: v >= 1, allowed="an integer >= 1")
@@ -93,7 +93,7 @@ def _problem(table, base_dir: Path):
 
 
 def _algorithm(table):
-    from reference_impl.fedpdm_dp import FedPDMConfig
+    from reference_impl.fedpdm import FedPDMConfig
 
     sec = "algorithm"
     body = dict(table.get(sec, {}))
@@ -119,7 +119,7 @@ def load_fedpdm_config(path, *, rounds: int | None = None) -> FedPDMSetup:
     """Parse CONFIG.toml into a :class:`FedPDMSetup`; ConfigError names the offending ``section.field``."""
     import dataclasses
 
-    from reference_impl.fedpdm_dp import BaselineConfig
+    from reference_impl.fedpdm import BaselineConfig
 
     path = Path(path)
     table = load_table(path, _SECTIONS)
@@ -209,8 +209,8 @@ def run_fedpdm_cli(args) -> int:
     """Run the configured arm and print its curves, noise and per-client privacy (exit status 0)."""
     import numpy as np
 
-    from reference_impl import fedpdm_dp as fp
-    from verify.fedpdm.theorem3_constants import theorem3_conditions
+    from reference_impl import fedpdm as fp
+    from theory.fedpdm.convergence import theorem3_conditions
 
     parser = args.subparser
     try:

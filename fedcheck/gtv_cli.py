@@ -5,7 +5,7 @@ Sections (every field documented in ``fedcheck/examples/gtv.toml``):
 * ``[graph]``: ``generator`` = ``"sbm"`` (sizes, p_in, p_out, weights), ``"chain"`` (n, eps), ``"dense"`` (N, k,
   n_inter, eps) or ``"edges"`` (edges, A, clusters); absent with ``data.source = "npz"`` (the file holds the graph);
 * ``[data]``: ``source`` = ``"synthetic"`` (d, m, noise, rho, seed; data model (39)) or ``"npz"`` (path; arrays
-  X, y, m, edges, A and optional clusters, see :data:`reference_impl.gtv_data.NPZ_KEYS`);
+  X, y, m, edges, A and optional clusters, see :data:`reference_impl.gtv.data.NPZ_KEYS`);
 * ``[model]``: penalty (l2, l1, mocha, quad), loss (squared, logistic), lam, Q (for quad), gamma (logistic ridge);
 * ``[algorithm]``: theta, iterations, tol, record_every.
 
@@ -52,7 +52,7 @@ def load_gtv_config(path, *, seed: int | None = None, iterations: int | None = N
     """Parse CONFIG.toml into ``{"instance", "w_true", "theta", "iterations", "tol", "record_every"}``."""
     import numpy as np
 
-    from reference_impl.gtv_data import chain_instance, dense_clusters_instance, load_npz_instance, sbm_instance
+    from reference_impl.gtv.data import chain_instance, dense_clusters_instance, load_npz_instance, sbm_instance
     from theory.gtv import LOSSES, PENALTIES, GTVInstance
 
     path = Path(path)

@@ -61,7 +61,7 @@ def _instance(table) -> dict:
 
 def _algorithm(table):
     from reference_impl.npfl_rl import ALGORITHMS, DIAGONALS, DUAL_SIGNS, POLICIES, TIMINGS, NPFLConfig
-    from reference_impl.npfl_rl_data import CONVENTIONS
+    from reference_impl.npfl_rl.data import CONVENTIONS
 
     sec = "algorithm"
     one_of = lambda name, allowed, default: _scalar(
@@ -129,7 +129,7 @@ def run_npfl_rl(args) -> int:
 
     from fedcheck._config import strict_json
     from reference_impl.npfl_rl import run_npfl
-    from reference_impl.npfl_rl_data import synthetic_problem
+    from reference_impl.npfl_rl.data import synthetic_problem
 
     parser = args.subparser
     try:

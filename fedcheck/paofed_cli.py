@@ -284,7 +284,7 @@ def load_paofed_config(path, algorithm: str = "paofed-u1", *, iterations: int | 
 
     from fedcheck._files import MAX_STATE_ELEMENTS, MAX_WORK, check_budget
     from reference_impl.paofed import ALGORITHMS, AsyncEnvironment, LinearData, experiment_environment
-    from reference_impl.paofed_data import SyntheticRFFData
+    from reference_impl.paofed.data import SyntheticRFFData
 
     if algorithm not in ALGORITHMS:
         raise ConfigError(f"--algorithm must be one of {', '.join(ALGORITHMS)}, got {algorithm!r}")

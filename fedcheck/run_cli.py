@@ -32,8 +32,7 @@ def load_pgfl_config(path: Path, iterations: int, runs: int = 1):
     :data:`fedcheck._files.MAX_STATE_ELEMENTS` / :data:`fedcheck._files.MAX_WORK` (checked before allocating).
     """
     from fedcheck._files import MAX_STATE_ELEMENTS, MAX_WORK, check_budget, load_npz
-    from reference_impl.datasets import pgfl_problem_from_arrays
-    from reference_impl.pgfl import PGFLConfig, synthetic_regression
+    from reference_impl.pgfl import PGFLConfig, pgfl_problem_from_arrays, synthetic_regression
 
     table = load_table(path, _SECTIONS)
     pos_int = dict(check=lambda v: v >= 1, allowed="an integer >= 1")

@@ -18,7 +18,7 @@ Both are convex, so :math:`F` is :math:`m`-strongly convex and any :math:`\hat w
 caller's ``gtol``, with an iteration cap. It returns a :class:`NewtonSolution` (the certificate: gradient norm,
 iterations, per-instance ``converged``) and raises :class:`NewtonNotConverged` when an instance did not converge
 (``strict=False`` returns the flagged solution instead). Callers: :mod:`reference_impl.pgfl` (client step (4)),
-:mod:`reference_impl.pgfl_client` (Lemma 1's certified subproblem), :mod:`theory.pgfl.optima` (cluster optima).
+:mod:`reference_impl.pgfl.client` (Lemma 1's certified subproblem), :mod:`theory.pgfl.optima` (cluster optima).
 
 References
 ----------

@@ -26,8 +26,8 @@ import numpy as np
 
 from reference_impl.npfl_rl.config import NPFLConfig, one_blas_thread
 from reference_impl.npfl_rl.controllers import dpg_step, sac_step
+from reference_impl.npfl_rl.data import NPFLProblem
 from reference_impl.npfl_rl.primal import build_structure, primal_at
-from reference_impl.npfl_rl_data import NPFLProblem
 
 __all__ = ["NPFLRun", "run_npfl", "test_mse"]
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from reference_impl.npfl_rl.admm import run_npfl
 from reference_impl.npfl_rl.config import NPFLConfig
-from reference_impl.npfl_rl_data import synthetic_problem
+from reference_impl.npfl_rl.data import synthetic_problem
 
 __all__ = ["PAPER_ARMS", "run_arm", "simulate_replicates"]
 

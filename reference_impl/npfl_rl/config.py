@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from threadpoolctl import threadpool_limits
 
-from reference_impl.npfl_rl_data import CONVENTIONS
+from reference_impl.npfl_rl.data import CONVENTIONS
 
 __all__ = ["ALGORITHMS", "DIAGONALS", "DUAL_SIGNS", "POLICIES", "TIMINGS", "NPFLConfig", "one_blas_thread"]
 

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from reference_impl.npfl_rl.config import NPFLConfig, one_blas_thread
+from reference_impl.npfl_rl.data import NPFLProblem
 from reference_impl.npfl_rl.primal import Structure, build_structure, primal_at, validation_value, value_derivative
-from reference_impl.npfl_rl_data import NPFLProblem
 
 __all__ = ["PrimalMap", "dpg_step", "npfl_primal_map", "sac_step"]
 

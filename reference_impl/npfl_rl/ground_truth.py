@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from reference_impl.npfl_rl.config import one_blas_thread
-from reference_impl.npfl_rl_data import NPFLProblem
+from reference_impl.npfl_rl.data import NPFLProblem
 
 __all__ = ["GroundTruth", "coupled_fixed_point", "global_ridge", "per_component_ridge", "ridge_groups",
            "symmetric_fixed_point_cvxpy"]

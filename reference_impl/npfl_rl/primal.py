@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from reference_impl.npfl_rl.config import NPFLConfig
-from reference_impl.npfl_rl_data import NPFLProblem
+from reference_impl.npfl_rl.data import NPFLProblem
 
 __all__ = ["Structure", "build_structure", "primal_at", "solve_shifted", "validation_value", "value_derivative"]
 

@@ -9,7 +9,7 @@ Algorithm 3, eqs. (4.5)-(4.14); Publication P4, Algorithm 1, eqs. (7)-(15)):
   delays with a message buffer of ``l_max + 1`` slots per client and exactly-once delivery) and the
   optional overlap rule of P4 (``overlap_rule``). With linear data (:class:`LinearData`) and the
   settings of :func:`faithful_setup` this is **SIM-F** of spec 4.2; with the experiment data of
-  :mod:`reference_impl.paofed_data` it is **SIM-E**.
+  :mod:`reference_impl.paofed.data` it is **SIM-E**.
 * :func:`run_analysis_model` -- **SIM-A** of spec 4.2: the model the mean-square analysis is exact for
   (independent draws of a, M, b, S and z at every iteration, assumptions I1-I5 of spec 3.1).
 

@@ -310,7 +310,7 @@ def run_paofed(env: AsyncEnvironment, config: AlgorithmConfig, data, iterations:
     ----------
     env : AsyncEnvironment
     config : AlgorithmConfig
-    data : LinearData or a data source of :mod:`reference_impl.paofed_data`
+    data : LinearData or a data source of :mod:`reference_impl.paofed.data`
         Must have ``K``, ``D``, ``metric_name``, ``start(rng, runs)``, ``draw(state, rng, n, has_data)`` and
         ``metric(state, w)``.
     iterations : int

@@ -69,7 +69,7 @@ def test_iteration_override_and_text_output(tmp_path, capsys):
 
 
 def test_npz_data_and_edges_generator(tmp_path, capsys):
-    from reference_impl.gtv_data import dense_clusters_instance, save_npz_instance
+    from reference_impl.gtv.data import dense_clusters_instance, save_npz_instance
 
     inst, _ = dense_clusters_instance(np.random.default_rng(0), N=5, d=2, m=4, n_inter=2)
     save_npz_instance(tmp_path / "d.npz", inst)

@@ -3,15 +3,15 @@
 import numpy as np
 import pytest
 
-from reference_impl.datasets import (
+from reference_impl.datasets import load_digits_images, load_medmnist_npz, load_mnist_npz
+from reference_impl.pgfl import (
     DIGIT_TASKS,
+    PGFLConfig,
+    accuracy_observer,
     classification_problem,
-    load_digits_images,
-    load_medmnist_npz,
-    load_mnist_npz,
     load_pgfl_npz,
+    run_pgfl,
 )
-from reference_impl.pgfl import PGFLConfig, accuracy_observer, run_pgfl
 
 
 def _fake_images(rng, n, side=28):

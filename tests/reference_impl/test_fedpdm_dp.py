@@ -1,11 +1,11 @@
-"""Unit tests of reference_impl.fedpdm_dp: validation, gradients, the measure (21), sampling, noise, baselines, data."""
+"""Unit tests of reference_impl.fedpdm: validation, gradients, the measure (21), sampling, noise, baselines, data."""
 
 import math
 
 import numpy as np
 import pytest
 
-from reference_impl import fedpdm_dp as fp
+from reference_impl import fedpdm as fp
 from theory.privacy.sensitivity import sensitivity_fedpdm
 from theory.privacy.subsampled import rdp_poisson_subsampled_gaussian, rdp_to_approx_dp
 

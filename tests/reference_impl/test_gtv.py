@@ -20,7 +20,7 @@ from reference_impl.gtv import (
     step_sizes,
     table1_replicate,
 )
-from reference_impl.gtv_data import (
+from reference_impl.gtv.data import (
     chain_instance,
     dense_clusters_instance,
     digits_instance,

@@ -1,10 +1,10 @@
-"""reference_impl.gtv_baselines: data-form gradients agree with the quadratic form, IFCA's initialisations, validation."""
+"""reference_impl.gtv.baselines: data-form gradients agree with the quadratic form, IFCA's initialisations, validation."""
 
 import numpy as np
 import pytest
 
 from reference_impl.gtv import IFCA_INITIALISATIONS, fedavg, ifca, mse, pooled_solution
-from reference_impl.gtv_data import sbm_instance
+from reference_impl.gtv.data import sbm_instance
 
 #: Rounding of one batched gradient / loss evaluation (entries of order 10, sums over <= 40 terms).
 FORM_ATOL = 1e-10

@@ -1,9 +1,9 @@
-"""Tests of the digits split of the GTV paper's §5.4 stand-in (reference_impl.gtv_data.digits_split)."""
+"""Tests of the digits split of the GTV paper's §5.4 stand-in (reference_impl.gtv.data.digits_split)."""
 
 import numpy as np
 import pytest
 
-from reference_impl.gtv_data import DigitsSplit, digits_split
+from reference_impl.gtv.data import DigitsSplit, digits_split
 
 #: A small split: 2 clusters x 4 nodes, 5 train / 3 validation images per node, 20 test images per cluster.
 SMALL = dict(nodes_per_cluster=4, split=(5, 3), test_per_cluster=20)

@@ -14,8 +14,8 @@ from reference_impl.npfl_rl import (
     symmetric_fixed_point_cvxpy,
     test_mse,
 )
+from reference_impl.npfl_rl.data import NPFLProblem, intra_cluster_components, synthetic_problem
 from reference_impl.npfl_rl.primal import build_structure, primal_at, value_derivative
-from reference_impl.npfl_rl_data import NPFLProblem, intra_cluster_components, synthetic_problem
 from theory.npfl_rl import npfl_primal_closed_form, validation_value_derivative
 
 SMALL = dict(K=10, d=6, D_range=(3, 8), mean_degree=3.0)

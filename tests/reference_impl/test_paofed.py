@@ -382,19 +382,19 @@ def test_analysis_model_pool_regressors_and_transient_start():
 def test_doctests_of_the_paofed_modules():
     import doctest
 
-    import reference_impl.paofed_data
+    import reference_impl.paofed.data
     from reference_impl.paofed import analysis, selection, setup, simulation
 
     results = [doctest.testmod(m, optionflags=doctest.ELLIPSIS)
-               for m in (setup, selection, simulation, analysis, reference_impl.paofed_data)]
+               for m in (setup, selection, simulation, analysis, reference_impl.paofed.data)]
     assert all(r.failed == 0 for r in results) and sum(r.attempted for r in results) > 0
 
 
 @pytest.mark.parametrize("runs", [1, 2])  # one run (the experiments' fast paths) and a batch of runs
 def test_lockstep_arms_equal_separate_runs_bit_for_bit(runs):
     """run_paofed_arms draws the environment and data once for all algorithms; each result is run_paofed's."""
+    from reference_impl.paofed.data import SyntheticRFFData
     from reference_impl.paofed.simulation import run_paofed_arms
-    from reference_impl.paofed_data import SyntheticRFFData
 
     env = experiment_environment(K=8, D=12, delta=0.5, l_max=3)   # small, with delays and discarded messages
     data = SyntheticRFFData(K=8, D=12, test_size=20)
@@ -426,8 +426,8 @@ def test_reduction_along_rows_adds_them_in_order_as_add_at_does():
 
 def test_a_curve_recorded_at_some_iterations_is_the_full_curve_there_and_nan_elsewhere():
     """``record`` only skips the metric: the recorded points, the models and the counts are those of a full run."""
+    from reference_impl.paofed.data import SyntheticRFFData
     from reference_impl.paofed.simulation import run_paofed_arms
-    from reference_impl.paofed_data import SyntheticRFFData
 
     env = experiment_environment(K=8, D=12, delta=0.5, l_max=3)   # small, with delays
     data = SyntheticRFFData(K=8, D=12, test_size=20)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from reference_impl.paofed import algorithm_config, experiment_environment, run_paofed
-from reference_impl.paofed_data import (
+from reference_impl.paofed.data import (
     CALCOFI_FEATURES,
     CALCOFI_TARGET,
     StreamData,

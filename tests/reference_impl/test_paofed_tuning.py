@@ -1,4 +1,4 @@
-"""Step matching of the PAO-Fed baselines (spec paofed.md 2.6): reference_impl.paofed_tuning."""
+"""Step matching of the PAO-Fed baselines (spec paofed.md 2.6): reference_impl.paofed.tuning."""
 
 import dataclasses
 import math
@@ -6,8 +6,8 @@ import math
 import pytest
 
 from reference_impl.paofed import algorithm_config, experiment_environment
-from reference_impl.paofed_data import SyntheticRFFData
-from reference_impl.paofed_tuning import (
+from reference_impl.paofed.data import SyntheticRFFData
+from reference_impl.paofed.tuning import (
     MATCH_TOLERANCE_DB,
     initial_rate_db,
     initial_rates_db,

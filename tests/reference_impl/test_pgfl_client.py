@@ -4,7 +4,7 @@ import cvxpy as cp
 import numpy as np
 import pytest
 
-from reference_impl.pgfl_client import (
+from reference_impl.pgfl.client import (
     DEFAULT_GTOL,
     ClientSubproblem,
     loss_derivatives,
@@ -197,6 +197,6 @@ def test_replace_last_sample_keeps_conditioning_inputs():
 def test_doctests_pass():
     import doctest
 
-    import reference_impl.pgfl_client as module
+    import reference_impl.pgfl.client as module
 
     assert doctest.testmod(module, optionflags=doctest.ELLIPSIS).failed == 0

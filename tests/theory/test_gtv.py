@@ -209,7 +209,7 @@ def test_max_flow_checker_agrees_with_brute_force(seed):
 
 
 def _noisy_chain(seed):
-    from reference_impl.gtv_data import chain_instance
+    from reference_impl.gtv.data import chain_instance
 
     rng = np.random.default_rng(seed)
     lam = rng.uniform(0.2, 0.35)

@@ -17,7 +17,7 @@ from theory.logistic import (
 )
 from verify.tolerance import gamma
 
-GTOL = 1e-11  # the PGFL client subproblem's tolerance (reference_impl.pgfl_client.DEFAULT_GTOL)
+GTOL = 1e-11  # the PGFL client subproblem's tolerance (reference_impl.pgfl.client.DEFAULT_GTOL)
 
 
 def _problem(rng, loss="logistic", batch=(5,), n=6, d=4, curvature=(0.05, 2.0), scale=1.0):

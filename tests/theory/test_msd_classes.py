@@ -46,7 +46,7 @@ def _instance(selection="subset", labels=LABELS, D=4, l_max=2, m=2, mu=0.1):
 
 def _paper_groups(D):
     """The paper's federation (K = 256 in four availability groups, l_max = 10, window selection, p_m = 0.02) with
-    Toeplitz R per group and mu = 0.8 / D, as benchmarks/bench_msd_groups.py and paofed_paper_groups.toml."""
+    Toeplitz R per group and mu = 0.8 / D, as benchmarks/bench_paofed_msd_groups.py and paofed_paper_groups.toml."""
     labels = np.repeat(np.arange(4), 64)
     return PAOFedInstance(K=256, D=D, l_max=10, m=1, selection="window", p=np.array([0.25, 0.1, 0.025, 0.005])[labels],
                           delta=0.2, alpha=0.2 ** np.arange(11), sigma2_eta=np.full(256, 0.01),

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from reference_impl.paofed_data import rff_features
+from reference_impl.paofed.data import rff_features
 from theory.msd import PAOFedInstance, msd_steady_state
 from theory.msd.classes import class_grouping, classes_msd_steady_state, expand_classes
 from theory.msd.classes_rff import LITERAL_LAGS, rff_covariance, rff_group_covariances

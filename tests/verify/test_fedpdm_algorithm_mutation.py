@@ -5,7 +5,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from reference_impl.fedpdm_dp import fedpdm_round
+from reference_impl.fedpdm import fedpdm_round
 from verify.fedpdm.algorithm import check_algorithm_properties, check_noiseless_stationarity
 from verify.records import CheckContext, Verdict
 

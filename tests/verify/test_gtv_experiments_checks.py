@@ -52,7 +52,7 @@ def test_ifca_row_is_never_refuted_over_its_initialisation_grid():
 
 def test_r3_expectation_matches_the_spec_at_the_paper_size():
     """R3: (||w1 - w2||^2/4)(1 + d/(N - d)) has mean d/32 * (1 + d/(N - d)) = 3.29 at d = 100, N = 2000."""
-    from reference_impl.gtv_data import sbm_instance
+    from reference_impl.gtv.data import sbm_instance
 
     values = [r3_expectation(*sbm_instance(np.random.default_rng(s), sizes=(10, 10), d=100, m=100, p_out=0.1))
               for s in range(40)]                       # 10 x 100 = N = 2000 pooled samples per cluster pair: as the paper

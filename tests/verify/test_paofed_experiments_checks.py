@@ -5,7 +5,7 @@ import dataclasses
 
 import numpy as np
 
-from reference_impl.paofed_tuning import MATCH_TOLERANCE_DB
+from reference_impl.paofed.tuning import MATCH_TOLERANCE_DB
 from reports.figures import series_styles
 from verify.comparisons import clear_store
 from verify.paofed import _experiment_design as design

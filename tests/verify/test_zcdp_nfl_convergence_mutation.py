@@ -7,9 +7,9 @@ import pytest
 
 import reference_impl.zcdp_nfl as ref
 import reference_impl.zcdp_nfl.algorithm as algorithm
+import theory.zcdp_nfl.network as _network
 from verify.records import CheckContext, Verdict
 from verify.zcdp_nfl import (
-    _network,
     _runs,
     constant_step,
     empirical_rate,

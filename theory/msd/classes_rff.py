@@ -9,7 +9,7 @@ mean :math:`\mu_k\sqrt{(1+\theta_k)/(1-\theta_k)}` and autocovariance :math:`\si
 .. math:: R_{ij} = \frac1D\Big[\cos(a_i + a_j)\,e^{-(Q_{ii} + Q_{jj} + 2Q_{ij})/2}
                    + \cos(a_i - a_j)\,e^{-(Q_{ii} + Q_{jj} - 2Q_{ij})/2}\Big],
 
-the population covariance (no sampling error, unlike :func:`reference_impl.paofed_data.rff_calibration`). For the
+the population covariance (no sampling error, unlike :func:`reference_impl.paofed.data.rff_calibration`). For the
 spec's bandwidth :math:`\sigma_\kappa = 5` these :math:`R` are numerically singular (spec 1.2, 3.7):
 :func:`rff_group_covariances` adds a stated ridge :math:`\epsilon I` so that (S2) has a unique steady state.
 

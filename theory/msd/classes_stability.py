@@ -19,7 +19,7 @@ positive definite solution, and the class-symmetric :math:`S` is positive defini
 :math:`n_ED` symmetric coordinates) and every :math:`Z_c` with :math:`n_c \ge 2` (the within-class differences) are.
 The seed's truncated :math:`\mathcal F` is not completely positive: neither shortcut holds there. Measured at the
 paper's four Toeplitz groups, D = 200, mu = 0.004: stable, smallest eigenvalues 19.5 and 1.0, residual 2.1e-11,
-20 iterations, 166 CPU-s, peak RSS 3.5 GB; with the RFF covariances of ``bench_msd_groups.py --covariance rff``
+20 iterations, 166 CPU-s, peak RSS 3.5 GB; with the RFF covariances of ``bench_paofed_msd_groups.py --covariance rff``
 (ridge 1e-2, mu = 0.4): stable, 20.75 and 1.0, 2.8e-11, 15 iterations, 201 CPU-s, 3.5 GB.
 
 References

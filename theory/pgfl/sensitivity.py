@@ -9,7 +9,7 @@ prox centre :math:`(\rho w_{s,(q)} + \varphi_k)/(\rho+\mu)`. Since :math:`\nabla
 :math:`M(\theta)(\cos\theta, \sin\theta)`, :math:`M(\theta) = \max_{\beta\in[0,1]}\beta\sigma(\kappa\beta\cos\theta)`
 in closed form (:math:`\kappa = B\lVert v\rVert`; :math:`M = \sigma(a)` for :math:`a = \kappa\cos\theta \ge -t^*`,
 else :math:`W/|a|`, with :math:`t^*\sigma(t^*) = 1`, :math:`W = t^* - 1`). Its diameter is bounded in
-:func:`logistic_gradient_diameter`. ``problem`` arguments are :class:`reference_impl.pgfl_client.ClientSubproblem`.
+:func:`logistic_gradient_diameter`. ``problem`` arguments are :class:`reference_impl.pgfl.client.ClientSubproblem`.
 """
 
 from __future__ import annotations

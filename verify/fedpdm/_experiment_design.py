@@ -2,7 +2,7 @@ r"""The design of FedPDM-DP's Section V experiment (spec 5) for :mod:`verify.com
 
 Replicate :math:`i` fixes the data (a fresh MNIST-shaped synthetic set, or a fresh IID split of scikit-learn's
 digits or of the user's MNIST file) and one run seed that every arm uses (common random numbers: the same client
-sampling, the same data partition). Arms (:class:`Arm`): FedPDM-DP (:func:`reference_impl.fedpdm_dp.run_fedpdm`)
+sampling, the same data partition). Arms (:class:`Arm`): FedPDM-DP (:func:`reference_impl.fedpdm.run_fedpdm`)
 and the reconstructed baselines FedAvg-DP, FedProx-DP and SCAFFOLD-DP (spec 5.3, labelled reconstructions), each
 with the DP noise of a total budget :math:`\bar\varepsilon` (``target_total_eps`` on the realised participation
 count, spec 5.5 and Review notes; the same noise multiplier for every arm) or without noise ("without DP").
@@ -23,7 +23,7 @@ import math
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from reference_impl.fedpdm_dp import (
+from reference_impl.fedpdm import (
     BaselineConfig,
     FedPDMConfig,
     accuracy,

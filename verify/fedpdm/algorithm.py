@@ -1,6 +1,6 @@
 r"""FedPDM-DP Algorithm 1: the must-pass algorithmic properties (spec 4.5) and the noiseless convex limit (4.4, 4.6).
 
-Two claims on :mod:`reference_impl.fedpdm_dp`:
+Two claims on :mod:`reference_impl.fedpdm`:
 
 * ``fedpdm.algorithm_properties`` — the update equations as the seed states them: the upload identity
   :math:`y_i^{t+1} = 2x_i^{t+1} - x_0^t - \lambda_i^t/\rho` (10c)-(10d); after the stopping rule (11) fired
@@ -29,7 +29,7 @@ import cvxpy as cp
 import numpy as np
 from scipy import stats
 
-from reference_impl.fedpdm_dp import (
+from reference_impl.fedpdm import (
     FedPDMConfig,
     client_gradients,
     fedpdm_round,

@@ -32,9 +32,9 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
+from theory.fedpdm.convergence import theorem3_constants
 from verify.evidence import report_counterexample, result_from_evidence
 from verify.fedpdm import cite
-from verify.fedpdm.theorem3_constants import theorem3_constants
 from verify.fedpdm.theorem3_convergence import trajectory
 from verify.records import CheckContext, CheckResult, Claim, Evidence, FigureSpec, MonteCarlo, Series, Verdict
 from verify.tolerance import MC_ALPHA, bonferroni

@@ -22,12 +22,12 @@ from typing import Any
 
 import numpy as np
 
-from reference_impl.fedpdm_dp import FedPDMConfig, fedpdm_round, initial_state, instance_nc, stationarity_measure
+from reference_impl.fedpdm import FedPDMConfig, fedpdm_round, initial_state, instance_nc, stationarity_measure
+from theory.fedpdm.convergence import theorem3_constants
 from verify.evidence import report_counterexample, result_from_evidence
 from verify.fedpdm import cite
 from verify.fedpdm.lemma2_descent import _PROFILE as _LEMMA2_PROFILE
 from verify.fedpdm.lemma2_descent import LEMMA2_COUNTEREXAMPLE, NOISELESS_FULL, NOISY
-from verify.fedpdm.theorem3_constants import theorem3_constants
 from verify.fedpdm.theorem3_convergence import trajectory
 from verify.records import CheckContext, CheckResult, Claim, Evidence, FigureSpec, Series, Verdict
 from verify.tolerance import gamma

@@ -23,11 +23,11 @@ import math
 
 import numpy as np
 
+from theory.fedpdm.convergence import theorem3_constants
 from theory.privacy.conversions import gaussian_delta_exact, zcdp_to_approx_dp_exact_gaussian
 from theory.privacy.subsampled import rdp_poisson_subsampled_gaussian, rdp_to_approx_dp
 from verify.evidence import report_counterexample, result_from_evidence, sample_evidence
 from verify.fedpdm import cite
-from verify.fedpdm.theorem3_constants import theorem3_constants
 from verify.fedpdm.upload_simulation import evaluate_upload_sensitivity
 from verify.records import CheckContext, CheckResult, Claim, Evidence, FigureSpec, Series, Verdict
 from verify.sampling import sampler

@@ -3,7 +3,7 @@ r"""FedPDM-DP Theorem 2 per client: the realised participation count :math:`n_i`
 (20) accounts a client's total loss with its **expected** number of participations :math:`p_iT`. The server sees who
 uploads, so a per-client guarantee must be accounted with the **realised** count :math:`n_i` (with
 :math:`S_0 = [N]`, :math:`E[n_i] = 1 + p(T - 1)`, E9). The schedules are drawn by the reference implementation's
-client sampling (:func:`reference_impl.fedpdm_dp.participation_schedule`); totals come from the Poisson-subsampled
+client sampling (:func:`reference_impl.fedpdm.participation_schedule`); totals come from the Poisson-subsampled
 Gaussian accountant of :mod:`verify.fedpdm.theorem2_total` (in-house RDP, standard conversion; dp-accounting's PLD as
 the near-exact cross-check), with :math:`z = \sqrt{2\ln(1.25/\delta)}/\varepsilon` (18).
 
@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from reference_impl.fedpdm_dp import participation_schedule
+from reference_impl.fedpdm import participation_schedule
 from theory.privacy.subsampled import abadi_constant_c0, total_epsilon_fedpdm_linear
 from verify.evidence import report_counterexample, result_from_evidence, sample_evidence
 from verify.fedpdm import cite

@@ -28,10 +28,10 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from reference_impl.fedpdm_dp import FedPDMConfig, instance_nc, lagrangian, run_fedpdm, stationarity_measure
+from reference_impl.fedpdm import FedPDMConfig, instance_nc, lagrangian, run_fedpdm, stationarity_measure
+from theory.fedpdm.convergence import theorem3_constants
 from verify.evidence import report_counterexample, result_from_evidence, sample_evidence
 from verify.fedpdm import cite
-from verify.fedpdm.theorem3_constants import theorem3_constants
 from verify.records import CheckContext, CheckResult, Claim, Evidence, FigureSpec, MonteCarlo, Series, Verdict
 from verify.tolerance import MC_ALPHA, bonferroni
 

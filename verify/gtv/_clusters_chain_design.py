@@ -18,7 +18,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from reference_impl.gtv import fedavg, mse, oracle_clusterwise, run_algorithm1
-from reference_impl.gtv_data import chain_instance, sbm_instance
+from reference_impl.gtv.data import chain_instance, sbm_instance
 from theory._validate import positive_int
 from verify.comparisons import Design
 from verify.records import CheckContext

@@ -22,7 +22,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from reference_impl.gtv import fedavg, ifca, mse, oracle_clusterwise, pooled_solution, run_algorithm1
-from reference_impl.gtv_data import sbm_instance
+from reference_impl.gtv.data import sbm_instance
 from theory._validate import positive_int
 from verify.comparisons import Design
 from verify.records import CheckContext

@@ -6,7 +6,7 @@ import functools
 
 import numpy as np
 
-from reference_impl.gtv_data import chain_instance, dense_clusters_instance, sbm_instance
+from reference_impl.gtv.data import chain_instance, dense_clusters_instance, sbm_instance
 from theory.gtv import GTVInstance, cluster_constants
 
 __all__ = ["chain_case", "convergence_case", "well_connected_case"]

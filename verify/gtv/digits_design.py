@@ -1,7 +1,7 @@
 r"""The design of the GTV paper's handwritten-digits experiment (§5.4; seed L594-635) for :mod:`verify.comparisons`:
 :data:`DESIGN` two clusters (Figs. 5-6), :data:`DESIGN_FIVE` the five clusters of Table II (Fig. 7).
 
-Replicate :math:`i` draws one :func:`reference_impl.gtv_data.digits_split` (which images each node holds, its
+Replicate :math:`i` draws one :func:`reference_impl.gtv.data.digits_split` (which images each node holds, its
 train / validation parts, each cluster's held-out test pool, the graph from the training parts) and one seed for IFCA's initial models; every
 arm of the replicate sees them (common random numbers). Arms:
 
@@ -29,7 +29,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from reference_impl.gtv import run_algorithm1
-from reference_impl.gtv_data import digits_split
+from reference_impl.gtv.data import digits_split
 from theory._validate import positive_int
 from theory.gtv import GTVInstance, loss_gradients, loss_values
 from theory.logistic import GLMData, ProximalGLM, solve_proximal_newton

@@ -16,7 +16,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from reference_impl.gtv import run_algorithm1
-from reference_impl.gtv_data import sbm_instance
+from reference_impl.gtv.data import sbm_instance
 from theory.gtv import dual_objective, duality_gap, primal_objective, squared_loss_conjugate
 from verify.evidence import result_from_evidence
 from verify.gtv import cite

@@ -1,6 +1,6 @@
 r"""The paper's own SBM setting (§5.1, Table I) violates (35), yet every GTV minimiser is cluster-constant.
 
-shared/spec/gtv.md D3 and the review notes. Instance: :func:`reference_impl.gtv_data.sbm_instance` with the
+shared/spec/gtv.md D3 and the review notes. Instance: :func:`reference_impl.gtv.data.sbm_instance` with the
 paper's parameters (2 x 100 nodes, p_in = 0.5, p_out = 1e-2, d = 100, m_i = 10 < d, σ = 1e-3, λ = 1e-2,
 nLasso); the ci profile uses one replicate, thorough three.
 
@@ -23,7 +23,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from reference_impl.gtv import mse, run_algorithm1
-from reference_impl.gtv_data import sbm_instance
+from reference_impl.gtv.data import sbm_instance
 from theory.gtv import (
     cluster_constants,
     cluster_deviation,

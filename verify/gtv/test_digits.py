@@ -11,7 +11,7 @@ import pytest
 from hypothesis import example, given, settings, target
 
 from reference_impl.gtv import run_algorithm1
-from reference_impl.gtv_data import digits_split
+from reference_impl.gtv.data import digits_split
 from verify.budget import examples
 from verify.comparisons import above, evaluate_statement
 from verify.gtv.digits_design import (

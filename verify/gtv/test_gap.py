@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference_impl.gtv_data import sbm_instance
+from reference_impl.gtv.data import sbm_instance
 from theory.gtv import squared_loss_conjugate
 from verify.budget import examples
 from verify.gtv.gap import conjugate_cvxpy

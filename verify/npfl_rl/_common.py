@@ -6,7 +6,7 @@ import functools
 
 import numpy as np
 
-from reference_impl.npfl_rl_data import NPFLProblem, synthetic_problem
+from reference_impl.npfl_rl.data import NPFLProblem, synthetic_problem
 
 __all__ = ["PAPER", "paper_point", "problem_and_draws", "problem_from", "random_settings"]
 

@@ -24,7 +24,7 @@ import functools
 import numpy as np
 
 from reference_impl.npfl_rl import PAPER_ARMS, per_component_ridge, run_npfl, test_mse
-from reference_impl.npfl_rl_data import synthetic_problem
+from reference_impl.npfl_rl.data import synthetic_problem
 from theory._validate import positive_int
 from verify.comparisons import Design
 from verify.records import CheckContext
@@ -64,7 +64,7 @@ class Scale:
 
     @property
     def generator(self) -> dict:
-        """Arguments of :func:`reference_impl.npfl_rl_data.synthetic_problem` (the other I0 values are its defaults)."""
+        """Arguments of :func:`reference_impl.npfl_rl.data.synthetic_problem` (the other I0 values are its defaults)."""
         return {"K": self.K, "d": self.d, "D_range": (self.D_lo, self.D_hi)}
 
 

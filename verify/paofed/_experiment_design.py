@@ -8,13 +8,13 @@ spec 5 acceptance) or ``early`` (initial convergence).
 
 Settings (spec 5): ``default`` (delta = 0.2, l_max = 10), ``ideal`` (every client with a sample participates, no
 delays), ``heavy_delay`` (delta = 0.8, l_max = 5), ``stragglers`` (p in {0.025, 0.01, 0.0025, 0.0005}, delta = 0.4,
-l_max = 60), ``calcofi`` (the CalCOFI-like surrogate, :func:`reference_impl.paofed_data.calcofi_like`).
+l_max = 60), ``calcofi`` (the CalCOFI-like surrogate, :func:`reference_impl.paofed.data.calcofi_like`).
 
 Grid choices (:data:`CHOICES`) a point may fix; an arm reads only those it depends on:
 
 * ``baseline step``: ``matched`` / ``low`` / ``high`` -- a tuned baseline (Online-Fed, Online-FedSGD, PSO-Fed,
   SignSGD) runs at the step matched to PAO-Fed-U1's MSE-test at ``tune_at`` (spec 2.6), or at the smallest / largest
-  step whose match still lies within the 0.5 dB tolerance (:func:`reference_impl.paofed_tuning.steps_within_tolerance`);
+  step whose match still lies within the 0.5 dB tolerance (:func:`reference_impl.paofed.tuning.steps_within_tolerance`);
 * ``heavy-delay tail``: ``discard`` (messages delayed beyond l_max = 5 are dropped, alpha_l = 0, seed l.922) /
   ``cap`` (delays capped at l_max, the reading spec 2.2 takes for the straggler environment);
 * ``straggler delays``: ``lattice`` (delays in {0, 10, ..., 60}, P(L >= 10 i) = delta^i, spec 2.2) /
@@ -39,9 +39,9 @@ from collections.abc import Mapping
 import numpy as np
 
 from reference_impl.paofed import algorithm_config, experiment_environment
+from reference_impl.paofed.data import StreamData, SyntheticRFFData, calcofi_like
 from reference_impl.paofed.simulation import run_paofed_arms
-from reference_impl.paofed_data import StreamData, SyntheticRFFData, calcofi_like
-from reference_impl.paofed_tuning import (
+from reference_impl.paofed.tuning import (
     MATCH_TOLERANCE_DB,
     StepMatch,
     StepRange,
@@ -268,7 +268,7 @@ def tuning_target(setting: str, reading: str | None, scale: Scale, root_seed: in
 def _tune_group(group: tuple) -> list[tuple[StepMatch, StepRange]]:
     """(match, band) of each baseline of ``group = (tuning arms, reading, scale, root seed, target dB)``, arms of one
     setting: their searches run in lockstep on the shared tuning runs
-    (:func:`reference_impl.paofed_tuning.match_initial_rates`), each result as if tuned alone."""
+    (:func:`reference_impl.paofed.tuning.match_initial_rates`), each result as if tuned alone."""
     arms, reading, scale, root_seed, target = group
     env, data = environment(arms[0].setting, scale, reading), data_source(arms[0].setting, scale)
     configs = [base_config(arm, scale, {}) for arm in arms]

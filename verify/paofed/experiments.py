@@ -193,7 +193,7 @@ X6_C2_IDEAL = experiment(
     choices=_choices(STEP), statements=(within(C2, FEDSGD_IDEAL, _FINAL, margin=APPROX_DB),),
     what=f"X6: C2 with 100 % stragglers within {APPROX_DB:g} dB of ideal Online-FedSGD (final MSE-test)",
     figures=_figures("x6", "X6 (Fig. 4.3c): C2 with stragglers vs the ideal setting"))
-_CALCOFI = ("checked on a CalCOFI-like synthetic surrogate (reference_impl.paofed_data.calcofi_like: the bottle data "
+_CALCOFI = ("checked on a CalCOFI-like synthetic surrogate (reference_impl.paofed.data.calcofi_like: the bottle data "
             "need a download), not on the paper's CalCOFI data")
 X7_U1 = experiment(
     claim_id="paofed.experiment_x7_u1_matches_online_fedsgd", design=DESIGN, grid=_STEP, choices=_choices(STEP),

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from reference_impl.paofed import AsyncEnvironment, LinearData, algorithm_config, experiment_environment, run_paofed
-from reference_impl.paofed_data import SyntheticRFFData
+from reference_impl.paofed.data import SyntheticRFFData
 from verify.evidence import result_from_evidence, sample_evidence
 from verify.paofed.sim_common import cite
 from verify.records import CheckContext, CheckResult, Claim, Evidence, FigureSpec, Series, Verdict

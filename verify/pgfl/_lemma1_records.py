@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from reference_impl.pgfl_client import ClientSubproblem
+from reference_impl.pgfl.client import ClientSubproblem
 from theory.pgfl.sensitivity import certified_logistic_sensitivity, check_feature_radius
 from verify.executor import map_seeded
 from verify.pgfl._neighbour_search import adversarial_neighbour_gap, solve_neighbour_pairs, sphere

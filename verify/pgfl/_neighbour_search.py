@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 from scipy import optimize
 
-from reference_impl.pgfl_client import (
+from reference_impl.pgfl.client import (
     ClientSubproblem,
     loss_derivatives,
     solve_client_subproblem,

@@ -4,13 +4,13 @@ The paper (seed 000_133b71fd0aa99eb4.txt lines 445-466, Figs. 7-9; seed 004_180c
 1546-1570) reports only qualitative statements about its MNIST test-accuracy curves. MNIST needs a download,
 so the spec's offline substitute is used: scikit-learn's bundled 8x8 digits (d = 64, features scaled to
 [0, 1] and to the unit ball so that C_k = 1), with the same digit pairs / triplets
-(:data:`reference_impl.datasets.DIGIT_TASKS`), logistic loss, :math:`\lambda = 10^{-2}`, :math:`\rho = 1`,
+(:data:`reference_impl.pgfl.DIGIT_TASKS`), logistic loss, :math:`\lambda = 10^{-2}`, :math:`\rho = 1`,
 client scheduling 3 of each server's clients, Algorithm 2 (literal dual reference).
 
 Each statement is one claim, decided by :func:`verify.comparisons.decide` (paired replicates with common random
 numbers, exact sign-test bounds of the median paired accuracy difference, staged replicates): replicate :math:`i`
 draws a fresh instance (server graph, cluster assignment, client data;
-:func:`reference_impl.datasets.classification_problem`) and every arm runs on it with the same scheduling draws and
+:func:`reference_impl.pgfl.classification_problem`) and every arm runs on it with the same scheduling draws and
 the same standard-normal privacy noise. A chunk of replicates is simulated in one call as disjoint blocks of a single
 problem (a block-diagonal server graph: (9) mixes only neighbours and (10) only the clusters of one server, so
 blocks evolve independently). The claims are checked outside the paper's setting (digits for MNIST, privacy noise
@@ -39,8 +39,8 @@ import functools
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from reference_impl.datasets import DIGIT_TASKS, classification_problem, load_digits_images
-from reference_impl.pgfl import PGFLConfig, PGFLProblem, run_pgfl
+from reference_impl.datasets import load_digits_images
+from reference_impl.pgfl import DIGIT_TASKS, PGFLConfig, PGFLProblem, classification_problem, run_pgfl
 from verify.comparisons import Design, above, below, curve_figure, decide, experiment
 from verify.records import CheckContext, CheckResult, Citation, Claim, Verdict
 

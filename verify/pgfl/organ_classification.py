@@ -22,8 +22,7 @@ import functools
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from reference_impl.datasets import classification_problem
-from reference_impl.pgfl import PGFLConfig, run_pgfl
+from reference_impl.pgfl import PGFLConfig, classification_problem, run_pgfl
 from verify.comparisons import Design, above, curve_figure, decide, experiment
 from verify.data_files import deciding_command, fingerprint, load
 from verify.papers import SEED_PGFL_J, SEED_THESIS

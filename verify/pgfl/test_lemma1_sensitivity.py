@@ -5,7 +5,7 @@ import pytest
 from hypothesis import example, given, target
 from hypothesis import strategies as st
 
-from reference_impl.pgfl_client import DEFAULT_GTOL
+from reference_impl.pgfl.client import DEFAULT_GTOL
 from theory.privacy import gaussian_sigma_for_zcdp, gaussian_zcdp
 from verify.pgfl._lemma1_records import attained_huber_instance, instance_record
 from verify.pgfl.lemma1_sensitivity import (

@@ -20,11 +20,11 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
+from theory.zcdp_nfl.network import lemma2_sides
 from verify.evidence import report_counterexample, result_from_evidence
 from verify.records import CheckContext, CheckResult, Claim, Evidence, FigureSpec, MonteCarlo, Series, Verdict
 from verify.tolerance import MC_ALPHA, NFL_NETWORK_RTOL, bonferroni
 from verify.zcdp_nfl import cite
-from verify.zcdp_nfl._network import lemma2_sides
 from verify.zcdp_nfl._runs import config_from, problem_from, run_from, truth_from
 
 __all__ = ["CLAIMS", "NOISE_FREE_GRID", "check_lemma2_corrected", "check_lemma2_printed", "evaluate_lemma2_expectation",

@@ -1,7 +1,7 @@
 r"""zCDP-NFL network (matrix) form, P2 (14)-(17) / thesis (3.15)-(3.18): printed vs corrected, on running iterates.
 
 The analysis of Lemma II and Theorems II-IV rests on writing Algorithm 1 in stacked form
-(:mod:`verify.zcdp_nfl._network`, built from the oriented-link incidence blocks, independently of the
+(:mod:`theory.zcdp_nfl.network`, built from the oriented-link incidence blocks, independently of the
 reference implementation's adjacency products). Evaluated on recorded trajectories of
 :func:`reference_impl.zcdp_nfl.run_zcdp_nfl` (random graphs, the three objectives, every step family,
 S1 noise):
@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from theory.zcdp_nfl.network import network_residuals
 from verify.evidence import result_from_evidence, sample_evidence, with_minimal_counterexample
 from verify.records import CheckContext, CheckResult, Claim, Evidence, FigureSpec, Series, Verdict
 from verify.tolerance import NFL_NETWORK_RTOL
 from verify.zcdp_nfl import cite
-from verify.zcdp_nfl._network import network_residuals
 from verify.zcdp_nfl._runs import config_from, problem_from, run_from
 
 __all__ = ["CLAIMS", "CORRECTED", "PAPER_POINT", "PRINTED", "check_network_form", "check_network_form_printed",

@@ -198,11 +198,11 @@ CLAIMS = (
 
 from scipy import stats as _stats  # noqa: E402
 
-from verify.zcdp_nfl._network import network_matrices  # noqa: E402
+from theory.zcdp_nfl.network import BOUND_VARIANTS  # noqa: E402
+from theory.zcdp_nfl.network import theorem2_sides as network_theorem2_sides  # noqa: E402
 
 #: Spec 5.5 / 8 item 5: S1 noise sigma^2(n) = 0.01 * 0.97^n, rho = 1, small instance, 40 (ci) / 100 runs.
 BOUND_BASE = {"rho": 1.0, "noise": "S1", "sigma2_0": 0.01, "tau": 0.97}
-BOUND_VARIANTS = ("printed", "D2", "D_half_L_plus", "D2_half_L_plus")
 _BOUND_PROFILE = {"ci": {"runs": 40, "Ts": (20, 100), "settings": ({"objective": "ridge", "step": "inv_sqrt", "eta0": 0.05},
                                                                    {"objective": "lad", "step": "constant", "eta0": 0.05})},
                   "thorough": {"runs": 100, "Ts": (20, 100, 400),
@@ -215,40 +215,16 @@ def _ip(a, b):
 
 
 def theorem2_sides(settings: dict, T: int, variant: str = "printed") -> tuple[np.ndarray, np.ndarray]:
-    r"""Per run: LHS :math:`f(\hat w^{(T)}) - f(\mathfrak w^*)` and the RHS of (19) (spec 5.5), shape (runs,).
-
-    ``variant``: ``printed`` ((2/rho) D and the identically-zero :math:`\rho\lVert\tilde w^{(0)} - \mathfrak w^*\rVert^2_{L_-}/T`),
-    ``D2`` (:math:`2D^2` for :math:`2D`), ``D_half_L_plus`` / ``D2_half_L_plus`` (last term
-    :math:`(\rho/2)\lVert\tilde w^{(0)} - \mathfrak w^*\rVert^2_{L_+}/T`, E17). The noise term uses S1's
-    :math:`\sigma^2(0)`. The run must have at least T + 1 rounds.
-    """
+    r"""Per run: LHS :math:`f(\hat w^{(T)}) - f(\mathfrak w^*)` and the RHS of (19), shape (runs,), on the run of
+    ``settings`` (:func:`theory.zcdp_nfl.network.theorem2_sides` evaluates them on its trajectory)."""
     if variant not in BOUND_VARIANTS:
         raise ValueError(f"variant must be one of {BOUND_VARIANTS}, got {variant!r}")
     problem, truth = problem_from(settings), truth_from(settings)
     run = run_from(settings, keep_trajectory=True)
-    net = network_matrices(problem)
-    rho = float(settings["rho"])
-    wt = run.trajectory["w_tilde"]
-    if wt.shape[1] < T + 2:
-        raise ValueError(f"the run needs at least T + 1 = {T + 1} rounds, got {wt.shape[1] - 1}")
-    w_star = np.broadcast_to(truth.w_c, (problem.K, problem.P))
-    Lp = lambda a: np.einsum("ij,...jp->...ip", net.L_plus, a)  # noqa: E731
-    Q = lambda a: np.einsum("ij,...jp->...ip", net.Q, a)  # noqa: E731
-    n = np.arange(1, T + 1)
-    cur, prev, nxt = wt[:, n], wt[:, n - 1], wt[:, n + 1]
-    eta_next = run.etas[n][None, :, None, None]  # eta^(n+1)
-    weight = (2.0 / rho) * np.sqrt(1.0 / (2.0 * eta_next)) if variant.startswith("D_") or variant == "printed" \
-        else 1.0 / (rho * eta_next)
-    terms = (-2.0 * _ip(Q(cur), Q(nxt)) - 0.5 * _ip(cur - prev, Lp(cur - prev)) + _ip(cur - w_star, weight * (cur - nxt))
-             - _ip(w_star, Lp(2.0 * cur - prev - nxt)) + _ip(nxt - cur, Lp(nxt - cur)))
-    noise = rho * problem.P * net.c_xi * problem.K * float(settings["sigma2_0"]) / (1.0 - float(settings["tau"])) / T
-    w0 = wt[:, 0]
-    last = (0.5 * rho * _ip(w0 - w_star, Lp(w0 - w_star)) if variant.endswith("half_L_plus")
-            else rho * _ip(w0 - w_star, np.einsum("ij,...jp->...ip", net.L_minus, w0 - w_star)))
-    rhs = (rho / T) * terms.sum(axis=1) + noise + _ip(wt[:, 1], Lp(wt[:, 1] - w0)) / T + rho * _ip(Q(w0), Q(w0)) / T + last / T
-    w_hat = wt[:, 1:T + 1].mean(axis=1)
-    lhs = problem.stacked_objective(w_hat) - problem.stacked_objective(w_star)
-    return lhs, rhs
+    return network_theorem2_sides(problem, rho=float(settings["rho"]), etas=run.etas,
+                                  w_tilde=run.trajectory["w_tilde"], w_star=truth.w_c,
+                                  sigma2_0=float(settings["sigma2_0"]), tau=float(settings["tau"]), T=T,
+                                  variant=variant)
 
 
 def evaluate_theorem2_bound(settings: dict, T: int, alpha_each: float, variant: str = "printed") -> Evidence:

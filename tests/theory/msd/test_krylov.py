@@ -91,7 +91,7 @@ def test_top_eigenpair_warm_start_and_decision_rule():
 
 def test_cold_start_is_generic_so_the_decision_rule_finds_the_top_eigenvalue():
     """Regression: from all ones the decide-side stop accepted another eigenvalue (0.85159) of the seed F at N = 980,
-    mu = 0.1973, where rho = 0.85796; the cold start is now generic. The instance is benchmarks/bench_msd.py's N = 980."""
+    mu = 0.1973, where rho = 0.85796; the cold start is now generic. The instance is benchmarks/bench_paofed_msd.py's N = 980."""
     K, D, l_max = 16, 20, 2  # the size where it was found (smaller Toeplitz instances did not show it)
     rng = np.random.default_rng(K * 1000 + D * 10 + l_max)
     R = toeplitz_covariances(np.resize([0.1, 0.3, 0.5, 0.7], K), D)

@@ -2,16 +2,16 @@ r"""The GTV paper's reference code (seed 002_26677b31336d654c.txt; shared/spec/g
 
 It is split along its seams:
 
-* :mod:`reference_impl.gtv_algorithm`: Algorithm 1 (primal-dual message passing, corrected per E1-E2), its step
+* :mod:`reference_impl.gtv.algorithm`: Algorithm 1 (primal-dual message passing, corrected per E1-E2), its step
   sizes and primal update;
-* :mod:`reference_impl.gtv_cvxpy`: the CVXPY ground truth of the primal (16) and the dual (24);
-* :mod:`reference_impl.gtv_baselines`: FedAvg, IFCA, the pooled and the oracle cluster-wise solutions, the MSE (41);
-* :mod:`reference_impl.gtv_experiments`: one arm of the §5.1-5.2 SBM experiments on one replicate.
+* :mod:`reference_impl.gtv.centralized`: the CVXPY ground truth of the primal (16) and the dual (24);
+* :mod:`reference_impl.gtv.baselines`: FedAvg, IFCA, the pooled and the oracle cluster-wise solutions, the MSE (41);
+* :mod:`reference_impl.gtv.experiments`: one arm of the §5.1-5.2 SBM experiments on one replicate.
 """
 
 from __future__ import annotations
 
-from reference_impl.gtv_algorithm import (
+from reference_impl.gtv.algorithm import (
     Algorithm1Run,
     PrimalUpdate,
     preconditioned_norm_squared,
@@ -19,7 +19,7 @@ from reference_impl.gtv_algorithm import (
     run_algorithm1,
     step_sizes,
 )
-from reference_impl.gtv_baselines import (
+from reference_impl.gtv.baselines import (
     IFCA_INITIALISATIONS,
     fedavg,
     ifca,
@@ -27,8 +27,8 @@ from reference_impl.gtv_baselines import (
     oracle_clusterwise,
     pooled_solution,
 )
-from reference_impl.gtv_cvxpy import CLARABEL_DEFAULT_TOL, GTVSolution, solve_gtv_cvxpy, solve_gtv_dual_cvxpy
-from reference_impl.gtv_experiments import ARMS, sbm_arm_curve, table1_replicate
+from reference_impl.gtv.centralized import CLARABEL_DEFAULT_TOL, GTVSolution, solve_gtv_cvxpy, solve_gtv_dual_cvxpy
+from reference_impl.gtv.experiments import ARMS, sbm_arm_curve, table1_replicate
 
 __all__ = [
     "ARMS",

@@ -11,8 +11,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from reference_impl.fedpdm_dp._validate import check_choice, check_int, check_real
-from reference_impl.fedpdm_dp.problem import FedPDMProblem
+from reference_impl.fedpdm._validate import check_choice, check_int, check_real
+from reference_impl.fedpdm.problem import FedPDMProblem
 
 __all__ = ["FedPDMConfig"]
 

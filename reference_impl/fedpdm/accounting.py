@@ -13,9 +13,9 @@ import functools
 
 import numpy as np
 
-from reference_impl.fedpdm_dp._validate import check_int, check_real
-from reference_impl.fedpdm_dp.config import FedPDMConfig
-from reference_impl.fedpdm_dp.problem import FedPDMProblem
+from reference_impl.fedpdm._validate import check_int, check_real
+from reference_impl.fedpdm.config import FedPDMConfig
+from reference_impl.fedpdm.problem import FedPDMProblem
 from theory.privacy.sensitivity import sensitivity_fedpdm
 from theory.privacy.subsampled import noise_multiplier_fedpdm, rdp_poisson_subsampled_gaussian, rdp_to_approx_dp
 

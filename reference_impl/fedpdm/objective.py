@@ -1,6 +1,6 @@
 r"""Losses, gradients, the augmented Lagrangian (9), the stationarity measure (21) and the prox (13) of FedPDM-DP.
 
-One code path for both loss forms of :class:`~reference_impl.fedpdm_dp.problem.FedPDMProblem` (``m = 10``:
+One code path for both loss forms of :class:`~reference_impl.fedpdm.problem.FedPDMProblem` (``m = 10``:
 the literal loss (25) with the fix of E26; ``m = 1``: binary :math:`\ell_1`-logistic with labels folded in).
 Every function is batched over leading axes (runs, clients).
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from reference_impl.fedpdm_dp.problem import FedPDMProblem
+from reference_impl.fedpdm.problem import FedPDMProblem
 
 __all__ = [
     "accuracy",

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from reference_impl.gtv_algorithm import run_algorithm1
-from reference_impl.gtv_baselines import fedavg, ifca, mse, oracle_clusterwise, pooled_solution
+from reference_impl.gtv.algorithm import run_algorithm1
+from reference_impl.gtv.baselines import fedavg, ifca, mse, oracle_clusterwise, pooled_solution
 
 __all__ = ["ARMS", "sbm_arm_curve", "table1_replicate"]
 
@@ -25,8 +25,8 @@ def sbm_arm_curve(arm: str, seed: int, *, iterations: int = 2000, theta: float =
     curve ``(iterations_or_rounds, mse)``. Replicate ``seed`` fixes graph, data and IFCA's initialisation, so all
     arms of one seed see the same instance (common random numbers). ``pooled`` and ``oracle`` are constant curves.
     Algorithm 1 uses the seed's steps unless ``theta`` says otherwise (the paper's R = 1000 with θ = 1 has not
-    converged: E9). ``sbm`` overrides :func:`reference_impl.gtv_data.sbm_instance` keywords."""
-    from reference_impl.gtv_data import sbm_instance
+    converged: E9). ``sbm`` overrides :func:`reference_impl.gtv.data.sbm_instance` keywords."""
+    from reference_impl.gtv.data import sbm_instance
 
     if arm not in ARMS:
         raise ValueError(f"arm must be one of {', '.join(ARMS)}, got {arm!r}")
@@ -53,8 +53,8 @@ def table1_replicate(seed: int, *, theta: float = 10.0, max_iterations: int = 30
                      baseline_rounds: int = 200, **sbm) -> dict:
     r"""One replicate of Table I (§5.1): Algorithm 1 (nLasso, λ = 1e-2), FedAvg, the pooled LS fixed point, IFCA
     and the oracle cluster-wise solution on the paper's SBM; returns the MSE (41) of each method and the iterations
-    Algorithm 1 needed. ``sbm`` overrides :func:`reference_impl.gtv_data.sbm_instance` keywords."""
-    from reference_impl.gtv_data import sbm_instance
+    Algorithm 1 needed. ``sbm`` overrides :func:`reference_impl.gtv.data.sbm_instance` keywords."""
+    from reference_impl.gtv.data import sbm_instance
 
     rng = np.random.default_rng(seed)
     inst, w_true = sbm_instance(rng, **sbm)

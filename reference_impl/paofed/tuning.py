@@ -137,7 +137,7 @@ def match_initial_rate(env: AsyncEnvironment, config: AlgorithmConfig, data, *, 
     Examples
     --------
     >>> from reference_impl.paofed import algorithm_config, experiment_environment
-    >>> from reference_impl.paofed_data import SyntheticRFFData
+    >>> from reference_impl.paofed.data import SyntheticRFFData
     >>> env, data = experiment_environment(K=8, D=10), SyntheticRFFData(K=8, D=10, test_size=50)
     >>> base = algorithm_config("online-fedsgd", m=1)
     >>> target = initial_rate_db(env, algorithm_config("paofed-u1", m=1), data, 10, seed=1, runs=4)
@@ -292,7 +292,7 @@ def steps_within_tolerance(env: AsyncEnvironment, config: AlgorithmConfig, data,
     Examples
     --------
     >>> from reference_impl.paofed import algorithm_config, experiment_environment
-    >>> from reference_impl.paofed_data import SyntheticRFFData
+    >>> from reference_impl.paofed.data import SyntheticRFFData
     >>> env, data = experiment_environment(K=8, D=10), SyntheticRFFData(K=8, D=10, test_size=50)
     >>> base = algorithm_config("online-fedsgd", m=1)
     >>> target = initial_rate_db(env, algorithm_config("paofed-u1", m=1), data, 10, seed=1, runs=4)

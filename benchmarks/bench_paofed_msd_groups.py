@@ -1,6 +1,6 @@
 """PAO-Fed steady-state MSD at the paper's K and l_max with non-white features in exchangeable groups.
 
-Run: .venv/bin/python benchmarks/bench_msd_groups.py [--D 20,40,80] [--method bicgstab] [--rtol 1e-10]
+Run: .venv/bin/python benchmarks/bench_paofed_msd_groups.py [--D 20,40,80] [--method bicgstab] [--rtol 1e-10]
      [--budget 600] [--models seed,exact] [--covariance toeplitz|rff [--sigma-kappa 5] [--ridge 1e-2]] [--mu MU]
 
 The instance is the paper's federation (seed 004 Ch. 4.5 / P4 Sec. V, spec 5): K = 256 clients in four

@@ -11,7 +11,7 @@ r"""FedPDM-DP (Algorithm 1) and its DP baselines, vectorised over sampled client
 * :mod:`.baselines`: FedAvg-DP, FedProx-DP and SCAFFOLD-DP as spec 5.3 reconstructs them (labelled
   reconstructions), and :func:`run_arm` (one experiment arm on one replicate seed).
 
-Every public name is re-exported here, so ``from reference_impl.fedpdm_dp import X`` works for all of them.
+Every public name is re-exported here, so ``from reference_impl.fedpdm import X`` works for all of them.
 
 References
 ----------
@@ -19,7 +19,7 @@ References
    (18)-(19) (lines 187-195), loss (24)-(25) (lines 247-253); shared/spec/fedpdm_dp.md 2, 4.0, 5.
 """
 
-from reference_impl.fedpdm_dp.accounting import (
+from reference_impl.fedpdm.accounting import (
     ORDERS,
     calibrate_noise_multiplier,
     history_factor_table,
@@ -27,7 +27,7 @@ from reference_impl.fedpdm_dp.accounting import (
     run_noise_multiplier,
     sensitivity_table,
 )
-from reference_impl.fedpdm_dp.algorithm import (
+from reference_impl.fedpdm.algorithm import (
     FedPDMRun,
     FedPDMState,
     RoundRecord,
@@ -35,9 +35,9 @@ from reference_impl.fedpdm_dp.algorithm import (
     initial_state,
     run_fedpdm,
 )
-from reference_impl.fedpdm_dp.baselines import ARMS, ArmCurve, BaselineConfig, run_arm, run_baseline
-from reference_impl.fedpdm_dp.config import FedPDMConfig
-from reference_impl.fedpdm_dp.objective import (
+from reference_impl.fedpdm.baselines import ARMS, ArmCurve, BaselineConfig, run_arm, run_baseline
+from reference_impl.fedpdm.config import FedPDMConfig
+from reference_impl.fedpdm.objective import (
     accuracy,
     add_nonconvex_gradient,
     as_matrix,
@@ -49,7 +49,7 @@ from reference_impl.fedpdm_dp.objective import (
     soft_threshold,
     stationarity_measure,
 )
-from reference_impl.fedpdm_dp.problem import (
+from reference_impl.fedpdm.problem import (
     FedPDMProblem,
     binary_logistic_problem,
     certified_G,

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from reference_impl.fedpdm_dp._validate import check_int, check_real, readonly_array
+from reference_impl.fedpdm._validate import check_int, check_real, readonly_array
 
 __all__ = [
     "FedPDMProblem",

@@ -17,12 +17,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from reference_impl.fedpdm_dp._validate import check_choice, check_int, check_real
-from reference_impl.fedpdm_dp.accounting import participation_schedule, run_noise_multiplier
-from reference_impl.fedpdm_dp.algorithm import FedPDMRun, FedPDMState, run_fedpdm
-from reference_impl.fedpdm_dp.config import FedPDMConfig
-from reference_impl.fedpdm_dp.objective import accuracy, batch_gradient, global_objective
-from reference_impl.fedpdm_dp.problem import FedPDMProblem, certified_G
+from reference_impl.fedpdm._validate import check_choice, check_int, check_real
+from reference_impl.fedpdm.accounting import participation_schedule, run_noise_multiplier
+from reference_impl.fedpdm.algorithm import FedPDMRun, FedPDMState, run_fedpdm
+from reference_impl.fedpdm.config import FedPDMConfig
+from reference_impl.fedpdm.objective import accuracy, batch_gradient, global_objective
+from reference_impl.fedpdm.problem import FedPDMProblem, certified_G
 
 __all__ = ["ARMS", "ArmCurve", "BaselineConfig", "run_arm", "run_baseline"]
 

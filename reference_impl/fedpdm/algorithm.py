@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import special
 
-from reference_impl.fedpdm_dp._validate import check_int
-from reference_impl.fedpdm_dp.accounting import history_factor_table, participation_schedule, run_noise_multiplier
-from reference_impl.fedpdm_dp.config import FedPDMConfig
-from reference_impl.fedpdm_dp.objective import as_matrix, batch_gradient, soft_threshold
-from reference_impl.fedpdm_dp.problem import FedPDMProblem, certified_G
+from reference_impl.fedpdm._validate import check_int
+from reference_impl.fedpdm.accounting import history_factor_table, participation_schedule, run_noise_multiplier
+from reference_impl.fedpdm.config import FedPDMConfig
+from reference_impl.fedpdm.objective import as_matrix, batch_gradient, soft_threshold
+from reference_impl.fedpdm.problem import FedPDMProblem, certified_G
 from theory.privacy.sensitivity import sensitivity_fedpdm
 
 __all__ = ["FedPDMRun", "FedPDMState", "RoundRecord", "fedpdm_round", "initial_state", "run_fedpdm"]

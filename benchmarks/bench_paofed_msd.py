@@ -1,6 +1,6 @@
 """PAO-Fed steady-state MSD: structured (matrix-free (S2)) vs naive (explicit F, dense LU), and the paper scale.
 
-Run: .venv/bin/python benchmarks/bench_msd.py [--naive-budget 20] [--structured-budget 60] [--skip-paper]
+Run: .venv/bin/python benchmarks/bench_paofed_msd.py [--naive-budget 20] [--structured-budget 60] [--skip-paper]
      [--e2e 250,980,2400] [--paper-white] [--skip-naive] [--skip-structured]
 
 Prints three tables, measured in this process (2 cores, other jobs may be running):

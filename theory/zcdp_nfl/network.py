@@ -1,6 +1,6 @@
 r"""The network (matrix) form of zCDP-NFL (P2 Section 4.1; spec zcdp_nfl.md 2.7) and the terms of Lemma II / Theorem II.
 
-Built independently of :mod:`reference_impl.zcdp_nfl`, from the oriented-link incidence blocks of P2:
+Built independently of the reference implementation (:mod:`reference_impl.zcdp_nfl`), from the oriented-link incidence blocks of P2:
 for each oriented link :math:`q = (k, l)`, :math:`(A_1)_{q,k} = (A_2)_{q,l} = 1`;
 :math:`H_\pm = A_1^\top \pm A_2^\top`, :math:`L_\pm = \tfrac12 H_\pm H_\pm^\top`,
 :math:`M = \tfrac12(L_+ + L_-)`, :math:`Q = (L_-/2)^{1/2}` (eigendecomposition). All are K x K; the
@@ -26,9 +26,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from reference_impl.zcdp_nfl import NFLProblem
+__all__ = ["BOUND_VARIANTS", "NetworkMatrices", "lemma2_sides", "network_matrices", "network_residuals",
+           "theorem2_sides"]
 
-__all__ = ["NetworkMatrices", "lemma2_sides", "network_matrices", "network_residuals"]
+#: The forms of the bound (19) of Theorem II: as printed, and with the corrections E13 (2D^2 for 2D) and E17.
+BOUND_VARIANTS = ("printed", "D2", "D_half_L_plus", "D2_half_L_plus")
+
+#: ``problem`` arguments below are any object with the attributes of ``reference_impl.zcdp_nfl.NFLProblem`` that
+#: they read (``adjacency``, ``K``, ``subgradients``, ``stacked_objective``); theory imports no simulation code.
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -42,7 +47,7 @@ class NetworkMatrices:
     c_xi: float
 
 
-def network_matrices(problem: NFLProblem) -> NetworkMatrices:
+def network_matrices(problem) -> NetworkMatrices:
     r"""Incidence-built :math:`L_\pm, M, Q` and :math:`c_\xi = 4(\Phi_{\max}(L_-)^2 + \Phi_{\max}(L_+)^2)/\Phi_{\min}(L_-)`."""
     A = problem.adjacency
     K = problem.K
@@ -66,7 +71,7 @@ def _rel(res, scale):
     return float(np.max(np.abs(res)) / max(float(np.max(scale)), np.finfo(float).tiny))
 
 
-def network_residuals(problem: NFLProblem, rho: float, etas, traj: dict, run: int = 0) -> dict[str, np.ndarray]:
+def network_residuals(problem, rho: float, etas, traj: dict, run: int = 0) -> dict[str, np.ndarray]:
     r"""Relative residuals of (16), the dual recursion and (17), corrected and printed, for n = 0..T-1.
 
     Each residual is :math:`\max|\text{lhs} - \text{rhs}|` over the (K, P) entries divided by the largest
@@ -108,7 +113,7 @@ def _quad(L, a):
     return _ip(a, np.einsum("ij,...jp->...ip", L, a))
 
 
-def lemma2_sides(problem: NFLProblem, rho: float, etas, traj: dict, w_star, *, variant: str = "D2"):
+def lemma2_sides(problem, rho: float, etas, traj: dict, w_star, *, variant: str = "D2"):
     r"""Both sides of Lemma II with :math:`r = 0` for n = 1..T-1, every run: arrays (runs, T-1).
 
     ``variant="D"``: the printed last term :math:`\langle\tilde w^{(n)} - \mathfrak w^*, (2/\rho)D^{(n+1)}(\tilde w^{(n)} - \tilde w^{(n+1)})\rangle`;
@@ -144,4 +149,42 @@ def lemma2_sides(problem: NFLProblem, rho: float, etas, traj: dict, w_star, *, v
            + _ip(dev[:, n], np.einsum("ij,rnjp->rnip", net.L_plus, 2.0 * cur - prev - nxt))
            + net.c_xi * np.sum(xi[:, n + 1] ** 2, axis=(-2, -1))
            + _ip(dev[:, n], weight * (cur - nxt)))
+    return lhs, rhs
+
+
+def theorem2_sides(problem, *, rho: float, etas, w_tilde, w_star, sigma2_0: float, tau: float, T: int,
+                   variant: str = "printed") -> tuple[np.ndarray, np.ndarray]:
+    r"""Per run: LHS :math:`f(\hat w^{(T)}) - f(\mathfrak w^*)` and the RHS of (19) (spec 5.5), shape (runs,).
+
+    ``variant``: ``printed`` ((2/rho) D and the identically-zero :math:`\rho\lVert\tilde w^{(0)} - \mathfrak w^*\rVert^2_{L_-}/T`),
+    ``D2`` (:math:`2D^2` for :math:`2D`), ``D_half_L_plus`` / ``D2_half_L_plus`` (last term
+    :math:`(\rho/2)\lVert\tilde w^{(0)} - \mathfrak w^*\rVert^2_{L_+}/T`, E17). The noise term uses S1's
+    :math:`\sigma^2(0)` (``sigma2_0``) and decay ``tau``. ``w_tilde``: the run's :math:`\tilde w^{(n)}`, shape
+    (runs, rounds + 1, K, P), at least T + 2 entries; ``etas[n]`` is :math:`\eta^{(n+1)}`.
+    """
+    if variant not in BOUND_VARIANTS:
+        raise ValueError(f"variant must be one of {BOUND_VARIANTS}, got {variant!r}")
+    net = network_matrices(problem)
+    rho = float(rho)
+    wt = np.asarray(w_tilde)
+    etas = np.asarray(etas)
+    if wt.shape[1] < T + 2:
+        raise ValueError(f"the run needs at least T + 1 = {T + 1} rounds, got {wt.shape[1] - 1}")
+    w_star = np.broadcast_to(np.asarray(w_star, dtype=np.float64), (problem.K, problem.P))
+    Lp = lambda a: np.einsum("ij,...jp->...ip", net.L_plus, a)  # noqa: E731
+    Q = lambda a: np.einsum("ij,...jp->...ip", net.Q, a)  # noqa: E731
+    n = np.arange(1, T + 1)
+    cur, prev, nxt = wt[:, n], wt[:, n - 1], wt[:, n + 1]
+    eta_next = etas[n][None, :, None, None]  # eta^(n+1)
+    weight = (2.0 / rho) * np.sqrt(1.0 / (2.0 * eta_next)) if variant.startswith("D_") or variant == "printed" \
+        else 1.0 / (rho * eta_next)
+    terms = (-2.0 * _ip(Q(cur), Q(nxt)) - 0.5 * _ip(cur - prev, Lp(cur - prev)) + _ip(cur - w_star, weight * (cur - nxt))
+             - _ip(w_star, Lp(2.0 * cur - prev - nxt)) + _ip(nxt - cur, Lp(nxt - cur)))
+    noise = rho * problem.P * net.c_xi * problem.K * float(sigma2_0) / (1.0 - float(tau)) / T
+    w0 = wt[:, 0]
+    last = (0.5 * rho * _ip(w0 - w_star, Lp(w0 - w_star)) if variant.endswith("half_L_plus")
+            else rho * _ip(w0 - w_star, np.einsum("ij,...jp->...ip", net.L_minus, w0 - w_star)))
+    rhs = (rho / T) * terms.sum(axis=1) + noise + _ip(wt[:, 1], Lp(wt[:, 1] - w0)) / T + rho * _ip(Q(w0), Q(w0)) / T + last / T
+    w_hat = wt[:, 1:T + 1].mean(axis=1)
+    lhs = problem.stacked_objective(w_hat) - problem.stacked_objective(w_star)
     return lhs, rhs

@@ -59,8 +59,7 @@ def test_profiles_known_outside_the_checkout(tmp_path):
 def test_slow_tests_skipped_unless_asked_for(tmp_path):
     """Property: a ``slow`` test is skipped by default, with the reason naming how to run it; ``--run-slow`` selects
     it again (checked by collection of the skip marks, not by running the long test)."""
-    selection = ("--pyargs", "verify.test_registry", "-k", "thorough and dp.gaussian_zcdp", "-q",
-                 "--strict-markers", "-rs")
+    selection = ("--pyargs", "verify.pgfl.test_theorem1", "-k", "at_the_paper_size", "-q", "--strict-markers", "-rs")
     skipped = _pytest(sys.executable, tmp_path, *selection)
     assert skipped.returncode == 0, skipped.stdout[-2000:] + skipped.stderr[-2000:]
     assert " skipped" in skipped.stdout and "passed" not in skipped.stdout, skipped.stdout[-2000:]

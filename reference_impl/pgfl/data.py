@@ -81,7 +81,6 @@ def classification_problem(rng: np.random.Generator, X_train, y_train, X_test, y
     :func:`reference_impl.pgfl.synthetic_regression`; clusters are assigned i.i.d. uniformly.
     Returns the logistic :class:`PGFLProblem` and each cluster's test set.
     """
-    from reference_impl.pgfl import synthetic_regression
 
     Q = len(tasks)
     graph = synthetic_regression(rng, servers=servers, clients_per_server=1, d=1, clusters=1,

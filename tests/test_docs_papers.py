@@ -118,6 +118,8 @@ def test_spec_map_targets_exist():
     spec_map = json.loads((PAPERS / "spec_map.json").read_text(encoding="utf-8"))
     assert set(spec_map["spec_files"].values()) == set(PAGES)
     assert set(spec_map["forms"]) == set(PAGES)
+    for entry in spec_map["file_paper"]:
+        assert set(entry) == {"glob", "paper"} and entry["paper"] in (*PAGES, "mixed"), entry
     bad = []
     for paper, forms in spec_map["forms"].items():
         assert forms, f"spec_map.json: no forms for {paper}"

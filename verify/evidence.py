@@ -27,7 +27,8 @@ FORMS = {
 #: result says "never nearly tight" (the bound was never tried where it is hard, or it is loose everywhere).
 NEARLY_TIGHT = 0.5
 #: Evidence parameter naming the paper's two sides ``(lhs, rhs)`` of a bound when ``measured``/``bound`` are a
-#: difference or a confidence limit (e.g. ``measured`` = UCL of E[LHS - RHS] against 0).
+#: difference or a confidence limit (e.g. ``measured`` = UCL of E[LHS - RHS] against 0); ``None`` marks a point that
+#: is not a bound point (e.g. a termination count recorded beside the bound's points), left out of the tightness.
 SIDES = "sides"
 #: Evidence parameter marking a point as one of the claim's declared hardest points (the noise-free or limiting case of
 #: a term, the boundary of a hypothesis); its value says which.
@@ -61,6 +62,8 @@ def worst(evidence: Sequence[Evidence]) -> Evidence:
 
 def _sides(e: Evidence) -> tuple[float, float] | None:
     """The (measured side, bound side) of one point: ``parameters["sides"]`` if given, else (measured, bound)."""
+    if SIDES in e.parameters and e.parameters[SIDES] is None:  # declared: this point is not a bound point
+        return None
     sides = e.parameters.get(SIDES)
     lhs, rhs = (float(sides[0]), float(sides[1])) if sides is not None else (e.measured, e.bound)
     if not (math.isfinite(lhs) and math.isfinite(rhs)) or rhs <= 0.0:

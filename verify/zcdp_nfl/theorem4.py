@@ -32,9 +32,9 @@ from verify.zcdp_nfl import cite
 from verify.zcdp_nfl._runs import run_from
 from verify.zcdp_nfl.theorem3 import FREEZE, evaluate_frozen
 
-__all__ = ["CLAIMS", "EXPONENTS", "READINGS", "assumption3_holds", "check_assumption4_stronger",
-           "check_growing_step", "check_theorem4", "evaluate_growing", "evaluate_implication", "evaluate_theorem4",
-           "reading_holds", "reproduce_assumption4", "reproduce_theorem4"]
+__all__ = ["CLAIMS", "EXPONENTS", "PRIVATE", "READINGS", "assumption3_holds", "check_assumption4_stronger",
+           "check_growing_step", "check_theorem4", "check_theorem4_readings", "evaluate_growing",
+           "evaluate_implication", "evaluate_theorem4", "reading_holds", "reproduce_assumption4", "reproduce_theorem4"]
 
 READINGS = ("R1_series_D2", "R2_sequence_D2", "R3_sum_eta", "R4_sum_eta2")
 #: Exponents p of eta = eta0 n^p: the schedules of spec 2.4 and the boundaries of every reading.
@@ -88,8 +88,8 @@ def reproduce_assumption4(counterexample) -> Evidence:
 def _readings_figure() -> FigureSpec:
     ps = np.array(EXPONENTS)
     series = [Series(label="Assumption 3 (eta -> 0)", x=ps, y=[float(assumption3_holds(p)) for p in ps], style="step")]
-    series += [Series(label=f"{r} holds", x=ps, y=[float(reading_holds(r, p)) + 0.05 * (i + 1) for p in ps], style="step")
-               for i, r in enumerate(READINGS)]
+    series += [Series(label=f"{r} holds", x=ps, y=[float(reading_holds(r, p)) + 0.05 * (i + 1) for p in ps],
+                      style="step") for i, r in enumerate(READINGS)]
     return FigureSpec(name="readings", title="Assumption 3 vs the readings of Assumption 4 for eta = eta0 n^p",
                       xlabel="exponent p", ylabel="holds (1) / fails (0), offset per reading", series=tuple(series))
 
@@ -120,17 +120,29 @@ def evaluate_growing(settings: dict) -> Evidence:
                     parameters={**settings, "outcome": outcome, "NE_final": final})
 
 
-def evaluate_theorem4(reading: str, T: int) -> Evidence:
-    """A representative schedule satisfying Assumption 4 under ``reading`` (and A2): does the run converge?"""
+#: A private run under the printed Assumption 4 (S1 noise sigma^2(n) = 1e-2 * 0.97^n, five runs).
+PRIVATE = {"noise": "S1", "sigma2_0": 1e-2, "tau": 0.97, "runs": 5, "noise_seed": 0}
+
+
+def evaluate_theorem4(reading: str, T: int, private: bool = False) -> Evidence:
+    """A representative schedule satisfying Assumption 4 under ``reading`` (and A2): does the run converge?
+
+    ``private``: the same run with S1 noise (Theorem IV is about the private algorithm; the noise-free run is the
+    limit sigma -> 0)."""
+    if reading not in READINGS:
+        raise ValueError(f"reading must be one of {READINGS}, got {reading!r}")
     if reading in ("R1_series_D2", "R2_sequence_D2"):
-        e = evaluate_growing({**GROWING, "T": T})
-        return Evidence(measured=e.measured, bound=e.bound, holds=e.holds, parameters={**e.parameters, "reading": reading})
-    e = evaluate_frozen({**FREEZE, "objective": "ridge", "T": T})
-    return Evidence(measured=e.measured, bound=e.bound, holds=e.holds, parameters={**e.parameters, "reading": reading})
+        e = evaluate_growing({**GROWING, "T": T, **(PRIVATE if private else {})})
+        return Evidence(measured=e.measured, bound=e.bound, holds=e.holds,
+                        parameters={**e.parameters, "reading": reading, "private": private})
+    e = evaluate_frozen({**FREEZE, "objective": "ridge", "T": T, **(PRIVATE if private else {})})
+    return Evidence(measured=e.measured, bound=e.bound, holds=e.holds,
+                    parameters={**e.parameters, "reading": reading, "private": private})
 
 
 def reproduce_theorem4(counterexample) -> Evidence:
-    return evaluate_theorem4(counterexample["reading"], int(counterexample["T"]))
+    return evaluate_theorem4(counterexample["reading"], int(counterexample["T"]),
+                             bool(counterexample.get("private", False)))
 
 
 def _growing_figure(T: int) -> FigureSpec:
@@ -146,14 +158,30 @@ def _growing_figure(T: int) -> FigureSpec:
                       ylabel="NE(n)", yscale="log", series=tuple(series))
 
 
+_DECISION = "convergence or not: a run that diverges (or freezes) refutes convergence at any rate"
+
+
 def check_theorem4(ctx: CheckContext) -> CheckResult:
-    """One run per reading of Assumption 4."""
+    """Assumption 4 as printed (R1): eta = 0.05 n^2, noise-free and with S1 noise."""
     T = _PROFILE[ctx.profile]["T"]
-    evidence = [evaluate_theorem4(r, T) for r in READINGS]
+    evidence = [evaluate_theorem4("R1_series_D2", T, private) for private in (False, True)]
     return result_from_evidence(
-        "zcdp_nfl.theorem4", evidence, ctx=ctx,
-        quantity="R1/R2: NE(T) vs NE(0) (divergence); R3/R4: frozen certificate vs NFL_FROZEN_FRACTION",
-        what="convergence (at rate O(1/n)) under Assumptions 2 and 4", figures=[_growing_figure(T)],
+        "zcdp_nfl.theorem4", evidence, ctx=ctx, quantity="NE(T) vs NE(0) (a run diverged when NE(T) > NE(0))",
+        what="convergence (at rate O(1/n)) under Assumptions 2 and 4 as printed", figures=[_growing_figure(T)],
+        form="decision", form_reason=_DECISION,
+        details={"outcomes": {("private" if e.parameters["private"] else "noise-free"): e.parameters["outcome"]
+                              for e in evidence}})
+
+
+def check_theorem4_readings(ctx: CheckContext) -> CheckResult:
+    """The other readings of Assumption 4 (R2-R4), one noise-free run each."""
+    T = _PROFILE[ctx.profile]["T"]
+    evidence = [evaluate_theorem4(r, T) for r in READINGS[1:]]
+    return result_from_evidence(
+        "zcdp_nfl.theorem4_readings", evidence, ctx=ctx,
+        quantity="R2: NE(T) vs NE(0) (divergence); R3/R4: frozen certificate vs NFL_FROZEN_FRACTION",
+        what="convergence under Assumption 2 and each other reading of Assumption 4", form="decision",
+        form_reason=_DECISION,
         details={"outcomes": {e.parameters["reading"]: e.parameters.get("outcome", "frozen") for e in evidence}})
 
 
@@ -194,7 +222,8 @@ CLAIMS = (
                 "holds; readings compatible with A3 (Sigma eta < inf, Sigma eta^2 < inf) admit eta0/n^2, which "
                 "freezes."),
         reproduce=reproduce_assumption4,
-        uncorrected_because=("Under the printed and the sequence readings Assumptions 3 and 4 are mutually exclusive, and "
+        uncorrected_because=("Under the printed and the sequence readings Assumptions 3 and 4 are mutually exclusive, "
+                             "and "
                              "the readings compatible with Assumption 3 admit eta0/n^2, which freezes, so no reading "
                              "keeps what Theorem IV uses the assumption for."),
         severity="false",
@@ -204,26 +233,46 @@ CLAIMS = (
         title="Theorem IV: under Assumptions 2 and 4 the algorithm converges at rate O(1/n)",
         citations=_CITATIONS,
         statement="Under Assumptions 2 and 4, zCDP-NFL converges at a rate O(1/n).",
-        hypotheses=("Assumption 2: convex objectives", "Assumption 4 under readings R1-R4 (module docstring)",
-                    "noise-free runs on the small instance"),
+        hypotheses=("Assumption 2: convex objectives", "Assumption 4 as printed: sum_n ||D^(n+1)||_2^2 < inf, here "
+                    "eta = 0.05 n^2 (||D^(n)||^2 = 1/(0.1 n^2), summable)", "ridge, rho = 0.3, the small instance "
+                    "(seed 0)", "noise-free and S1 noise sigma^2(n) = 1e-2 * 0.97^n (5 runs)"),
         check=check_theorem4,
         expected=Verdict.REFUTED,
-        reason=("Under every reading a schedule satisfying the hypotheses fails to converge: R1/R2 (eta = 0.05 n^2, "
-                "ridge, rho = 0.3) diverges; R3/R4 (eta = 0.05/n^2) freezes far from w_c. No reading makes A4 a "
-                "strengthening of A3 as the proof (which invokes Theorem III) needs; no corrected rate statement is "
-                "supported by the seed (empirical rates are instance dependent, see "
-                "zcdp_nfl.growing_step_instance_dependent and zcdp_nfl.theorem3_nonsummable)."),
+        reason=("eta = 0.05 n^2 satisfies Assumption 4 as printed, and the run diverges (NE(400) ~ 1e194 against "
+                "NE(0) = 10), noise-free and with privacy noise: no rate holds. The proof needs Theorem III (eta -> "
+                "0), "
+                "which Assumption 4 excludes (zcdp_nfl.assumption4_stronger). Other readings of Assumption 4: "
+                "zcdp_nfl.theorem4_readings; rates under other schedules: zcdp_nfl.rate_instance_dependent."),
         reproduce=reproduce_theorem4,
-        uncorrected_because=("No reading of Assumption 4 is both compatible with Theorem III's hypotheses and sufficient "
+        uncorrected_because=("No reading of Assumption 4 is both compatible with Theorem III's hypotheses and "
+                             "sufficient "
                              "for convergence, and the seed gives no other rate argument; observed rates are instance "
                              "dependent."),
+        severity="false",
+    ),
+    Claim(
+        id="zcdp_nfl.theorem4_readings",
+        title="Theorem IV under the other readings of Assumption 4 (fedcheck's readings, not the printed one)",
+        citations=_CITATIONS,
+        statement=("Under Assumption 2 and Assumption 4 read as R2 (||D^(n)||^2 -> 0), R3 (sum eta < inf, the repair "
+                   "[D]_kk = sqrt(2 eta_k)) or R4 (sum eta^2 < inf), zCDP-NFL converges at a rate O(1/n)."),
+        hypotheses=("Assumption 2: convex objectives", "R2: eta = 0.05 n^2 (ridge, rho = 0.3); R3/R4: eta = 0.05/n^2 "
+                    "(ridge)", "noise-free runs on the small instance"),
+        check=check_theorem4_readings,
+        expected=Verdict.REFUTED,
+        reason=("Under every other reading a schedule satisfying it fails to converge: R2 (eta = 0.05 n^2) diverges; "
+                "R3/R4 (eta = 0.05/n^2) freezes far from w_c."),
+        reproduce=reproduce_theorem4,
+        uncorrected_because=("The readings compatible with Assumption 3 admit eta0/n^2, which freezes; the others "
+                             "admit diverging runs."),
         severity="false",
     ),
     Claim(
         id="zcdp_nfl.growing_step_instance_dependent",
         title="Spec 5.7: with eta = 0.05 n^2 (Assumption 4 holds) convergence depends on the instance and rho",
         citations=(cite("Publication 2, Assumption 4 remark", "", "2182"),),
-        statement=("Under eta^(n) = 0.05 n^2 (Assumption 4 holds), some (instance, rho) pairs converge to w_c and others "
+        statement=("Under eta^(n) = 0.05 n^2 (Assumption 4 holds), some (instance, rho) pairs converge to w_c and "
+                   "others "
                    "diverge: Assumption 4 is neither necessary nor sufficient for convergence in practice (spec 5.7, "
                    "review notes)."),
         hypotheses=("noise-free", "small instances (K = 10, P = 3, M = 20), seeds 0-2 (thorough 0-4)",
@@ -231,7 +280,8 @@ CLAIMS = (
         check=check_growing_step,
         expected=Verdict.CONFIRMED,
         reason=("Ridge diverges at rho = 0.3 on seeds 0 and 1 but converges on seed 2 and at rho = 1 and 5 everywhere; "
-                "LAD stalls (NE 3e-2 at rho = 1, 2e-5 at rho = 5 after 400 rounds). The review notes' 'rho = 1 diverged' "
+                "LAD stalls (NE 3e-2 at rho = 1, 2e-5 at rho = 5 after 400 rounds). The review notes' 'rho = 1 "
+                "diverged' "
                 "is specific to one instance."),
     ),
 )

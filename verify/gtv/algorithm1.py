@@ -120,7 +120,8 @@ def check_algorithm1(ctx: CheckContext, *, dual_update_fn=None) -> CheckResult:
     evidence = sample_evidence(ctx, "gtv.algorithm1_convergence", _batch, 1,
                                (prof["per_case"], prof["size"], dual_update_fn))
     excess = [e.parameters["relative_excess"] for e in evidence]
-    gaps = [e.parameters["cvxpy_primal_dual_gap"] for e in evidence if e.parameters["cvxpy_primal_dual_gap"] is not None]
+    gaps = [e.parameters["cvxpy_primal_dual_gap"] for e in evidence
+            if e.parameters["cvxpy_primal_dual_gap"] is not None]
     fig = FigureSpec(name="alg1_vs_cvxpy", title="Algorithm 1 objective minus CVXPY optimum (relative)",
                      xlabel="instance", ylabel="(P_alg1 - P_cvxpy) / (1 + |P_cvxpy|)",
                      series=(Series(label="measured", x=range(len(excess)), y=excess, style="points"),
@@ -128,7 +129,8 @@ def check_algorithm1(ctx: CheckContext, *, dual_update_fn=None) -> CheckResult:
                                     y=[e.parameters["solver_tol"] for e in evidence], style="dashed")),
                      yscale="symlog")
     return result_from_evidence(
-        "gtv.algorithm1_convergence", evidence, ctx=ctx,
+        "gtv.algorithm1_convergence", evidence, ctx=ctx, form="identity",
+        form_reason="convergence to the CVXPY optimum, decided against the solver tolerance and KKT residual bounds",
         quantity="max(objective excess / solver tol, KKT residual / residual-implied bound)",
         what="Algorithm 1 reaches the CVXPY optimum (objective and KKT)",
         figures=[fig, _curves_figure(evidence)],
@@ -157,7 +159,8 @@ def evaluate_kkt_25(p: dict, *, corrected: bool) -> Evidence:
     err_cvx = float(np.linalg.norm(dual.u - predicted, axis=1).max())
     return Evidence(measured=err_alg, bound=bound, holds=bool(run.converged and err_alg <= bound),
                     parameters={**p, "penalty": "mocha", "loss": "squared", "corrected": corrected,
-                                "err_alg1_dual": err_alg, "err_cvxpy_dual": err_cvx, "cvxpy_solver_tol": dual.solver_tol,
+                                "err_alg1_dual": err_alg, "err_cvxpy_dual": err_cvx,
+                                "cvxpy_solver_tol": dual.solver_tol,
                                 "lam_A_range": [float((inst.lam * inst.A).min()), float((inst.lam * inst.A).max())]})
 
 
@@ -168,7 +171,8 @@ def _kkt_batch(rng, n, corrected):
 def _kkt_check(ctx: CheckContext, claim_id: str, corrected: bool) -> CheckResult:
     n = 2 if ctx.profile == "ci" else 8
     evidence = sample_evidence(ctx, claim_id, _kkt_batch, 1, (n, corrected))
-    fig = FigureSpec(name="mocha_flow_relation", title="MOCHA optimum: ||u - c D w||_max for c = 1 (printed) and lam A (E3)",
+    fig = FigureSpec(name="mocha_flow_relation", title="MOCHA optimum: ||u - c D w||_max for c = 1 (printed) and lam A "
+                                                       "(E3)",
                      xlabel="instance", ylabel="max_e ||u_e - prediction||",
                      series=(Series(label="corrected (lam A_e D w)" if corrected else "printed (D w)",
                                     x=range(len(evidence)), y=[max(e.measured, 1e-17) for e in evidence],
@@ -176,6 +180,8 @@ def _kkt_check(ctx: CheckContext, claim_id: str, corrected: bool) -> CheckResult
                              Series(label="solver accuracy bound", x=range(len(evidence)),
                                     y=[e.bound for e in evidence], style="dashed")), yscale="log")
     return result_from_evidence(claim_id, evidence, ctx=ctx, quantity="max_e ||u_e - predicted u_e||",
+                                form="identity", form_reason=("the KKT relation (25) at the solution, checked "
+                                                              "against a solver-derived tolerance"),
                                 what="(25) " + ("corrected" if corrected else "as printed") + " at the MOCHA optimum",
                                 figures=[fig], corrected_claim=None if corrected else "gtv.kkt_25_corrected")
 
@@ -209,7 +215,8 @@ CLAIMS = (
         expected=Verdict.CONFIRMED,
         reason=("On every sampled instance Algorithm 1 stopped by the R4 residual, its objective is not above the "
                 "CVXPY optimum beyond the Clarabel tolerance (it is usually below by ~1e-10 relative), and its node "
-                "and edge KKT residuals stay within the bound the final residual implies; CVXPY primal and dual agree."),
+                "and edge KKT residuals stay within the bound the final residual implies; CVXPY primal and dual "
+                "agree."),
     ),
     Claim(
         id="gtv.kkt_25",

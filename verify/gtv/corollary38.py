@@ -56,7 +56,8 @@ def evaluate_corollary38(p: dict) -> Evidence:
         threshold = float(k.delta.sum() / inst.A.min())
         dist, certified, slack, iters = _distance(inst.with_(lam=p["factor"] * threshold))
         below, _, _, _ = _distance(inst.with_(lam=0.5 * threshold))
-    return Evidence(measured=dist, bound=GTV_SPREAD_ATOL, holds=bool(certified and iters > 0 and dist <= GTV_SPREAD_ATOL),
+    return Evidence(measured=dist, bound=GTV_SPREAD_ATOL,
+                    holds=bool(certified and iters > 0 and dist <= GTV_SPREAD_ATOL),
                     parameters={**p, "threshold": threshold, "slack_35": slack, "certified": certified,
                                 "iterations": iters, "distance_at_half_threshold": below})
 
@@ -68,9 +69,11 @@ def _batch(rng, n):
 
 def check_corollary38(ctx: CheckContext) -> CheckResult:
     evidence = sample_evidence(ctx, "gtv.corollary38", _batch, 1, (_PROFILE[ctx.profile],))
-    fig = FigureSpec(name="corollary38", title="Single cluster: max_i ||w_i - pooled minimiser|| at lam = factor x threshold",
+    fig = FigureSpec(name="corollary38", title="Single cluster: max_i ||w_i - pooled minimiser|| at lam = factor x "
+                                               "threshold",
                      xlabel="lam / (sum delta / min A)", ylabel="max_i ||w_i - w-bar^(V)||",
-                     series=(Series(label="at the corollary's lam (factor 1.01, 2)", x=[e.parameters["factor"] for e in evidence],
+                     series=(Series(label="at the corollary's lam (factor 1.01, 2)",
+                                    x=[e.parameters["factor"] for e in evidence],
                                     y=[max(e.measured, 1e-17) for e in evidence], style="points"),
                              Series(label="at 0.5 x threshold (outside the corollary)", x=[0.5] * len(evidence),
                                     y=[max(e.parameters["distance_at_half_threshold"], 1e-17) for e in evidence],
@@ -78,6 +81,8 @@ def check_corollary38(ctx: CheckContext) -> CheckResult:
                              Series(label="tolerance", x=(0.5, 2.0), y=(GTV_SPREAD_ATOL,) * 2, style="dashed")),
                      yscale="log")
     return result_from_evidence("gtv.corollary38", evidence, ctx=ctx, quantity="max_i ||w_i - w-bar^(V)||",
+                                form="identity", form_reason=("the solution is constant on each component: spread "
+                                                              "against a solver tolerance"),
                                 what="lam > sum delta / min A gives the pooled minimiser at every node", figures=[fig],
                                 details={"max_distance_at_half_threshold":
                                          max(e.parameters["distance_at_half_threshold"] for e in evidence)})
@@ -89,13 +94,16 @@ CLAIMS = (
         title="Corollary (38): a single well-connected cluster is learnt exactly as the pooled minimiser",
         citations=(cite("single cluster special case of Theorem 2", equation="(38)", lines="517-521"),),
         statement=("If P = {V} and G is connected, (35) holds whenever lam > sum_i delta^(i) / min_e A_e, with "
-                   "delta^(i) = ||grad L_i(w-bar^(V))|| and w-bar^(V) the pooled minimiser; then every solution of (16) "
+                   "delta^(i) = ||grad L_i(w-bar^(V))|| and w-bar^(V) the pooled minimiser; then every solution of "
+                   "(16) "
                    "has w^(i) = w-bar^(V) for all i."),
         hypotheses=("connected graph", "squared loss with full-rank pooled features", "nLasso penalty",
                     "lam = 1.01 or 2 times the threshold"),
         check=check_corollary38,
         expected=Verdict.CONFIRMED,
-        reason=("The exact checker certifies (35) at both multiples of the threshold and Algorithm 1 lands on the pooled "
-                "least-squares solution to round-off; at 0.5 x threshold it still does (the condition is sufficient only)."),
+        reason=("The exact checker certifies (35) at both multiples of the threshold and Algorithm 1 lands on the "
+                "pooled "
+                "least-squares solution to round-off; at 0.5 x threshold it still does (the condition is sufficient "
+                "only)."),
     ),
 )

@@ -134,7 +134,9 @@ def check_gap_domain(ctx: CheckContext) -> CheckResult:
                                                     default=None),
                "final_gap": final["gap"], **inst.summary(),
                "cvxpy_at_converged_unprojected_s": converged_point.parameters["cvxpy_status_unprojected"]}
-    return result_from_evidence("gtv.e15_gap_domain", evidence, ctx=ctx,
+    return result_from_evidence("gtv.e15_gap_domain", evidence, ctx=ctx, form="decision",
+                                form_reason=("a domain statement (the gap is finite or +inf), decided against the "
+                                             "domain tolerance"),
                                 quantity=("tolerance / out-of-range part (non-converged); out-of-range / tolerance "
                                           "(end)"),
                                 what="gap (34) = +inf at every non-converged iterate, finite at convergence",

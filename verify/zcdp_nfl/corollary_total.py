@@ -120,7 +120,8 @@ def evaluate_total(phi1: float, tau: float, T: int, *, total_fn=corollary_total)
 
 
 def evaluate_epsilon(phi1: float, tau: float, T: int, delta: float, *, total_fn=corollary_total) -> Evidence:
-    r"""The Corollary's :math:`\varepsilon` is Bun-Steinke at :math:`\Phi`; and :math:`\varepsilon_G \le \varepsilon_{CKS} \le \varepsilon`.
+    r"""The Corollary's :math:`\varepsilon` is Bun-Steinke at :math:`\Phi`; and
+    :math:`\varepsilon_G \le \varepsilon_{CKS} \le \varepsilon`.
 
     The Corollary's expression is evaluated literally from the composed total (``math.fsum`` of the
     schedule) and compared with :func:`theory.privacy.conversions.zcdp_to_approx_dp_bun_steinke`
@@ -146,8 +147,9 @@ def evaluate_test_vector(index: int, *, total_fn=corollary_total) -> Evidence:
     (phi1, tau), printed, half_units = TEST_VECTORS[index]
     total = float(total_fn(phi1, tau, TEST_VECTOR_T))
     computed = (total, zcdp_to_approx_dp_bun_steinke(total, TEST_VECTOR_DELTA),
-                zcdp_to_approx_dp_cks(total, TEST_VECTOR_DELTA), zcdp_to_approx_dp_exact_gaussian(total, TEST_VECTOR_DELTA))
-    ratio = max(abs(c - p) / h for c, p, h in zip(computed, printed, half_units))
+                zcdp_to_approx_dp_cks(total, TEST_VECTOR_DELTA),
+                zcdp_to_approx_dp_exact_gaussian(total, TEST_VECTOR_DELTA))
+    ratio = max(abs(c - p) / h for c, p, h in zip(computed, printed, half_units, strict=True))
     return Evidence(measured=float(ratio), bound=1.0, holds=ratio <= 1.0,
                     parameters={"row": index, "phi1": phi1, "tau": tau, "T": TEST_VECTOR_T, "delta": TEST_VECTOR_DELTA,
                                 "computed": list(computed), "printed": list(printed)})
@@ -201,6 +203,8 @@ def check_sum_range(ctx: CheckContext, *, total_fn=corollary_total) -> CheckResu
     evidence += [evaluate_sum_range(phi1, tau, TEST_VECTOR_T, total_fn=total_fn) for (phi1, tau), _, _ in TEST_VECTORS]
     result = result_from_evidence(
         "zcdp_nfl.corollary_sum_range", evidence, ctx=ctx,
+        form="identity", form_reason="an identity (closed form = computation) checked against a rounding or solver "
+                                     "tolerance",
         quantity="relative gap between sum_{0<n<T} phi^(n) and the closed form (bound: rounding allowance)",
         what="sum_{0<n<T} phi1 tau^-(n-1) = phi1 (1 - tau^T)/(tau^(T-1) - tau^T)", figures=[_range_figure()],
         corrected_claim="zcdp_nfl.corollary")
@@ -226,13 +230,16 @@ def check_corollary(ctx: CheckContext, *, total_fn=corollary_total) -> CheckResu
     evidence += [evaluate_test_vector(i, total_fn=total_fn) for i in range(len(TEST_VECTORS))]
     rows = [e for e in evidence if "row" in e.parameters]
     details = {"test_vectors": {f"phi1={e.parameters['phi1']:g}, tau={e.parameters['tau']:g}":
-                                {"computed": e.parameters["computed"], "printed": e.parameters["printed"]} for e in rows},
+                                {"computed": e.parameters["computed"], "printed": e.parameters["printed"]}
+                                for e in rows},
                "epsilon_points": sum("eps_cks" in e.parameters for e in evidence),
                "max_sum_identity_gap_over_allowance": max(e.measured for e in evidence if "composed" in e.parameters),
                "max_epsilon_violation_over_allowance": max(e.measured for e in evidence if "eps_cks" in e.parameters),
                "converter_tol": CONVERTER_TOL}
     return result_from_evidence(
         "zcdp_nfl.corollary", evidence, ctx=ctx,
+        form="identity", form_reason="an identity (closed form = computation) checked against a rounding or solver "
+                                     "tolerance",
         quantity="relative gaps (composed / closed form / 50-digit literal; eps) over rounding allowances; "
                  "test vectors: |gap| / half unit of the printed digit",
         what="sum_{n=1}^T phi1 tau^-(n-1) = phi1 (1 - tau^T)/(tau^(T-1) - tau^T), eps_G <= eps_CKS <= eps",
@@ -248,7 +255,8 @@ CLAIMS = (
         paper="zcdp_nfl",
         title="Corollary proof: sum over 0 < n < T of phi^(n) equals phi1 (1 - tau^T)/(tau^(T-1) - tau^T)",
         citations=(Citation(seed=SEED, label="Publication 2, Appendix C (proof of the Corollary)", lines="2277-2283"),),
-        statement=("With phi_k^(n+1) = phi_k^(n)/tau, sum_{0<n<T} phi_k^(n) = phi_k^(1) (1 - tau^T)/(tau^(T-1) - tau^T), "
+        statement=("With phi_k^(n+1) = phi_k^(n)/tau, sum_{0<n<T} phi_k^(n) = phi_k^(1) (1 - tau^T)/(tau^(T-1) - "
+                   "tau^T), "
                    "T being the final iteration index."),
         hypotheses=("phi^(n) = phi^(1) tau^-(n-1) (schedule S2)", "tau in (0, 1)", "T >= 1"),
         check=check_sum_range,

@@ -41,7 +41,8 @@ def sample_network_settings(rng: np.random.Generator, T: int) -> dict:
     """Random graph, objective, penalty, step family (growing only with eta0 <= 1e-3) and S1 noise level."""
     step = str(rng.choice(STEPS))
     K = int(rng.integers(3, 13))
-    return {"seed": int(rng.integers(2**31)), "K": K, "mean_degree": float(min(3.0, K - 1)), "P": int(rng.integers(1, 5)),
+    return {"seed": int(rng.integers(2**31)), "K": K, "mean_degree": float(min(3.0, K - 1)),
+            "P": int(rng.integers(1, 5)),
             "M": int(rng.integers(2, 21)), "objective": str(rng.choice(["elastic_net", "lad", "ridge"])),
             "rho": float(10.0 ** rng.uniform(-1, 1)), "step": step,
             "eta0": float(10.0 ** rng.uniform(-4, -3) if step == "growing" else 10.0 ** rng.uniform(-2, 0.3)),
@@ -89,7 +90,10 @@ def _check(ctx: CheckContext, claim_id: str, identities, corrected_claim=None) -
     evidence = [evaluate_network_form(PAPER_POINT, identities)]
     evidence += sample_evidence(ctx, claim_id, _batch, p["batches"], (p["per_batch"], p["T"], identities))
     result = result_from_evidence(
-        claim_id, evidence, ctx=ctx, quantity="max relative residual / NFL_NETWORK_RTOL(K, T)",
+        claim_id, evidence, ctx=ctx,
+        form="identity",
+        form_reason=("an identity (closed form = computation) checked against a rounding or solver tolerance"),
+        quantity="max relative residual / NFL_NETWORK_RTOL(K, T)",
         what=f"identities {', '.join(identities)} on running iterates", figures=[_figure(evidence, identities)],
         corrected_claim=corrected_claim,
         details={"max_residual_by_identity": {name: max(e.parameters["residuals"][name] for e in evidence)

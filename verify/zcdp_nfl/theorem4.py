@@ -100,7 +100,10 @@ def check_assumption4_stronger(ctx: CheckContext) -> CheckResult:
     joint = {r: [p for p in EXPONENTS if assumption3_holds(p) and reading_holds(r, p)] for r in READINGS}
     sums = {r: {str(p): _partial_sums(p, r) for p in (-2.0, -0.5, 2.0)} for r in READINGS}
     result = result_from_evidence(
-        "zcdp_nfl.assumption4_stronger", evidence, ctx=ctx, quantity="1 if A4 holds and A3 fails at eta0 n^p, else 0",
+        "zcdp_nfl.assumption4_stronger", evidence, ctx=ctx,
+        form="decision",
+        form_reason=("an implication between assumptions, decided by exact p-series tests"),
+        quantity="1 if A4 holds and A3 fails at eta0 n^p, else 0",
         what="Assumption 4 implies Assumption 3", figures=[_readings_figure()],
         details={"exponents_satisfying_A3_and_reading": joint, "partial_sums_1e3_1e6": sums,
                  "A3_and_R1_jointly_satisfiable": bool(joint["R1_series_D2"])})
@@ -197,6 +200,8 @@ def check_growing_step(ctx: CheckContext) -> CheckResult:
     table = [{k: r.parameters[k] for k in ("objective", "seed", "rho", "outcome", "NE_final")} for r in runs]
     result = result_from_evidence(
         "zcdp_nfl.growing_step_instance_dependent", evidence, ctx=ctx,
+        form="decision",
+        form_reason=("an outcome (converged / diverged) occurring on both sides"),
         quantity="0 if both a converging and a diverging (instance, rho) occur under eta = 0.05 n^2",
         what="the growing step's outcome depends on the instance", figures=[_growing_figure(p["T"])],
         details={"runs": table, "counts": {o: outcomes.count(o) for o in sorted(set(outcomes))}})

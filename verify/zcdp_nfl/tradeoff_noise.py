@@ -35,9 +35,10 @@ def _exact(deltas, phis, tau):
 
 
 def noise_term_23(deltas, phis, tau) -> Fraction:
-    r"""(23): :math:`\sum_k \sigma_k^2(0)/(1-\tau)`, :math:`\sigma_k^2(0) = \Delta_k^2/(2\phi_k^{(1)})` (Theorem I (12)), exact."""
+    r"""(23): :math:`\sum_k \sigma_k^2(0)/(1-\tau)`, :math:`\sigma_k^2(0) = \Delta_k^2/(2\phi_k^{(1)})` (Theorem I
+    (12)), exact."""
     d, p, t = _exact(deltas, phis, tau)
-    return sum((dk * dk / (2 * pk) for dk, pk in zip(d, p)), Fraction(0)) / (1 - t)
+    return sum((dk * dk / (2 * pk) for dk, pk in zip(d, p, strict=True)), Fraction(0)) / (1 - t)
 
 
 def noise_term_24_printed(deltas, phi, tau) -> Fraction:
@@ -114,9 +115,12 @@ def check_printed_noise_term(ctx: CheckContext, *, equal_budget_fn=noise_term_24
     """Random K, Delta_k, phi, tau; K = 1, K = 2 and the paper-size point."""
     p = _PROFILE[ctx.profile]
     evidence = _fixed_points(equal_budget_fn)
-    evidence += sample_evidence(ctx, "zcdp_nfl.tradeoff_1_over_k", _batch, p["batches"], (p["per_batch"], equal_budget_fn))
+    evidence += sample_evidence(ctx, "zcdp_nfl.tradeoff_1_over_k", _batch, p["batches"],
+                                (p["per_batch"], equal_budget_fn))
     result = result_from_evidence(
         "zcdp_nfl.tradeoff_1_over_k", evidence, ctx=ctx,
+        form="identity",
+        form_reason=("an identity between two closed forms, decided in exact rational arithmetic"),
         quantity="exact relative gap between printed (24) and (23) at equal budgets",
         what="sum_k Delta_k^2/(2 phi_k (1 - tau)) = sum_k Delta_k^2/(2 K phi (1 - tau)) when phi_k = phi",
         figures=[_ratio_figure()], corrected_claim="zcdp_nfl.tradeoff_noise_term",
@@ -132,6 +136,8 @@ def check_noise_term(ctx: CheckContext, *, equal_budget_fn=noise_term_24_correct
                                 (p["per_batch"], equal_budget_fn))
     return result_from_evidence(
         "zcdp_nfl.tradeoff_noise_term", evidence, ctx=ctx,
+        form="identity",
+        form_reason=("an identity between two closed forms, decided in exact rational arithmetic"),
         quantity="exact relative gap between corrected (24) and (23) at equal budgets",
         what="sum_k Delta_k^2/(2 phi (1 - tau)) = (23) with phi_k = phi (rational arithmetic)",
         figures=[_ratio_figure()])
@@ -167,7 +173,8 @@ CLAIMS = (
         statement=("Corrected statement: with phi_k^(1) = phi^(1) for all k, (23) reads E[f(w^(T)) - f(w*)] <= alpha/T "
                    "+ (alpha_xi/T) sum_k Delta_{k,2}^2(0) / (2 phi^(1) (1 - tau)) (no 1/K)."),
         hypotheses=("phi_k^(1) = phi^(1) for every client", "tau in (0, 1)", "Delta_{k,2}(0) > 0", "K >= 1",
-                    "only the algebra of the noise term is checked; whether (23) bounds the error is Theorem II's claim"),
+                    "only the algebra of the noise term is checked; whether (23) bounds the error is Theorem II's "
+                    "claim"),
         check=check_noise_term,
         expected=Verdict.CONFIRMED,
         reason="Exact rational arithmetic: the corrected (24) equals (23) at equal budgets at every sampled point.",

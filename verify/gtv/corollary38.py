@@ -1,11 +1,11 @@
 r"""Single-cluster corollary (38): with P = {V} on a connected graph, λ > Σ_i δ^(i) / min_e A_e gives ŵ^(i) = w̄^(V).
 
-shared/spec/gtv.md section 3 (Corollary) and 4 (T10). Instances: connected Watts-Strogatz graphs (n = 10-20,
+docs/papers/gtv.md (Corollary). Instances: connected Watts-Strogatz graphs (n = 10-20,
 k = 4, rewiring 0.3), edge weights U[0.5, 2], one generating parameter for all nodes, d = 3, m_i = 5, noise 0.1,
 λ = factor x Σδ/min A with factor ∈ {1.01, 2}. The exact checker must certify (35) (|∂V| = 0, b_i = δ^(i)/λ); then
 Theorem 2's bound is 0 and every node must sit on the pooled minimiser. ``measured`` = max_i ||ŵ^(i) - w̄^(V)||
 (Algorithm 1 to GTV_ALG1_TOL/100), bound GTV_SPREAD_ATOL. The details record the same distance at factor 0.5,
-below the sufficient threshold (the condition is not necessary, spec: ŵ = w̄ already at 0.5x).
+below the sufficient threshold (the condition is not necessary: ŵ = w̄ already at 0.5x).
 """
 
 from __future__ import annotations

@@ -76,7 +76,7 @@ def _cvxpy_point(inst, u, label, *, project: bool) -> Evidence:
 
     Non-converged (``project=False``): both must say +inf. Converged (``project=True``): the closed form (finite
     under the domain tolerance) must equal CVXPY's value at the projection of s onto range(X_i^T); CVXPY on the
-    raw s is recorded too -- in exact arithmetic a round-off out-of-range part makes it unbounded (E15)."""
+    raw s is recorded too -- in exact arithmetic a round-off out-of-range part makes it unbounded."""
     s = -(inst.incidence.T @ u)
     closed, rel = squared_loss_conjugate(inst, s, GTV_RANGE_RTOL)
     i = int(np.argmax(rel))
@@ -118,7 +118,7 @@ def check_gap_domain(ctx: CheckContext) -> CheckResult:
     converged_point = _cvxpy_point(inst, traj["u"], "converged (CVXPY conjugate at the projected s)", project=True)
     evidence.append(converged_point)
     ks = [r["k"] for r in rows]
-    fig = FigureSpec(name="gap_domain", title="E15: out-of-range part of -s^(i) and the fixed-point residual",
+    fig = FigureSpec(name="gap_domain", title="out-of-range part of -s^(i) and the fixed-point residual",
                      xlabel="iteration k", ylabel="relative size",
                      series=(Series(label="max_i ||P_perp s^(i)|| / scale (gap = +inf above the tolerance)", x=ks,
                                     y=[max(r["out_of_range"], 1e-300) for r in rows]),
@@ -146,7 +146,7 @@ def check_gap_domain(ctx: CheckContext) -> CheckResult:
 CLAIMS = (
     Claim(
         id="gtv.e15_gap_domain",
-        title="E15: the gap (34) is +inf whenever some -s^(i) lies outside range(X_i^T)",
+        title="the gap (34) is +inf whenever some -s^(i) lies outside range(X_i^T)",
         citations=(cite("stopping criterion via the primal-dual gap", equation="(34)", lines="465-475"),
                    cite("local loss", equation="(40)", lines="546")),
         statement=("The primal-dual gap (34) is +inf whenever some -s^(i) is outside dom L_i* = range(X_i^T) "

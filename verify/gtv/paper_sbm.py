@@ -1,6 +1,6 @@
 r"""The paper's own SBM setting (§5.1, Table I) violates (35), yet every GTV minimiser is cluster-constant.
 
-shared/spec/gtv.md D3 and the review notes. Instance: :func:`reference_impl.gtv.data.sbm_instance` with the
+docs/papers/gtv.md (D3) and fedcheck's re-derivation. Instance: :func:`reference_impl.gtv.data.sbm_instance` with the
 paper's parameters (2 x 100 nodes, p_in = 0.5, p_out = 1e-2, d = 100, m_i = 10 < d, σ = 1e-3, λ = 1e-2,
 nLasso); the ci profile uses one replicate, thorough three.
 
@@ -122,7 +122,7 @@ CLAIMS = (
         statement=("In the SBM experiment (2 x 100 nodes, p_in = 0.5, p_out = 0.01, d = 100, m_i = 10, lam = 1e-2, "
                    "nLasso) GTV minimisation recovers the clusters: every minimiser is constant on each cluster. "
                    "The well-connectedness condition (35) of Theorem 2 does not hold there, so this is not an "
-                   "instance of Theorem 2 ((35) is sufficient, not necessary; spec D3)."),
+                   "instance of Theorem 2 ((35) is sufficient, not necessary; D3)."),
         hypotheses=("the paper's SBM parameters, all nodes accessible", "nLasso penalty",
                     "dual optimum approximated by Algorithm 1 to KKT residuals at round-off"),
         check=check_paper_sbm,

@@ -1,4 +1,4 @@
-"""Property tests of E15: the gap (34) is +inf off range(X_i^T)."""
+"""Property tests of the gap (34) is +inf off range(X_i^T)."""
 
 import numpy as np
 import pytest

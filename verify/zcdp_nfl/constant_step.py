@@ -1,8 +1,8 @@
 r"""zCDP-NFL with a constant step: "converges linearly for ridge/elastic net" and the two conditions it needs.
 
-The spec's expectation for Theorem III's check (5.6, from spec 8 item 7) is that a constant
+A first reading of Theorem III's setting was that a constant
 :math:`\eta` converges linearly for ridge and the elastic net (the paper attributes zCDP-NFL's edge over
-P-ADMM to its time-varying step, P2 line 2232). The convergence review notes correct it: two
+P-ADMM to its time-varying step, P2 line 2232). fedcheck's re-derivation corrects it: two
 conditions are needed.
 
 * :math:`w_c` must have no exact zero: with a sparse truth (the elastic net's :math:`w_c` with a zero
@@ -34,9 +34,9 @@ from verify.zcdp_nfl._runs import problem_from, run_from, truth_from
 __all__ = ["CLAIMS", "DIVERGING", "STALLING", "check_constant_step", "check_constant_step_conditions",
            "evaluate_constant_step", "hypothesis_margins", "reproduce_constant_step", "step_for"]
 
-#: Review notes: sparse truth (w_c with one zero), elastic net, lambda = 1, eta = 0.5.
+#: fedcheck's re-derivation: sparse truth (w_c with one zero), elastic net, lambda = 1, eta = 0.5.
 STALLING = {"objective": "elastic_net", "zero_coordinates": 1, "step": "constant", "eta0": 0.5, "seed": 0}
-#: Review notes: lambda = 30 (eta max L_k ~ 3.5), eta = 0.5.
+#: fedcheck's re-derivation: lambda = 30 (eta max L_k ~ 3.5), eta = 0.5.
 DIVERGING = {"objective": "ridge", "lam": 30.0, "step": "constant", "eta0": 0.5, "seed": 0}
 _PROFILE = {"ci": {"T": 1000, "seeds": (0, 1), "lams": (1.0, 10.0), "c": (0.25, 1.0)},
             "thorough": {"T": 3000, "seeds": (0, 1, 2, 3), "lams": (0.3, 1.0, 3.0, 10.0), "c": (0.1, 0.25, 0.5, 1.0)}}
@@ -101,7 +101,7 @@ def _figure(T: int) -> FigureSpec:
 
 
 def check_constant_step(ctx: CheckContext) -> CheckResult:
-    """The two counterexamples of the review notes plus the generic instances of the corrected claim."""
+    """The two counterexamples of fedcheck's re-derivation plus the generic instances of the corrected claim."""
     p = _PROFILE[ctx.profile]
     evidence = [evaluate_constant_step({**s, "T": p["T"]}) for s in (DIVERGING, STALLING)]
     evidence += [evaluate_constant_step({**STALLING, "seed": s, "T": p["T"]}) for s in p["seeds"][1:]]
@@ -167,14 +167,14 @@ _CITATIONS = (cite("Publication 2, Theorem III and simulations", "", "2134-2158,
 CLAIMS = (
     Claim(
         id="zcdp_nfl.constant_step",
-        title="Spec 5.6: a constant step converges linearly for ridge and the elastic net",
+        title="a constant step converges linearly for ridge and the elastic net",
         citations=_CITATIONS,
         statement=("With a constant step eta, the noise-free algorithm converges (linearly) to w_c for ridge and the "
-                   "elastic net (spec zcdp_nfl.md 5.6, expected behaviour for the Theorem III check)."),
+                   "elastic net (a first reading of Theorem III's setting)."),
         hypotheses=("noise-free", "constant eta = 0.5", "ridge or elastic net", "lambda and the data otherwise free"),
         check=check_constant_step,
         expected=Verdict.REFUTED,
-        reason=("Two conditions are missing (convergence review notes): with lambda = 30 (eta max L_k ~ 3.5) eta = 0.5 "
+        reason=("Two conditions are missing (fedcheck's re-derivation): with lambda = 30 (eta max L_k ~ 3.5) eta = 0.5 "
                 "diverges, and with a sparse truth (w_c with an exact zero, sign(0) = 0) eta = 0.5 stalls at NE ~ 1e-5 "
                 "while 0.5/sqrt(n) keeps improving."),
         reproduce=reproduce_constant_step,

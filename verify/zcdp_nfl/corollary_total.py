@@ -1,6 +1,6 @@
 r"""zCDP-NFL Corollary: total privacy over T iterations, and the sum range printed in its proof.
 
-Schedule S2 (shared/spec/zcdp_nfl.md 2.5; P2 App. C: :math:`\phi^{(n+1)} = \phi^{(n)}/\tau`):
+Schedule S2 (docs/papers/zcdp_nfl.md; P2 App. C: :math:`\phi^{(n+1)} = \phi^{(n)}/\tau`):
 :math:`\phi^{(n)} = \phi^{(1)}\tau^{-(n-1)}`, :math:`n = 1, \dots, T`. The T releases compose to
 
 .. math::
@@ -8,7 +8,7 @@ Schedule S2 (shared/spec/zcdp_nfl.md 2.5; P2 App. C: :math:`\phi^{(n+1)} = \phi^
     \Phi(T) = \sum_{n=1}^{T}\phi^{(n)} = \phi^{(1)}\frac{1-\tau^T}{\tau^{T-1}-\tau^T},
     \qquad \varepsilon = \Phi + 2\sqrt{\Phi\log(1/\delta)} .
 
-Finding (spec E10): P2 App. C (line 2279) writes the sum as :math:`\sum_{0<n<T}`, which has
+Finding: P2 App. C (line 2279) writes the sum as :math:`\sum_{0<n<T}`, which has
 :math:`T-1` terms and is *not* equal to the closed form; the minimal counterexample is
 :math:`T = 1` (empty sum 0 against :math:`\phi^{(1)}`). The closed form (and the Corollary's
 :math:`\varepsilon`, which uses it) is right for the :math:`T`-term sum.
@@ -143,7 +143,7 @@ def evaluate_epsilon(phi1: float, tau: float, T: int, delta: float, *, total_fn=
 
 
 def evaluate_test_vector(index: int, *, total_fn=corollary_total) -> Evidence:
-    """One row of the spec 5.3 table against its printed precision (measured: worst |gap| / half unit)."""
+    """One row of the Corollary's test vectors against its printed precision (measured: worst |gap| / half unit)."""
     (phi1, tau), printed, half_units = TEST_VECTORS[index]
     total = float(total_fn(phi1, tau, TEST_VECTOR_T))
     computed = (total, zcdp_to_approx_dp_bun_steinke(total, TEST_VECTOR_DELTA),
@@ -262,7 +262,7 @@ CLAIMS = (
         check=check_sum_range,
         expected=Verdict.REFUTED,
         reason=("The closed form is the T-term sum over n = 1..T; the printed range 0 < n < T has T - 1 terms. "
-                "Minimal counterexample T = 1: the empty sum is 0, the closed form phi^(1) (spec E10)."),
+                "Minimal counterexample T = 1: the empty sum is 0, the closed form phi^(1)."),
         severity="typo",
         reproduce=reproduce_sum_range,
         corrected_by="zcdp_nfl.corollary",
@@ -282,7 +282,7 @@ CLAIMS = (
         check=check_corollary,
         expected=Verdict.CONFIRMED,
         reason=("Composed per-round zCDP, the expm1 closed form and the printed expression in 50-digit arithmetic "
-                "agree within rounding; the spec 5.3 test vectors reproduce to their printed digits; the converters "
+                "agree within rounding; the the test vectors reproduce to their printed digits; the converters "
                 "are ordered at every sampled point."),
         corrects="zcdp_nfl.corollary_sum_range",
     ),

@@ -41,7 +41,7 @@ __all__ = ["CLAIMS", "HORIZONS", "check_rate_instance_dependent", "check_rate_on
 HORIZONS = (50, 100, 200, 400, 800, 1600)
 #: The two gaps fitted per setting (module docstring): the ergodic average's and the last iterate's.
 QUANTITIES = ("ergodic", "last")
-#: Noise and algorithm of every setting (spec 5.7: geometric noise decay; spec 6 defaults otherwise).
+#: Noise and algorithm of every setting (geometric noise decay; the experiments' defaults otherwise).
 BASE = {"noise": "S2", "phi1": 1e-2, "tau": 0.99, "c1": 1.0, "rho": 1.0, "eta0": 0.5}
 _STEPS = {"ci": (("ridge", "constant"), ("lad", "inv_sqrt"), ("lad", "inv")),
           "thorough": (("ridge", "constant"), ("elastic_net", "constant"), ("lad", "constant"), ("ridge", "inv_sqrt"),

@@ -5,12 +5,12 @@ Both sides of Lemma II with :math:`r = 0` (as App. E uses it) are evaluated on r
 
 * printed, last term :math:`\langle\tilde w^{(n)} - \mathfrak w^*, (2/\rho)D^{(n+1)}(\tilde w^{(n)} - \tilde
 w^{(n+1)})\rangle`:
-  violated on noise-free runs (spec 8 item 4: 16 of 18 settings);
-* corrected (E13), :math:`2D^2 = \operatorname{diag}(1/\eta^{(n+1)})` in its place: holds at every iteration
+  violated on noise-free runs (16 of 18 settings);
+* corrected, :math:`2D^2 = \operatorname{diag}(1/\eta^{(n+1)})` in its place: holds at every iteration
   of noise-free runs, and with S2 noise holds **in expectation** (one-sided upper confidence limit of
   the mean of LHS - RHS over Monte-Carlo runs <= 0 at every n, Bonferroni over n and settings), while
   it fails **pathwise** on a fraction of iterations for decaying steps (recorded in the details; the
-  proof's step at P2 line 2320 is not justified pathwise, E15).
+  proof's step at P2 line 2320 is not justified pathwise).
 
 A point "holds" when :math:`\max_n(\text{LHS}_n - \text{RHS}_n)/S_n \le` ``NFL_NETWORK_RTOL``, with :math:`S_n` the
 sum of the magnitudes of all terms (rounding allowance).
@@ -113,7 +113,7 @@ def _pathwise(ctx: CheckContext, variant: str) -> list[Evidence]:
 
 
 def check_lemma2_printed(ctx: CheckContext) -> CheckResult:
-    """Noise-free grid of spec 8 item 4 with the printed D term."""
+    """Noise-free grid of with the printed D term."""
     evidence = _pathwise(ctx, "D")
     result = result_from_evidence(
         "zcdp_nfl.lemma2", evidence, ctx=ctx, quantity="max_n (LHS - RHS) / sum of magnitudes",
@@ -132,7 +132,7 @@ def check_lemma2_printed(ctx: CheckContext) -> CheckResult:
 def _violations_figure(evidence: list[Evidence]) -> FigureSpec:
     x = np.arange(len(evidence))
     return FigureSpec(name="violations", title="Lemma II: violated iterations per noise-free setting",
-                      xlabel="setting (objective x rho x step, spec 8 item 4)", ylabel="iterations violated",
+                      xlabel="setting (objective x rho x step)", ylabel="iterations violated",
                       series=(Series(label="; ".join(f"{i}: {e.parameters['objective']} rho={e.parameters['rho']:g} "
                                                      f"{e.parameters['step']}" for i, e in enumerate(evidence)),
                                      x=x, y=[e.parameters["iterations_violated"] for e in evidence], style="points"),))
@@ -180,9 +180,9 @@ CLAIMS = (
                     "connected graph", "noise-free runs suffice to refute (c_xi ||xi||^2 = 0)"),
         check=check_lemma2_printed,
         expected=Verdict.REFUTED,
-        reason=("The last term must carry 2D^2 = diag(1/eta) (E13): with D the inequality fails on noise-free runs "
-                "for most of the spec's grid (ridge/elastic net/LAD, rho in {0.5, 2}, eta = 0.05, 0.05/sqrt(n), "
-                "0.05/n; spec 8 item 4: 16 of 18 settings, exceptions constant eta with rho = 2)."),
+        reason=("The last term must carry 2D^2 = diag(1/eta): with D the inequality fails on noise-free runs "
+                "for most of the grid (ridge/elastic net/LAD, rho in {0.5, 2}, eta = 0.05, 0.05/sqrt(n), "
+                "0.05/n; 16 of 18 settings, exceptions constant eta with rho = 2)."),
         severity="typo",
         reproduce=reproduce_lemma2_printed,
         corrected_by="zcdp_nfl.lemma2_corrected",
@@ -199,7 +199,7 @@ CLAIMS = (
                     "expectation: S2 noise, phi1 = 0.05, tau = 0.99, eta0 = 0.05, rho = 1, small instance"),
         check=check_lemma2_corrected,
         expected=Verdict.CONFIRMED,
-        reason=("Noise-free: 0 violated iterations on the spec's grid; noisy: the upper confidence limit of "
+        reason=("Noise-free: 0 violated iterations on the grid; noisy: the upper confidence limit of "
                 "E[LHS - RHS] stays below 0 at every n (Bonferroni over n and settings) while single paths violate "
                 "the inequality at some iterations for decaying steps (details: noisy_pathwise_violations)."),
         corrects="zcdp_nfl.lemma2",

@@ -6,10 +6,10 @@ reference implementation's adjacency products). Evaluated on recorded trajectori
 :func:`reference_impl.zcdp_nfl.run_zcdp_nfl` (random graphs, the three objectives, every step family,
 S1 noise):
 
-* corrected (spec 2.7): (16) with :math:`\operatorname{diag}(1/\eta^{(n+1)}) = 2D^2`, the dual recursion
+* corrected: (16) with :math:`\operatorname{diag}(1/\eta^{(n+1)}) = 2D^2`, the dual recursion
   :math:`\alpha^{(n+1)} = \alpha^{(n)} + \rho L_-\tilde w^{(n+1)}`, and (17) with :math:`L_-\xi^{(n+1)}` on the
   right, all to machine precision (relative residual within :func:`verify.tolerance.NFL_NETWORK_RTOL`);
-* printed: :math:`2D^{(n+1)}` in (14)/(16) (E13) and :math:`2M\xi^{(n+1)}` in (17) (E14): O(1) residuals.
+* printed: :math:`2D^{(n+1)}` in (14)/(16) and :math:`2M\xi^{(n+1)}` in (17): O(1) residuals.
   (At :math:`\eta = 1/2`, :math:`2D = 2D^2`, so the printed (16) is exact there; the printed (17) fails
   whenever noise is present.)
 """
@@ -125,8 +125,8 @@ CLAIMS = (
         hypotheses=("connected graph", "w~^(0) = 0", "alpha^(n) = stacked gamma^(n)", "any step schedule and noise"),
         check=check_network_form_printed,
         expected=Verdict.REFUTED,
-        reason=("The gradient of ||D(w - w~)||^2 is 2 D^2 (w - w~) = diag(1/eta)(w - w~), not 2 D (w - w~) (E13), and "
-                "with L_+(w^(n+1) - w~^(n)) on the left the noise enters as L_- xi, not 2 M xi (E14): relative "
+        reason=("The gradient of ||D(w - w~)||^2 is 2 D^2 (w - w~) = diag(1/eta)(w - w~), not 2 D (w - w~), and "
+                "with L_+(w^(n+1) - w~^(n)) on the left the noise enters as L_- xi, not 2 M xi: relative "
                 "residuals O(0.1-1) on every run with noise, against ~1e-15 for the corrected form."),
         severity="correction_as_useful",
         reproduce=reproduce_printed,

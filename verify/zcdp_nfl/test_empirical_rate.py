@@ -1,4 +1,4 @@
-"""Property tests of the empirical rate of zCDP-NFL (spec 5.7 recipe): the fitted slope of the optimality gap."""
+"""Property tests of the empirical rate of zCDP-NFL: the fitted slope of the optimality gap."""
 
 import pytest
 from hypothesis import example, given, settings, target
@@ -33,7 +33,7 @@ def test_constant_step_on_ridge_is_at_least_one_over_t(seed, noise_seed):
 @given(noise_seed=st.integers(0, 2**16))
 @example(noise_seed=0)
 def test_harmonic_step_on_the_lad_instance_is_slower_than_one_over_t(noise_seed):
-    """Property: on the spec's small LAD instance (seed 0) with eta = 0.5/n, for any noise seed, the gap falls
+    """Property: on the small LAD instance (seed 0) with eta = 0.5/n, for any noise seed, the gap falls
     markedly slower than 1/T (slope shown > -1 + 0.1): the generalisation of Theorem IV to every schedule with
     sum eta = inf fails there."""
     e = slope_evidence({**BASE, "objective": "lad", "step": "inv", "seed": 0, "runs": RUNS,

@@ -1,4 +1,4 @@
-"""Property tests of zCDP-NFL Theorem II's positivity claim (E16) and the non-negative consensus gap."""
+"""Property tests of zCDP-NFL Theorem II's positivity claim and the non-negative consensus gap."""
 
 import pytest
 from hypothesis import example, given, settings, target

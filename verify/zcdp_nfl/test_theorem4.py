@@ -1,4 +1,4 @@
-"""Property tests of zCDP-NFL Assumptions 3-4 (E19), Theorem IV and the growing step of spec 5.7."""
+"""Property tests of zCDP-NFL Assumptions 3-4, Theorem IV and the growing step."""
 
 import pytest
 from hypothesis import example, given, settings

@@ -7,7 +7,7 @@ consensus subspace; the running average :math:`\hat w^{(T)} = \frac1T\sum_{n=1}^
 consensual, and with heterogeneous clients each :math:`w_k` leans toward its own :math:`\arg\min f_k`, so
 :math:`f(\hat w^{(T)}) < f(\mathfrak w^*)` happens, on single paths and in expectation.
 
-Evidence (review notes, E16): heterogeneous clients (client truths :math:`w^o + \mathcal N(0, I)`),
+Evidence (fedcheck's re-derivation): heterogeneous clients (client truths :math:`w^o + \mathcal N(0, I)`),
 K = 10, P = 3, M = 20, :math:`\eta = 0.5`, :math:`\rho = 0.5`, ridge and elastic net:
 
 * noise-free: :math:`\min_T f(\hat w^{(T)}) - f(\mathfrak w^*)` below minus the rounding allowance;
@@ -31,7 +31,7 @@ from verify.zcdp_nfl._runs import problem_from, run_from, truth_from
 __all__ = ["CLAIMS", "HETEROGENEOUS", "check_consensus_gap", "check_positivity", "evaluate_consensus_gap",
            "evaluate_positivity", "objective_gaps", "reproduce_positivity"]
 
-#: Review notes (E16): heterogeneous clients, eta = 0.5, rho = 0.5, K = 10, P = 3, M = 20.
+#: fedcheck's re-derivation: heterogeneous clients, eta = 0.5, rho = 0.5, K = 10, P = 3, M = 20.
 HETEROGENEOUS = {"heterogeneity": 1.0, "rho": 0.5, "step": "constant", "eta0": 0.5}
 NOISY = {"noise": "S2", "phi1": 1e-2, "tau": 0.99, "c1": 1.0}
 _PROFILE = {"ci": {"seeds": (0, 1), "objectives": ("ridge", "elastic_net"), "T": 200, "runs": 100},
@@ -170,9 +170,10 @@ CLAIMS = (
                     "heterogeneous clients (client truths w^o + N(0, I))", "eta = 0.5, rho = 0.5"),
         check=check_positivity,
         expected=Verdict.REFUTED,
-        reason=("w* minimises f only on the consensus subspace; w_hat is not consensual (E16). Noise-free ridge and "
+        reason=("w* minimises f only on the consensus subspace; w_hat is not consensual. Noise-free ridge and "
                 "elastic-net runs go below f(w*) after a few dozen iterations and stay there, and with S2 noise the "
-                "upper confidence limit of the Monte-Carlo mean is negative at T = 50 and 200 (review notes: "
+                "upper confidence limit of the Monte-Carlo mean is negative at T = 50 and 200 (fedcheck's "
+                "re-derivation: "
                 "-0.057 +- 0.003 at T = 50, -0.030 at T = 200 with f* ~ 9-18)."),
         severity="correction_as_useful",
         reproduce=reproduce_positivity,

@@ -2,8 +2,8 @@ r"""zCDP-NFL Theorem III (convergence under Assumptions 2 and 3) and the missing
 :math:`\sum_n\eta^{(n)} = \infty`.
 
 Theorem III (P2 line 2136, thesis 705): under Assumption 2 (convex f) and Assumption 3
-(:math:`\eta_k^{(n)} \to 0`) the algorithm converges to the exact solution. Counterexample (E18, review
-notes): :math:`\eta^{(n)} = \eta_0/n^2` satisfies both, yet the iterates **freeze** far from :math:`w_c`
+(:math:`\eta_k^{(n)} \to 0`) the algorithm converges to the exact solution. Counterexample (fedcheck's
+re-derivation): :math:`\eta^{(n)} = \eta_0/n^2` satisfies both, yet the iterates **freeze** far from :math:`w_c`
 (no noise needed). The step the proof relies on (P2 2154, "terms with :math:`D^{(n+1)}` vanish")
 goes the wrong way: under Assumption 3, :math:`D \to \infty`.
 
@@ -38,7 +38,7 @@ __all__ = ["CLAIMS", "check_nonsummable", "check_theorem3", "evaluate_converged"
 _PROFILE = {"ci": {"T": 3000, "T_converge": 10000, "seeds": (0,)},
             "thorough": {"T": 30000, "T_converge": 30000, "seeds": (0, 1, 2)}}
 OBJECTIVES = ("ridge", "lad", "elastic_net")
-#: Review notes (E18): eta = 0.05/n^2, rho = 1, no noise, small instance.
+#: fedcheck's re-derivation: eta = 0.05/n^2, rho = 1, no noise, small instance.
 FREEZE = {"step": "inv_square", "eta0": 0.05, "rho": 1.0}
 #: Corrected schedule: eta0/sqrt(n) with eta0 = 0.5 (Sigma eta = infinity).
 NONSUMMABLE = {"step": "inv_sqrt", "eta0": 0.5, "rho": 1.0}
@@ -147,7 +147,7 @@ CLAIMS = (
         check=check_theorem3,
         expected=Verdict.REFUTED,
         reason=("eta = 0.05/n^2 satisfies Assumption 3 but Sigma eta < inf: the iterates move by at most a summable "
-                "amount and freeze (E18); NE stays near 9 of NE(0) = 10 for ridge and LAD and the extrapolated "
+                "amount and freeze; NE stays near 9 of NE(0) = 10 for ridge and LAD and the extrapolated "
                 "remaining motion is orders of magnitude smaller than the distance to w_c."),
         reproduce=reproduce_theorem3,
         corrected_by="zcdp_nfl.theorem3_nonsummable",

@@ -5,7 +5,8 @@ reading the paper draws from it ("ensuring more privacy deteriorates the accurac
 budget :math:`\phi^{(1)}` shrinks. Checked on the running algorithm: LAD (Assumption 1 holds with :math:`c_1 = 1`,
 rows in the unit ball), S2 schedule,
 :math:`\tau = 0.99`, :math:`\rho = 1`, constant :math:`\eta = 0.5`, T = 200, budgets
-:math:`\phi^{(1)} \in \{10^{-4}, 3\cdot10^{-4}, 10^{-3}, 3\cdot10^{-3}, 10^{-2}\}` (spec 6 defaults), common random
+:math:`\phi^{(1)} \in \{10^{-4}, 3\cdot10^{-4}, 10^{-3}, 3\cdot10^{-3}, 10^{-2}\}` (the experiments' defaults), common
+random
 numbers across budgets (one noise draw scaled by each :math:`\sigma`). For each adjacent pair of budgets
 the paired difference :math:`NE_T(\phi_i) - NE_T(\phi_{i+1})` must be significantly positive (one-sided
 t lower confidence limit > 0, ``MC_ALPHA`` split over the pairs): confirmed when every pair is,
@@ -29,7 +30,7 @@ from verify.zcdp_nfl._runs import run_from
 __all__ = ["BUDGETS", "CLAIMS", "SETTING", "check_tradeoff_accuracy", "evaluate_tradeoff", "final_errors"]
 
 BUDGETS = (1e-4, 3e-4, 1e-3, 3e-3, 1e-2)
-#: LAD, rho = 1, constant eta = 0.5, S2 with tau = 0.99, c1 = 1, T = 200 (spec 6 suggested defaults).
+#: LAD, rho = 1, constant eta = 0.5, S2 with tau = 0.99, c1 = 1, T = 200 (the experiments' defaults).
 SETTING = {"objective": "lad", "rho": 1.0, "step": "constant", "eta0": 0.5, "noise": "S2", "tau": 0.99, "c1": 1.0,
            "T": 200}
 _PROFILE = {"ci": {"runs": 50, "size": {}},

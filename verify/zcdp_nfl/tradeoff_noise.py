@@ -5,8 +5,8 @@ r"""zCDP-NFL privacy-accuracy trade-off: the noise term of P2 (23) and (24) (the
 .. math:: \frac{\alpha_\xi}{T}\,\frac{\sum_{k=1}^K \Delta_{k,2}^2(0)/(2\phi_k^{(1)})}{1-\tau} .
 
 For equal budgets :math:`\phi_k^{(1)} = \phi^{(1)}` the paper prints (24) as
-:math:`\frac{\alpha_\xi}{T}\sum_k\Delta_{k,2}^2(0)/(2K\phi^{(1)}(1-\tau))`: an extra :math:`1/K`
-(spec E21). Substituting :math:`\phi_k^{(1)} = \phi^{(1)}` in (23) gives the same sum *without*
+:math:`\frac{\alpha_\xi}{T}\sum_k\Delta_{k,2}^2(0)/(2K\phi^{(1)}(1-\tau))`: an extra :math:`1/K`. Substituting
+:math:`\phi_k^{(1)} = \phi^{(1)}` in (23) gives the same sum *without*
 :math:`1/K`. The common factor :math:`\alpha_\xi/T` is left out of both sides.
 
 The comparison is exact: every input (a double) is converted to a :class:`fractions.Fraction` and
@@ -88,7 +88,7 @@ def _batch(rng: np.random.Generator, count: int, equal_budget_fn) -> list[Eviden
     return [evaluate_noise_term(*_sample(rng), equal_budget_fn=equal_budget_fn) for _ in range(count)]
 
 
-#: The spec's paper-size setting: K = 50, Delta = 0.0025 (Lemma I test vector), phi = 1e-3, tau = 0.99.
+#: The paper-size setting: K = 50, Delta = 0.0025 (Lemma I test vector), phi = 1e-3, tau = 0.99.
 PAPER_POINT = ([0.0025] * 50, 1e-3, 0.99)
 
 
@@ -160,7 +160,7 @@ CLAIMS = (
         expected=Verdict.REFUTED,
         reason=("Substituting phi_k^(1) = phi^(1) in (23) gives sum_k Delta_k^2/(2 phi^(1) (1 - tau)); the printed "
                 "(24) has an extra 1/K, understating the noise term K-fold. Minimal counterexample K = 2 (any "
-                "Delta > 0): printed = half of (23); K = 1 agrees (spec E21)."),
+                "Delta > 0): printed = half of (23); K = 1 agrees."),
         severity="correction_as_useful",
         reproduce=reproduce_printed_noise_term,
         corrected_by="zcdp_nfl.tradeoff_noise_term",

@@ -23,7 +23,7 @@ def test_no_constant_alpha_under_printed_assumption4(sigma2_0):
 @pytest.mark.claim("zcdp_nfl.tradeoff_noise_part")
 @settings(max_examples=examples("few"))
 @given(seed=st.integers(0, 2**31 - 1), objective=st.sampled_from(["ridge", "lad"]),
-       step=st.sampled_from(["constant", "inv_sqrt"]), sigma2_0=st.sampled_from([1e-6, 1e-4, 1e-2, 1.0]),
+       step=st.sampled_from(["constant", "inv_sqrt"]), sigma2_0=st.sampled_from([1e-4, 1e-2, 1.0]),
        T=st.sampled_from([20, 100, 400]))
 @example(seed=0, objective="lad", step="inv_sqrt", sigma2_0=1e-4, T=400)
 @example(seed=0, objective="ridge", step="constant", sigma2_0=1e-2, T=20)

@@ -23,6 +23,8 @@ confidence limit of the mean increase, ``MC_ALPHA`` split over the points).
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 from scipy import stats
 
@@ -46,7 +48,7 @@ NOISE_PART_SETTINGS = ({"objective": "ridge", "step": "constant", "eta0": 0.05},
                        {"objective": "lad", "step": "constant", "eta0": 0.05},
                        {"objective": "lad", "step": "inv_sqrt", "eta0": 0.05})
 _PROFILE = {"ci": {"runs": 40, "Ts": (20, 100, 400), "sigma2": (1e-4, 1e-2, 1.0)},
-            "thorough": {"runs": 100, "Ts": (20, 100, 400), "sigma2": (1e-6, 1e-4, 1e-2, 1.0)}}
+            "thorough": {"runs": 100, "Ts": (20, 100, 400), "sigma2": (1e-4, 1e-2, 1.0)}}
 
 
 def noise_term(settings: dict, T: int) -> float:
@@ -101,10 +103,11 @@ def evaluate_noise_part(settings: dict, T: int, alpha_each: float) -> Evidence:
     clean, _ = theorem2_sides({**settings, "noise": "none", "sigma2_0": 0.0, "runs": 1, "noise_seed": 0}, T,
                               "printed")
     d = noisy - clean[0]
-    ucl = float(d.mean() + stats.t.ppf(1 - alpha_each, d.size - 1) * d.std(ddof=1) / np.sqrt(d.size))
+    half = float(stats.t.ppf(1 - alpha_each, d.size - 1) * d.std(ddof=1) / np.sqrt(d.size))
+    ucl = float(d.mean()) + half
     term = noise_term(settings, T)
     params = {**settings, "T_bound": T, "alpha_each": alpha_each, "mean_increase": float(d.mean()),
-              "noise_term": term, SIDES: (float(d.mean()), term)}
+              "lower": float(d.mean()) - half, "noise_term": term, SIDES: (float(d.mean()), term)}
     if T == max(_PROFILE["ci"]["Ts"]):
         params[HARD_POINT] = "largest T (the noise term decays like 1/T)"
     return Evidence(measured=ucl, bound=term, holds=bool(ucl <= term), parameters=params)
@@ -126,11 +129,18 @@ def check_tradeoff_noise_part(ctx: CheckContext) -> CheckResult:
     fig = FigureSpec(name="noise_part", title="Noise-induced increase of E[LHS] over the noise term of (22)",
                      xlabel="point (sigma^2(0) x T)", ylabel="mean increase / noise term", yscale="log",
                      series=tuple(series))
-    return result_from_evidence(
+    result = result_from_evidence(
         "zcdp_nfl.tradeoff_noise_part", evidence, ctx=ctx,
         quantity="UCL of E[LHS_T(sigma) - LHS_T(0)] vs alpha_xi sum sigma^2(0)/((1 - tau) T)",
         what="noise-induced increase <= noise term of (22)", figures=[fig],
         monte_carlo=MonteCarlo(n=p["runs"], alpha=MC_ALPHA, seed=ctx.seed))
+    shown = [e for e in evidence if e.parameters["lower"] > e.parameters["noise_term"]]
+    if result.verdict is Verdict.REFUTED and not shown:  # too little power is not a refutation
+        result = dataclasses.replace(
+            result, verdict=Verdict.NOT_CHECKABLE, counterexample=None,
+            summary=result.summary + "; no lower confidence limit exceeds the term: more runs (or antithetic noise "
+                    "pairs, which cancel the mean-zero linear part) would decide")
+    return result
 
 
 _CITATIONS = (cite("Publication 2, Section 4.4 (privacy accuracy trade-off)", "(22)", "2184-2190"),
@@ -167,13 +177,16 @@ CLAIMS = (
                    "E[f(w_hat^(T)) - f(w*)] exceeds its noise-free value by at most (alpha_xi/T) sum_k sigma_k^2(0)/"
                    "(1 - tau)."),
         hypotheses=("ridge and LAD, rho = 1, eta = 0.05 constant or 0.05/sqrt(n) (LAD)",
-                    "S1 noise sigma^2(n) = sigma^2(0) 0.97^n, sigma^2(0) in {1e-4, 1e-2, 1} (thorough also 1e-6)",
+                    "S1 noise sigma^2(n) = sigma^2(0) 0.97^n, sigma^2(0) in {1e-4, 1e-2, 1}",
                     "T in {20, 100, 400}; 40 (ci) / 100 runs; the small instance (K = 10, P = 3, M = 20)"),
         check=check_tradeoff_noise_part,
         expected=Verdict.CONFIRMED,
         reason=("The upper confidence limit of the noise-induced increase is below the noise term at every point, "
                 "but the bound is never nearly tight: mean increase / noise term <= 0.06 (LAD, eta0/sqrt(n), "
-                "T = 400, sigma^2(0) = 1e-4) and 1e-4 to 1e-2 elsewhere, because c_xi (about 1050 on the small graph) "
-                "multiplies a variance the algorithm largely averages out."),
+                "T = 400, sigma^2(0) = 1e-4) and 1e-4 to 1e-2 elsewhere, because c_xi (about 1050 on the small "
+                "graph) multiplies a variance the algorithm largely averages out. Below sigma^2(0) = 1e-4 the "
+                "Monte-Carlo error of the mean increase (of order sigma / sqrt(runs), from the mean-zero linear part) "
+                "exceeds the term (of order sigma^2), so those levels are not decided here (a refutation there needs "
+                "a lower confidence limit above the term; none was seen at 1e-6 to 1e-10 with 100 runs)."),
     ),
 )

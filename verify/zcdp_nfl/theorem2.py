@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from verify.evidence import report_counterexample, result_from_evidence
+from verify.evidence import SIDES, report_counterexample, result_from_evidence
 from verify.records import CheckContext, CheckResult, Claim, Evidence, FigureSpec, MonteCarlo, Series, Verdict
 from verify.tolerance import CLARABEL_TOL, MC_ALPHA, bonferroni, gamma, mean_upper_confidence_limit
 from verify.zcdp_nfl import cite
@@ -70,19 +70,19 @@ def evaluate_positivity(settings: dict, alpha_each: float = MC_ALPHA) -> Evidenc
         first = int(np.argmax(stacked[0] < -allowance)) + 1 if worst > allowance else None
         return Evidence(measured=worst, bound=allowance, holds=bool(worst <= allowance),
                         parameters={**settings, "f_star": f_star, "min_gap": float(np.min(stacked[0])),
-                                    "first_negative_T": first})
+                                    "first_negative_T": first, SIDES: None})
     ucls = {T: mean_upper_confidence_limit(stacked[:, T - 1], alpha_each) for T in CHECKPOINTS if T <= stacked.shape[1]}
     means = {T: float(stacked[:, T - 1].mean()) for T in ucls}
     measured = float(max(-u for u in ucls.values()))
     return Evidence(measured=measured, bound=0.0, holds=bool(measured <= 0.0),
-                    parameters={**settings, "f_star": f_star, "alpha_each": alpha_each,
+                    parameters={**settings, "f_star": f_star, "alpha_each": alpha_each, SIDES: None,
                                 "mean_gap": {str(T): m for T, m in means.items()},
                                 "upper_confidence_limit": {str(T): float(u) for T, u in ucls.items()}})
 
 
 def reproduce_positivity(counterexample) -> Evidence:
     keys = set(counterexample) - {"f_star", "min_gap", "first_negative_T", "alpha_each", "mean_gap",
-                                  "upper_confidence_limit"}
+                                  "upper_confidence_limit", SIDES}
     settings = {k: counterexample[k] for k in keys}
     return evaluate_positivity(settings, counterexample.get("alpha_each", MC_ALPHA))
 
@@ -94,7 +94,7 @@ def evaluate_consensus_gap(settings: dict) -> Evidence:
     allowance = _rounding(problem, truth.F_star) + CLARABEL_TOL * max(1.0, truth.F_star)
     worst = float(-np.min(consensus))
     return Evidence(measured=worst, bound=allowance, holds=bool(worst <= allowance),
-                    parameters={**settings, "F_star": truth.F_star, "min_gap": float(np.min(consensus)),
+                    parameters={**settings, "F_star": truth.F_star, "min_gap": float(np.min(consensus)), SIDES: None,
                                 "certificate": truth.certificate, "certificate_residual": truth.residual})
 
 

@@ -109,7 +109,9 @@ def tightness_line(tightness: Mapping[str, Any] | None) -> str:
         return f"tightness not defined: {tightness.get('reason', '')}"
     at = tightness.get("attained_at") or {}
     where = ", ".join(f"{k} = {v}" for k, v in list(at.items())[:6] if not isinstance(v, (dict, list, tuple)))
-    line = (f"tightest measured/bound = {tightness['ratio']:.4g} over {tightness['points_rated']} points"
+    ratio = tightness["ratio"]
+    digits = 7 if abs(ratio - tightness["threshold"]) < 1e-3 else 4  # never print 0.4999999 as "0.5 < 0.5"
+    line = (f"tightest measured/bound = {ratio:.{digits}g} over {tightness['points_rated']} points"
             + (f" (at {where})" if where else ""))
     hard = tightness.get("hard_points")
     if hard:

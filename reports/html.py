@@ -7,6 +7,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from verify.evidence import tightness_line
 from verify.papers import paper_title
 from verify.records import CheckResult, Claim, Verdict
 
@@ -92,6 +93,7 @@ def _card(claim: Claim, result: CheckResult, figure_paths: Mapping[str, str], cl
         ("result", _e(result.summary)),
         ("measured", f"{_num(result.measured)} &nbsp; <b>bound</b> {_num(result.bound)} &nbsp; "
                      f"<b>margin</b> {_num(result.margin)}"),
+        *([("tightness", _e(tightness_line(result.details["tightness"])))] if result.details.get("tightness") else []),
         ("quantity", _e(result.quantity)),
         ("expected verdict", f"{_e(expected.value)}"
                              + (f" at {_e(profile)} ({_e(claim.expected.value)} at the paper's size)"

@@ -1,4 +1,4 @@
-r"""The primal-dual gap (34) as a stopping rule: +∞ off range(X_iᵀ) (E15), and the seed's finite-termination claim.
+r"""The primal-dual gap (34) is +∞ off range(X_iᵀ); the finite-termination claim: :mod:`verify.gtv.stopping_rule`.
 
 Instance: the §5.1 SBM scaled down (ci: 2 x 20 nodes, d = 20, m_i = 5 < d; thorough: the paper's 2 x 100,
 d = 100, m_i = 10), λ = 1e-2, nLasso, the seed's steps (θ = 1). Algorithm 1 runs in chunks (it is memoryless in
@@ -23,7 +23,7 @@ from verify.gtv import cite
 from verify.records import CheckContext, CheckResult, Claim, Evidence, FigureSpec, Series, Verdict
 from verify.tolerance import CLARABEL_TOL, GTV_ALG1_TOL, GTV_RANGE_RTOL
 
-__all__ = ["CLAIMS", "check_gap_domain", "check_gap_stopping_rule", "conjugate_cvxpy", "gap_trajectory"]
+__all__ = ["CLAIMS", "check_gap_domain", "conjugate_cvxpy", "gap_trajectory"]
 
 _PROFILE = {"ci": {"sizes": (20, 20), "d": 20, "m": 5, "p_out": 0.05, "chunk": 100, "max_iterations": 6000},
             "thorough": {"sizes": (100, 100), "d": 100, "m": 10, "p_out": 0.01, "chunk": 100, "max_iterations": 4000}}
@@ -76,7 +76,7 @@ def _cvxpy_point(inst, u, label, *, project: bool) -> Evidence:
 
     Non-converged (``project=False``): both must say +inf. Converged (``project=True``): the closed form (finite
     under the domain tolerance) must equal CVXPY's value at the projection of s onto range(X_i^T); CVXPY on the
-    raw s is recorded too -- in exact arithmetic a round-off out-of-range part makes it unbounded (E15)."""
+    raw s is recorded too -- in exact arithmetic a round-off out-of-range part makes it unbounded."""
     s = -(inst.incidence.T @ u)
     closed, rel = squared_loss_conjugate(inst, s, GTV_RANGE_RTOL)
     i = int(np.argmax(rel))
@@ -118,7 +118,7 @@ def check_gap_domain(ctx: CheckContext) -> CheckResult:
     converged_point = _cvxpy_point(inst, traj["u"], "converged (CVXPY conjugate at the projected s)", project=True)
     evidence.append(converged_point)
     ks = [r["k"] for r in rows]
-    fig = FigureSpec(name="gap_domain", title="E15: out-of-range part of -s^(i) and the fixed-point residual",
+    fig = FigureSpec(name="gap_domain", title="out-of-range part of -s^(i) and the fixed-point residual",
                      xlabel="iteration k", ylabel="relative size",
                      series=(Series(label="max_i ||P_perp s^(i)|| / scale (gap = +inf above the tolerance)", x=ks,
                                     y=[max(r["out_of_range"], 1e-300) for r in rows]),
@@ -134,42 +134,19 @@ def check_gap_domain(ctx: CheckContext) -> CheckResult:
                                                     default=None),
                "final_gap": final["gap"], **inst.summary(),
                "cvxpy_at_converged_unprojected_s": converged_point.parameters["cvxpy_status_unprojected"]}
-    return result_from_evidence("gtv.e15_gap_domain", evidence, ctx=ctx,
-                                quantity="tolerance / out-of-range part (non-converged); out-of-range / tolerance (end)",
+    return result_from_evidence("gtv.e15_gap_domain", evidence, ctx=ctx, form="decision",
+                                form_reason=("a domain statement (the gap is finite or +inf), decided against the "
+                                             "domain tolerance"),
+                                quantity=("tolerance / out-of-range part (non-converged); out-of-range / tolerance "
+                                          "(end)"),
                                 what="gap (34) = +inf at every non-converged iterate, finite at convergence",
                                 figures=[fig], details=details)
-
-
-def check_gap_stopping_rule(ctx: CheckContext) -> CheckResult:
-    traj = gap_trajectory(ctx.profile, ctx.seed)
-    rows = traj["rows"]
-    finite = [r["k"] for r in rows if np.isfinite(r["gap"])]
-    ks = [r["k"] for r in rows]
-    fig = FigureSpec(name="gap_stopping", title="Gap (34) along Algorithm 1 (inf plotted as missing)",
-                     xlabel="iteration k", ylabel="gap_k",
-                     series=(Series(label="finite gap_k", x=[r["k"] for r in rows if np.isfinite(r["gap"])],
-                                    y=[max(abs(r["gap"]), 1e-300) for r in rows if np.isfinite(r["gap"])],
-                                    style="points"),
-                             Series(label="fixed-point residual (relative)", x=ks, y=[r["residual"] for r in rows])),
-                     yscale="log")
-    from verify.records import Verdict as V
-
-    return CheckResult(
-        claim_id="gtv.gap_stopping_rule", verdict=V.NOT_CHECKABLE,
-        summary=(f"gap_k = +inf at every iterate before k = {finite[0] if finite else None} (out of the domain of L_i*, "
-                 f"m_i < d); it becomes finite only once the iterates have converged to round-off, where a "
-                 f"floating-point domain test needs a tolerance. Whether gap_k <= eta is reached in exact arithmetic "
-                 f"after finitely many iterations cannot be decided by a finite run."),
-        quantity="first iteration with a finite gap (domain tolerance GTV_RANGE_RTOL)",
-        measured=float(finite[0]) if finite else None, seed=ctx.seed, figures=(fig,),
-        details={"first_finite_gap_iteration": finite[0] if finite else None, "iterations": ks[-1],
-                 "range_rtol": GTV_RANGE_RTOL})
 
 
 CLAIMS = (
     Claim(
         id="gtv.e15_gap_domain",
-        title="E15: the gap (34) is +inf whenever some -s^(i) lies outside range(X_i^T)",
+        title="the gap (34) is +inf whenever some -s^(i) lies outside range(X_i^T)",
         citations=(cite("stopping criterion via the primal-dual gap", equation="(34)", lines="465-475"),
                    cite("local loss", equation="(40)", lines="546")),
         statement=("The primal-dual gap (34) is +inf whenever some -s^(i) is outside dom L_i* = range(X_i^T) "
@@ -181,19 +158,5 @@ CLAIMS = (
         expected=Verdict.CONFIRMED,
         reason=("Every non-converged iterate has an out-of-range part of order 0.1-0.5 (far above the tolerance), so "
                 "(34) is +inf; CVXPY's supremum is unbounded there and matches the closed form at convergence."),
-    ),
-    Claim(
-        id="gtv.gap_stopping_rule",
-        title="Seed: gap_k <= eta is always reached after finitely many iterations",
-        citations=(cite("stopping criterion via the primal-dual gap", equation="(34)", lines="465-475"),),
-        statement=("If the local losses and the GTV penalty are convex, the stopping condition gap_k <= eta is always "
-                   "fulfilled after a finite number of iterations [34, Thm. 5.1]."),
-        hypotheses=("L_i and phi convex",),
-        check=check_gap_stopping_rule,
-        expected=Verdict.NOT_CHECKABLE,
-        reason=("With m_i < d the gap is +inf at every non-converged iterate (gtv.e15_gap_domain); in floating point "
-                "it turns finite only at round-off convergence and only under a domain tolerance. Exact-arithmetic "
-                "termination is a statement about all k, which no finite run decides; [34, Thm 5.1] bounds an "
-                "ergodic, restricted gap (not re-checked). Use the fixed-point residual (R4) instead."),
     ),
 )

@@ -1,6 +1,6 @@
-r"""Theorem 2 ((36) cluster-constant minimisers, (37) deviation bound) and its sharper form D1 (E6).
+r"""Theorem 2 ((36) cluster-constant minimisers, (37) deviation bound) and its sharper form D1.
 
-Instances (shared/spec/gtv.md 4, "Constructing instances that satisfy (35)"): complete clusters :math:`K_N`
+Instances (docs/papers/gtv.md, instances that satisfy (35)): complete clusters :math:`K_N`
 (weight 1) with a few light inter-cluster edges, squared loss, nLasso or ℓ1 penalty; ε and λ are chosen so
 that every cluster satisfies (35) by construction (:func:`verify.gtv._instances.well_connected_case`), and the
 exact max-flow checker (D4, every anchor) must certify it before anything is asserted. The chain recipe
@@ -36,7 +36,7 @@ from verify.tolerance import GTV_ALG1_TOL, GTV_SPREAD_ATOL, GTV_WELL_CONNECTED_R
 __all__ = ["CLAIMS", "PAPER_DENSE_EXAMPLE", "check_theorem2", "check_theorem2_sharper", "evaluate_theorem2",
            "sample_chain", "sample_dense"]
 
-#: The spec's worked example (N = 20, d = 5, m = 20, sigma = 0.05, 10 inter-edges of eps = 0.1, lam = 0.5).
+#: The worked example (N = 20, d = 5, m = 20, sigma = 0.05, 10 inter-edges of eps = 0.1, lam = 0.5).
 PAPER_DENSE_EXAMPLE = {"kind": "dense", "seed": 0, "N": 20, "k": 2, "d": 5, "m": 20, "noise": 0.05, "n_inter": 10,
                        "eps": 0.1, "lam": 0.5, "penalty": "l2"}
 _PROFILE = {"ci": {"dense": 2, "chain": 2}, "thorough": {"dense": 12, "chain": 6}}
@@ -44,7 +44,8 @@ _PROFILE = {"ci": {"dense": 2, "chain": 2}, "thorough": {"dense": 12, "chain": 6
 
 def sample_dense(rng: np.random.Generator, penalty: str = "l2") -> dict:
     d = int(rng.integers(2, 5))
-    return {"kind": "dense", "seed": int(rng.integers(2**31)), "N": int(rng.integers(6, 13)), "k": int(rng.integers(2, 4)),
+    return {"kind": "dense", "seed": int(rng.integers(2**31)), "N": int(rng.integers(6, 13)),
+            "k": int(rng.integers(2, 4)),
             "d": d, "m": int(rng.integers(d + 2, 13)), "noise": float(rng.uniform(0.0, 0.1)),
             "n_inter": int(rng.integers(1, 7)), "kappa": float(rng.uniform(0.05, 0.95)),
             "lam_factor": float(rng.uniform(1.0, 10.0)), "penalty": penalty}
@@ -117,7 +118,8 @@ def _check(ctx: CheckContext, claim_id: str, sharper: bool, bound_factor=None) -
                "d1_attained (ratio >= 1 - 1e-6)": bool(max(ratios_d1) >= 1 - 1e-6),
                "max_spread": max(max(e.parameters["spread"]) for e in evidence),
                "min_slack_35": min(min(e.parameters["slack_35"]) for e in evidence)}
-    what = "deviation <= lam |dC| / alpha (D1)" if sharper else "(36) spread ~ 0 and (37) deviation <= 2 lam |dC| / alpha"
+    what = ("deviation <= lam |dC| / alpha (D1)" if sharper
+            else "(36) spread ~ 0 and (37) deviation <= 2 lam |dC| / alpha")
     return result_from_evidence(claim_id, evidence, ctx=ctx, quantity="max(spread / atol, deviation / bound)",
                                 what=what, figures=[fig], details=details)
 
@@ -138,14 +140,17 @@ CLAIMS = (
                    cite("Definition 1", equation="(35)", lines="483-494"),
                    cite("Assumptions 1-2", equation="(11)-(13)", lines="225-254")),
         statement=("Under Assumptions 1-2 with phi a norm and every cluster well-connected (35), every solution of "
-                   "(16) is constant on each cluster (36) and ||w^(i) - w-bar^(c)|| <= 2 |dC^(c)| lam / alpha^(c) (37)."),
+                   "(16) is constant on each cluster (36) and ||w^(i) - w-bar^(c)|| <= 2 |dC^(c)| lam / alpha^(c) "
+                   "(37)."),
         hypotheses=("squared loss, features of each cluster with full column rank", "phi = ||.||_2 or ||.||_1",
                     "(35) certified for every cluster by the exact max-flow checker (D4, every anchor, non-empty A)"),
         check=check_theorem2,
         expected=Verdict.CONFIRMED,
-        reason=("On every certified instance (dense clusters with nLasso and l1, d = 1 chains, the spec's worked "
+        reason=("On every certified instance (dense clusters with nLasso and l1, d = 1 chains, the worked "
                 "example) the converged solution is cluster-constant to ~1e-12 and the deviation is at most half of "
-                "(37)."),
+                "(37): the bound is never nearly tight (deviation / (37) <= 0.5, attained at 0.4999999 on the d = 1 "
+                "chains with a saturated boundary edge), because its factor 2 is never needed "
+                "(gtv.theorem2_sharper)."),
     ),
     Claim(
         id="gtv.theorem2_sharper",
@@ -153,7 +158,7 @@ CLAIMS = (
         citations=(cite("Theorem 2", equation="(37)", lines="498-507"),
                    cite("optimality conditions for norms", equation="(28)", lines="380-390")),
         statement=("If a minimiser is constant on C, summing (28) over C gives ||grad f^(c)(w_C)||_* <= lam |dC| and "
-                   "so ||w_C - w-bar^(c)|| <= lam |dC| / alpha^(c) (spec D1, erratum E6: (37) is a factor 2 loose)."),
+                   "so ||w_C - w-bar^(c)|| <= lam |dC| / alpha^(c) (D1, erratum (37) is a factor 2 loose)."),
         hypotheses=("as gtv.theorem2",),
         check=check_theorem2_sharper,
         expected=Verdict.CONFIRMED,

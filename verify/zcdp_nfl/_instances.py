@@ -7,10 +7,10 @@ gives them: :math:`\gamma^{(n-1)} = \rho L_- r` (the dual update accumulates
 :math:`\rho L_-\tilde w^{(s)}`, so :math:`\sum_k\gamma_k = 0`), and neighbour sums
 :math:`\sum_{l\in\mathcal N_k}\tilde w_l` from an actual graph.
 
-Losses (shared/spec/zcdp_nfl.md 3): least absolute deviation, whose per-sample subgradient
+Losses (docs/papers/zcdp_nfl.md): least absolute deviation, whose per-sample subgradient
 :math:`\operatorname{sign}(x^\top w - y)\,x` has norm at most :math:`\lVert x\rVert \le c_1 = 1`
-(rows normalised), and the squared loss with per-sample clipping at :math:`c_1` (the spec's
-"clipped" variant; without clipping Assumption 1 fails, E7). The regulariser is the elastic net
+(rows normalised), and the squared loss with per-sample clipping at :math:`c_1` (the
+"clipped" variant; without clipping Assumption 1 fails). The regulariser is the elastic net
 with public constants (:math:`\lambda = 1`, :math:`\lambda_1 = 0.01`, :math:`\lambda_2 = 1`): the
 paper's :math:`\lambda_1 = 0.001\lVert X^\top y\rVert_\infty` depends on the data, which would make
 :math:`R'` data dependent and add a term Lemma I does not account for.
@@ -18,7 +18,7 @@ paper's :math:`\lambda_1 = 0.001\lVert X^\top y\rVert_\infty` depends on the dat
 Neighbouring data sets (Definition I: the last sample replaced):
 
 * ``"random"``: :math:`x'` uniform in the unit ball, :math:`y'` Gaussian;
-* ``"reflect"``: the tightness construction of spec 5.1(b): :math:`x' = x_M` with
+* ``"reflect"``: the tightness construction of Lemma I's bound: :math:`x' = x_M` with
   :math:`\lVert x_M\rVert = c_1` and :math:`y' = 2x_M^\top\tilde w_k - y_M`, which flips the sign
   of the residual, so the two subgradients are antiparallel with norm :math:`c_1` (for the clipped
   squared loss the last residual is first set to :math:`|r| \ge 0.6`, so both are clipped).

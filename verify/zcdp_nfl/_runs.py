@@ -28,7 +28,7 @@ from verify.tolerance import CLARABEL_TOL
 
 __all__ = ["DEFAULTS", "config_from", "problem_from", "run_from", "truth_from"]
 
-#: The spec's small instance (zcdp_nfl.md 5): K = 10, P = 3, M = 20, mean degree 3, lambda = 1, noise-free.
+#: The small instance (docs/papers/zcdp_nfl.md): K = 10, P = 3, M = 20, mean degree 3, lambda = 1, noise-free.
 DEFAULTS = {"seed": 0, "K": 10, "P": 3, "M": 20, "mean_degree": 3.0, "objective": "ridge", "lam": 1.0,
             "heterogeneity": 0.0, "zero_coordinates": 0, "rho": 1.0, "step": "constant", "eta0": 0.5,
             "noise": "none", "sigma2_0": 0.01, "phi1": 1e-2, "tau": 0.99, "c1": 1.0, "T": 200, "runs": 1,

@@ -1,21 +1,23 @@
-r"""zCDP-NFL with a constant step: "converges linearly for ridge/elastic net" (spec 5.6) and the two conditions it needs.
+r"""zCDP-NFL with a constant step: "converges linearly for ridge/elastic net" and the two conditions it needs.
 
-The spec's expectation for Theorem III's check (5.6, from spec 8 item 7) is that a constant
+A first reading of Theorem III's setting was that a constant
 :math:`\eta` converges linearly for ridge and the elastic net (the paper attributes zCDP-NFL's edge over
-P-ADMM to its time-varying step, P2 line 2232). The convergence review notes correct it: two
+P-ADMM to its time-varying step, P2 line 2232). fedcheck's re-derivation corrects it: two
 conditions are needed.
 
 * :math:`w_c` must have no exact zero: with a sparse truth (the elastic net's :math:`w_c` with a zero
   coordinate) and :math:`\operatorname{sign}(0) = 0`, a constant :math:`\eta = 0.5` **stalls** (NE constant
   around 1e-5 from T/2 to T) while :math:`0.5/\sqrt n` keeps improving;
   More precisely, the observed condition is :math:`\min_j|w_{c,j}| > \eta\lambda\lambda_1/K`, the jump of the
-  step's :math:`\ell_1` subgradient: elastic net at :math:`\lambda = 10` (seed 1, :math:`\min_j|w_{c,j}| = 3\cdot 10^{-3}`,
+  step's :math:`\ell_1` subgradient: elastic net at :math:`\lambda = 10` (seed 1, :math:`\min_j|w_{c,j}| = 3\cdot
+  10^{-3}`,
   no exact zero) stalls too;
 * :math:`\eta` must be small against :math:`1/L_k`, :math:`L_k = \lambda_{\max}(\nabla^2 f_k)`: at :math:`\lambda = 30`
   (:math:`\eta\max_k L_k \approx 3.5`) a constant :math:`\eta = 0.5` **diverges**.
 
 Corrected statement (checked): on instances with :math:`\min_j|w_{c,j}| > \eta\lambda\lambda_1/K` (no zero,
-nor a coordinate within one subgradient jump of zero) and :math:`\eta\max_k L_k \le 1`, the noise-free run reaches the CVXPY optimum (NE below ``NFL_CONVERGED_NE``)
+nor a coordinate within one subgradient jump of zero) and :math:`\eta\max_k L_k \le 1`, the noise-free run reaches the
+CVXPY optimum (NE below ``NFL_CONVERGED_NE``)
 with a linear rate (fitted, in the details).
 """
 
@@ -32,9 +34,9 @@ from verify.zcdp_nfl._runs import problem_from, run_from, truth_from
 __all__ = ["CLAIMS", "DIVERGING", "STALLING", "check_constant_step", "check_constant_step_conditions",
            "evaluate_constant_step", "hypothesis_margins", "reproduce_constant_step", "step_for"]
 
-#: Review notes: sparse truth (w_c with one zero), elastic net, lambda = 1, eta = 0.5.
+#: fedcheck's re-derivation: sparse truth (w_c with one zero), elastic net, lambda = 1, eta = 0.5.
 STALLING = {"objective": "elastic_net", "zero_coordinates": 1, "step": "constant", "eta0": 0.5, "seed": 0}
-#: Review notes: lambda = 30 (eta max L_k ~ 3.5), eta = 0.5.
+#: fedcheck's re-derivation: lambda = 30 (eta max L_k ~ 3.5), eta = 0.5.
 DIVERGING = {"objective": "ridge", "lam": 30.0, "step": "constant", "eta0": 0.5, "seed": 0}
 _PROFILE = {"ci": {"T": 1000, "seeds": (0, 1), "lams": (1.0, 10.0), "c": (0.25, 1.0)},
             "thorough": {"T": 3000, "seeds": (0, 1, 2, 3), "lams": (0.3, 1.0, 3.0, 10.0), "c": (0.1, 0.25, 0.5, 1.0)}}
@@ -99,15 +101,20 @@ def _figure(T: int) -> FigureSpec:
 
 
 def check_constant_step(ctx: CheckContext) -> CheckResult:
-    """The two counterexamples of the review notes plus the generic instances of the corrected claim."""
+    """The two counterexamples of fedcheck's re-derivation plus the generic instances of the corrected claim."""
     p = _PROFILE[ctx.profile]
     evidence = [evaluate_constant_step({**s, "T": p["T"]}) for s in (DIVERGING, STALLING)]
     evidence += [evaluate_constant_step({**STALLING, "seed": s, "T": p["T"]}) for s in p["seeds"][1:]]
-    evidence += [evaluate_constant_step({"objective": "elastic_net", "lam": 10.0, "seed": 1, "eta0": 0.25, "T": p["T"]})]
+    evidence += [evaluate_constant_step({"objective": "elastic_net", "lam": 10.0, "seed": 1, "eta0": 0.25,
+                                         "T": p["T"]})]
     evidence += [evaluate_constant_step({"objective": o, "eta0": 0.5, "seed": s, "T": p["T"]})
                  for o in ("ridge", "elastic_net") for s in p["seeds"]]
     result = result_from_evidence(
-        "zcdp_nfl.constant_step", evidence, ctx=ctx, quantity="NE(T), noise-free, constant eta",
+        "zcdp_nfl.constant_step", evidence, ctx=ctx,
+        form="decision",
+        form_reason=("convergence to the optimum, decided by the error against a convergence tolerance (no bound of "
+                     "the paper)"),
+        quantity="NE(T), noise-free, constant eta",
         what="a constant step converges for ridge and the elastic net", figures=[_figure(p["T"])],
         corrected_claim="zcdp_nfl.constant_step_conditions",
         details={"outcomes": [(e.parameters["objective"], e.parameters.get("lam", 1.0),
@@ -144,7 +151,11 @@ def check_constant_step_conditions(ctx: CheckContext) -> CheckResult:
     figure = FigureSpec(name="conditions", title="Constant step inside the two conditions: NE(n), noise-free",
                         xlabel="iteration n", ylabel="NE(n)", yscale="log", series=tuple(series))
     return result_from_evidence(
-        "zcdp_nfl.constant_step_conditions", evidence, ctx=ctx, quantity="NE(T), noise-free, eta = c / max_k L_k",
+        "zcdp_nfl.constant_step_conditions", evidence, ctx=ctx,
+        form="decision",
+        form_reason=("convergence to the optimum, decided by the error against a convergence tolerance (no bound of "
+                     "the paper)"),
+        quantity="NE(T), noise-free, eta = c / max_k L_k",
         what="constant eta with eta max L_k <= 1 and min |w_c,j| > eta lambda lambda_1/K reaches w_c", figures=[figure],
         details={"linear_rates": [e.parameters["linear_rate"] for e in evidence],
                  "outside_hypothesis_small_or_zero_coordinate": outside})
@@ -156,14 +167,14 @@ _CITATIONS = (cite("Publication 2, Theorem III and simulations", "", "2134-2158,
 CLAIMS = (
     Claim(
         id="zcdp_nfl.constant_step",
-        title="Spec 5.6: a constant step converges linearly for ridge and the elastic net",
+        title="a constant step converges linearly for ridge and the elastic net",
         citations=_CITATIONS,
         statement=("With a constant step eta, the noise-free algorithm converges (linearly) to w_c for ridge and the "
-                   "elastic net (spec zcdp_nfl.md 5.6, expected behaviour for the Theorem III check)."),
+                   "elastic net (a first reading of Theorem III's setting)."),
         hypotheses=("noise-free", "constant eta = 0.5", "ridge or elastic net", "lambda and the data otherwise free"),
         check=check_constant_step,
         expected=Verdict.REFUTED,
-        reason=("Two conditions are missing (convergence review notes): with lambda = 30 (eta max L_k ~ 3.5) eta = 0.5 "
+        reason=("Two conditions are missing (fedcheck's re-derivation): with lambda = 30 (eta max L_k ~ 3.5) eta = 0.5 "
                 "diverges, and with a sparse truth (w_c with an exact zero, sign(0) = 0) eta = 0.5 stalls at NE ~ 1e-5 "
                 "while 0.5/sqrt(n) keeps improving."),
         reproduce=reproduce_constant_step,
@@ -174,9 +185,12 @@ CLAIMS = (
         id="zcdp_nfl.constant_step_conditions",
         title="Constant step with no zero in w_c and eta max_k L_k <= 1: reaches w_c linearly",
         citations=_CITATIONS,
-        statement=("Corrected statement: if min_j |w_c,j| > eta lambda lambda_1 / K (no zero coordinate, nor one within "
-                   "a jump of the step's l1 subgradient; always true for ridge unless w_c has a zero) and eta max_k L_k "
-                   "<= 1 (L_k = lambda_max of the Hessian of f_k's smooth part), the noise-free algorithm with constant eta converges linearly to w_c "
+        statement=("Corrected statement: if min_j |w_c,j| > eta lambda lambda_1 / K (no zero coordinate, nor one "
+                   "within "
+                   "a jump of the step's l1 subgradient; always true for ridge unless w_c has a zero) and eta max_k "
+                   "L_k "
+                   "<= 1 (L_k = lambda_max of the Hessian of f_k's smooth part), the noise-free algorithm with "
+                   "constant eta converges linearly to w_c "
                    "for ridge and the elastic net."),
         hypotheses=("noise-free", "eta = c / max_k L_k, c in (0, 1]", "min_j |w_c,j| > eta lambda lambda_1 / K",
                     "rho = 1, small instances, finite horizon T"),

@@ -1,6 +1,6 @@
 r"""zCDP-NFL Corollary: total privacy over T iterations, and the sum range printed in its proof.
 
-Schedule S2 (shared/spec/zcdp_nfl.md 2.5; P2 App. C: :math:`\phi^{(n+1)} = \phi^{(n)}/\tau`):
+Schedule S2 (docs/papers/zcdp_nfl.md; P2 App. C: :math:`\phi^{(n+1)} = \phi^{(n)}/\tau`):
 :math:`\phi^{(n)} = \phi^{(1)}\tau^{-(n-1)}`, :math:`n = 1, \dots, T`. The T releases compose to
 
 .. math::
@@ -8,7 +8,7 @@ Schedule S2 (shared/spec/zcdp_nfl.md 2.5; P2 App. C: :math:`\phi^{(n+1)} = \phi^
     \Phi(T) = \sum_{n=1}^{T}\phi^{(n)} = \phi^{(1)}\frac{1-\tau^T}{\tau^{T-1}-\tau^T},
     \qquad \varepsilon = \Phi + 2\sqrt{\Phi\log(1/\delta)} .
 
-Finding (spec E10): P2 App. C (line 2279) writes the sum as :math:`\sum_{0<n<T}`, which has
+Finding: P2 App. C (line 2279) writes the sum as :math:`\sum_{0<n<T}`, which has
 :math:`T-1` terms and is *not* equal to the closed form; the minimal counterexample is
 :math:`T = 1` (empty sum 0 against :math:`\phi^{(1)}`). The closed form (and the Corollary's
 :math:`\varepsilon`, which uses it) is right for the :math:`T`-term sum.
@@ -120,7 +120,8 @@ def evaluate_total(phi1: float, tau: float, T: int, *, total_fn=corollary_total)
 
 
 def evaluate_epsilon(phi1: float, tau: float, T: int, delta: float, *, total_fn=corollary_total) -> Evidence:
-    r"""The Corollary's :math:`\varepsilon` is Bun-Steinke at :math:`\Phi`; and :math:`\varepsilon_G \le \varepsilon_{CKS} \le \varepsilon`.
+    r"""The Corollary's :math:`\varepsilon` is Bun-Steinke at :math:`\Phi`; and
+    :math:`\varepsilon_G \le \varepsilon_{CKS} \le \varepsilon`.
 
     The Corollary's expression is evaluated literally from the composed total (``math.fsum`` of the
     schedule) and compared with :func:`theory.privacy.conversions.zcdp_to_approx_dp_bun_steinke`
@@ -142,12 +143,13 @@ def evaluate_epsilon(phi1: float, tau: float, T: int, delta: float, *, total_fn=
 
 
 def evaluate_test_vector(index: int, *, total_fn=corollary_total) -> Evidence:
-    """One row of the spec 5.3 table against its printed precision (measured: worst |gap| / half unit)."""
+    """One row of the Corollary's test vectors against its printed precision (measured: worst |gap| / half unit)."""
     (phi1, tau), printed, half_units = TEST_VECTORS[index]
     total = float(total_fn(phi1, tau, TEST_VECTOR_T))
     computed = (total, zcdp_to_approx_dp_bun_steinke(total, TEST_VECTOR_DELTA),
-                zcdp_to_approx_dp_cks(total, TEST_VECTOR_DELTA), zcdp_to_approx_dp_exact_gaussian(total, TEST_VECTOR_DELTA))
-    ratio = max(abs(c - p) / h for c, p, h in zip(computed, printed, half_units))
+                zcdp_to_approx_dp_cks(total, TEST_VECTOR_DELTA),
+                zcdp_to_approx_dp_exact_gaussian(total, TEST_VECTOR_DELTA))
+    ratio = max(abs(c - p) / h for c, p, h in zip(computed, printed, half_units, strict=True))
     return Evidence(measured=float(ratio), bound=1.0, holds=ratio <= 1.0,
                     parameters={"row": index, "phi1": phi1, "tau": tau, "T": TEST_VECTOR_T, "delta": TEST_VECTOR_DELTA,
                                 "computed": list(computed), "printed": list(printed)})
@@ -201,6 +203,8 @@ def check_sum_range(ctx: CheckContext, *, total_fn=corollary_total) -> CheckResu
     evidence += [evaluate_sum_range(phi1, tau, TEST_VECTOR_T, total_fn=total_fn) for (phi1, tau), _, _ in TEST_VECTORS]
     result = result_from_evidence(
         "zcdp_nfl.corollary_sum_range", evidence, ctx=ctx,
+        form="identity", form_reason="an identity (closed form = computation) checked against a rounding or solver "
+                                     "tolerance",
         quantity="relative gap between sum_{0<n<T} phi^(n) and the closed form (bound: rounding allowance)",
         what="sum_{0<n<T} phi1 tau^-(n-1) = phi1 (1 - tau^T)/(tau^(T-1) - tau^T)", figures=[_range_figure()],
         corrected_claim="zcdp_nfl.corollary")
@@ -226,13 +230,16 @@ def check_corollary(ctx: CheckContext, *, total_fn=corollary_total) -> CheckResu
     evidence += [evaluate_test_vector(i, total_fn=total_fn) for i in range(len(TEST_VECTORS))]
     rows = [e for e in evidence if "row" in e.parameters]
     details = {"test_vectors": {f"phi1={e.parameters['phi1']:g}, tau={e.parameters['tau']:g}":
-                                {"computed": e.parameters["computed"], "printed": e.parameters["printed"]} for e in rows},
+                                {"computed": e.parameters["computed"], "printed": e.parameters["printed"]}
+                                for e in rows},
                "epsilon_points": sum("eps_cks" in e.parameters for e in evidence),
                "max_sum_identity_gap_over_allowance": max(e.measured for e in evidence if "composed" in e.parameters),
                "max_epsilon_violation_over_allowance": max(e.measured for e in evidence if "eps_cks" in e.parameters),
                "converter_tol": CONVERTER_TOL}
     return result_from_evidence(
         "zcdp_nfl.corollary", evidence, ctx=ctx,
+        form="identity", form_reason="an identity (closed form = computation) checked against a rounding or solver "
+                                     "tolerance",
         quantity="relative gaps (composed / closed form / 50-digit literal; eps) over rounding allowances; "
                  "test vectors: |gap| / half unit of the printed digit",
         what="sum_{n=1}^T phi1 tau^-(n-1) = phi1 (1 - tau^T)/(tau^(T-1) - tau^T), eps_G <= eps_CKS <= eps",
@@ -248,13 +255,14 @@ CLAIMS = (
         paper="zcdp_nfl",
         title="Corollary proof: sum over 0 < n < T of phi^(n) equals phi1 (1 - tau^T)/(tau^(T-1) - tau^T)",
         citations=(Citation(seed=SEED, label="Publication 2, Appendix C (proof of the Corollary)", lines="2277-2283"),),
-        statement=("With phi_k^(n+1) = phi_k^(n)/tau, sum_{0<n<T} phi_k^(n) = phi_k^(1) (1 - tau^T)/(tau^(T-1) - tau^T), "
+        statement=("With phi_k^(n+1) = phi_k^(n)/tau, sum_{0<n<T} phi_k^(n) = phi_k^(1) (1 - tau^T)/(tau^(T-1) - "
+                   "tau^T), "
                    "T being the final iteration index."),
         hypotheses=("phi^(n) = phi^(1) tau^-(n-1) (schedule S2)", "tau in (0, 1)", "T >= 1"),
         check=check_sum_range,
         expected=Verdict.REFUTED,
         reason=("The closed form is the T-term sum over n = 1..T; the printed range 0 < n < T has T - 1 terms. "
-                "Minimal counterexample T = 1: the empty sum is 0, the closed form phi^(1) (spec E10)."),
+                "Minimal counterexample T = 1: the empty sum is 0, the closed form phi^(1)."),
         severity="typo",
         reproduce=reproduce_sum_range,
         corrected_by="zcdp_nfl.corollary",
@@ -274,7 +282,7 @@ CLAIMS = (
         check=check_corollary,
         expected=Verdict.CONFIRMED,
         reason=("Composed per-round zCDP, the expm1 closed form and the printed expression in 50-digit arithmetic "
-                "agree within rounding; the spec 5.3 test vectors reproduce to their printed digits; the converters "
+                "agree within rounding; the the test vectors reproduce to their printed digits; the converters "
                 "are ordered at every sampled point."),
         corrects="zcdp_nfl.corollary_sum_range",
     ),

@@ -6,10 +6,10 @@ reference implementation's adjacency products). Evaluated on recorded trajectori
 :func:`reference_impl.zcdp_nfl.run_zcdp_nfl` (random graphs, the three objectives, every step family,
 S1 noise):
 
-* corrected (spec 2.7): (16) with :math:`\operatorname{diag}(1/\eta^{(n+1)}) = 2D^2`, the dual recursion
+* corrected: (16) with :math:`\operatorname{diag}(1/\eta^{(n+1)}) = 2D^2`, the dual recursion
   :math:`\alpha^{(n+1)} = \alpha^{(n)} + \rho L_-\tilde w^{(n+1)}`, and (17) with :math:`L_-\xi^{(n+1)}` on the
   right, all to machine precision (relative residual within :func:`verify.tolerance.NFL_NETWORK_RTOL`);
-* printed: :math:`2D^{(n+1)}` in (14)/(16) (E13) and :math:`2M\xi^{(n+1)}` in (17) (E14): O(1) residuals.
+* printed: :math:`2D^{(n+1)}` in (14)/(16) and :math:`2M\xi^{(n+1)}` in (17): O(1) residuals.
   (At :math:`\eta = 1/2`, :math:`2D = 2D^2`, so the printed (16) is exact there; the printed (17) fails
   whenever noise is present.)
 """
@@ -41,7 +41,8 @@ def sample_network_settings(rng: np.random.Generator, T: int) -> dict:
     """Random graph, objective, penalty, step family (growing only with eta0 <= 1e-3) and S1 noise level."""
     step = str(rng.choice(STEPS))
     K = int(rng.integers(3, 13))
-    return {"seed": int(rng.integers(2**31)), "K": K, "mean_degree": float(min(3.0, K - 1)), "P": int(rng.integers(1, 5)),
+    return {"seed": int(rng.integers(2**31)), "K": K, "mean_degree": float(min(3.0, K - 1)),
+            "P": int(rng.integers(1, 5)),
             "M": int(rng.integers(2, 21)), "objective": str(rng.choice(["elastic_net", "lad", "ridge"])),
             "rho": float(10.0 ** rng.uniform(-1, 1)), "step": step,
             "eta0": float(10.0 ** rng.uniform(-4, -3) if step == "growing" else 10.0 ** rng.uniform(-2, 0.3)),
@@ -89,7 +90,10 @@ def _check(ctx: CheckContext, claim_id: str, identities, corrected_claim=None) -
     evidence = [evaluate_network_form(PAPER_POINT, identities)]
     evidence += sample_evidence(ctx, claim_id, _batch, p["batches"], (p["per_batch"], p["T"], identities))
     result = result_from_evidence(
-        claim_id, evidence, ctx=ctx, quantity="max relative residual / NFL_NETWORK_RTOL(K, T)",
+        claim_id, evidence, ctx=ctx,
+        form="identity",
+        form_reason=("an identity (closed form = computation) checked against a rounding or solver tolerance"),
+        quantity="max relative residual / NFL_NETWORK_RTOL(K, T)",
         what=f"identities {', '.join(identities)} on running iterates", figures=[_figure(evidence, identities)],
         corrected_claim=corrected_claim,
         details={"max_residual_by_identity": {name: max(e.parameters["residuals"][name] for e in evidence)
@@ -121,8 +125,8 @@ CLAIMS = (
         hypotheses=("connected graph", "w~^(0) = 0", "alpha^(n) = stacked gamma^(n)", "any step schedule and noise"),
         check=check_network_form_printed,
         expected=Verdict.REFUTED,
-        reason=("The gradient of ||D(w - w~)||^2 is 2 D^2 (w - w~) = diag(1/eta)(w - w~), not 2 D (w - w~) (E13), and "
-                "with L_+(w^(n+1) - w~^(n)) on the left the noise enters as L_- xi, not 2 M xi (E14): relative "
+        reason=("The gradient of ||D(w - w~)||^2 is 2 D^2 (w - w~) = diag(1/eta)(w - w~), not 2 D (w - w~), and "
+                "with L_+(w^(n+1) - w~^(n)) on the left the noise enters as L_- xi, not 2 M xi: relative "
                 "residuals O(0.1-1) on every run with noise, against ~1e-15 for the corrected form."),
         severity="correction_as_useful",
         reproduce=reproduce_printed,

@@ -64,7 +64,7 @@ def test_epsilon_is_bun_steinke_and_above_the_tighter_converters(schedule, log10
 @pytest.mark.claim("zcdp_nfl.corollary")
 @pytest.mark.parametrize("row", range(len(TEST_VECTORS)))
 def test_spec_test_vectors(row):
-    """Property: the spec 5.3 table (Phi, eps_Corollary, eps_CKS, eps_Gauss at delta = 1e-5, T = 200) is
+    """Property: the Corollary's test-vector table (Phi, eps_Corollary, eps_CKS, eps_Gauss at delta = 1e-5, T = 200) is
     reproduced to its printed digits."""
     evidence = evaluate_test_vector(row)
     assert evidence.holds, evidence

@@ -63,7 +63,7 @@ def test_closed_form_is_the_argmin_of_p2_7(case):
 
 @pytest.mark.claim("zcdp_nfl.lemma1")
 def test_paper_test_vector():
-    """Property: the spec's test vector (5.1): c1 = 1, M = 50, rho = 1, d = 3, eta = 0.1 gives Delta = 0.0025,
+    """Property: the test vector (5.1): c1 = 1, M = 50, rho = 1, d = 3, eta = 0.1 gives Delta = 0.0025,
     and phi = 0.01 gives sigma^2 = 3.125e-4 (Theorem I)."""
     delta = sensitivity_zcdp_nfl(1.0, 50, 1.0, 3, 0.1)
     assert math.isclose(delta, 0.0025, rel_tol=gamma(6), abs_tol=0.0)

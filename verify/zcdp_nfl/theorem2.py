@@ -1,4 +1,4 @@
-r"""zCDP-NFL Theorem II: the positivity claim "E[f(ŵ^{(T)}) - f(𝔴*)] is positive" (E16) and its non-negative replacement.
+r"""zCDP-NFL Theorem II: the positivity claim "E[f(ŵ^{(T)}) - f(𝔴*)] is positive" and its non-negative replacement.
 
 The proof of Theorem II (P2 line 2126, thesis 693; reused in Theorem III's proof, P2 2152) states that
 since :math:`\mathfrak w^*` is optimal, :math:`E[f(\hat w^{(T)}) - f(\mathfrak w^*)]` is positive. But
@@ -7,32 +7,31 @@ consensus subspace; the running average :math:`\hat w^{(T)} = \frac1T\sum_{n=1}^
 consensual, and with heterogeneous clients each :math:`w_k` leans toward its own :math:`\arg\min f_k`, so
 :math:`f(\hat w^{(T)}) < f(\mathfrak w^*)` happens, on single paths and in expectation.
 
-Evidence (review notes, E16): heterogeneous clients (client truths :math:`w^o + \mathcal N(0, I)`),
+Evidence (fedcheck's re-derivation): heterogeneous clients (client truths :math:`w^o + \mathcal N(0, I)`),
 K = 10, P = 3, M = 20, :math:`\eta = 0.5`, :math:`\rho = 0.5`, ridge and elastic net:
 
 * noise-free: :math:`\min_T f(\hat w^{(T)}) - f(\mathfrak w^*)` below minus the rounding allowance;
 * S2 noise (:math:`\phi^{(1)} = 10^{-2}`, :math:`\tau = 0.99`, :math:`c_1 = 1` as the noise scale): the upper
   confidence limit of the Monte-Carlo mean at T = 50 and T = 200 is below 0 (the negation shown).
 
-Corrected statement (checked): :math:`F(\bar w^{(T)}) - F^* \ge 0` on every path, :math:`\bar w = \frac1K\sum_k\hat w_k`,
-within the certified accuracy of the CVXPY optimum.
+Corrected statement (checked): :math:`F(\bar w^{(T)}) - F^* \ge 0` on every path,
+:math:`\bar w = \frac1K\sum_k\hat w_k`, within the certified accuracy of the CVXPY optimum.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from verify.evidence import report_counterexample, result_from_evidence
+from verify.evidence import SIDES, report_counterexample, result_from_evidence
 from verify.records import CheckContext, CheckResult, Claim, Evidence, FigureSpec, MonteCarlo, Series, Verdict
 from verify.tolerance import CLARABEL_TOL, MC_ALPHA, bonferroni, gamma, mean_upper_confidence_limit
 from verify.zcdp_nfl import cite
 from verify.zcdp_nfl._runs import problem_from, run_from, truth_from
 
-__all__ = ["CLAIMS", "HETEROGENEOUS", "check_consensus_gap", "check_positivity", "check_theorem2_bound",
-           "evaluate_consensus_gap", "evaluate_theorem2_bound", "theorem2_sides",
+__all__ = ["CLAIMS", "HETEROGENEOUS", "check_consensus_gap", "check_positivity", "evaluate_consensus_gap",
            "evaluate_positivity", "objective_gaps", "reproduce_positivity"]
 
-#: Review notes (E16): heterogeneous clients, eta = 0.5, rho = 0.5, K = 10, P = 3, M = 20.
+#: fedcheck's re-derivation: heterogeneous clients, eta = 0.5, rho = 0.5, K = 10, P = 3, M = 20.
 HETEROGENEOUS = {"heterogeneity": 1.0, "rho": 0.5, "step": "constant", "eta0": 0.5}
 NOISY = {"noise": "S2", "phi1": 1e-2, "tau": 0.99, "c1": 1.0}
 _PROFILE = {"ci": {"seeds": (0, 1), "objectives": ("ridge", "elastic_net"), "T": 200, "runs": 100},
@@ -42,8 +41,8 @@ CHECKPOINTS = (50, 200)
 
 
 def objective_gaps(settings: dict) -> tuple[np.ndarray, np.ndarray, float]:
-    r""":math:`f(\hat w^{(T)}) - f(\mathfrak w^*)` and :math:`F(\bar w^{(T)}) - F^*` for T = 1..T_max, shape (runs, T_max);
-    and :math:`|f(\mathfrak w^*)|`."""
+    r""":math:`f(\hat w^{(T)}) - f(\mathfrak w^*)` and :math:`F(\bar w^{(T)}) - F^*` for T = 1..T_max, shape
+    (runs, T_max); and :math:`|f(\mathfrak w^*)|`."""
     problem, truth = problem_from(settings), truth_from(settings)
     run = run_from(settings, keep_trajectory=True)
     wt = run.trajectory["w_tilde"][:, 1:]
@@ -71,19 +70,19 @@ def evaluate_positivity(settings: dict, alpha_each: float = MC_ALPHA) -> Evidenc
         first = int(np.argmax(stacked[0] < -allowance)) + 1 if worst > allowance else None
         return Evidence(measured=worst, bound=allowance, holds=bool(worst <= allowance),
                         parameters={**settings, "f_star": f_star, "min_gap": float(np.min(stacked[0])),
-                                    "first_negative_T": first})
+                                    "first_negative_T": first, SIDES: None})
     ucls = {T: mean_upper_confidence_limit(stacked[:, T - 1], alpha_each) for T in CHECKPOINTS if T <= stacked.shape[1]}
     means = {T: float(stacked[:, T - 1].mean()) for T in ucls}
     measured = float(max(-u for u in ucls.values()))
     return Evidence(measured=measured, bound=0.0, holds=bool(measured <= 0.0),
-                    parameters={**settings, "f_star": f_star, "alpha_each": alpha_each,
+                    parameters={**settings, "f_star": f_star, "alpha_each": alpha_each, SIDES: None,
                                 "mean_gap": {str(T): m for T, m in means.items()},
                                 "upper_confidence_limit": {str(T): float(u) for T, u in ucls.items()}})
 
 
 def reproduce_positivity(counterexample) -> Evidence:
     keys = set(counterexample) - {"f_star", "min_gap", "first_negative_T", "alpha_each", "mean_gap",
-                                  "upper_confidence_limit"}
+                                  "upper_confidence_limit", SIDES}
     settings = {k: counterexample[k] for k in keys}
     return evaluate_positivity(settings, counterexample.get("alpha_each", MC_ALPHA))
 
@@ -95,7 +94,7 @@ def evaluate_consensus_gap(settings: dict) -> Evidence:
     allowance = _rounding(problem, truth.F_star) + CLARABEL_TOL * max(1.0, truth.F_star)
     worst = float(-np.min(consensus))
     return Evidence(measured=worst, bound=allowance, holds=bool(worst <= allowance),
-                    parameters={**settings, "F_star": truth.F_star, "min_gap": float(np.min(consensus)),
+                    parameters={**settings, "F_star": truth.F_star, "min_gap": float(np.min(consensus)), SIDES: None,
                                 "certificate": truth.certificate, "certificate_residual": truth.residual})
 
 
@@ -135,13 +134,15 @@ def check_positivity(ctx: CheckContext) -> CheckResult:
         "zcdp_nfl.theorem2", evidence, ctx=ctx,
         quantity="noise-free: -min_T (f(w_hat) - f(w*)); noisy: -(upper confidence limit of E[f(w_hat) - f(w*)])",
         what="E[f(w_hat^(T)) - f(w*)] >= 0", corrected_claim="zcdp_nfl.theorem2_consensus_gap",
-        figures=[_figure(plain[0], noisy[0])], monte_carlo=MonteCarlo(n=noisy[0]["runs"], alpha=MC_ALPHA, seed=ctx.seed),
+        figures=[_figure(plain[0], noisy[0])],
+        monte_carlo=MonteCarlo(n=noisy[0]["runs"], alpha=MC_ALPHA, seed=ctx.seed),
         details={"noise_free_min_gaps": [e.parameters["min_gap"] for e in evidence if "min_gap" in e.parameters],
                  "noisy_mean_gaps": [e.parameters["mean_gap"] for e in mc],
                  "noisy_upper_limits": [e.parameters["upper_confidence_limit"] for e in mc]})
     failing = [e for e in mc if not e.holds]
     if failing:
-        result = report_counterexample(result, failing[0], "the first noisy instance: the expectation itself is negative")
+        result = report_counterexample(result, failing[0],
+                                       "the first noisy instance: the expectation itself is negative")
     return result
 
 
@@ -169,9 +170,10 @@ CLAIMS = (
                     "heterogeneous clients (client truths w^o + N(0, I))", "eta = 0.5, rho = 0.5"),
         check=check_positivity,
         expected=Verdict.REFUTED,
-        reason=("w* minimises f only on the consensus subspace; w_hat is not consensual (E16). Noise-free ridge and "
+        reason=("w* minimises f only on the consensus subspace; w_hat is not consensual. Noise-free ridge and "
                 "elastic-net runs go below f(w*) after a few dozen iterations and stay there, and with S2 noise the "
-                "upper confidence limit of the Monte-Carlo mean is negative at T = 50 and 200 (review notes: "
+                "upper confidence limit of the Monte-Carlo mean is negative at T = 50 and 200 (fedcheck's "
+                "re-derivation: "
                 "-0.057 +- 0.003 at T = 50, -0.030 at T = 200 with f* ~ 9-18)."),
         severity="correction_as_useful",
         reproduce=reproduce_positivity,
@@ -190,95 +192,5 @@ CLAIMS = (
         reason=("F(w_bar) - F* >= 0 on every path and T within the certified accuracy of F* (it is a consequence of "
                 "the optimality of w_c, so the check also certifies the ground truth used by the refutation)."),
         corrects="zcdp_nfl.theorem2",
-    ),
-)
-
-
-# ---- the bound (19) itself ---------------------------------------------------------------------------------------
-
-from scipy import stats as _stats  # noqa: E402
-
-from theory.zcdp_nfl.network import BOUND_VARIANTS  # noqa: E402
-from theory.zcdp_nfl.network import theorem2_sides as network_theorem2_sides  # noqa: E402
-
-#: Spec 5.5 / 8 item 5: S1 noise sigma^2(n) = 0.01 * 0.97^n, rho = 1, small instance, 40 (ci) / 100 runs.
-BOUND_BASE = {"rho": 1.0, "noise": "S1", "sigma2_0": 0.01, "tau": 0.97}
-_BOUND_PROFILE = {"ci": {"runs": 40, "Ts": (20, 100), "settings": ({"objective": "ridge", "step": "inv_sqrt", "eta0": 0.05},
-                                                                   {"objective": "lad", "step": "constant", "eta0": 0.05})},
-                  "thorough": {"runs": 100, "Ts": (20, 100, 400),
-                               "settings": tuple({"objective": o, "step": s, "eta0": 0.05}
-                                                 for o in ("ridge", "lad", "elastic_net") for s in ("constant", "inv_sqrt"))}}
-
-
-def _ip(a, b):
-    return np.sum(a * b, axis=(-2, -1))
-
-
-def theorem2_sides(settings: dict, T: int, variant: str = "printed") -> tuple[np.ndarray, np.ndarray]:
-    r"""Per run: LHS :math:`f(\hat w^{(T)}) - f(\mathfrak w^*)` and the RHS of (19), shape (runs,), on the run of
-    ``settings`` (:func:`theory.zcdp_nfl.network.theorem2_sides` evaluates them on its trajectory)."""
-    if variant not in BOUND_VARIANTS:
-        raise ValueError(f"variant must be one of {BOUND_VARIANTS}, got {variant!r}")
-    problem, truth = problem_from(settings), truth_from(settings)
-    run = run_from(settings, keep_trajectory=True)
-    return network_theorem2_sides(problem, rho=float(settings["rho"]), etas=run.etas,
-                                  w_tilde=run.trajectory["w_tilde"], w_star=truth.w_c,
-                                  sigma2_0=float(settings["sigma2_0"]), tau=float(settings["tau"]), T=T,
-                                  variant=variant)
-
-
-def evaluate_theorem2_bound(settings: dict, T: int, alpha_each: float, variant: str = "printed") -> Evidence:
-    """Upper confidence limit of E[LHS - RHS] (t, one-sided) against 0; the ratio E[RHS]/|E[LHS]| recorded."""
-    lhs, rhs = theorem2_sides(settings, T, variant)
-    d = lhs - rhs
-    ucl = float(d.mean() + _stats.t.ppf(1 - alpha_each, d.size - 1) * d.std(ddof=1) / np.sqrt(d.size))
-    return Evidence(measured=ucl, bound=0.0, holds=bool(ucl <= 0.0),
-                    parameters={**settings, "T_bound": T, "variant": variant, "mean_lhs": float(lhs.mean()),
-                                "mean_rhs": float(rhs.mean()),
-                                "rhs_over_abs_lhs": float(rhs.mean() / max(abs(lhs.mean()), 1e-300))})
-
-
-def check_theorem2_bound(ctx: CheckContext) -> CheckResult:
-    """(19) as printed, E[LHS] <= E[RHS] by Monte Carlo; the corrected variants in the details."""
-    p = _BOUND_PROFILE[ctx.profile]
-    seed = int(ctx.seed_sequence("zcdp_nfl.theorem2_bound").generate_state(1)[0])
-    cases = [({**BOUND_BASE, **s, "T": max(p["Ts"]) + 1, "runs": p["runs"], "noise_seed": seed + i}, T)
-             for i, s in enumerate(p["settings"]) for T in p["Ts"]]
-    alpha_each = bonferroni(MC_ALPHA, len(cases))
-    evidence = [evaluate_theorem2_bound(s, T, alpha_each) for s, T in cases]
-    variants = {v: [evaluate_theorem2_bound(s, T, alpha_each, v).holds for s, T in cases] for v in BOUND_VARIANTS[1:]}
-    ratios = [e.parameters["rhs_over_abs_lhs"] for e in evidence]
-    figure = FigureSpec(name="bound", title="Theorem II (19): E[RHS] / |E[LHS]| (printed form, S1 noise)",
-                        xlabel="T", ylabel="ratio", xscale="log", yscale="log",
-                        series=tuple(Series(label=f"{s['objective']}, {s['step']}",
-                                            x=[T for s2, T in cases if s2 is s], style="points", group=s["objective"],
-                                            y=[e.parameters["rhs_over_abs_lhs"] for e, (s2, _) in zip(evidence, cases)
-                                               if s2 is s]) for s in {id(s): s for s, _ in cases}.values()))
-    return result_from_evidence(
-        "zcdp_nfl.theorem2_bound", evidence, ctx=ctx, quantity="upper confidence limit of E[LHS - RHS] (printed (19))",
-        what="E[f(w_hat^(T)) - f(w*)] <= RHS of (19)", figures=[figure],
-        monte_carlo=MonteCarlo(n=p["runs"], alpha=MC_ALPHA, seed=ctx.seed),
-        details={"rhs_over_abs_lhs_min": float(min(ratios)), "rhs_over_abs_lhs_max": float(max(ratios)),
-                 "corrected_variants_hold": {v: all(h) for v, h in variants.items()}})
-
-
-CLAIMS = CLAIMS + (
-    Claim(
-        id="zcdp_nfl.theorem2_bound",
-        title="Theorem II (19): E[f(w_hat^(T)) - f(w*)] <= (rho/T) sum(...) + noise term + initial terms",
-        citations=_CITATIONS,
-        statement=("Under Assumption 2, E[f(w_hat^(T)) - f(w*)] <= (rho/T) sum_{n=1}^T (-2<Qw~^(n), Qw~^(n+1)> - "
-                   "||w~^(n) - w~^(n-1)||^2_{L+/2} + <w~^(n) - w*, (2/rho) D^(n+1) (w~^(n) - w~^(n+1))> - <w*, "
-                   "L+(2w~^(n) - w~^(n-1) - w~^(n+1))> + ||w~^(n+1) - w~^(n)||^2_{L+}) + (1/T) rho P c_xi sum_k "
-                   "sigma_k^2(0)/(1 - tau) + <w~^(1), L+(w~^(1) - w~^(0))>/T + rho ||Q w~^(0)||^2/T + rho ||w~^(0) - "
-                   "w*||^2_{L-}/T."),
-        hypotheses=("Assumption 2", "S1 noise sigma^2(n) = 0.01 * 0.97^n", "rho = 1, eta0 = 0.05 (constant or /sqrt(n))",
-                    "expectation on both sides (the RHS is random, E17)", "small instance K = 10, P = 3, M = 20"),
-        check=check_theorem2_bound,
-        expected=Verdict.CONFIRMED,
-        reason=("The Monte-Carlo upper confidence limit of E[LHS - RHS] is negative at every (setting, T); the bound is "
-                "loose (E[RHS]/|E[LHS]| in the tens to thousands, dominated by the c_xi noise term) and its LHS can be "
-                "negative (zcdp_nfl.theorem2), so this is weak evidence. The corrected variants (D^2, (rho/2) L_+ last "
-                "term, E13/E17) hold too (details)."),
     ),
 )

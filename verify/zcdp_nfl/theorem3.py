@@ -1,14 +1,16 @@
-r"""zCDP-NFL Theorem III (convergence under Assumptions 2 and 3) and the hypothesis it is missing: :math:`\sum_n\eta^{(n)} = \infty`.
+r"""zCDP-NFL Theorem III (convergence under Assumptions 2 and 3) and the missing hypothesis
+:math:`\sum_n\eta^{(n)} = \infty`.
 
 Theorem III (P2 line 2136, thesis 705): under Assumption 2 (convex f) and Assumption 3
-(:math:`\eta_k^{(n)} \to 0`) the algorithm converges to the exact solution. Counterexample (E18, review
-notes): :math:`\eta^{(n)} = \eta_0/n^2` satisfies both, yet the iterates **freeze** far from :math:`w_c`
+(:math:`\eta_k^{(n)} \to 0`) the algorithm converges to the exact solution. Counterexample (fedcheck's
+re-derivation): :math:`\eta^{(n)} = \eta_0/n^2` satisfies both, yet the iterates **freeze** far from :math:`w_c`
 (no noise needed). The step the proof relies on (P2 2154, "terms with :math:`D^{(n+1)}` vanish")
 goes the wrong way: under Assumption 3, :math:`D \to \infty`.
 
 Non-convergence certificate of a noise-free run of length T: the distance still to travel is
 :math:`d_T = \lVert\mathfrak w^{(T)} - 1_K\otimes w_c\rVert`; the motion per round observed over the last
-half is at most :math:`C\eta^{(n)}` with :math:`C = \max_{T/2 < n \le T}\lVert\mathfrak w^{(n)} - \mathfrak w^{(n-1)}\rVert/\eta^{(n)}`,
+half is at most :math:`C\eta^{(n)}` with :math:`C = \max_{T/2 < n \le T}\lVert\mathfrak w^{(n)} - \mathfrak
+w^{(n-1)}\rVert/\eta^{(n)}`,
 so if that rate persists the remaining motion is at most :math:`C\sum_{n>T}\eta^{(n)} < C\eta_0/T`. The run
 refutes convergence when :math:`(d_T - C\eta_0/T)/d_0 > ` ``NFL_FROZEN_FRACTION``. (The persistence of
 the observed rate is an extrapolation; the figure shows it.)
@@ -36,7 +38,7 @@ __all__ = ["CLAIMS", "check_nonsummable", "check_theorem3", "evaluate_converged"
 _PROFILE = {"ci": {"T": 3000, "T_converge": 10000, "seeds": (0,)},
             "thorough": {"T": 30000, "T_converge": 30000, "seeds": (0, 1, 2)}}
 OBJECTIVES = ("ridge", "lad", "elastic_net")
-#: Review notes (E18): eta = 0.05/n^2, rho = 1, no noise, small instance.
+#: fedcheck's re-derivation: eta = 0.05/n^2, rho = 1, no noise, small instance.
 FREEZE = {"step": "inv_square", "eta0": 0.05, "rho": 1.0}
 #: Corrected schedule: eta0/sqrt(n) with eta0 = 0.5 (Sigma eta = infinity).
 NONSUMMABLE = {"step": "inv_sqrt", "eta0": 0.5, "rho": 1.0}
@@ -66,7 +68,8 @@ def frozen_margin(settings: dict) -> dict:
 def evaluate_frozen(settings: dict) -> Evidence:
     """``measured`` = (d_T - remaining)/d_0: a violation of 'converges' when above NFL_FROZEN_FRACTION."""
     m = frozen_margin(settings)
-    return Evidence(measured=m["certificate"], bound=NFL_FROZEN_FRACTION, holds=bool(m["certificate"] <= NFL_FROZEN_FRACTION),
+    return Evidence(measured=m["certificate"], bound=NFL_FROZEN_FRACTION,
+                    holds=bool(m["certificate"] <= NFL_FROZEN_FRACTION),
                     parameters={**settings, "d_T": m["d_T"], "d_0": m["d_0"], "remaining_bound": m["remaining_bound"],
                                 "C": m["C"], "NE_T": float(m["ne"][-1])})
 
@@ -99,11 +102,15 @@ def _figure(objective: str, T: int) -> FigureSpec:
 def check_theorem3(ctx: CheckContext) -> CheckResult:
     """eta = 0.05/n^2, noise-free, the three objectives: the frozen certificate."""
     p = _PROFILE[ctx.profile]
-    evidence = [evaluate_frozen({**FREEZE, "objective": o, "seed": s, "T": p["T"]}) for s in p["seeds"] for o in OBJECTIVES]
+    evidence = [evaluate_frozen({**FREEZE, "objective": o, "seed": s, "T": p["T"]})
+                for s in p["seeds"] for o in OBJECTIVES]
     return result_from_evidence(
         "zcdp_nfl.theorem3", evidence, ctx=ctx,
+        form="decision", form_reason="convergence or not: a frozen run (certified distance still to travel) refutes "
+                                     "convergence",
         quantity="(d_T - C sum_{n>T} eta)/d_0: distance to w_c still to travel after the extrapolated remaining motion",
-        what="the iterates converge to 1 (x) w_c under Assumptions 2-3", corrected_claim="zcdp_nfl.theorem3_nonsummable",
+        what="the iterates converge to 1 (x) w_c under Assumptions 2-3",
+        corrected_claim="zcdp_nfl.theorem3_nonsummable",
         figures=[_figure("ridge", min(p["T"], 3000)), _figure("lad", min(p["T"], 3000))],
         details={"NE_T": {e.parameters["objective"]: e.parameters["NE_T"] for e in evidence}})
 
@@ -114,7 +121,11 @@ def check_nonsummable(ctx: CheckContext) -> CheckResult:
     evidence = [evaluate_converged({**NONSUMMABLE, "objective": o, "seed": s, "T": p["T_converge"]})
                 for s in p["seeds"] for o in OBJECTIVES]
     return result_from_evidence(
-        "zcdp_nfl.theorem3_nonsummable", evidence, ctx=ctx, quantity="NE(T), noise-free",
+        "zcdp_nfl.theorem3_nonsummable", evidence, ctx=ctx,
+        form="decision",
+        form_reason=("convergence to the optimum, decided by the error against a convergence tolerance (no bound of "
+                     "the paper)"),
+        quantity="NE(T), noise-free",
         what="eta0/sqrt(n) reaches the CVXPY optimum", figures=[_figure("elastic_net", min(p["T"], 3000))],
         details={"NE_T": [(e.parameters["objective"], e.measured) for e in evidence]})
 
@@ -129,13 +140,14 @@ CLAIMS = (
         citations=_CITATIONS,
         statement=("Under Assumptions 2 (f convex) and 3 (lim_n eta_k^(n) = 0 for all k), the algorithm (7)-(9) "
                    "converges to the exact solution w* = 1_K (x) w_c."),
-        hypotheses=("Assumption 2: convex objectives (ridge, LAD, elastic net)", "Assumption 3: eta^(n) = 0.05/n^2 -> 0",
+        hypotheses=("Assumption 2: convex objectives (ridge, LAD, elastic net)", "Assumption 3: eta^(n) = 0.05/n^2 -> "
+                                                                                 "0",
                     "no noise (the noise-free algorithm is the sigma -> 0 case; noise only adds error)",
                     "connected graph, small instance K = 10, P = 3, M = 20"),
         check=check_theorem3,
         expected=Verdict.REFUTED,
         reason=("eta = 0.05/n^2 satisfies Assumption 3 but Sigma eta < inf: the iterates move by at most a summable "
-                "amount and freeze (E18); NE stays near 9 of NE(0) = 10 for ridge and LAD and the extrapolated "
+                "amount and freeze; NE stays near 9 of NE(0) = 10 for ridge and LAD and the extrapolated "
                 "remaining motion is orders of magnitude smaller than the distance to w_c."),
         reproduce=reproduce_theorem3,
         corrected_by="zcdp_nfl.theorem3_nonsummable",
@@ -152,7 +164,8 @@ CLAIMS = (
                     "small instances (K = 10, P = 3, M = 20)", "finite horizon T (ci 10000, thorough 30000)"),
         check=check_nonsummable,
         expected=Verdict.CONFIRMED,
-        reason=("NE(T) <= 1e-6 on the three objectives (ridge and elastic net to ~1e-26 by T = 3000, LAD ~1e-7 by T = 10000). "
+        reason=("NE(T) <= 1e-6 on the three objectives (ridge and elastic net to ~1e-26 by T = 3000, LAD ~1e-7 by T = "
+                "10000). "
                 "Finite-horizon evidence: no proof of the corrected theorem exists in the seed."),
         corrects="zcdp_nfl.theorem3",
     ),

@@ -3,11 +3,12 @@ r"""zCDP-NFL (P2 Algorithm 1) and the baselines of the paper's experiments, as a
 * :mod:`.problem`: the instance :class:`NFLProblem` (graph, data, objective), :func:`synthetic_problem`,
   the metric :func:`normalized_error`;
 * :mod:`.ground_truth`: the centralised optimum in CVXPY with its certificate (:func:`centralized_optimum`);
-* :mod:`.schedules`: step sizes (:class:`StepSchedule`, spec 2.4), noise (:class:`PrivacySchedule`, spec 2.5)
+* :mod:`.schedules`: step sizes (:class:`StepSchedule`), noise (:class:`PrivacySchedule`)
   and :class:`NFLConfig`;
 * :mod:`.algorithm`: the vectorised private ADMM (:func:`run_zcdp_nfl`, :func:`nfl_round`, :func:`run_arm`,
   the one-step update :func:`zcdp_nfl_primal_update`);
-* :mod:`.baselines`: reconstructions (spec 7) of the compared methods (ε,δ)DP-NFL, zCDP-grad-NFL and P-ADMM.
+* :mod:`.baselines`: reconstructions (docs/papers/zcdp_nfl.md) of the compared methods (ε,δ)DP-NFL,
+  zCDP-grad-NFL and P-ADMM.
 
 Every public name is re-exported here, so ``from reference_impl.zcdp_nfl import X`` works for all of them.
 """

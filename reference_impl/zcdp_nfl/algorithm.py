@@ -1,14 +1,17 @@
 r"""zCDP-NFL: private peer-to-peer linearised ADMM, vectorised over agents and Monte-Carlo runs.
 
-Reference implementation of P2 Algorithm 1 (shared/spec/zcdp_nfl.md 2.3) on any connected
-undirected graph. Every agent advances as a row of arrays of shape ``(runs, K, P)``; neighbour sums
-are one product with the adjacency matrix, so there is no Python loop over agents in an iteration.
+Reference implementation of P2 Algorithm 1 (docs/papers/zcdp_nfl.md) on any connected undirected graph.
+Every agent advances as a row of arrays of shape ``(runs, K, P)``; neighbour sums are one product with the sparse
+adjacency (:func:`reference_impl.zcdp_nfl.problem.graph_product`), so an iteration costs time linear in the agents
+and edges and has no Python loop over agents.
 Round :math:`n = 1, \dots, T` of every agent :math:`k`:
 
 .. math::
 
-    g_k^{(n)} &= \frac{1}{M}\sum_j \ell'(x_{k,j}, y_{k,j}; \tilde w_k^{(n-1)}) + \frac{\lambda}{K}R'(\tilde w_k^{(n-1)}) \\
-    w_k^{(n)} &= \frac{\tilde w_k^{(n-1)}/\eta^{(n)} + \rho\sum_{l\in\mathcal N_k}(\tilde w_k^{(n-1)} + \tilde w_l^{(n-1)})
+    g_k^{(n)} &= \frac{1}{M}\sum_j \ell'(x_{k,j}, y_{k,j}; \tilde w_k^{(n-1)})
+                 + \frac{\lambda}{K}R'(\tilde w_k^{(n-1)}) \\
+    w_k^{(n)} &= \frac{\tilde w_k^{(n-1)}/\eta^{(n)}
+                 + \rho\sum_{l\in\mathcal N_k}(\tilde w_k^{(n-1)} + \tilde w_l^{(n-1)})
                  - \gamma_k^{(n-1)} - g_k^{(n)}}{1/\eta^{(n)} + 2\rho d_k} \\
     \tilde w_k^{(n)} &= w_k^{(n)} + \xi_k^{(n)}, \qquad \xi_k^{(n)} \sim \mathcal N(0, \sigma_k^2(n) I_P) \\
     \gamma_k^{(n)} &= \gamma_k^{(n-1)} + \rho\sum_{l\in\mathcal N_k}(\tilde w_k^{(n)} - \tilde w_l^{(n)})
@@ -20,7 +23,7 @@ References
 ----------
 .. [1] seed 004_180cd372987d137b.txt, Publication 2, Algorithm 1, eqs. (5)-(9), lines 1983-2006;
    thesis Chapter 3, eqs. (3.6)-(3.10), lines 545-575.
-.. [2] shared/spec/zcdp_nfl.md 2.3 (closed form of step 2; erratum E6 for P2 (A.1)).
+.. [2] docs/papers/zcdp_nfl.md (the closed form of step 2; P2's (A.1) needs the same correction).
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from reference_impl.zcdp_nfl.problem import NFLProblem, normalized_error
+from reference_impl.zcdp_nfl.problem import NFLProblem, graph_product, normalized_error
 from reference_impl.zcdp_nfl.schedules import NFLConfig
 from theory._validate import positive_int, readonly
 
@@ -119,7 +122,7 @@ def zcdp_nfl_primal_update(
     References
     ----------
     .. [1] seed 004_180cd372987d137b.txt, Publication 2, eq. (7), Algorithm 1, lines 2002-2006;
-       closed form: shared/spec/zcdp_nfl.md 2.3 step 2 (erratum E6 for P2 (A.1)).
+       closed form: docs/papers/zcdp_nfl.md (step 2; P2's (A.1) needs the same correction).
 
     Examples
     --------
@@ -183,8 +186,9 @@ def zcdp_nfl_primal_update(
 class NFLRun:
     r"""Output of :func:`run_zcdp_nfl`.
 
-    ``w``, ``w_tilde``, ``gamma``: final iterates (runs, K, P); ``w_hat``: :math:`\hat w^{(T)} = \frac1T\sum_{n=1}^T\tilde w^{(n)}`;
-    ``ne``: :math:`NE(n)`, n = 0..T, shape (runs, T + 1) (None without ``w_c``); ``etas``: :math:`\eta^{(1..T)}`;
+    ``w``, ``w_tilde``, ``gamma``: final iterates (runs, K, P); ``w_hat``:
+    :math:`\hat w^{(T)} = \frac1T\sum_{n=1}^T\tilde w^{(n)}`; ``ne``: :math:`NE(n)`, n = 0..T, shape (runs, T + 1)
+    (None without ``w_c``); ``etas``: :math:`\eta^{(1..T)}`;
     ``variances``/``budgets``: :math:`\sigma_k^2(n)`, :math:`\phi_k^{(n)}` (T, K); ``total_zcdp``:
     :math:`\max_k\sum_n\phi_k^{(n)}` (inf without noise); ``epsilon``: Bun-Steinke
     :math:`\Phi + 2\sqrt{\Phi\log(1/\delta)}`; ``privacy_certified``: whether the calibration's ``c1`` bounds the
@@ -232,9 +236,9 @@ def run_zcdp_nfl(problem: NFLProblem, config: NFLConfig, iterations: int, rng: n
 
     Notes
     -----
-    Vectorised: each round is a handful of array operations on (runs, K, P) blocks and one product with
-    the K x K adjacency matrix; no Python loop over agents. The privacy accounting (``budgets``,
-    ``total_zcdp``, ``epsilon``) is that of Theorem I composed over rounds (P2 App. C, zCDP composition),
+    Vectorised: each round is a handful of array operations on (runs, K, P) blocks and two products with
+    the sparse adjacency (time linear in K and the edges); no Python loop over agents. The privacy accounting
+    (``budgets``, ``total_zcdp``, ``epsilon``) is that of Theorem I composed over rounds (P2 App. C, zCDP composition),
     converted with Bun & Steinke 2016, Prop. 1.3.
     """
     from theory.privacy.conversions import zcdp_to_approx_dp_bun_steinke
@@ -245,7 +249,7 @@ def run_zcdp_nfl(problem: NFLProblem, config: NFLConfig, iterations: int, rng: n
     variances = config.privacy.variances(problem, rho, etas)
     budgets = config.privacy.budgets(problem, rho, etas)
     sigma = np.sqrt(variances)
-    A = problem.adjacency.astype(np.float64)
+    A = problem.adjacency.astype(np.float64)  # sparse, converted once
     d = problem.degree.astype(np.float64)[:, None]
     if w_c is not None:
         w_c = np.asarray(w_c, dtype=np.float64)
@@ -298,17 +302,17 @@ def nfl_round(problem: NFLProblem, rho: float, eta: float, sigma, w_tilde, gamma
     A, d = _matrices if _matrices is not None else (problem.adjacency.astype(np.float64),
                                                     problem.degree.astype(np.float64)[:, None])
     g = problem.subgradients(w_tilde)
-    w = _primal_step(w_tilde, A @ w_tilde, gamma, g, 1.0 / eta, d, rho)
+    w = _primal_step(w_tilde, graph_product(A, w_tilde), gamma, g, 1.0 / eta, d, rho)
     xi = sigma[None, :, None] * rng.normal(size=w.shape) if sigma is not None else np.zeros_like(w)
     w_tilde = w + xi
-    gamma = gamma + rho * (d * w_tilde - A @ w_tilde)
+    gamma = gamma + rho * (d * w_tilde - graph_product(A, w_tilde))
     return w, w_tilde, gamma, xi
 
 
 def run_arm(problem: NFLProblem, config: NFLConfig, iterations: int, seed: int, w_c) -> np.ndarray:
     r"""One arm on one replicate seed: the error curve :math:`NE(n)`, n = 0..T, shape (T + 1,).
 
-    The building block for paired-arm comparisons (spec 6): the noise is drawn from
+    The building block for paired-arm comparisons (the experiments of P2 Section 5): the noise is drawn from
     ``numpy.random.default_rng(seed)``, so two arms run with the same seed share their draws where their
     shapes agree (common random numbers).
     """

@@ -39,7 +39,7 @@ from reference_impl.zcdp_nfl.problem import NFLProblem, graph_product, normalize
 from reference_impl.zcdp_nfl.schedules import NFLConfig
 from theory._validate import positive_int, readonly
 
-__all__ = ["NFLRun", "nfl_round", "run_arm", "run_zcdp_nfl", "zcdp_nfl_primal_update"]
+__all__ = ["NFLRun", "RunCost", "estimate_run_cost", "nfl_round", "run_arm", "run_zcdp_nfl", "zcdp_nfl_primal_update"]
 
 
 def _finite_array(name: str, value, ndim_min: int) -> np.ndarray:
@@ -210,6 +210,76 @@ class NFLRun:
     privacy_certified: bool
     diverged: bool
     trajectory: dict | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunCost:
+    """An upper estimate of a run's cost, from the sizes alone.
+
+    Attributes
+    ----------
+    work : float
+        Multiply-adds and elementwise operations at most (the unit of the CLI's work limits).
+    peak_elements : int
+        Float64 elements at most: the instance's arrays and everything the run holds at once.
+    """
+
+    work: float
+    peak_elements: int
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.work, (int, float)) and 0.0 <= self.work < math.inf):
+            raise ValueError(f"work must be a finite real >= 0, got {self.work!r}")
+        if isinstance(self.peak_elements, bool) or not isinstance(self.peak_elements, int) or self.peak_elements < 0:
+            raise ValueError(f"peak_elements must be an integer >= 0, got {self.peak_elements!r}")
+
+
+def estimate_run_cost(K: int, M: int, P: int, n_edges: int, *, iterations: int, runs: int = 1,
+                      keep_trajectory: bool = False, clip: bool = False) -> RunCost:
+    r"""Upper estimate of :func:`run_zcdp_nfl`'s work and memory (and the instance's arrays) before anything is drawn.
+
+    Per round and run: the data term :math:`2KMP` (two batched products) and :math:`8KM`, the two neighbour sums
+    :math:`4|E|P` (the sparse adjacency stores each edge twice), :math:`40KP` elementwise; with ``clip`` the
+    per-sample subgradients, :math:`8KMP` and as many elements. Memory: the instance (:math:`X` and its transpose,
+    :math:`y`, the adjacency), the schedules :math:`T \times K` (variances, budgets, noise scales and their
+    temporaries), the state and a round's temporaries (runs x K x P, runs x K x M), the error curve, and with
+    ``keep_trajectory`` :math:`4\,\text{runs}\,(T + 1)KP`. Everything is linear in K, M, P and the edges.
+
+    Parameters
+    ----------
+    K, M, P : int
+        Agents (>= 2), samples per agent, features (>= 1).
+    n_edges : int
+        Undirected edges, in [K - 1, K(K - 1)/2] (the graph is connected).
+    iterations, runs : int
+        :math:`T` and the Monte-Carlo runs (>= 1).
+    keep_trajectory, clip : bool
+        As in :func:`run_zcdp_nfl` and :class:`~reference_impl.zcdp_nfl.problem.NFLProblem` (``clip`` not None).
+
+    Returns
+    -------
+    RunCost
+
+    Examples
+    --------
+    >>> small = estimate_run_cost(1_000, 50, 8, 1_500, iterations=100)
+    >>> large = estimate_run_cost(10_000, 50, 8, 15_000, iterations=100)
+    >>> bool(large.work <= 10 * small.work and large.peak_elements <= 10 * small.peak_elements)
+    True
+    """
+    K, M, P = positive_int("K", K, 2), positive_int("M", M), positive_int("P", P)
+    n_edges = positive_int("n_edges", n_edges, K - 1)
+    if n_edges > K * (K - 1) // 2:
+        raise ValueError(f"n_edges must be an integer in [K - 1, K(K - 1)/2] = [{K - 1}, {K * (K - 1) // 2}], got "
+                         f"{n_edges!r}")
+    T, runs = positive_int("iterations", iterations), positive_int("runs", runs)
+    per_round = 2.0 * K * M * P + 8.0 * K * M + 4.0 * n_edges * P + 40.0 * K * P + (8.0 * K * M * P if clip else 0.0)
+    work = T * runs * per_round + 12.0 * T * K
+    instance = 2 * K * M * P + K * M + 2 * n_edges + K + 1 + P * P * K
+    schedules = 8 * T * K + 2 * T
+    state = runs * (16 * K * P + 4 * K * M + (2 * K * M * P if clip else 0) + 2 * (T + 1))
+    trajectory = 4 * runs * (T + 1) * K * P if keep_trajectory else 0
+    return RunCost(work=float(work), peak_elements=int(instance + schedules + state + trajectory))
 
 
 def run_zcdp_nfl(problem: NFLProblem, config: NFLConfig, iterations: int, rng: np.random.Generator, *,

@@ -15,7 +15,7 @@ from reference_impl.zcdp_nfl import (
     run_zcdp_nfl,
     synthetic_problem,
 )
-from reference_impl.zcdp_nfl.algorithm import nfl_round
+from reference_impl.zcdp_nfl.algorithm import estimate_run_cost, nfl_round
 from reference_impl.zcdp_nfl.problem import as_sparse_adjacency, graph_product
 
 PATH = np.array([[0, 1, 0, 0], [1, 0, 1, 0], [0, 1, 0, 1], [0, 0, 1, 0]])
@@ -103,3 +103,30 @@ def test_ten_thousand_agents_need_memory_linear_in_k():
     assert problem.n_edges == 2 * K and run.w.shape == (1, K, 4) and not run.diverged
     per_agent = 8 * (3 * problem.M * problem.P + 40)  # X and its transpose, y, the (K, P) iterates, the graph
     assert peak <= 4 * K * per_agent <= 8 * K * K / 25, peak  # at most 1/25 of one dense K x K array of doubles
+
+
+@pytest.mark.parametrize(("objective", "clip", "runs", "keep"), [
+    ("lad", None, 1, False), ("ridge", 1.0, 3, False), ("elastic_net", None, 4, True)])
+def test_run_cost_estimate_bounds_the_memory(objective, clip, runs, keep):
+    """The estimate made from the sizes alone bounds the traced peak of drawing the instance and running it."""
+    K, M, P, T = 400, 12, 5, 30
+    graph = nx.random_regular_graph(4, K, seed=1)
+    est = estimate_run_cost(K, M, P, graph.number_of_edges(), iterations=T, runs=runs, keep_trajectory=keep,
+                            clip=clip is not None)
+    warm = synthetic_problem(np.random.default_rng(0), K=4, P=P, M=M, objective=objective, clip=clip)  # imports
+    run_zcdp_nfl(warm, NFLConfig(privacy=PrivacySchedule(phi1=1e-2)), 2, np.random.default_rng(1), w_c=np.ones(P))
+    tracemalloc.start()
+    problem = synthetic_problem(np.random.default_rng(0), K=K, P=P, M=M, objective=objective, clip=clip, graph=graph)
+    run_zcdp_nfl(problem, NFLConfig(privacy=PrivacySchedule(phi1=1e-2)), T, np.random.default_rng(1), runs=runs,
+                 w_c=np.ones(P), keep_trajectory=keep)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak <= 8 * est.peak_elements, (peak, 8 * est.peak_elements)
+    assert est.work >= T * runs * (2 * K * M * P + 4 * graph.number_of_edges() * P)
+
+
+def test_run_cost_estimate_refuses_bad_sizes_by_name():
+    with pytest.raises(ValueError, match="n_edges must be an integer in \\[K - 1, K\\(K - 1\\)/2\\] = \\[2, 3\\]"):
+        estimate_run_cost(3, 5, 2, 4, iterations=10)
+    with pytest.raises(ValueError, match="iterations must be an integer >= 1, got 0"):
+        estimate_run_cost(3, 5, 2, 2, iterations=0)

@@ -150,6 +150,14 @@ class SBMCost:
     work: float
     peak_elements: int
 
+    def __post_init__(self) -> None:
+        for name in ("expected_edges", "work"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value < math.inf:
+                raise ValueError(f"{name} must be a finite real >= 0, got {value!r}")
+        if isinstance(self.peak_elements, bool) or not isinstance(self.peak_elements, int) or self.peak_elements < 0:
+            raise ValueError(f"peak_elements must be an integer >= 0, got {self.peak_elements!r}")
+
 
 def estimate_sbm_cost(sizes, p_in: float, p_out: float, d: int, m: int) -> SBMCost:
     r"""Expected edges, work and memory of :func:`sbm_instance` before anything is drawn (for the CLI's checks).

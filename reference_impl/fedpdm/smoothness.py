@@ -162,20 +162,35 @@ def _lanczos_row_work(f: int, k: int) -> float:
     return 2.0 * f + k * (2.0 * f + 16.0 * k + 18.0) + 31.0 * k * k
 
 
+def _block_cost(r: int, f: int, max_steps: int, fallback_side: int) -> tuple[float, int]:
+    """Work per row and peak elements of one block of ``r`` rows (at most: Lanczos takes ``max_steps`` and falls
+    back when allowed)."""
+    s = min(r, f)
+    if s <= GRAM_SIDE_MAX:
+        # gathered blocks with their row indices; Gram matrices with the eigensolver's copy, traces and eigenvalues
+        return _gram_row_work(f, s), max(CHUNK_ELEMENTS, r * f + s * s) + max(2 * CHUNK_ELEMENTS, 2 * s * s + 4 * s + r)
+    k = min(s, max_steps)
+    fallback = s if s <= fallback_side else 0
+    work = _lanczos_row_work(f, k) + (_gram_row_work(f, fallback) if fallback else 0.0)
+    peak = r * f + r + (k + 6) * s + 6 * k * k + 4 * k + 2 * fallback * fallback + fallback  # block, basis, T
+    return work, peak
+
+
 def estimate_smoothness_cost(N: int, n: int, n_features: int, n_classes: int = 1, *,
-                             max_steps: int = LANCZOS_MAX_STEPS,
-                             fallback_side: int = GRAM_FALLBACK_SIDE) -> SmoothnessCost:
-    r"""Upper estimate of the cost of :func:`smoothness_bracket` from the sizes alone (no data needed).
+                             max_steps: int = LANCZOS_MAX_STEPS, fallback_side: int = GRAM_FALLBACK_SIDE,
+                             class_counts=None) -> SmoothnessCost:
+    r"""Upper estimate of the cost of :func:`smoothness_bracket` from the sizes (no data needed) or the class counts.
 
     Every (client, class) block of :math:`r` rows and :math:`f` = ``n_features`` columns costs at most :math:`r`
-    times a per-row figure: the Gram route :math:`f(2 + s) + 4s^2` with :math:`s = \min(r, f)` at most
-    :data:`GRAM_SIDE_MAX`; Lanczos :math:`2f + k(2f + 16k + 18) + 31k^2` with :math:`k` at most ``max_steps``, plus
-    the Gram route at :math:`s` up to ``fallback_side`` when it falls back. The rows of a client sum to
-    ``n``, so the total is at most :math:`Nn` times the largest figure, plus the label bookkeeping: linear in the data
-    :math:`Nnf`. The figure is a worst case (every Lanczos block taking ``max_steps`` steps and falling back); the
-    instances of the paper and of fedcheck's examples need a few dozen steps and no fallback (``work`` of the
-    returned :class:`SmoothnessBracket` says what was spent). Pass smaller ``max_steps`` / ``fallback_side`` to both
-    functions to cap the cost; the bracket stays certified, only possibly wider.
+    times a per-row figure, nondecreasing in :math:`r`: the Gram route :math:`f(2 + s) + 4s^2` with
+    :math:`s = \min(r, f)` at most :data:`GRAM_SIDE_MAX`; Lanczos :math:`2f + k(2f + 16k + 18) + 31k^2` with
+    :math:`k` at most ``max_steps``, plus the Gram route at :math:`s` up to ``fallback_side`` when it falls back.
+    Without ``class_counts`` every client's rows are taken in one class (the worst case, :math:`r = n`): at most
+    :math:`Nn` times the figure at :math:`n`, linear in the data :math:`Nnf`; with them, the sum over the actual
+    blocks. Lanczos blocks are counted at ``max_steps`` steps and a fallback: the instances of the paper and of
+    fedcheck's examples need a few dozen steps and no fallback (``work`` of the returned :class:`SmoothnessBracket`
+    says what was spent). Pass smaller ``max_steps`` / ``fallback_side`` to both functions to cap the cost; the
+    bracket stays certified, only possibly wider.
 
     Parameters
     ----------
@@ -185,6 +200,9 @@ def estimate_smoothness_cost(N: int, n: int, n_features: int, n_classes: int = 1
         :math:`m \ge 1`.
     max_steps, fallback_side : int
         As passed to :func:`smoothness_bracket`.
+    class_counts : (N, n_classes) array of int, optional
+        Samples of each class at each client (rows summing to ``n``), e.g. ``np.stack([np.bincount(l, minlength=m)
+        for l in labels])``: a tighter estimate once the labels are known.
 
     Returns
     -------
@@ -201,20 +219,23 @@ def estimate_smoothness_cost(N: int, n: int, n_features: int, n_classes: int = 1
     N, n, f = check_int("N", N, 1), check_int("n", n, 1), check_int("n_features", n_features, 1)
     m, max_steps = check_int("n_classes", n_classes, 1), check_int("max_steps", max_steps, 1)
     fallback_side = check_int("fallback_side", fallback_side, 0)
-    s = min(n, f)
-    g = min(s, GRAM_SIDE_MAX)
-    per_row = _gram_row_work(f, g)
-    # gathered blocks with their row indices; Gram matrices with the eigensolver's copy, traces and eigenvalues
-    gram_peak = max(CHUNK_ELEMENTS, n * f + g * g) + max(2 * CHUNK_ELEMENTS, 2 * g * g + 4 * g + n)
-    peak = gram_peak
-    if s > GRAM_SIDE_MAX:
-        k = min(s, max_steps)
-        fallback = s if s <= fallback_side else 0
-        per_row = max(per_row, _lanczos_row_work(f, k) + (_gram_row_work(f, fallback) if fallback else 0.0))
-        lanczos_peak = n * f + n + (k + 6) * s + 6 * k * k + 4 * k  # block, basis, tridiagonal eigenproblem
-        peak = max(peak, lanczos_peak + fallback * fallback * 2 + fallback)
+    if class_counts is None:  # the worst case: all rows in one class (also a Gram-route block for the memory)
+        sizes, weights = np.array([min(n, GRAM_SIDE_MAX), n]), np.array([0, N * n])
+    else:
+        counts = np.asarray(class_counts)
+        if counts.shape != (N, m) or counts.dtype.kind not in "iu" or np.any(counts < 0) or np.any(
+                counts.sum(axis=1) != n):
+            raise ValueError(f"class_counts must be non-negative integers of shape (N, n_classes) = ({N}, {m}) with "
+                             f"rows summing to n = {n}, got shape {counts.shape} dtype {counts.dtype}")
+        sizes, multiplicity = np.unique(counts[counts > 0], return_counts=True)
+        weights = sizes * multiplicity
+    work, peak = 0.0, 0
+    for r, rows in zip(sizes.tolist(), weights.tolist(), strict=True):
+        per_row, block_peak = _block_cost(int(r), f, max_steps, fallback_side)
+        work += rows * per_row
+        peak = max(peak, block_peak)
     bookkeeping = 2.0 * math.log2(n + 1) + 4.0
-    work = float(N) * n * (per_row + bookkeeping) + 2.0 * N * m
+    work += float(N) * n * bookkeeping + 2.0 * N * m
     return SmoothnessCost(work=work, peak_elements=int(3 * N * n + 4 * N * m + peak))
 
 

@@ -1,18 +1,24 @@
 r"""The FedPDM-DP problem: federated data, the objective (24), its certified constants, and the data sets.
 
 :class:`FedPDMProblem` holds the clients' samples (rows of arrays) and the weights of (24)-(25);
-:func:`certified_G` and :attr:`FedPDMProblem.L_smooth` are A3's gradient bound and the smoothness constant
-(spec 3.4, 5.1, E32). Instances: :func:`instance_nc` (spec 4.0 NC / CVX, binary logistic),
-:func:`mnist_like_problem` (synthetic MNIST-shaped, spec 5.6), :func:`digits_problem` (scikit-learn's digits),
-:func:`mnist_npz_problem` (a user's MNIST ``.npz``), all through :func:`classification_problem` (IID split).
+:func:`certified_G` is Assumption 3's gradient bound and :attr:`FedPDMProblem.L_smooth` Assumption 1's smoothness
+constant, a certified upper bound computed once per instance by
+:func:`reference_impl.fedpdm.smoothness.smoothness_bracket` (cost announced in advance by
+:func:`reference_impl.fedpdm.smoothness.estimate_smoothness_cost`). Instances: :func:`instance_nc` (synthetic
+sparse l1-logistic, binary), :func:`mnist_like_problem` (synthetic MNIST-shaped), :func:`digits_problem`
+(scikit-learn's digits), :func:`mnist_npz_problem` (a user's MNIST ``.npz``), all through
+:func:`classification_problem` (IID split).
 
 References
 ----------
-.. [1] seed 001_322f61f9958f64f9.txt, loss (24)-(25) (lines 247-253); shared/spec/fedpdm_dp.md 4.0, 5.1, 5.6.
+.. [1] Li, Huang, Wang, Chi, Quek, "Privacy-preserving federated primal-dual learning for non-convex problems with
+   non-smooth regularization" (seed 001_322f61f9958f64f9.txt): Assumptions 1 and 3, Theorem 3, loss (24)-(25)
+   (lines 247-253), Section V-A; docs/papers/fedpdm.md (the instances and the certified constants).
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -20,6 +26,7 @@ import numpy as np
 from scipy import special
 
 from reference_impl.fedpdm._validate import check_int, check_real, readonly_array
+from reference_impl.fedpdm.smoothness import SmoothnessBracket, smoothness_bracket
 
 __all__ = [
     "FedPDMProblem",
@@ -32,7 +39,7 @@ __all__ = [
     "mnist_npz_problem",
 ]
 
-#: max_x 2x/(1+x^2)^2: the largest slope of x^2/(1+x^2) (spec 3.4, A3).
+#: max_x 2x/(1+x^2)^2: the largest slope of x^2/(1+x^2) (Assumption 3's bound, :func:`certified_G`).
 _SLOPE = 3.0 * math.sqrt(3.0) / 8.0
 
 
@@ -65,7 +72,8 @@ class FedPDMProblem:
     def __post_init__(self) -> None:
         a = np.asarray(self.features)
         if a.ndim != 3 or min(a.shape) < 1 or not np.all(np.isfinite(a)):
-            raise ValueError(f"features must be a finite (N, n, n_features) array with every size >= 1, got shape {a.shape}")
+            raise ValueError(f"features must be a finite (N, n, n_features) array with every size >= 1, got shape "
+                             f"{a.shape}")
         check_int("n_classes", self.n_classes, 1)
         lab = np.asarray(self.labels)
         if lab.shape != a.shape[:2] or not np.issubdtype(lab.dtype, np.integer) or lab.min() < 0 or (
@@ -104,25 +112,28 @@ class FedPDMProblem:
     def d(self) -> int:
         return self.n_classes * self.n_features
 
+    @functools.cached_property
+    def smoothness(self) -> SmoothnessBracket:
+        """The certified bracket of the smoothness constant, computed once per instance (:func:`smoothness_bracket`)."""
+        return smoothness_bracket(self)
+
     @property
     def L_smooth(self) -> float:
-        r"""A certified smoothness constant of every :math:`f_i` (spec 5.1):
-        :math:`0.25\max_i\max_k\lambda_{\max}(\frac1{|D_i|}\sum_{j: k'_j = k} a_{ij}a_{ij}^\top) + 2\beta`
-        (the logistic Hessian is block diagonal over classes with weights <= 1/4; the second derivative of
-        :math:`x^2/(1+x^2)` lies in [-1/2, 2])."""
-        top = 0.0
-        for k in range(self.n_classes):  # loop over classes (<= 10), not clients
-            w = (self.labels == k)[..., None] * self.features
-            gram = np.einsum("inf,ing->ifg", w, self.features) / self.n
-            top = max(top, float(np.linalg.eigvalsh(gram)[:, -1].max()))
-        return 0.25 * top + 2.0 * self.beta
+        r"""A certified smoothness constant of every :math:`f_i` (Assumption 1), an upper bound by construction:
+        :math:`0.25\,\Lambda^{+} + 2\beta` with
+        :math:`\Lambda^{+} \ge \max_i\max_k\lambda_{\max}(\frac1{|D_i|}\sum_{j: k'_j = k} a_{ij}a_{ij}^\top)` from
+        :func:`~reference_impl.fedpdm.smoothness.smoothness_bracket` (the logistic Hessian is block diagonal over
+        classes with weights <= 1/4; the second derivative of :math:`x^2/(1+x^2)` lies in [-1/2, 2]). Computed on
+        first use and kept (:attr:`smoothness`)."""
+        return self.smoothness.L_smooth
 
 
 def certified_G(problem: FedPDMProblem) -> float:
-    r"""A3's bound on every mini-batch gradient norm, proven for the loss: :math:`\max\lVert a\rVert + (3\sqrt3/8)\beta\sqrt d`.
+    r"""Assumption 3's bound on every mini-batch gradient norm, proven for the loss:
+    :math:`\max\lVert a\rVert + (3\sqrt3/8)\beta\sqrt d`.
 
     The logistic part is a convex combination of :math:`\sigma(-s)\,e_{k'}a^\top` (norm <= :math:`\lVert a\rVert`);
-    each coordinate of the non-convex term's gradient is at most :math:`(3\sqrt3/8)\beta` (spec 3.4, E32).
+    each coordinate of the non-convex term's gradient is at most :math:`(3\sqrt3/8)\beta` (docs/papers/fedpdm.md).
     """
     return float(np.linalg.norm(problem.features, axis=-1).max() + _SLOPE * problem.beta * math.sqrt(problem.d))
 
@@ -142,8 +153,9 @@ def binary_logistic_problem(a, y, *, beta: float, gamma: float, test_a=None, tes
 
 def instance_nc(rng: np.random.Generator, *, N: int = 10, n: int = 60, d: int = 20, beta: float = 0.1,
                 gamma: float = 0.01, shift: float = 1.0, sparsity: float = 0.3) -> FedPDMProblem:
-    r"""Spec 4.0 instance NC (``beta = 0`` gives CVX): Gaussian features plus a client shift, rows rescaled
-    to :math:`\lVert a\rVert \le 1`, labels from a sparse ground-truth logistic model."""
+    r"""The synthetic instance NC of docs/papers/fedpdm.md (``beta = 0`` gives its convex twin CVX): Gaussian
+    features plus a client shift, rows rescaled to :math:`\lVert a\rVert \le 1`, labels from a sparse ground-truth
+    logistic model."""
     check_int("N", N, 1), check_int("n", n, 1), check_int("d", d, 1)
     truth = np.where(rng.uniform(size=d) < sparsity, 3.0 * rng.standard_normal(d), 0.0)
     a = rng.standard_normal((N, n, d)) + shift * rng.standard_normal((N, 1, d))
@@ -156,7 +168,8 @@ def classification_problem(rng: np.random.Generator, X_train, y_train, X_test, y
                            gamma: float, n_classes: int = 10) -> FedPDMProblem:
     """IID split of a classification set into ``N`` clients of equal size (remainder dropped), bias feature appended.
 
-    Features are used as given (pixels in [0, 1], spec 5.1 [decision]); the loss is (25) with ``n_classes`` rows.
+    Features are used as given (pixels in [0, 1], a choice the paper leaves open); the loss is (25) with
+    ``n_classes`` rows.
     """
     X_train, X_test = np.asarray(X_train, dtype=np.float64), np.asarray(X_test, dtype=np.float64)
     y_train, y_test = np.asarray(y_train, dtype=np.int64), np.asarray(y_test, dtype=np.int64)
@@ -180,8 +193,8 @@ def _with_bias(X: np.ndarray) -> np.ndarray:
 
 def mnist_like_problem(rng: np.random.Generator, *, N: int = 100, n_train: int = 60_000, n_test: int = 10_000,
                        beta: float = 1e-2, gamma: float = 1e-4, side: int = 28) -> FedPDMProblem:
-    """Synthetic "MNIST-shaped" data (spec 5.6): 10 smooth random class templates plus noise, clipped to [0, 1]
-    and thresholded to about 80 % zeros; ``side x side`` pixels plus a bias (d = 10 (side^2 + 1) = 7850)."""
+    """Synthetic "MNIST-shaped" data (docs/papers/fedpdm.md): 10 smooth random class templates plus noise, clipped to
+    [0, 1] and thresholded to about 80 % zeros; ``side x side`` pixels plus a bias (d = 10 (side^2 + 1) = 7850)."""
     check_int("n_train", n_train, N)
     check_int("n_test", n_test, 1)
     pix = side * side
@@ -207,7 +220,7 @@ def mnist_like_problem(rng: np.random.Generator, *, N: int = 100, n_train: int =
 
 
 def digits_problem(rng: np.random.Generator, *, N: int = 10, beta: float = 1e-2, gamma: float = 1e-4) -> FedPDMProblem:
-    """scikit-learn's bundled 8x8 digits (no download), pixels in [0, 1]: (m, n) = (10, 65), d = 650 (spec 5.6)."""
+    """scikit-learn's bundled 8x8 digits (no download), pixels in [0, 1]: (m, n) = (10, 65), d = 650."""
     from reference_impl.datasets import load_digits_images
 
     X_train, y_train, X_test, y_test = load_digits_images()
@@ -216,7 +229,8 @@ def digits_problem(rng: np.random.Generator, *, N: int = 10, beta: float = 1e-2,
 
 def mnist_npz_problem(path, rng: np.random.Generator, *, N: int = 100, beta: float = 1e-2,
                       gamma: float = 1e-4) -> FedPDMProblem:
-    """A user's MNIST ``.npz`` (Keras layout, :func:`reference_impl.datasets.load_mnist_npz`) split over ``N`` clients."""
+    """A user's MNIST ``.npz`` (Keras layout, :func:`reference_impl.datasets.load_mnist_npz`) split over ``N``
+    clients."""
     from reference_impl.datasets import load_mnist_npz
 
     X_train, y_train, X_test, y_test = load_mnist_npz(path)

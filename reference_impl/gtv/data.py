@@ -1,6 +1,7 @@
 r"""Instances of the GTV paper's experiments (shared/spec/gtv.md section 5; seed 002_26677b31336d654c.txt, Section VI).
 
-* :func:`sbm_instance`: the stochastic block model of §5.1 / §5.2 (two or several clusters), data (39)/(40);
+* :func:`sbm_instance`: the stochastic block model of §5.1 / §5.2 (two or several clusters), data (39)/(40),
+  its graph by :func:`sbm_edges` (linear in the edges) and its cost by :func:`estimate_sbm_cost`;
 * :func:`chain_instance`: the chain of §5.3 (2n nodes, one inter-cluster edge of weight ε, accessible subset M);
 * :func:`dense_clusters_instance`: complete clusters with a light boundary (spec 4, recipe for well-connected
   instances);
@@ -23,8 +24,9 @@ import numpy as np
 
 from theory.gtv.instance import GTVInstance
 
-__all__ = ["NPZ_KEYS", "DigitsSplit", "chain_instance", "dense_clusters_instance", "digits_instance", "digits_split",
-           "load_npz_instance", "planted_parameters", "save_npz_instance", "sbm_instance"]
+__all__ = ["NPZ_KEYS", "SBM_NETWORKX_MAX_PAIRS", "SBM_SAMPLERS", "DigitsSplit", "SBMCost", "chain_instance",
+           "dense_clusters_instance", "digits_instance", "digits_split", "estimate_sbm_cost", "load_npz_instance",
+           "planted_parameters", "save_npz_instance", "sbm_edges", "sbm_instance"]
 
 
 def planted_parameters(rng: np.random.Generator, k: int, d: int) -> np.ndarray:
@@ -48,15 +50,160 @@ def _edges_of(G: nx.Graph) -> np.ndarray:
     return np.array(sorted((min(a, b), max(a, b)) for a, b in G.edges()), dtype=np.int64).reshape(-1, 2)
 
 
+#: Graph samplers of :func:`sbm_instance`.
+SBM_SAMPLERS = ("auto", "linear", "networkx")
+#: ``sampler="auto"`` keeps networkx's draws up to this many pairs of nodes (2,000 nodes; about a second).
+SBM_NETWORKX_MAX_PAIRS = 2_000_000
+
+
+def _bernoulli_indices(rng: np.random.Generator, N: int, p: float) -> np.ndarray:
+    """Sorted indices in [0, N), each kept independently with probability ``p``: geometric gaps between kept indices
+    (Batagelj & Brandes 2005), drawn in blocks; time and memory linear in the number kept."""
+    if N <= 0 or p <= 0.0:
+        return np.zeros(0, dtype=np.int64)
+    if p >= 1.0:
+        return np.arange(N, dtype=np.int64)
+    parts, last = [], -1
+    while True:
+        expected = (N - 1 - last) * p
+        block = int(expected + 4.0 * math.sqrt(expected) + 16)
+        idx = last + np.cumsum(rng.geometric(p, size=block))
+        parts.append(idx[idx < N])
+        if idx[-1] >= N:
+            return np.concatenate(parts)
+        last = int(idx[-1])
+
+
+def _triangle_pairs(idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Pair ``(i, j)``, ``i < j``, of each index into the pairs enumerated column by column: idx = j(j-1)/2 + i."""
+    j = np.floor((1.0 + np.sqrt(1.0 + 8.0 * idx.astype(np.float64))) / 2.0).astype(np.int64)
+    j -= (j * (j - 1) // 2 > idx)  # integer corrections of the floating-point root
+    j += ((j + 1) * j // 2 <= idx)
+    return idx - j * (j - 1) // 2, j
+
+
+def sbm_edges(rng: np.random.Generator, sizes, probs) -> np.ndarray:
+    r"""Edges of a stochastic block model: every pair of nodes of blocks :math:`a, b` independently with probability
+    ``probs[a][b]``; time and memory linear in the nodes and the edges drawn.
+
+    Nodes are numbered block by block. Within each block pair the chosen pairs are the Bernoulli draws of
+    :func:`_bernoulli_indices` over an enumeration of the pairs: no pass over all :math:`n^2` pairs (networkx's
+    ``stochastic_block_model`` makes one, with a Python call per pair inside a block).
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    sizes : sequence of int
+        Block sizes (>= 1).
+    probs : (k, k) array_like
+        Symmetric edge probabilities in [0, 1].
+
+    Returns
+    -------
+    ndarray, shape (E, 2), int64
+        Pairs ``(i, j)``, ``i < j``, sorted lexicographically.
+
+    Examples
+    --------
+    >>> e = sbm_edges(np.random.default_rng(0), (300, 300), [[0.1, 0.0], [0.0, 0.1]])
+    >>> bool(np.all(e[:, 0] < e[:, 1]) and np.all((e[:, 0] < 300) == (e[:, 1] < 300)))
+    True
+    """
+    sizes = [int(v) for v in sizes]
+    probs = np.asarray(probs, dtype=np.float64)
+    k = len(sizes)
+    if k < 1 or min(sizes) < 1 or probs.shape != (k, k) or not np.array_equal(probs, probs.T) or not np.all(
+            (probs >= 0.0) & (probs <= 1.0)):
+        raise ValueError(f"sizes must be k >= 1 block sizes >= 1 and probs a symmetric (k, k) array in [0, 1], got "
+                         f"sizes {sizes} and probs of shape {probs.shape}")
+    starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    parts = []
+    for a in range(k):
+        for b in range(a, k):
+            if a == b:
+                idx = _bernoulli_indices(rng, sizes[a] * (sizes[a] - 1) // 2, float(probs[a, a]))
+                i, j = _triangle_pairs(idx)
+            else:
+                idx = _bernoulli_indices(rng, sizes[a] * sizes[b], float(probs[a, b]))
+                i, j = idx // sizes[b], idx % sizes[b] + (starts[b] - starts[a])
+            parts.append(np.stack([i + starts[a], j + starts[a]], axis=1))
+    edges = np.concatenate(parts)
+    return edges[np.lexsort((edges[:, 1], edges[:, 0]))]
+
+
+@dataclass(frozen=True, kw_only=True)
+class SBMCost:
+    """Expected size and cost of :func:`sbm_instance`, from its arguments alone.
+
+    Attributes
+    ----------
+    expected_edges : float
+        :math:`\\sum_{a \\le b} p_{ab}\\,\\#\\text{pairs}(a, b)` (the repairs add at most one edge per node).
+    work : float
+        Random draws and elementwise operations (with a 50 % margin on the random edge count).
+    peak_elements : int
+        Float64 elements held at once (same margin): the data (features, labels, the instance's copies) and the edge
+        arrays.
+    """
+
+    expected_edges: float
+    work: float
+    peak_elements: int
+
+    def __post_init__(self) -> None:
+        for name in ("expected_edges", "work"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value < math.inf:
+                raise ValueError(f"{name} must be a finite real >= 0, got {value!r}")
+        if isinstance(self.peak_elements, bool) or not isinstance(self.peak_elements, int) or self.peak_elements < 0:
+            raise ValueError(f"peak_elements must be an integer >= 0, got {self.peak_elements!r}")
+
+
+def estimate_sbm_cost(sizes, p_in: float, p_out: float, d: int, m: int) -> SBMCost:
+    r"""Expected edges, work and memory of :func:`sbm_instance` before anything is drawn (for the CLI's checks).
+
+    The graph costs a few operations per edge drawn (:func:`sbm_edges`; networkx's sampler, taken by ``"auto"`` up to
+    :data:`SBM_NETWORKX_MAX_PAIRS` pairs, about 20 per pair of nodes); the data
+    :math:`X \in \mathbb R^{n\times m\times d}` and its labels dominate unless the graph is dense.
+
+    >>> c = estimate_sbm_cost((100, 100), 0.5, 0.01, 100, 10)
+    >>> round(c.expected_edges)
+    5050
+    """
+    sizes = [int(v) for v in sizes]
+    if not sizes or min(sizes) < 1:
+        raise ValueError(f"sizes must list cluster sizes >= 1, got {sizes}")
+    for name, p in (("p_in", p_in), ("p_out", p_out)):
+        if not 0.0 <= p <= 1.0:
+            raise ValueError(f"{name} must be in [0, 1], got {p!r}")
+    n = sum(sizes)
+    within = sum(s * (s - 1) / 2.0 for s in sizes)
+    between = (n * n - sum(s * s for s in sizes)) / 2.0
+    edges = p_in * within + p_out * between
+    margin = 1.5 * edges + 4.0 * math.sqrt(edges) + n + 64.0
+    pairs = n * (n - 1) / 2.0
+    work = 40.0 * margin + 3.0 * n * m * d + 10.0 * n * m + 4.0 * n + (20.0 * pairs if pairs <= SBM_NETWORKX_MAX_PAIRS
+                                                                      else 0.0)
+    peak = 3 * n * m * d + 4 * n * m + 3 * d * len(sizes) + 12 * margin + 4 * n
+    return SBMCost(expected_edges=float(edges), work=float(work), peak_elements=int(peak))
+
+
 def sbm_instance(rng: np.random.Generator, *, sizes=(100, 100), p_in: float = 0.5, p_out: float = 0.01, d: int = 100,
                  m: int = 10, noise: float = 1e-3, lam: float = 1e-2, penalty: str = "l2", Q=None,
-                 weights: tuple[float, float] | None = None) -> tuple[GTVInstance, np.ndarray]:
+                 weights: tuple[float, float] | None = None, sampler: str = "auto") -> tuple[GTVInstance, np.ndarray]:
     r"""The SBM of §5.1 (defaults: 2 x 100 nodes, p_in = 0.5, p_out = 0.01, d = 100, m_i = 10, σ = 1e-3, λ = 1e-2).
 
     All :math:`A_e = 1` unless ``weights = (lo, hi)`` (uniform weights, spec 4 T6). A node the SBM draw leaves
     isolated (possible only for small clusters) is joined to one uniformly drawn node of its own cluster, since
     Algorithm 1's step :math:`\tau_i = 1/|N^{(i)}|` needs an edge [ext]. Returns ``(instance, w_true)`` with
     ``w_true[i]`` the generating parameter of node i (the MSE reference of (41)).
+
+    ``sampler`` draws the graph: ``"linear"`` by :func:`sbm_edges` (time and memory linear in the edges),
+    ``"networkx"`` by ``networkx.stochastic_block_model`` (one Python call per pair of nodes of a cluster: quadratic in
+    n), ``"auto"`` (default) networkx up to :data:`SBM_NETWORKX_MAX_PAIRS` pairs of nodes, so that the instances of
+    the checks keep their draws and every recorded result, and the linear sampler above. Both are exact samplers of
+    the same model; they consume the generator differently, so one seed gives different graphs.
+    :func:`estimate_sbm_cost` gives the expected size and cost first.
     """
     sizes = tuple(int(s) for s in sizes)
     k = len(sizes)
@@ -65,15 +212,27 @@ def sbm_instance(rng: np.random.Generator, *, sizes=(100, 100), p_in: float = 0.
     for name, p in (("p_in", p_in), ("p_out", p_out)):
         if not 0.0 <= p <= 1.0:
             raise ValueError(f"{name} must be in [0, 1], got {p!r}")
+    if sampler not in SBM_SAMPLERS:
+        raise ValueError(f"sampler must be one of {', '.join(map(repr, SBM_SAMPLERS))}, got {sampler!r}")
     probs = [[p_in if a == b else p_out for b in range(k)] for a in range(k)]
-    G = nx.stochastic_block_model(list(sizes), probs, seed=int(rng.integers(2**31)))
     labels = np.repeat(np.arange(k), sizes)
     starts = np.concatenate([[0], np.cumsum(sizes)])
-    for i in [i for i in G.nodes if G.degree(i) == 0]:
-        c = labels[i]
-        j = int(rng.integers(starts[c], starts[c + 1] - 1))
-        G.add_edge(i, j if j < i else j + 1)
-    edges = _edges_of(G)
+    n = len(labels)
+    if sampler == "networkx" or (sampler == "auto" and n * (n - 1) // 2 <= SBM_NETWORKX_MAX_PAIRS):
+        G = nx.stochastic_block_model(list(sizes), probs, seed=int(rng.integers(2**31)))
+        for i in [i for i in G.nodes if G.degree(i) == 0]:
+            c = labels[i]
+            j = int(rng.integers(starts[c], starts[c + 1] - 1))
+            G.add_edge(i, j if j < i else j + 1)
+        edges = _edges_of(G)
+    else:
+        edges = sbm_edges(rng, sizes, probs)
+        lonely = np.flatnonzero(np.bincount(edges.ravel(), minlength=n) == 0)
+        if lonely.size:  # as above: each joined to a uniformly drawn other node of its cluster, drawn at once
+            c = labels[lonely]
+            j = rng.integers(starts[c], starts[c + 1] - 1)
+            j = j + (j >= lonely)
+            edges = np.unique(np.concatenate([edges, np.sort(np.stack([lonely, j], axis=1), axis=1)]), axis=0)
     A = np.ones(len(edges)) if weights is None else rng.uniform(weights[0], weights[1], size=len(edges))
     w_bar = planted_parameters(rng, k, d)
     w_true = w_bar[labels]
@@ -116,6 +275,10 @@ def dense_clusters_instance(rng: np.random.Generator, *, N: int = 20, k: int = 2
                             penalty: str = "l2") -> tuple[GTVInstance, np.ndarray]:
     r"""Complete clusters :math:`K_N` (weight 1) joined by ``n_inter`` random inter-cluster edges of weight ε;
     cluster parameters N(0, I), features N(0, I), noise σ (spec 4, "Constructing instances that satisfy (35)")."""
+    inter_pairs = (k * (k - 1) // 2) * N * N
+    if n_inter > inter_pairs:
+        raise ValueError(f"n_inter must be an integer in [0, k(k - 1)/2 N^2] = [0, {inter_pairs}] (distinct "
+                         f"inter-cluster edges), got {n_inter!r}")
     labels = np.repeat(np.arange(k), N)
     edges = {(int(a), int(b)) for c in range(k) for a in range(c * N, (c + 1) * N) for b in range(a + 1, (c + 1) * N)}
     inter = set()

@@ -19,34 +19,43 @@ import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
+import scipy.sparse as sp
+from scipy.sparse import csgraph
 
 from theory._validate import readonly
 
-__all__ = ["CONVENTIONS", "NPFLProblem", "intra_cluster_components", "synthetic_problem"]
+__all__ = ["CONVENTIONS", "GRAPH_SAMPLERS", "PAIRS_SAMPLER_MAX_PAIRS", "NPFLProblem", "estimate_graph_draws",
+           "intra_cluster_components", "synthetic_problem"]
 
 CONVENTIONS = ("E0", "E1")
+#: Graph samplers of :func:`synthetic_problem`.
+GRAPH_SAMPLERS = ("auto", "pairs", "linear")
+#: ``sampler="auto"`` draws one uniform per pair of clients (the historical draws) up to this many pairs (2,000
+#: clients), and the edges only above.
+PAIRS_SAMPLER_MAX_PAIRS = 2_000_000
 
 
-def _components(adjacency: np.ndarray) -> np.ndarray:
-    """Connected-component label of every node (vectorised label propagation, at most K sweeps)."""
-    K = adjacency.shape[0]
-    label = np.arange(K)
-    reach = adjacency | np.eye(K, dtype=bool)
-    for _ in range(K):
-        new = np.min(np.where(reach, label[None, :], K), axis=1)
-        if np.array_equal(new, label):
-            break
-        label = new
-    _, comp = np.unique(label, return_inverse=True)
-    return comp
+def _components(adjacency) -> np.ndarray:
+    """Connected-component index of every node, numbered in the order of each component's smallest node
+    (breadth-first search, time linear in the nodes and edges; ``adjacency`` dense bool or scipy.sparse)."""
+    graph = adjacency if sp.issparse(adjacency) else sp.csr_array(np.asarray(adjacency, dtype=bool))
+    return csgraph.connected_components(graph, directed=False)[1].astype(np.int64)
+
+
+def _same_cluster(adjacency, labels: np.ndarray):
+    """The edges of ``adjacency`` (dense bool or sparse) that join clients of one cluster, in the same format."""
+    if not sp.issparse(adjacency):
+        return np.asarray(adjacency, dtype=bool) & (labels[:, None] == labels[None, :])
+    coo = sp.coo_array(adjacency)
+    keep = labels[coo.row] == labels[coo.col]
+    return sp.csr_array((np.ones(int(keep.sum()), dtype=bool), (coo.row[keep], coo.col[keep])), shape=coo.shape)
 
 
 def intra_cluster_components(adjacency, labels) -> np.ndarray:
-    """Component index (0..C-1) of every client in its cluster's subgraph :math:`G_q` (spec 6, D12)."""
-    adjacency = np.asarray(adjacency, dtype=bool)
+    """Component index (0..C-1) of every client in its cluster's subgraph :math:`G_q` (docs/papers/npfl_rl.md);
+    ``adjacency`` dense or scipy.sparse, time linear in the clients and the edges (after the dense scan)."""
     labels = np.asarray(labels)
-    same = adjacency & (labels[:, None] == labels[None, :])
-    return _components(same)
+    return _components(_same_cluster(adjacency, labels))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -118,7 +127,7 @@ class NPFLProblem:
             stats[key] = (Xs, ys)
         d = stats[""][0][0].shape[1]
         for key, (Xs, ys) in stats.items():
-            for k, (x, v) in enumerate(zip(Xs, ys)):
+            for k, (x, v) in enumerate(zip(Xs, ys, strict=True)):
                 if x.ndim != 2 or x.shape[1] != d or x.shape[0] < 1 or v.shape != (x.shape[0],):
                     raise ValueError(f"client {k}: data{key} must be (D, d = {d}) with labels (D,), got {x.shape}, "
                                      f"{v.shape}")
@@ -127,7 +136,7 @@ class NPFLProblem:
         D = np.array([x.shape[0] for x in stats[""][0]], dtype=np.int64)
         for key, (Xs, ys) in stats.items():
             Hs = np.stack([x.T @ x for x in Xs]) / D[:, None, None]
-            bs = np.stack([x.T @ v for x, v in zip(Xs, ys)]) / D[:, None]
+            bs = np.stack([x.T @ v for x, v in zip(Xs, ys, strict=True)]) / D[:, None]
             cs = np.array([v @ v for v in ys]) / D
             object.__setattr__(self, "H" + key, readonly(Hs, np.float64))
             object.__setattr__(self, "b" + key, readonly(bs, np.float64))
@@ -199,14 +208,65 @@ class NPFLProblem:
         return omega, B
 
 
-def _connected(A: np.ndarray) -> bool:
+def _connected(A) -> bool:
     return bool(np.all(_components(A) == 0))
+
+
+def _linear_graph(rng: np.random.Generator, K: int, p: float):
+    """G(K, p) as a sparse symmetric bool adjacency: geometric gaps between the chosen pairs of the upper triangle
+    (enumerated column by column), time and memory linear in K and the edges."""
+    N = K * (K - 1) // 2
+    parts, last = [], -1
+    if p >= 1.0:
+        parts.append(np.arange(N, dtype=np.int64))
+    elif p > 0.0:
+        while True:
+            expected = (N - 1 - last) * p
+            idx = last + np.cumsum(rng.geometric(p, size=int(expected + 4.0 * math.sqrt(expected) + 16)))
+            parts.append(idx[idx < N])
+            if idx[-1] >= N:
+                break
+            last = int(idx[-1])
+    idx = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+    j = np.floor((1.0 + np.sqrt(1.0 + 8.0 * idx.astype(np.float64))) / 2.0).astype(np.int64)
+    j -= (j * (j - 1) // 2 > idx)  # integer corrections of the floating-point root
+    j += ((j + 1) * j // 2 <= idx)
+    i = idx - j * (j - 1) // 2
+    rows, cols = np.concatenate([i, j]), np.concatenate([j, i])
+    return sp.csr_array((np.ones(rows.size, dtype=bool), (rows, cols)), shape=(K, K))
+
+
+def estimate_graph_draws(K: int, mean_degree: float) -> dict:
+    r"""How many Erdős–Rényi draws :func:`synthetic_problem` should expect before a connected one, from K and the
+    mean degree alone (:math:`p = \bar d/(K-1)`).
+
+    ``expected_isolated`` :math:`\mu = K(1-p)^{K-1}` is exact; ``p_connected`` :math:`\approx e^{-\mu}` is the
+    classical limit (Erdős & Rényi 1960: the graph is connected exactly when it has no isolated node, with
+    probability tending to :math:`e^{-\mu}`), an approximation that errs high (connectivity needs more than no
+    isolated node); ``expected_draws`` = 1 / ``p_connected`` (inf when it underflows). A mean degree of about
+    :math:`\ln K + 3` keeps ``expected_draws`` near 1; at a fixed mean degree the draws grow like
+    :math:`e^{K e^{-\bar d}}`: for :math:`\bar d = 6`, about 1.2 at K = 100, 11 at K = 1,000 and 2e4 at K = 4,000 (above
+    the default ``max_draws``).
+
+    >>> round(estimate_graph_draws(30, 6.0)["expected_draws"], 2)
+    1.04
+    """
+    if isinstance(K, bool) or not isinstance(K, numbers.Integral) or K < 2:
+        raise ValueError(f"K must be an integer >= 2, got {K!r}")
+    if not (0 < mean_degree <= K - 1):
+        raise ValueError(f"mean_degree must be in (0, K-1 = {K - 1}], got {mean_degree!r}")
+    p = mean_degree / (K - 1)
+    mu = K * math.exp((K - 1) * math.log1p(-p)) if p < 1.0 else 0.0
+    p_connected = math.exp(-mu)
+    return {"p": p, "expected_isolated": mu, "p_connected": p_connected,
+            "expected_draws": 1.0 / p_connected if p_connected > 0.0 else math.inf}
 
 
 def synthetic_problem(rng: np.random.Generator, *, K: int = 30, Q: int = 3, d: int = 60, mean_degree: float = 6.0,
                       D_range: tuple[int, int] = (5, 35), noise_range: tuple[float, float] = (0.005, 0.03),
                       lam: float = 0.1, delta_half_width: float = 0.5, delta_kind: str = "scalar",
-                      symmetric: bool = False, max_draws: int = 10_000) -> tuple[NPFLProblem, dict]:
+                      symmetric: bool = False, max_draws: int = 10_000,
+                      sampler: str = "auto") -> tuple[NPFLProblem, dict]:
     r"""Generator I0 (spec 6): ER graph redrawn until connected, uniform labels, :math:`w_q = (1+\delta_q) w_0`.
 
     Every choice the seed leaves open is an argument (spec 7, 8): Erdős–Rényi with
@@ -215,6 +275,13 @@ def synthetic_problem(rng: np.random.Generator, *, K: int = 30, Q: int = 3, d: i
     features, noise variance :math:`\eta_k \sim U(\text{noise\_range})` (renamed :math:`\sigma_k^2`, D18), validation
     and test sets with :math:`D_k` rows each (D20). ``symmetric=True`` redraws until every :math:`G_q` is connected and
     every :math:`N_k^{(r)}` is non-empty (K4's symmetric case).
+
+    ``sampler`` draws each graph: ``"pairs"`` one uniform per pair of clients (time and memory quadratic in K, the
+    draws every recorded result was made with), ``"linear"`` only the edges (geometric gaps; time linear in K and the
+    edges; connectivity by breadth-first search), ``"auto"`` (default) the first up to
+    :data:`PAIRS_SAMPLER_MAX_PAIRS` pairs and the second above. Both are exact G(K, p) samplers; one seed gives
+    different graphs. The instance itself (:class:`NPFLProblem`) keeps a dense K x K adjacency. At a fixed mean degree
+    a connected draw becomes exponentially rare as K grows (:func:`estimate_graph_draws`).
 
     Returns
     -------
@@ -232,16 +299,22 @@ def synthetic_problem(rng: np.random.Generator, *, K: int = 30, Q: int = 3, d: i
         raise ValueError(f"D_range must be (lo, hi) with 1 <= lo <= hi, got {D_range!r}")
     if not (0 <= noise_range[0] <= noise_range[1]):
         raise ValueError(f"noise_range must be (lo, hi) with 0 <= lo <= hi, got {noise_range!r}")
+    if sampler not in GRAPH_SAMPLERS:
+        raise ValueError(f"sampler must be one of {', '.join(map(repr, GRAPH_SAMPLERS))}, got {sampler!r}")
     if delta_kind not in ("scalar", "elementwise"):
         raise ValueError(f"delta_kind must be 'scalar' or 'elementwise', got {delta_kind!r}")
     if not (delta_half_width >= 0):
         raise ValueError(f"delta_half_width must be >= 0, got {delta_half_width!r}")
     p = mean_degree / (K - 1)
-    iu = np.triu_indices(K, 1)
+    pairs = sampler == "pairs" or (sampler == "auto" and K * (K - 1) // 2 <= PAIRS_SAMPLER_MAX_PAIRS)
+    iu = np.triu_indices(K, 1) if pairs else None
     for _ in range(max_draws):
-        A = np.zeros((K, K), dtype=bool)
-        A[iu] = rng.random(iu[0].size) < p
-        A = A | A.T
+        if pairs:
+            A = np.zeros((K, K), dtype=bool)
+            A[iu] = rng.random(iu[0].size) < p
+            A = A | A.T
+        else:
+            A = _linear_graph(rng, K, p)
         labels = rng.integers(0, Q, size=K)
         if np.unique(labels).size != Q or not _connected(A):
             continue
@@ -267,5 +340,7 @@ def synthetic_problem(rng: np.random.Generator, *, K: int = 30, Q: int = 3, d: i
             Xs.append(x)
             ys.append(x @ W[labels[k]] + math.sqrt(noise_var[k]) * rng.normal(size=int(D[k])))
         sets["X" + key], sets["y" + key] = tuple(Xs), tuple(ys)
+    if sp.issparse(A):
+        A = A.toarray()  # the instance keeps a dense adjacency
     problem = NPFLProblem(adjacency=A, labels=labels, lam=lam, true_models=W, **sets)
     return problem, {"w0": w0, "deltas": deltas, "noise_var": noise_var, "p": p}

@@ -1,18 +1,27 @@
 r"""zCDP-NFL (P2 Algorithm 1) and the baselines of the paper's experiments, as a package.
 
-* :mod:`.problem`: the instance :class:`NFLProblem` (graph, data, objective), :func:`synthetic_problem`,
-  the metric :func:`normalized_error`;
+* :mod:`.problem`: the instance :class:`NFLProblem` (sparse graph, data, objective), :func:`synthetic_problem`,
+  the metric :func:`normalized_error`, :func:`graph_product` (a graph matrix on client rows);
 * :mod:`.ground_truth`: the centralised optimum in CVXPY with its certificate (:func:`centralized_optimum`);
-* :mod:`.schedules`: step sizes (:class:`StepSchedule`, spec 2.4), noise (:class:`PrivacySchedule`, spec 2.5)
+* :mod:`.schedules`: step sizes (:class:`StepSchedule`), noise (:class:`PrivacySchedule`)
   and :class:`NFLConfig`;
 * :mod:`.algorithm`: the vectorised private ADMM (:func:`run_zcdp_nfl`, :func:`nfl_round`, :func:`run_arm`,
-  the one-step update :func:`zcdp_nfl_primal_update`);
-* :mod:`.baselines`: reconstructions (spec 7) of the compared methods (ε,δ)DP-NFL, zCDP-grad-NFL and P-ADMM.
+  the one-step update :func:`zcdp_nfl_primal_update`) and its cost estimate :func:`estimate_run_cost`;
+* :mod:`.baselines`: reconstructions (docs/papers/zcdp_nfl.md) of the compared methods (ε,δ)DP-NFL,
+  zCDP-grad-NFL and P-ADMM.
 
 Every public name is re-exported here, so ``from reference_impl.zcdp_nfl import X`` works for all of them.
 """
 
-from reference_impl.zcdp_nfl.algorithm import NFLRun, nfl_round, run_arm, run_zcdp_nfl, zcdp_nfl_primal_update
+from reference_impl.zcdp_nfl.algorithm import (
+    NFLRun,
+    RunCost,
+    estimate_run_cost,
+    nfl_round,
+    run_arm,
+    run_zcdp_nfl,
+    zcdp_nfl_primal_update,
+)
 from reference_impl.zcdp_nfl.baselines import (
     BASELINES,
     EPS_DELTA_SPLITS,
@@ -30,7 +39,9 @@ from reference_impl.zcdp_nfl.ground_truth import GroundTruth, centralized_optimu
 from reference_impl.zcdp_nfl.problem import (
     OBJECTIVES,
     NFLProblem,
+    as_sparse_adjacency,
     elastic_net_lambda1,
+    graph_product,
     normalized_error,
     synthetic_problem,
 )
@@ -49,10 +60,14 @@ __all__ = [
     "NFLProblem",
     "NFLRun",
     "PrivacySchedule",
+    "RunCost",
     "StepSchedule",
     "accounted_privacy",
+    "as_sparse_adjacency",
     "centralized_optimum",
     "elastic_net_lambda1",
+    "estimate_run_cost",
+    "graph_product",
     "matched_gradient_step",
     "metropolis_weights",
     "nfl_round",

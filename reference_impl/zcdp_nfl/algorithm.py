@@ -1,14 +1,17 @@
 r"""zCDP-NFL: private peer-to-peer linearised ADMM, vectorised over agents and Monte-Carlo runs.
 
-Reference implementation of P2 Algorithm 1 (shared/spec/zcdp_nfl.md 2.3) on any connected
-undirected graph. Every agent advances as a row of arrays of shape ``(runs, K, P)``; neighbour sums
-are one product with the adjacency matrix, so there is no Python loop over agents in an iteration.
+Reference implementation of P2 Algorithm 1 (docs/papers/zcdp_nfl.md) on any connected undirected graph.
+Every agent advances as a row of arrays of shape ``(runs, K, P)``; neighbour sums are one product with the sparse
+adjacency (:func:`reference_impl.zcdp_nfl.problem.graph_product`), so an iteration costs time linear in the agents
+and edges and has no Python loop over agents.
 Round :math:`n = 1, \dots, T` of every agent :math:`k`:
 
 .. math::
 
-    g_k^{(n)} &= \frac{1}{M}\sum_j \ell'(x_{k,j}, y_{k,j}; \tilde w_k^{(n-1)}) + \frac{\lambda}{K}R'(\tilde w_k^{(n-1)}) \\
-    w_k^{(n)} &= \frac{\tilde w_k^{(n-1)}/\eta^{(n)} + \rho\sum_{l\in\mathcal N_k}(\tilde w_k^{(n-1)} + \tilde w_l^{(n-1)})
+    g_k^{(n)} &= \frac{1}{M}\sum_j \ell'(x_{k,j}, y_{k,j}; \tilde w_k^{(n-1)})
+                 + \frac{\lambda}{K}R'(\tilde w_k^{(n-1)}) \\
+    w_k^{(n)} &= \frac{\tilde w_k^{(n-1)}/\eta^{(n)}
+                 + \rho\sum_{l\in\mathcal N_k}(\tilde w_k^{(n-1)} + \tilde w_l^{(n-1)})
                  - \gamma_k^{(n-1)} - g_k^{(n)}}{1/\eta^{(n)} + 2\rho d_k} \\
     \tilde w_k^{(n)} &= w_k^{(n)} + \xi_k^{(n)}, \qquad \xi_k^{(n)} \sim \mathcal N(0, \sigma_k^2(n) I_P) \\
     \gamma_k^{(n)} &= \gamma_k^{(n-1)} + \rho\sum_{l\in\mathcal N_k}(\tilde w_k^{(n)} - \tilde w_l^{(n)})
@@ -20,7 +23,7 @@ References
 ----------
 .. [1] seed 004_180cd372987d137b.txt, Publication 2, Algorithm 1, eqs. (5)-(9), lines 1983-2006;
    thesis Chapter 3, eqs. (3.6)-(3.10), lines 545-575.
-.. [2] shared/spec/zcdp_nfl.md 2.3 (closed form of step 2; erratum E6 for P2 (A.1)).
+.. [2] docs/papers/zcdp_nfl.md (the closed form of step 2; P2's (A.1) needs the same correction).
 """
 
 from __future__ import annotations
@@ -32,11 +35,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from reference_impl.zcdp_nfl.problem import NFLProblem, normalized_error
+from reference_impl.zcdp_nfl.problem import NFLProblem, graph_product, normalized_error
 from reference_impl.zcdp_nfl.schedules import NFLConfig
 from theory._validate import positive_int, readonly
 
-__all__ = ["NFLRun", "nfl_round", "run_arm", "run_zcdp_nfl", "zcdp_nfl_primal_update"]
+__all__ = ["NFLRun", "RunCost", "estimate_run_cost", "nfl_round", "run_arm", "run_zcdp_nfl", "zcdp_nfl_primal_update"]
 
 
 def _finite_array(name: str, value, ndim_min: int) -> np.ndarray:
@@ -119,7 +122,7 @@ def zcdp_nfl_primal_update(
     References
     ----------
     .. [1] seed 004_180cd372987d137b.txt, Publication 2, eq. (7), Algorithm 1, lines 2002-2006;
-       closed form: shared/spec/zcdp_nfl.md 2.3 step 2 (erratum E6 for P2 (A.1)).
+       closed form: docs/papers/zcdp_nfl.md (step 2; P2's (A.1) needs the same correction).
 
     Examples
     --------
@@ -183,8 +186,9 @@ def zcdp_nfl_primal_update(
 class NFLRun:
     r"""Output of :func:`run_zcdp_nfl`.
 
-    ``w``, ``w_tilde``, ``gamma``: final iterates (runs, K, P); ``w_hat``: :math:`\hat w^{(T)} = \frac1T\sum_{n=1}^T\tilde w^{(n)}`;
-    ``ne``: :math:`NE(n)`, n = 0..T, shape (runs, T + 1) (None without ``w_c``); ``etas``: :math:`\eta^{(1..T)}`;
+    ``w``, ``w_tilde``, ``gamma``: final iterates (runs, K, P); ``w_hat``:
+    :math:`\hat w^{(T)} = \frac1T\sum_{n=1}^T\tilde w^{(n)}`; ``ne``: :math:`NE(n)`, n = 0..T, shape (runs, T + 1)
+    (None without ``w_c``); ``etas``: :math:`\eta^{(1..T)}`;
     ``variances``/``budgets``: :math:`\sigma_k^2(n)`, :math:`\phi_k^{(n)}` (T, K); ``total_zcdp``:
     :math:`\max_k\sum_n\phi_k^{(n)}` (inf without noise); ``epsilon``: Bun-Steinke
     :math:`\Phi + 2\sqrt{\Phi\log(1/\delta)}`; ``privacy_certified``: whether the calibration's ``c1`` bounds the
@@ -206,6 +210,76 @@ class NFLRun:
     privacy_certified: bool
     diverged: bool
     trajectory: dict | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunCost:
+    """An upper estimate of a run's cost, from the sizes alone.
+
+    Attributes
+    ----------
+    work : float
+        Multiply-adds and elementwise operations at most (the unit of the CLI's work limits).
+    peak_elements : int
+        Float64 elements at most: the instance's arrays and everything the run holds at once.
+    """
+
+    work: float
+    peak_elements: int
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.work, (int, float)) and 0.0 <= self.work < math.inf):
+            raise ValueError(f"work must be a finite real >= 0, got {self.work!r}")
+        if isinstance(self.peak_elements, bool) or not isinstance(self.peak_elements, int) or self.peak_elements < 0:
+            raise ValueError(f"peak_elements must be an integer >= 0, got {self.peak_elements!r}")
+
+
+def estimate_run_cost(K: int, M: int, P: int, n_edges: int, *, iterations: int, runs: int = 1,
+                      keep_trajectory: bool = False, clip: bool = False) -> RunCost:
+    r"""Upper estimate of :func:`run_zcdp_nfl`'s work and memory (and the instance's arrays) before anything is drawn.
+
+    Per round and run: the data term :math:`2KMP` (two batched products) and :math:`8KM`, the two neighbour sums
+    :math:`4|E|P` (the sparse adjacency stores each edge twice), :math:`40KP` elementwise; with ``clip`` the
+    per-sample subgradients, :math:`8KMP` and as many elements. Memory: the instance (:math:`X` and its transpose,
+    :math:`y`, the adjacency), the schedules :math:`T \times K` (variances, budgets, noise scales and their
+    temporaries), the state and a round's temporaries (runs x K x P, runs x K x M), the error curve, and with
+    ``keep_trajectory`` :math:`4\,\text{runs}\,(T + 1)KP`. Everything is linear in K, M, P and the edges.
+
+    Parameters
+    ----------
+    K, M, P : int
+        Agents (>= 2), samples per agent, features (>= 1).
+    n_edges : int
+        Undirected edges, in [K - 1, K(K - 1)/2] (the graph is connected).
+    iterations, runs : int
+        :math:`T` and the Monte-Carlo runs (>= 1).
+    keep_trajectory, clip : bool
+        As in :func:`run_zcdp_nfl` and :class:`~reference_impl.zcdp_nfl.problem.NFLProblem` (``clip`` not None).
+
+    Returns
+    -------
+    RunCost
+
+    Examples
+    --------
+    >>> small = estimate_run_cost(1_000, 50, 8, 1_500, iterations=100)
+    >>> large = estimate_run_cost(10_000, 50, 8, 15_000, iterations=100)
+    >>> bool(large.work <= 10 * small.work and large.peak_elements <= 10 * small.peak_elements)
+    True
+    """
+    K, M, P = positive_int("K", K, 2), positive_int("M", M), positive_int("P", P)
+    n_edges = positive_int("n_edges", n_edges, K - 1)
+    if n_edges > K * (K - 1) // 2:
+        raise ValueError(f"n_edges must be an integer in [K - 1, K(K - 1)/2] = [{K - 1}, {K * (K - 1) // 2}], got "
+                         f"{n_edges!r}")
+    T, runs = positive_int("iterations", iterations), positive_int("runs", runs)
+    per_round = 2.0 * K * M * P + 8.0 * K * M + 4.0 * n_edges * P + 40.0 * K * P + (8.0 * K * M * P if clip else 0.0)
+    work = T * runs * per_round + 12.0 * T * K
+    instance = 2 * K * M * P + K * M + 2 * n_edges + K + 1 + P * P * K
+    schedules = 8 * T * K + 2 * T
+    state = runs * (16 * K * P + 4 * K * M + (2 * K * M * P if clip else 0) + 2 * (T + 1))
+    trajectory = 4 * runs * (T + 1) * K * P if keep_trajectory else 0
+    return RunCost(work=float(work), peak_elements=int(instance + schedules + state + trajectory))
 
 
 def run_zcdp_nfl(problem: NFLProblem, config: NFLConfig, iterations: int, rng: np.random.Generator, *,
@@ -232,9 +306,9 @@ def run_zcdp_nfl(problem: NFLProblem, config: NFLConfig, iterations: int, rng: n
 
     Notes
     -----
-    Vectorised: each round is a handful of array operations on (runs, K, P) blocks and one product with
-    the K x K adjacency matrix; no Python loop over agents. The privacy accounting (``budgets``,
-    ``total_zcdp``, ``epsilon``) is that of Theorem I composed over rounds (P2 App. C, zCDP composition),
+    Vectorised: each round is a handful of array operations on (runs, K, P) blocks and two products with
+    the sparse adjacency (time linear in K and the edges); no Python loop over agents. The privacy accounting
+    (``budgets``, ``total_zcdp``, ``epsilon``) is that of Theorem I composed over rounds (P2 App. C, zCDP composition),
     converted with Bun & Steinke 2016, Prop. 1.3.
     """
     from theory.privacy.conversions import zcdp_to_approx_dp_bun_steinke
@@ -245,7 +319,7 @@ def run_zcdp_nfl(problem: NFLProblem, config: NFLConfig, iterations: int, rng: n
     variances = config.privacy.variances(problem, rho, etas)
     budgets = config.privacy.budgets(problem, rho, etas)
     sigma = np.sqrt(variances)
-    A = problem.adjacency.astype(np.float64)
+    A = problem.adjacency.astype(np.float64)  # sparse, converted once
     d = problem.degree.astype(np.float64)[:, None]
     if w_c is not None:
         w_c = np.asarray(w_c, dtype=np.float64)
@@ -298,17 +372,17 @@ def nfl_round(problem: NFLProblem, rho: float, eta: float, sigma, w_tilde, gamma
     A, d = _matrices if _matrices is not None else (problem.adjacency.astype(np.float64),
                                                     problem.degree.astype(np.float64)[:, None])
     g = problem.subgradients(w_tilde)
-    w = _primal_step(w_tilde, A @ w_tilde, gamma, g, 1.0 / eta, d, rho)
+    w = _primal_step(w_tilde, graph_product(A, w_tilde), gamma, g, 1.0 / eta, d, rho)
     xi = sigma[None, :, None] * rng.normal(size=w.shape) if sigma is not None else np.zeros_like(w)
     w_tilde = w + xi
-    gamma = gamma + rho * (d * w_tilde - A @ w_tilde)
+    gamma = gamma + rho * (d * w_tilde - graph_product(A, w_tilde))
     return w, w_tilde, gamma, xi
 
 
 def run_arm(problem: NFLProblem, config: NFLConfig, iterations: int, seed: int, w_c) -> np.ndarray:
     r"""One arm on one replicate seed: the error curve :math:`NE(n)`, n = 0..T, shape (T + 1,).
 
-    The building block for paired-arm comparisons (spec 6): the noise is drawn from
+    The building block for paired-arm comparisons (the experiments of P2 Section 5): the noise is drawn from
     ``numpy.random.default_rng(seed)``, so two arms run with the same seed share their draws where their
     shapes agree (common random numbers).
     """

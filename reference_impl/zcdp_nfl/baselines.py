@@ -1,4 +1,4 @@
-r"""The baselines of zCDP-NFL's experiments, as RECONSTRUCTED by shared/spec/zcdp_nfl.md section 7.
+r"""The baselines of zCDP-NFL's experiments, as RECONSTRUCTED (docs/papers/zcdp_nfl.md, the baselines).
 
 The seed names the three compared methods but gives none of their update or noise rules, so every one
 here is a reconstruction, not the original algorithm (reports must say so):
@@ -23,7 +23,7 @@ with one seed share their draws (common random numbers).
 References
 ----------
 .. [1] seed 004_180cd372987d137b.txt, thesis Section 3.4, lines 744-781; Publication 2 Section 5, lines 2205-2232.
-.. [2] shared/spec/zcdp_nfl.md 7 (the reconstructions), 6 (experiment set-up).
+.. [2] docs/papers/zcdp_nfl.md (the reconstructions and the experiment set-up).
 .. [3] A. Nedić, A. Ozdaglar, "Distributed subgradient methods for multi-agent optimization", IEEE TAC 2009.
 .. [4] C. Dwork, A. Roth, "The algorithmic foundations of differential privacy", 2014, Thm. A.1 (Gaussian
    mechanism) and Thm. 3.16 (basic composition).
@@ -37,9 +37,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 
 from reference_impl.zcdp_nfl.algorithm import NFLRun, nfl_round, run_zcdp_nfl
-from reference_impl.zcdp_nfl.problem import NFLProblem, normalized_error
+from reference_impl.zcdp_nfl.problem import NFLProblem, as_sparse_adjacency, graph_product, normalized_error
 from reference_impl.zcdp_nfl.schedules import NFLConfig, PrivacySchedule, StepSchedule
 from theory._validate import positive_int, readonly, real_scalar
 
@@ -69,7 +70,7 @@ def accounted_privacy(problem: NFLProblem, config: NFLConfig, iterations: int) -
 
 @dataclass(frozen=True, kw_only=True)
 class EpsDeltaBudget:
-    r"""(ε,δ)DP-NFL's per-round budgets (reconstruction, spec 7): basic composition to :math:`(\varepsilon, \delta)`.
+    r"""(ε,δ)DP-NFL's per-round budgets (reconstruction): basic composition to :math:`(\varepsilon, \delta)`.
 
     .. math::
 
@@ -106,7 +107,8 @@ class EpsDeltaBudget:
         object.__setattr__(self, "c1", real_scalar("c1", self.c1, "(0, inf)"))
 
     def per_round(self, iterations: int) -> tuple[np.ndarray, np.ndarray]:
-        r""":math:`(\varepsilon_n, \delta_n)`, :math:`n = 1..T`, each of shape (T,); they sum to :math:`(\varepsilon, \delta)`."""
+        r""":math:`(\varepsilon_n, \delta_n)`, :math:`n = 1..T`, each of shape (T,); they sum to
+        :math:`(\varepsilon, \delta)`."""
         T = positive_int("iterations", iterations)
         if self.split == "constant":
             weights = np.ones(T)
@@ -173,7 +175,7 @@ def _iterate(problem: NFLProblem, iterations: int, runs: int, w_c, advance: Call
 def run_eps_delta_dp_nfl(problem: NFLProblem, rho: float, step: StepSchedule, budget: EpsDeltaBudget,
                          iterations: int, rng: np.random.Generator, *, runs: int = 1, w_c=None,
                          divergence_threshold: float = 1e150) -> BaselineRun:
-    r"""(ε,δ)DP-NFL (reconstruction, spec 7): P2 Algorithm 1 with the noise of :class:`EpsDeltaBudget`.
+    r"""(ε,δ)DP-NFL (reconstruction): P2 Algorithm 1 with the noise of :class:`EpsDeltaBudget`.
 
     The rounds are :func:`reference_impl.zcdp_nfl.nfl_round` (the same steps 1-6 as zCDP-NFL); only
     :math:`\sigma_k(n)` differs. The accounted privacy is :math:`(\varepsilon, \delta)` by basic composition.
@@ -195,16 +197,27 @@ def run_eps_delta_dp_nfl(problem: NFLProblem, rho: float, step: StepSchedule, bu
                        epsilon=budget.epsilon, delta=budget.delta, total_zcdp=None, diverged=diverged)
 
 
-def metropolis_weights(adjacency) -> np.ndarray:
+def metropolis_weights(adjacency):
     r"""Metropolis weights :math:`a_{kl} = 1/(1 + \max(d_k, d_l))` on links, :math:`a_{kk} = 1 - \sum_l a_{kl}`.
 
-    Symmetric and doubly stochastic (the consensus matrix of the reconstructed zCDP-grad-NFL, spec 7).
+    Symmetric and doubly stochastic (the consensus matrix of the reconstructed zCDP-grad-NFL). A dense adjacency
+    gives a dense read-only array; a sparse one (as :attr:`NFLProblem.adjacency`) a sparse ``csr_array`` with the
+    links and the diagonal only, built in time linear in the edges.
 
     >>> A = np.array([[0, 1, 1], [1, 0, 0], [1, 0, 0]])
     >>> W = metropolis_weights(A)
     >>> bool(np.allclose(W.sum(axis=0), 1) and np.allclose(W, W.T))
     True
+    >>> bool(np.allclose(metropolis_weights(as_sparse_adjacency(A)).toarray(), W))
+    True
     """
+    if sp.issparse(adjacency):
+        A = as_sparse_adjacency(adjacency)
+        K, d = A.shape[0], np.diff(A.indptr)
+        rows = np.repeat(np.arange(K), d)
+        links = 1.0 / (1.0 + np.maximum(d[rows], d[A.indices]))
+        diagonal = 1.0 - np.bincount(rows, weights=links, minlength=K)
+        return sp.csr_array(sp.csr_array((links, A.indices, A.indptr), shape=A.shape) + sp.diags_array(diagonal))
     A = np.asarray(adjacency)
     if A.ndim != 2 or A.shape[0] != A.shape[1] or not np.array_equal(A, A.T) or not np.all((A == 0) | (A == 1)):
         raise ValueError(f"adjacency must be a symmetric 0/1 (K, K) matrix, got shape {A.shape}")
@@ -217,7 +230,7 @@ def metropolis_weights(adjacency) -> np.ndarray:
 def run_zcdp_grad_nfl(problem: NFLProblem, mu: float, privacy: PrivacySchedule, iterations: int,
                       rng: np.random.Generator, *, runs: int = 1, w_c=None,
                       divergence_threshold: float = 1e150) -> BaselineRun:
-    r"""zCDP-grad-NFL (reconstruction, spec 7): private distributed subgradient descent.
+    r"""zCDP-grad-NFL (reconstruction): private distributed subgradient descent.
 
     .. math::
 
@@ -225,8 +238,9 @@ def run_zcdp_grad_nfl(problem: NFLProblem, mu: float, privacy: PrivacySchedule, 
         \qquad \tilde w_k^{(n)} = w_k^{(n)} + \xi_k^{(n)}
 
     with Metropolis weights :math:`a_{kl}` (:func:`metropolis_weights`). Only the data term differs between
-    neighbouring data sets, so :math:`\Delta_k = 2c_1\mu/M`; S2: :math:`\sigma_k^2(n) = \Delta_k^2\tau^{n-1}/(2\phi^{(1)})`
-    (the same budgets :math:`\phi^{(n)}`, hence the same accounted privacy as zCDP-NFL); S1:
+    neighbouring data sets, so :math:`\Delta_k = 2c_1\mu/M`; S2:
+    :math:`\sigma_k^2(n) = \Delta_k^2\tau^{n-1}/(2\phi^{(1)})` (the same budgets :math:`\phi^{(n)}`, hence the same
+    accounted privacy as zCDP-NFL); S1:
     :math:`\sigma^2(0)\tau^n`; ``none``: no noise.
     """
     from theory.privacy.conversions import zcdp_to_approx_dp_bun_steinke
@@ -243,10 +257,10 @@ def run_zcdp_grad_nfl(problem: NFLProblem, mu: float, privacy: PrivacySchedule, 
     else:
         variances = np.broadcast_to(sensitivity**2 * privacy.tau ** (n - 1.0) / (2.0 * privacy.phi1), (T, K)).copy()
     sigma = np.sqrt(variances)
-    W = metropolis_weights(problem.adjacency)
+    W = metropolis_weights(problem.adjacency)  # sparse: links and diagonal only
 
     def advance(n, w_tilde, gamma):
-        w = W @ w_tilde - mu * problem.subgradients(w_tilde)
+        w = graph_product(W, w_tilde) - mu * problem.subgradients(w_tilde)
         xi = sigma[n - 1][None, :, None] * rng.normal(size=w.shape) if privacy.kind != "none" else 0.0
         return w, w + xi, gamma
 
@@ -260,9 +274,13 @@ def run_zcdp_grad_nfl(problem: NFLProblem, mu: float, privacy: PrivacySchedule, 
                        delta=privacy.delta, total_zcdp=total, diverged=diverged)
 
 
+#: The default grid of :func:`matched_gradient_step`: 33 steps, log-spaced over [1e-2, 1e2].
+MATCH_GRID = tuple(float(v) for v in np.logspace(-2, 2, 33))
+
+
 def matched_gradient_step(problem: NFLProblem, config: NFLConfig, w_c, *, at: int = 10,
-                          grid=tuple(np.logspace(-2, 2, 33))) -> float:
-    r"""The constant step :math:`\mu` of zCDP-grad-NFL matching zCDP-NFL's initial speed (spec 7).
+                          grid=MATCH_GRID) -> float:
+    r"""The constant step :math:`\mu` of zCDP-grad-NFL matching zCDP-NFL's initial speed.
 
     Noise-free, both methods run ``at`` rounds on ``problem``; the returned :math:`\mu` of ``grid`` minimises
     :math:`|\log NE_{grad}(at) - \log NE_{NFL}(at)|` (a step whose run diverges or grows above NE(0) is never
@@ -288,7 +306,7 @@ def matched_gradient_step(problem: NFLProblem, config: NFLConfig, w_c, *, at: in
 
 
 def p_admm_config(config: NFLConfig, eta: float | None = None) -> NFLConfig:
-    r"""The P-ADMM-like stand-in's parameters (reconstruction, spec 7): ``config`` with the constant step
+    r"""The P-ADMM-like stand-in's parameters (reconstruction): ``config`` with the constant step
     :math:`\eta` (default: :math:`\eta_0` of ``config``, which makes its first step equal zCDP-NFL's, so the two
     start at the same speed)."""
     eta0 = config.step.eta0 if eta is None else real_scalar("eta", eta, "(0, inf)")
@@ -297,6 +315,6 @@ def p_admm_config(config: NFLConfig, eta: float | None = None) -> NFLConfig:
 
 def run_p_admm(problem: NFLProblem, config: NFLConfig, iterations: int, rng: np.random.Generator, *,
                eta: float | None = None, **kwargs) -> NFLRun:
-    """P-ADMM-like (reconstruction, spec 7): zCDP-NFL with a constant step and the same noise schedule
+    """P-ADMM-like (reconstruction): zCDP-NFL with a constant step and the same noise schedule
     (:func:`p_admm_config`); keyword arguments go to :func:`run_zcdp_nfl`."""
     return run_zcdp_nfl(problem, p_admm_config(config, eta), iterations, rng, **kwargs)

@@ -3,7 +3,7 @@ r"""Ground truth of zCDP-NFL: the centralised problem :math:`\min_w F(w)` in CVX
 References
 ----------
 .. [1] seed 004_180cd372987d137b.txt, thesis line 750, Publication 2 line 2216 (w_c "from CVX").
-.. [2] shared/spec/zcdp_nfl.md 3 (ground truth and its validation).
+.. [2] docs/papers/zcdp_nfl.md (the ground truth and its validation).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ class GroundTruth:
 def centralized_optimum(problem: NFLProblem, *, tol: float = 1e-10) -> GroundTruth:
     r"""Solve :math:`\min_w F(w)` with CVXPY/Clarabel (tolerance ``tol``) and certify the solution.
 
-    Certificates (spec 3): ridge, the closed form
+    Certificates: ridge, the closed form
     :math:`(\sum_k X_k^\top X_k/M + \lambda I)^{-1}\sum_k X_k^\top y_k/M` (``residual`` = distance to it);
     elastic net, the KKT residual :math:`\mathrm{dist}(0, \partial F(w_c))` (the returned point is the
     closed-form refinement on the solver's support and signs when that has a smaller residual);

@@ -1,15 +1,16 @@
-r"""zCDP-NFL instances: graph, local data and the objective :math:`f_k` (spec 1, 3, 5).
+r"""zCDP-NFL instances: graph, local data and the objective :math:`f_k`.
 
-:class:`NFLProblem` holds a connected graph, equal-size local data sets and one of the three objectives
-of the paper's experiments (elastic net, least absolute deviation, ridge), with their (sub)gradients
-and objective values vectorised over leading (run) axes; :func:`synthetic_problem` is the spec's
-instance generator; :func:`normalized_error` the paper's error metric.
+:class:`NFLProblem` holds a connected graph (a sparse adjacency: memory and neighbour sums linear in the edges),
+equal-size local data sets and one of the three objectives of the paper's experiments (elastic net, least absolute
+deviation, ridge), with their (sub)gradients and objective values vectorised over leading (run) axes;
+:func:`synthetic_problem` is the instance generator of docs/papers/zcdp_nfl.md; :func:`normalized_error` the paper's
+error metric; :func:`graph_product` a graph matrix (adjacency, Laplacian, consensus weights) applied to client rows.
 
 References
 ----------
-.. [1] seed 004_180cd372987d137b.txt, Publication 2, eqs. (1)-(4), lines 1949-1972; simulations,
-   lines 2205-2232; thesis Chapter 3, lines 500-520, 742-781.
-.. [2] shared/spec/zcdp_nfl.md 1 (notation), 3 (objectives, subgradients), 5 (instance generator).
+.. [1] "zCDP-NFL" (P2 of the thesis, seed 004_180cd372987d137b.txt), Publication 2, eqs. (1)-(4), lines 1949-1972;
+   simulations, lines 2205-2232; thesis Chapter 3, lines 500-520, 742-781; docs/papers/zcdp_nfl.md (notation,
+   objectives, subgradients, the instance generator).
 """
 
 from __future__ import annotations
@@ -18,10 +19,13 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 import numpy as np
+import scipy.sparse as sp
+from scipy.sparse import csgraph
 
 from theory._validate import positive_int, readonly, real_scalar
 
-__all__ = ["OBJECTIVES", "NFLProblem", "elastic_net_lambda1", "normalized_error", "synthetic_problem"]
+__all__ = ["OBJECTIVES", "NFLProblem", "as_sparse_adjacency", "elastic_net_lambda1", "graph_product",
+           "normalized_error", "synthetic_problem"]
 
 OBJECTIVES = ("elastic_net", "lad", "ridge")
 
@@ -31,11 +35,69 @@ def elastic_net_lambda1(X, y) -> float:
 
     References
     ----------
-    .. [1] seed 004_180cd372987d137b.txt, thesis line 758, Publication 2 line 2218 (stacking: spec 3).
+    .. [1] seed 004_180cd372987d137b.txt, thesis line 758, Publication 2 line 2218 (the clients' data stacked,
+       docs/papers/zcdp_nfl.md).
     """
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     return 0.001 * float(np.max(np.abs(X.reshape(-1, X.shape[-1]).T @ y.reshape(-1))))
+
+
+def as_sparse_adjacency(adjacency) -> sp.csr_array:
+    """A symmetric 0/1 (K, K) adjacency with zero diagonal, dense or sparse, as a canonical read-only int64
+    ``scipy.sparse.csr_array`` (sorted indices, no duplicates, no stored zeros); checks in time linear in the edges
+    for sparse input. ValueError names ``adjacency``.
+
+    >>> A = as_sparse_adjacency(np.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]]))
+    >>> (A.nnz, A.dtype.name, A.toarray()[1].tolist())
+    (4, 'int64', [1, 0, 1])
+    """
+    if sp.issparse(adjacency):
+        A = sp.csr_array(adjacency, copy=True)
+    else:
+        dense = np.asarray(adjacency)
+        if dense.ndim != 2 or dense.dtype.kind not in "biuf":
+            raise ValueError(f"adjacency must be a square (K, K) 0/1 matrix with K >= 2, got shape {dense.shape} "
+                             f"dtype {dense.dtype}")
+        A = sp.csr_array(dense)
+    if A.ndim != 2 or A.shape[0] != A.shape[1] or A.shape[0] < 2:
+        raise ValueError(f"adjacency must be a square (K, K) matrix with K >= 2, got shape {A.shape}")
+    A.sum_duplicates()
+    A.eliminate_zeros()
+    if not np.all(A.data == 1) or (A - A.T).count_nonzero() or np.any(A.diagonal() != 0):
+        raise ValueError("adjacency must be a symmetric 0/1 matrix with zero diagonal")
+    A = sp.csr_array((np.ones(A.nnz, dtype=np.int64), A.indices.astype(np.int64), A.indptr.astype(np.int64)),
+                     shape=A.shape)
+    A.has_sorted_indices = True
+    for part in (A.data, A.indices, A.indptr):
+        part.setflags(write=False)
+    return A
+
+
+def graph_product(M, x) -> np.ndarray:
+    r""":math:`(M \otimes I_P)\,x`: a (K, K) graph matrix ``M`` (dense or scipy.sparse) applied over the client
+    axis of ``x`` (..., K, P), e.g. the neighbour sums :math:`\sum_{l\in\mathcal N_k} x_l` for the adjacency.
+
+    Sparse ``M``: one sparse product on a (K, runs * P) view, work proportional to the stored entries times the
+    runs and P (no K x K array); dense ``M``: ``M @ x``.
+
+    >>> A = as_sparse_adjacency(np.array([[0, 1, 1], [1, 0, 0], [1, 0, 0]]))
+    >>> x = np.arange(12.0).reshape(2, 3, 2)
+    >>> bool(np.array_equal(graph_product(A, x), A.toarray() @ x))
+    True
+    """
+    x = np.asarray(x, dtype=np.float64)
+    if not sp.issparse(M):
+        return M @ x
+    if x.ndim == 2:
+        return M @ x
+    K, P = x.shape[-2:]
+    lead = x.shape[:-2]
+    runs = x.reshape(-1, K, P)
+    if runs.shape[0] == 1:
+        return (M @ runs[0]).reshape(x.shape)
+    out = M @ np.moveaxis(runs, 0, 1).reshape(K, -1)  # (K, runs * P)
+    return np.moveaxis(out.reshape(K, -1, P), 1, 0).reshape(*lead, K, P)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -47,8 +109,9 @@ class NFLProblem:
 
     Attributes
     ----------
-    adjacency : ndarray, shape (K, K)
-        Symmetric 0/1 adjacency of a connected graph, zero diagonal.
+    adjacency : ndarray or scipy.sparse matrix, shape (K, K)
+        Symmetric 0/1 adjacency of a connected graph, zero diagonal; kept as a read-only
+        ``scipy.sparse.csr_array`` of int64 (:func:`as_sparse_adjacency`), so nothing is K x K.
     X : ndarray, shape (K, M, P)
     y : ndarray, shape (K, M)
     objective : {"elastic_net", "lad", "ridge"}
@@ -64,7 +127,7 @@ class NFLProblem:
         by the row norms already.
     """
 
-    adjacency: np.ndarray
+    adjacency: sp.csr_array
     X: np.ndarray
     y: np.ndarray
     objective: str
@@ -78,14 +141,10 @@ class NFLProblem:
     def __post_init__(self) -> None:
         if self.objective not in OBJECTIVES:
             raise ValueError(f"objective must be one of {OBJECTIVES}, got {self.objective!r}")
-        A = np.asarray(self.adjacency)
-        if A.ndim != 2 or A.shape[0] != A.shape[1] or A.shape[0] < 2:
-            raise ValueError(f"adjacency must be a square (K, K) matrix with K >= 2, got shape {A.shape}")
-        if not np.all((A == 0) | (A == 1)) or not np.array_equal(A, A.T) or np.any(np.diag(A) != 0):
-            raise ValueError("adjacency must be a symmetric 0/1 matrix with zero diagonal")
-        if not nx.is_connected(nx.from_numpy_array(A)):
+        A = as_sparse_adjacency(self.adjacency)
+        if csgraph.connected_components(A, directed=False, return_labels=False) != 1:
             raise ValueError("adjacency must describe a connected graph (Lemma II and Theorems II-IV assume it)")
-        object.__setattr__(self, "adjacency", readonly(A, np.int64))
+        object.__setattr__(self, "adjacency", A)
         K = A.shape[0]
         X, y = np.asarray(self.X, dtype=np.float64), np.asarray(self.y, dtype=np.float64)
         if X.ndim != 3 or X.shape[0] != K or X.shape[1] < 1 or X.shape[2] < 1:
@@ -104,7 +163,7 @@ class NFLProblem:
             if self.objective == "lad":
                 raise ValueError("clip must be None for objective 'lad' (its subgradients are bounded by ||x||)")
             object.__setattr__(self, "clip", real_scalar("clip", self.clip, "(0, inf)"))
-        object.__setattr__(self, "_degree", readonly(A.sum(axis=1), np.int64))
+        object.__setattr__(self, "_degree", readonly(np.diff(A.indptr), np.int64))
         object.__setattr__(self, "_XT", readonly(np.swapaxes(self.X, 1, 2), np.float64))
 
     # ---- sizes and graph matrices ----
@@ -127,11 +186,16 @@ class NFLProblem:
 
     @property
     def n_edges(self) -> int:
-        return int(self.adjacency.sum() // 2)
+        return int(self.adjacency.nnz // 2)
 
-    def laplacian(self, sign: int = -1) -> np.ndarray:
-        """:math:`\\mathrm{Deg} + \\mathrm{sign}\\cdot\\mathrm{Adj}` (K x K): the signed (-1) or signless (+1) Laplacian."""
-        return np.diag(self.degree).astype(np.float64) + sign * self.adjacency
+    def laplacian(self, sign: int = -1) -> sp.csr_array:
+        """:math:`\\mathrm{Deg} + \\mathrm{sign}\\cdot\\mathrm{Adj}` (K x K, sparse float64): the signed (-1) or
+        signless (+1) Laplacian; ``.toarray()`` for a dense copy."""
+        return sp.csr_array(sp.diags_array(self.degree.astype(np.float64)) + sign * self.adjacency.astype(np.float64))
+
+    def neighbour_sum(self, x) -> np.ndarray:
+        r""":math:`\sum_{l\in\mathcal N_k} x_l` for client rows ``x`` of shape (..., K, P): linear in the edges."""
+        return graph_product(self.adjacency, x)
 
     @property
     def gradient_bound(self) -> float | None:
@@ -206,14 +270,16 @@ def synthetic_problem(rng: np.random.Generator, *, K: int = 10, P: int = 3, M: i
                       objective: str = "ridge", lam: float = 1.0, lam2: float = 1.0, noise_std: float = 0.1,
                       heterogeneity: float = 0.0, zero_coordinates: int = 0, clip: float | None = None,
                       graph: nx.Graph | None = None) -> NFLProblem:
-    r"""The spec's instance generator (zcdp_nfl.md 5): connected :math:`G(K, m)`, :math:`m = \mathrm{round}(K\bar d/2)`.
+    r"""The instance generator of docs/papers/zcdp_nfl.md: a connected :math:`G(K, m)`,
+    :math:`m = \mathrm{round}(K\bar d/2)` edges.
 
     Rows :math:`x_{k,j} \sim \mathcal N(0, I_P)` rescaled to :math:`\lVert x\rVert \le 1`
     (:math:`x/\max(1, \lVert x\rVert)`), truth :math:`w^o \sim \mathcal N(0, I_P)` (its first
     ``zero_coordinates`` entries set to 0), client truths :math:`w^o + h\,\mathcal N(0, I_P)` with
-    ``heterogeneity`` :math:`h` (review notes: heterogeneous clients), :math:`y = x^\top w^o_k + v`,
+    ``heterogeneity`` :math:`h` (heterogeneous clients), :math:`y = x^\top w^o_k + v`,
     :math:`v \sim \mathcal N(0, \sigma_v^2)`. The Erdős-Rényi graph is resampled until connected
-    (at most 1000 draws) unless ``graph`` is given.
+    (at most 1000 draws) unless ``graph`` is given. Time and memory linear in K and the edges (networkx's
+    :math:`G(K, m)` draws pairs until it has m edges; the adjacency is kept sparse).
     """
     K, P, M = positive_int("K", K, 2), positive_int("P", P), positive_int("M", M)
     if isinstance(zero_coordinates, bool) or not isinstance(zero_coordinates, int) or not 0 <= zero_coordinates < P:
@@ -232,7 +298,7 @@ def synthetic_problem(rng: np.random.Generator, *, K: int = 10, P: int = 3, M: i
             raise ArithmeticError(f"no connected G({K}, {edges}) in 1000 draws")
     elif graph.number_of_nodes() != K:
         raise ValueError(f"graph must have K = {K} nodes, got {graph.number_of_nodes()}")
-    A = nx.to_numpy_array(graph, nodelist=sorted(graph.nodes()), dtype=np.int64)
+    A = nx.to_scipy_sparse_array(graph, nodelist=sorted(graph.nodes()), dtype=np.int64, format="csr")
     X = rng.normal(size=(K, M, P))
     X /= np.maximum(1.0, np.linalg.norm(X, axis=-1, keepdims=True))
     w_o = rng.normal(size=P)

@@ -3,7 +3,7 @@ r"""Step-size and privacy (noise) schedules of zCDP-NFL and the parameter record
 References
 ----------
 .. [1] seed 004_180cd372987d137b.txt, Publication 2, Lemma I, Theorem I, App. C, lines 2014-2043, 2279.
-.. [2] shared/spec/zcdp_nfl.md 2.4 (step sizes), 2.5 (noise schedules S1 and S2).
+.. [2] docs/papers/zcdp_nfl.md (step sizes, the noise schedules S1 and S2).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ NOISE_SCHEDULES = ("none", "S1", "S2")
 
 @dataclass(frozen=True, kw_only=True)
 class StepSchedule:
-    r"""Step sizes :math:`\eta^{(n)}`, :math:`n \ge 1` (spec 2.4), the same for every agent.
+    r"""Step sizes :math:`\eta^{(n)}`, :math:`n \ge 1` the same for every agent.
 
     ``constant``: :math:`\eta_0`; ``inv_sqrt``: :math:`\eta_0/\sqrt n`; ``inv``: :math:`\eta_0/n`;
     ``inv_square``: :math:`\eta_0/n^2` (Assumption 3 holds, :math:`\sum\eta < \infty`: the iterates freeze);
@@ -51,7 +51,7 @@ class StepSchedule:
 
 @dataclass(frozen=True, kw_only=True)
 class PrivacySchedule:
-    r"""Noise variances :math:`\sigma_k^2(n)` (spec 2.5) and the zCDP budgets they give (Theorem I).
+    r"""Noise variances :math:`\sigma_k^2(n)` and the zCDP budgets they give (Theorem I).
 
     ``none``: no noise. ``S2`` (privacy-first, the Corollary's schedule, the default):
     :math:`\phi_k^{(n)} = \phi^{(1)}\tau^{-(n-1)}`, :math:`\sigma_k^2(n) = \Delta_k(n)^2/(2\phi_k^{(n)})`.

@@ -50,8 +50,8 @@ def test_printed_a1_is_not_the_argmin_but_has_the_same_slope():
     inst = _instance(3)
     d = inst.degree[:, None].astype(float)
     g = lad_subgradient(inst.X, inst.y, inst.w_tilde).mean(axis=1)
-    printed = (inst.w_tilde / inst.eta + 0.5 * inst.rho * (d * inst.w_tilde - inst.neighbour_sum) + inst.gamma / 2 - g) / (
-        1 / inst.eta + 2 * inst.rho * d)
+    printed = (inst.w_tilde / inst.eta + 0.5 * inst.rho * (d * inst.w_tilde - inst.neighbour_sum) + inst.gamma / 2
+               - g) / (1 / inst.eta + 2 * inst.rho * d)
     assert np.max(np.abs(printed - _update(inst))) > 1e-3
     X2, y2 = inst.X_prime, inst.y_prime
     g2 = lad_subgradient(X2, y2, inst.w_tilde).mean(axis=1)
@@ -67,8 +67,9 @@ def test_update_is_affine_in_the_data_term(shift, seed):
     moved = zcdp_nfl_primal_update(inst.w_tilde, inst.neighbour_sum, inst.gamma, inst.X, inst.y,
                                    lambda X, y, w: lad_subgradient(X, y, w) + shift, inst.rho, inst.eta, inst.degree)
     expected = base - shift / (1 / inst.eta + 2 * inst.rho * inst.degree[:, None])
-    scale = np.abs(inst.w_tilde) / inst.eta + inst.rho * (inst.degree[:, None] * np.abs(inst.w_tilde)
-                                                           + inst.neighbour_abs_sum) + np.abs(inst.gamma) + abs(shift) + 1
+    scale = (np.abs(inst.w_tilde) / inst.eta
+             + inst.rho * (inst.degree[:, None] * np.abs(inst.w_tilde) + inst.neighbour_abs_sum)
+             + np.abs(inst.gamma) + abs(shift) + 1)
     assert np.all(np.abs(moved - expected) <= gamma(40) * scale / (1 / inst.eta + 2 * inst.rho * inst.degree[:, None]))
 
 
@@ -76,7 +77,10 @@ def test_batch_axis_equals_loop():
     """Leading batch axes (Monte-Carlo runs) give the same rows as one call per run; eta may be per client."""
     insts = [_instance(s) for s in range(3)]
     eta = np.array([0.1, 0.2, 0.3, 0.4, 0.5, 0.6])
-    stack = lambda name: np.stack([getattr(i, name) for i in insts])
+
+    def stack(name):
+        return np.stack([getattr(i, name) for i in insts])
+
     batched = zcdp_nfl_primal_update(stack("w_tilde"), stack("neighbour_sum"), stack("gamma"), stack("X"), stack("y"),
                                      lad_subgradient, 0.7, eta, insts[0].degree)
     for b, inst in enumerate(insts):
@@ -142,18 +146,20 @@ def _loop_run(problem, config, T, rng):
     K, P, rho = problem.K, problem.P, config.rho
     etas = config.step.etas(T)
     sigma = np.sqrt(config.privacy.variances(problem, rho, etas))
-    nbrs = [np.flatnonzero(problem.adjacency[k]) for k in range(K)]
+    dense = problem.adjacency.toarray()
+    nbrs = [np.flatnonzero(dense[k]) for k in range(K)]
     w_t, gam = np.zeros((K, P)), np.zeros((K, P))
     for n in range(1, T + 1):
-        xi = sigma[n - 1][:, None] * rng.normal(size=(1, K, P))[0] if config.privacy.kind != "none" else np.zeros((K, P))
+        noisy = config.privacy.kind != "none"
+        xi = sigma[n - 1][:, None] * rng.normal(size=(1, K, P))[0] if noisy else np.zeros((K, P))
         w = np.zeros((K, P))
         for k in range(K):
             g = problem.subgradients(w_t[k][None].repeat(K, 0))[k]
-            s = sum(w_t[k] + w_t[l] for l in nbrs[k])
+            s = sum(w_t[k] + w_t[j] for j in nbrs[k])
             w[k] = (w_t[k] / etas[n - 1] + rho * s - gam[k] - g) / (1 / etas[n - 1] + 2 * rho * len(nbrs[k]))
         new = w + xi
         for k in range(K):
-            gam[k] = gam[k] + rho * sum(new[k] - new[l] for l in nbrs[k])
+            gam[k] = gam[k] + rho * sum(new[k] - new[j] for j in nbrs[k])
         w_t = new
     return w, w_t, gam
 

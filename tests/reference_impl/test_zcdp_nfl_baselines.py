@@ -87,26 +87,31 @@ def test_eps_delta_noise_has_the_calibrated_variance():
 def test_metropolis_weights_are_a_consensus_matrix():
     """Symmetric, doubly stochastic, non-negative, supported on the graph; W - 11^T/K contracts on a connected graph."""
     problem = _problem(K=12)  # a larger graph: degrees differ, so the Metropolis weights do
-    W = metropolis_weights(problem.adjacency)
+    dense = problem.adjacency.toarray()
+    W = metropolis_weights(dense)
     K = problem.K
     assert np.all(W >= 0) and np.array_equal(W, W.T) and not W.flags.writeable
     np.testing.assert_allclose(W.sum(axis=1), 1.0, rtol=0, atol=gamma(K))
-    assert np.all((W > 0) <= (problem.adjacency + np.eye(K) > 0))
+    assert np.all((W > 0) <= (dense + np.eye(K) > 0))
     assert np.max(np.abs(np.linalg.eigvalsh(W - np.ones((K, K)) / K))) < 1.0
+    sparse = metropolis_weights(problem.adjacency)  # the problem's sparse adjacency: the same weights, stored sparse
+    assert sparse.nnz == K + 2 * problem.n_edges
+    np.testing.assert_allclose(sparse.toarray(), W, rtol=0, atol=gamma(K))
 
 
 def _grad_loop(problem, mu, sigma, T, rng):
     """zCDP-grad-NFL written per agent with Python loops; same noise draws as the reference."""
     K = problem.K
     d = problem.degree
-    nbrs = [np.flatnonzero(problem.adjacency[k]) for k in range(K)]
+    dense = problem.adjacency.toarray()
+    nbrs = [np.flatnonzero(dense[k]) for k in range(K)]
     w_t = np.zeros((K, problem.P))
     for n in range(T):
         xi = sigma[n][:, None] * rng.normal(size=(1, K, problem.P))[0]
         w = np.zeros_like(w_t)
         for k in range(K):
-            a = {int(l): 1.0 / (1 + max(d[k], d[l])) for l in nbrs[k]}
-            w[k] = (1 - sum(a.values())) * w_t[k] + sum(v * w_t[l] for l, v in a.items())
+            a = {int(j): 1.0 / (1 + max(d[k], d[j])) for j in nbrs[k]}
+            w[k] = (1 - sum(a.values())) * w_t[k] + sum(v * w_t[j] for j, v in a.items())
             w[k] -= mu * problem.subgradients(np.repeat(w_t[k][None], K, 0))[k]
         w_t = w + xi
     return w, w_t
@@ -137,7 +142,8 @@ def test_grad_baseline_sensitivity_is_attained_by_the_lad_reflection():
     for labels in (y, y2):
         p = type(problem)(adjacency=problem.adjacency, X=X, y=labels, objective="lad")
         steps.append(metropolis_weights(p.adjacency) @ w_t - mu * p.subgradients(w_t))
-    np.testing.assert_allclose(np.linalg.norm(steps[0] - steps[1], axis=-1), 2 * mu / problem.M, rtol=gamma(4 * SIZES["M"]))
+    np.testing.assert_allclose(np.linalg.norm(steps[0] - steps[1], axis=-1), 2 * mu / problem.M,
+                               rtol=gamma(4 * SIZES["M"]))
 
 
 def test_grad_baseline_is_accounted_like_zcdp_nfl():

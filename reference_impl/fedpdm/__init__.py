@@ -59,8 +59,18 @@ from reference_impl.fedpdm.problem import (
     mnist_like_problem,
     mnist_npz_problem,
 )
+from reference_impl.fedpdm.smoothness import (
+    SmoothnessBracket,
+    SmoothnessCost,
+    estimate_smoothness_cost,
+    smoothness_bracket,
+)
 
 __all__ = [
+    "SmoothnessBracket",
+    "SmoothnessCost",
+    "estimate_smoothness_cost",
+    "smoothness_bracket",
     "ARMS",
     "ORDERS",
     "ArmCurve",

@@ -42,6 +42,7 @@ from theory.privacy.quiet import quiet_dp_accounting
 from theory.privacy.subsampled import noise_multiplier_fedpdm, rdp_poisson_subsampled_gaussian, rdp_to_approx_dp
 from verify.records import Evidence
 from verify.sampling import sampler
+from verify.tolerance import CONVERSION_RTOL
 
 __all__ = [
     "PAPER",
@@ -174,7 +175,10 @@ def evaluate_bound_model(params: Mapping[str, Any], *, alpha: float, samples: in
             return max(float(hockey_stick_terms(L, e).mean()) for L in losses)
     eps_real = epsilon_at(real_delta, level, 2.0 * max(eps[2], 1e-3) + 1.0)
     ratio = upper / np.where(model > 0, model, 1.0)
-    return Evidence(measured=float(ratio.max()), bound=1.0, holds=bool(np.all(upper <= model)),
+    # exact branch: the bound is attained at q = 1 when the pair aligns with the worst case, so equality is compared
+    # to the exact Gaussian profile's own rounding (CONVERSION_RTOL); the Monte-Carlo branch is one-sided as it is
+    slack = CONVERSION_RTOL if method.startswith("exact") else 0.0
+    return Evidence(measured=float(ratio.max()), bound=1.0, holds=bool(np.all(upper <= model * (1.0 + slack))),
                     parameters={**p, "rounds": [int(t) for t in p["rounds"]], "q": client.q, "z": z, "mu": mu,
                                 "epsilons": eps, "model_delta": model.tolist(), "real_delta_lower": lower.tolist(),
                                 "real_delta_estimate": estimate.tolist(), "real_delta_upper": upper.tolist(),

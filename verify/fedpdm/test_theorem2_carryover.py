@@ -49,12 +49,14 @@ def test_history_noise_does_not_rescue_the_subsampled_accountant(point):
 @sampler
 def unseen_configurations(draw) -> dict:
     """FedPDM-DP configurations of small federations: N in [1, 5] clients, K in [1, N], T in [1, 6] rounds,
-    |D_i| in [2, 12], b and Q (Q b <= |D_i|, Q <= 2), rho log-uniform in [0.1, 10], eta0 rho in [0.02, 1.98] with a
-    constant or 1/sqrt(1+t) schedule, warm or global start, noise (19) or kappa s, per-round eps in [0.5, 8] or a
-    target total in [1, 20] for the bound (target_total_eps_bound)."""
+    |D_i| in [2, 12], b and Q (Q <= 2, q = Q b/|D_i| <= 3/4 or q = 1), rho log-uniform in [0.1, 10], eta0 rho in
+    [0.02, 1.98] with a constant or 1/sqrt(1+t) schedule, warm or global start, noise (19) or kappa s, per-round eps
+    in [0.5, 8] or a target total in [1, 20] for the bound (target_total_eps_bound)."""
     n = draw.integers(2, 12)
     Q = draw.integers(1, 2)
     b = draw.integers(1, max(1, n // Q))
+    if Q * b != n:  # q = Q b/|D_i| <= 3/4 or exactly 1: near 1 the real loss nears the bound, which a Monte-Carlo
+        b = min(b, max(1, (3 * n) // (4 * Q)))  # upper limit cannot confirm (at q = 1 the oracle is exact)
     rho = draw.log10_uniform(-1.0, 1.0)
     N = draw.integers(1, 5)
     calibration = draw.choice(["per_round_eps", "target_total_eps_bound"])

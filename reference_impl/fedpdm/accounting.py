@@ -133,7 +133,7 @@ def history_factor_table(participation: np.ndarray, etas, Q: int, rho: float, lo
         i = int(np.nonzero(bad)[2][0])
         raise ValueError(f"sensitivity_model = 'history': the history factor overflows for this schedule (client {i}, "
                          f"local_start = {local_start!r}; warm start with (1 - eta rho)^Q <= -1/3 grows "
-                         f"geometrically, spec Review notes)")
+                         f"geometrically; docs/papers/fedpdm.md)")
     return out
 
 

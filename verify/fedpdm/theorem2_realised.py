@@ -4,7 +4,7 @@ r"""FedPDM-DP Theorem 2 per client: the count of participations is random and pu
 uploads, so the schedule is part of the released output; it is data independent, so for a client fixed before the
 run (the standard guarantee) the privacy curve of the whole transcript is the average over schedules,
 :math:`\delta_i(\varepsilon) = \sum_n P(n_i = n)\,\delta_n(\varepsilon)`, with :math:`n_i = 1 +
-\mathrm{Binomial}(T - 1, K/N)` (:math:`S_0 = [N]`, E9). Totals come from the Poisson-subsampled Gaussian accountant
+\mathrm{Binomial}(T - 1, K/N)` (:math:`S_0 = [N]`). Totals come from the Poisson-subsampled Gaussian accountant
 of :mod:`verify.fedpdm.theorem2_total` (dp-accounting's PLD, optimistic and pessimistic, as a bracket; the in-house
 RDP with the standard conversion for the busiest client), with :math:`z = \sqrt{2\ln(1.25/\delta)}/\varepsilon`
 (18). Both claims are about the accountant's model of independent rounds (``fedpdm.theorem2_carryover`` is about the

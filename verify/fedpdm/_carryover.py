@@ -46,6 +46,7 @@ from verify.tolerance import CONVERSION_RTOL
 
 __all__ = [
     "PAPER",
+    "api_configuration_space",
     "accountant_delta",
     "accountant_epsilon",
     "bound_model_space",
@@ -244,3 +245,26 @@ def bound_model_space(draw, *, max_participations: int = 5) -> dict:
             "Q": Q, "batch_size": b, "n_records": int(round(Q * b / q)), "epsilon_round": draw.uniform(0.5, 8.0),
             "delta": 1e-5, "sensitivity_model": draw.choice(["eq19", "history"]),
             "neighbour": draw.choice(["extremal", "symmetric"]), "seed": draw.seed()}
+
+
+@sampler
+def api_configuration_space(draw) -> dict:
+    """FedPDM-DP configurations for the API's default totals (the property test of
+    ``fedpdm.theorem2_carryover_corrected``; the checks never draw them): small federations, N in [1, 5] clients,
+    K in [1, N], T in [1, 6] rounds, |D_i| in [2, 12], b and Q (Q <= 2, q = Q b/|D_i| <= 3/4 or q = 1), rho
+    log-uniform in [0.1, 10], eta0 rho in [0.02, 1.98] with a constant or 1/sqrt(1+t) schedule, warm or global start,
+    noise (19) or kappa s, per-round eps in [0.5, 8] or a target total in [1, 20] for the bound
+    (target_total_eps_bound)."""
+    n = draw.integers(2, 12)
+    Q = draw.integers(1, 2)
+    b = draw.integers(1, max(1, n // Q))
+    if Q * b != n:  # q = Q b/|D_i| <= 3/4 or exactly 1: near 1 the real loss nears the bound, which a Monte-Carlo
+        b = min(b, max(1, (3 * n) // (4 * Q)))  # upper limit cannot confirm (at q = 1 the oracle is exact)
+    rho = draw.log10_uniform(-1.0, 1.0)
+    N = draw.integers(1, 5)
+    calibration = draw.choice(["per_round_eps", "target_total_eps_bound"])
+    return {"N": N, "n": n, "K": draw.integers(1, N), "rounds": draw.integers(1, 6), "batch_size": b, "Q_max": Q,
+            "rho": rho, "eta0": draw.uniform(0.02, 1.98) / rho, "eta_schedule": draw.choice(["constant", "inv_sqrt"]),
+            "local_start": draw.choice(["warm", "global"]), "sensitivity_model": draw.choice(["eq19", "history"]),
+            "dp_calibration": calibration, "epsilon": draw.uniform(0.5, 8.0), "epsilon_total": draw.uniform(1.0, 20.0),
+            "seed": draw.seed()}

@@ -10,9 +10,8 @@ from reference_impl.fedpdm.accounting import account_run
 from reference_impl.fedpdm.carryover import AffineClient, carryover_delta, carryover_pair
 from theory.privacy.conversions import gaussian_delta_exact, zcdp_to_approx_dp_exact_gaussian
 from verify.budget import examples
-from verify.fedpdm._carryover import evaluate_paper_accounting
+from verify.fedpdm._carryover import api_configuration_space, evaluate_paper_accounting
 from verify.fedpdm.theorem2_carryover import MINIMAL_COUNTEREXAMPLE
-from verify.sampling import sampler
 
 _TWO_ROUNDS = st.fixed_dictionaries({
     "local_start": st.sampled_from(["warm", "global"]), "epsilon_round": st.floats(0.2, 3.0),
@@ -46,30 +45,9 @@ def test_history_noise_does_not_rescue_the_subsampled_accountant(point):
     assert not evidence.holds, evidence.parameters
 
 
-@sampler
-def unseen_configurations(draw) -> dict:
-    """FedPDM-DP configurations of small federations: N in [1, 5] clients, K in [1, N], T in [1, 6] rounds,
-    |D_i| in [2, 12], b and Q (Q <= 2, q = Q b/|D_i| <= 3/4 or q = 1), rho log-uniform in [0.1, 10], eta0 rho in
-    [0.02, 1.98] with a constant or 1/sqrt(1+t) schedule, warm or global start, noise (19) or kappa s, per-round eps
-    in [0.5, 8] or a target total in [1, 20] for the bound (target_total_eps_bound)."""
-    n = draw.integers(2, 12)
-    Q = draw.integers(1, 2)
-    b = draw.integers(1, max(1, n // Q))
-    if Q * b != n:  # q = Q b/|D_i| <= 3/4 or exactly 1: near 1 the real loss nears the bound, which a Monte-Carlo
-        b = min(b, max(1, (3 * n) // (4 * Q)))  # upper limit cannot confirm (at q = 1 the oracle is exact)
-    rho = draw.log10_uniform(-1.0, 1.0)
-    N = draw.integers(1, 5)
-    calibration = draw.choice(["per_round_eps", "target_total_eps_bound"])
-    return {"N": N, "n": n, "K": draw.integers(1, N), "rounds": draw.integers(1, 6), "batch_size": b, "Q_max": Q,
-            "rho": rho, "eta0": draw.uniform(0.02, 1.98) / rho, "eta_schedule": draw.choice(["constant", "inv_sqrt"]),
-            "local_start": draw.choice(["warm", "global"]), "sensitivity_model": draw.choice(["eq19", "history"]),
-            "dp_calibration": calibration, "epsilon": draw.uniform(0.5, 8.0), "epsilon_total": draw.uniform(1.0, 20.0),
-            "seed": draw.seed()}
-
-
 @pytest.mark.claim("fedpdm.theorem2_carryover_corrected")
 @settings(max_examples=examples("several"))
-@given(point=unseen_configurations.strategy())
+@given(point=api_configuration_space.strategy())
 @example(point={"N": 3, "n": 4, "K": 3, "rounds": 6, "batch_size": 1, "Q_max": 1, "rho": 1.0, "eta0": 0.05,
                 "eta_schedule": "constant", "local_start": "warm", "sensitivity_model": "eq19",
                 "dp_calibration": "per_round_eps", "epsilon": 6.0, "epsilon_total": 5.0, "seed": 0})

@@ -57,13 +57,16 @@ class FedPDMConfig:
     epsilon, delta : float
         Per-round :math:`(\varepsilon, \delta)` for ``dp_calibration = "per_round_eps"`` (:math:`\delta` also the
         accounting target).
-    dp_calibration : {"per_round_eps", "target_total_eps"}
-        ``per_round_eps``: :math:`z = \sqrt{2\ln(1.25/\delta)}/\varepsilon` (18). ``target_total_eps`` (spec 5.5,
-        Review notes): the smallest :math:`z` whose Poisson-subsampled-Gaussian RDP total at rate
+    dp_calibration : {"per_round_eps", "target_total_eps", "target_total_eps_bound"}
+        ``per_round_eps``: :math:`z = \sqrt{2\ln(1.25/\delta)}/\varepsilon` (18). ``target_total_eps`` (the paper's
+        accounting, Theorem 2): the smallest :math:`z` whose Poisson-subsampled-Gaussian RDP total at rate
         :math:`q = Q_{\max}b/|D_i|` over the **realised maximum participation count** :math:`\max_i n_i` of the
-        (data-independent, pre-drawn) schedule is ``epsilon_total`` at :math:`\delta`.
+        (data-independent, pre-drawn) schedule is ``epsilon_total`` at :math:`\delta`; with the client state kept
+        across rounds this total is **not** a bound on the privacy loss of the run (``privacy_model``).
+        ``target_total_eps_bound``: the smallest :math:`z` for which the ``history_gaussian`` total of every client
+        (a bound) is ``epsilon_total`` at :math:`\delta` (needs ``nu = 0`` or ``Q_max = 1``: a fixed :math:`Q`).
     epsilon_total : float
-        Target :math:`\bar\varepsilon` for ``target_total_eps``.
+        Target :math:`\bar\varepsilon` for ``target_total_eps`` and ``target_total_eps_bound``.
     noise_Q : {"adaptive", "cap"}
         Q in (19): the realised :math:`Q_i^t` (literal; data dependent, E5) or ``Q_max`` (the fix).
     G : float or None
@@ -76,6 +79,13 @@ class FedPDMConfig:
         :math:`(\varepsilon, \delta)`-DP given the released history. Needs ``noise_Q = "cap"``. With warm start and
         :math:`(1-\eta\rho)^Q \le -1/3` the factor grows geometrically with the participation count (it is computed,
         never capped); a factor beyond the double range raises.
+    privacy_model : {"history_gaussian", "paper"}
+        How a run's privacy totals are accounted (:func:`reference_impl.fedpdm.accounting.account_run`).
+        ``history_gaussian`` (default, a bound for Algorithm 1 as run): every upload is a Gaussian mechanism whose mean
+        moves by at most the history sensitivity :math:`\kappa_n s_n` given the released history, composed exactly
+        (:math:`\mu = \sqrt{\sum_n(\kappa_n s_n/\sigma_n)^2}`), without amplification by data subsampling (which the
+        kept state voids). ``paper``: the paper's Theorem 2 accountant (Poisson-subsampled Gaussian at :math:`q`
+        composed over the realised count), reported with a status saying it is not a bound for the run.
     prox_threshold_factor : float
         Threshold = factor :math:`\cdot\gamma/\rho`. 1 is the seed's (13); other values exist only to show that the
         wrong thresholds of E12/E13 (:math:`\gamma/(N\rho)`, :math:`\rho\gamma`) miss the optimum.
@@ -104,6 +114,7 @@ class FedPDMConfig:
     G: float | None = None
     prox_threshold_factor: float = 1.0
     sensitivity_model: str = "eq19"
+    privacy_model: str = "history_gaussian"
 
     def __post_init__(self) -> None:
         check_int("K", self.K, 1)
@@ -126,9 +137,14 @@ class FedPDMConfig:
         check_choice("local_start", self.local_start, ("warm", "global"))
         check_choice("init", self.init, ("zeros", "normal"))
         check_choice("noise", self.noise, ("dp", "none", "fixed"))
-        check_choice("dp_calibration", self.dp_calibration, ("per_round_eps", "target_total_eps"))
+        check_choice("dp_calibration", self.dp_calibration, ("per_round_eps", "target_total_eps",
+                                                              "target_total_eps_bound"))
         check_choice("noise_Q", self.noise_Q, ("adaptive", "cap"))
         check_choice("sensitivity_model", self.sensitivity_model, ("eq19", "history"))
+        check_choice("privacy_model", self.privacy_model, ("history_gaussian", "paper"))
+        if self.dp_calibration == "target_total_eps_bound" and self.nu > 0.0 and self.Q_max > 1:
+            raise ValueError(f"dp_calibration = 'target_total_eps_bound' needs a fixed number of local steps (nu = 0 "
+                             f"or Q_max = 1), got nu = {self.nu!r} and Q_max = {self.Q_max}")
         if self.sensitivity_model == "history" and self.noise_Q != "cap":
             raise ValueError(f"sensitivity_model = 'history' needs noise_Q = 'cap' (Q fixed in advance), got noise_Q = "
                              f"{self.noise_Q!r}")

@@ -24,6 +24,7 @@ from theory.privacy.conversions import (
     zcdp_to_approx_dp_cks,
     zcdp_to_approx_dp_exact_gaussian,
 )
+from theory.privacy.quiet import quiet_dp_accounting
 
 __all__ = [
     "CONVERSIONS",
@@ -93,10 +94,11 @@ def epsilon_rdp_accountant(rhos, delta) -> float:
 
     delta = real_scalar("delta", delta, "(0, 1)")
     accountant = rdp.RdpAccountant()
-    for rho in np.asarray(rhos, dtype=np.float64):
-        if rho > 0.0:
-            accountant.compose(dp_accounting.GaussianDpEvent(1.0 / math.sqrt(2.0 * rho)))
-    return float(accountant.get_epsilon(delta))
+    with quiet_dp_accounting():
+        for rho in np.asarray(rhos, dtype=np.float64):
+            if rho > 0.0:
+                accountant.compose(dp_accounting.GaussianDpEvent(1.0 / math.sqrt(2.0 * rho)))
+        return float(accountant.get_epsilon(delta))
 
 
 def epsilon_pld_accountant(rhos, delta, *, value_discretization_interval: float = 1e-4) -> float:
@@ -104,7 +106,9 @@ def epsilon_pld_accountant(rhos, delta, *, value_discretization_interval: float 
 
     The rounds are composed as the single Gaussian they are exactly equivalent to, with noise
     multiplier :math:`1/\sqrt{2\sum_n\rho_n}` (composition of Gaussian mechanisms is Gaussian); PLD
-    composition of the rounds one by one gives the same privacy profile at N times the cost.
+    composition of the rounds one by one gives the same privacy profile at N times the cost. ``inf`` for a
+    :math:`\delta` below the tail mass dp-accounting truncates (about 1e-15): no finite :math:`\varepsilon` is
+    certified there (the conversions of :func:`account_rounds` still answer).
     """
     import dp_accounting
     from dp_accounting import pld
@@ -114,8 +118,9 @@ def epsilon_pld_accountant(rhos, delta, *, value_discretization_interval: float 
     if total == 0.0:
         return 0.0
     accountant = pld.PLDAccountant(value_discretization_interval=value_discretization_interval)
-    accountant.compose(dp_accounting.GaussianDpEvent(1.0 / math.sqrt(2.0 * total)))
-    return float(accountant.get_epsilon(delta))
+    with quiet_dp_accounting():
+        accountant.compose(dp_accounting.GaussianDpEvent(1.0 / math.sqrt(2.0 * total)))
+        return float(accountant.get_epsilon(delta))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -173,7 +178,8 @@ def account_rounds(rho_per_round, delta, *, accountants: bool = True) -> Privacy
 
 
 def calibrate_variance_first(epsilon, delta, rounds, sensitivity, variance_decay=1.0, method="exact"):
-    r"""Smallest first-round noise variance :math:`V` so that rounds :math:`V\zeta^{n-1}` give :math:`(\varepsilon, \delta)`.
+    r"""Smallest first-round noise variance :math:`V` so that rounds :math:`V\zeta^{n-1}` give
+    :math:`(\varepsilon, \delta)`.
 
     .. math::
 
@@ -198,7 +204,8 @@ def calibrate_variance_first(epsilon, delta, rounds, sensitivity, variance_decay
     rho_star = inverse(epsilon, delta)
     variance = sensitivity**2 * unit_total / (2.0 * rho_star)
     for _ in range(64):
-        achieved = forward(zcdp_compose(rho_schedule_variance_decay(sensitivity, variance, variance_decay, rounds)), delta)
+        schedule = rho_schedule_variance_decay(sensitivity, variance, variance_decay, rounds)
+        achieved = forward(zcdp_compose(schedule), delta)
         if achieved <= epsilon:
             return variance, achieved
         variance = math.nextafter(variance, math.inf)

@@ -32,6 +32,7 @@ import math
 import numpy as np
 from scipy import special
 
+from theory._rounding import gamma as _gamma
 from theory._validate import real_scalar
 
 __all__ = [
@@ -72,14 +73,16 @@ def noise_multiplier_fedpdm(epsilon, delta):
     Raises
     ------
     ValueError
-        If ``epsilon`` is not in (0, inf) or ``delta`` is not in (0, 1).
+        If ``epsilon`` is not in (0, inf) or ``delta`` is not in (0, 1), or if :math:`z` exceeds the double range
+        (``epsilon`` below about 1e-307).
 
     Notes
     -----
-    ``theory.privacy.conversions.gaussian_sigma_classical`` is this formula times the sensitivity, restricted
-    to :math:`\varepsilon < 1`; this function is the formula itself, because the seed (and fedcheck's
-    check of its Lemma 1) needs it outside that range. Closed form,
-    relative error a few ulps.
+    For a subnormal ``delta`` (where :math:`1.25/\delta` overflows) the logarithm is taken as
+    :math:`\ln 1.25 - \ln\delta`; otherwise as printed. ``theory.privacy.conversions.gaussian_sigma_classical`` is
+    this formula times the sensitivity, restricted to :math:`\varepsilon < 1`; this function is the formula itself,
+    because the seed (and fedcheck's check of its Lemma 1) needs it outside that range. Closed form, relative error a
+    few ulps.
 
     References
     ----------
@@ -96,7 +99,13 @@ def noise_multiplier_fedpdm(epsilon, delta):
     """
     epsilon = real_scalar("epsilon", epsilon, "(0, inf)")
     delta = real_scalar("delta", delta, "(0, 1)")
-    return math.sqrt(2.0 * math.log(1.25 / delta)) / epsilon
+    ratio = 1.25 / delta
+    log_ratio = math.log(ratio) if math.isfinite(ratio) else math.log(1.25) - math.log(delta)  # subnormal delta
+    z = math.sqrt(2.0 * log_ratio) / epsilon
+    if not math.isfinite(z):
+        raise ValueError(f"epsilon = {epsilon!r} is too small: the noise multiplier sqrt(2 ln(1.25/delta))/epsilon "
+                         f"exceeds the double range (epsilon must be >= {math.sqrt(2.0 * log_ratio) / 1e308:.3g})")
+    return z
 
 
 def _total_epsilon(epsilon, q, p, T, c0, power: int) -> float:
@@ -292,8 +301,11 @@ def rdp_poisson_subsampled_gaussian(q, z, orders):
     summed relative to its largest term (a log-sum-exp, vectorised over all orders), so nothing
     overflows; the absolute error of :math:`\ln A_\alpha` is about :math:`u` times the largest log-term
     magnitude (:math:`\lesssim \alpha\ln\alpha + \alpha|\ln q| + \alpha^2/(2z^2)`) plus
-    :math:`\gamma_{\alpha+1}` from the sum, divided by :math:`\alpha - 1` in the result. At :math:`q = 1` it is the Gaussian RDP :math:`\alpha/(2z^2)`.
-    RDP composes additively over rounds.
+    :math:`\gamma_{\alpha+1}` from the sum, divided by :math:`\alpha - 1` in the result. Where the result is within
+    that error of 0 (a huge :math:`z`, where the sum could round to a tiny negative value) it is recomputed as
+    :math:`\ln A_\alpha = \operatorname{log1p}(\sum_k P_k\,\operatorname{expm1}((k^2-k)/(2z^2)))`, accurate and
+    :math:`\ge 0` there. At :math:`q = 1` it is the Gaussian RDP :math:`\alpha/(2z^2)`. RDP composes additively over
+    rounds.
 
     References
     ----------
@@ -326,13 +338,27 @@ def rdp_poisson_subsampled_gaussian(q, z, orders):
     log_terms = log_binom + log_1mq_part + k * log_q + (k * k - k) / (2.0 * z * z)
     peak = np.maximum.reduceat(log_terms, starts)
     sums = np.add.reduceat(np.exp(log_terms - np.repeat(peak, sizes)), starts)
-    return (peak + np.log(sums)) / (alphas - 1.0)
+    out = (peak + np.log(sums)) / (alphas - 1.0)
+    # Where the result is within its own rounding error of 0 (a huge z: A_alpha = 1 + tiny), the sum above can come
+    # out slightly negative. There the cancellation-free form ln A = log1p(sum_k P(k) expm1((k^2 - k)/(2 z^2))) (the
+    # binomial probabilities P(k) sum to 1) is accurate and >= 0; elsewhere the values are left exactly as computed.
+    magnitude = np.maximum.reduceat(np.where(np.isfinite(log_terms), np.abs(log_terms), 0.0), starts)
+    allowance = (_gamma(8) * magnitude + np.array([_gamma(int(a) + 2) for a in alphas])) / (alphas - 1.0)
+    flat = np.abs(out) <= allowance
+    if flat.any():
+        with np.errstate(over="ignore", invalid="ignore"):  # only the flat orders' (small) terms are used
+            excess = np.exp(log_binom + log_1mq_part + k * log_q) * np.expm1((k * k - k) / (2.0 * z * z))
+            exact = np.log1p(np.add.reduceat(excess, starts)) / (alphas - 1.0)
+        out = np.where(flat, exact, out)
+    return out
 
 
 def rdp_to_approx_dp(rdp, orders, delta):
     r"""Standard RDP :math:`\to (\varepsilon, \delta)` conversion over a grid of orders (Mironov 2017, Prop. 3).
 
-    .. math:: \varepsilon(\delta) = \min_{\alpha} \Bigl[\varepsilon_{\rm RDP}(\alpha) + \frac{\ln(1/\delta)}{\alpha - 1}\Bigr]
+    .. math::
+
+        \varepsilon(\delta) = \min_{\alpha} \Bigl[\varepsilon_{\rm RDP}(\alpha) + \frac{\ln(1/\delta)}{\alpha - 1}\Bigr]
 
     Parameters
     ----------

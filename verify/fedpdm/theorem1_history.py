@@ -13,6 +13,9 @@ The client's state :math:`(x_i^t, \lambda_i^t)` is private and data dependent, s
   construction (so :math:`\kappa_n` is the exact worst case).
 
 Evidence from :mod:`verify.fedpdm.upload_simulation` (the literal update equations with a running forward-error bound).
+What the history factor gives is a per-upload guarantee; the privacy of the whole run with the state kept is decided
+in :mod:`verify.fedpdm.theorem2_carryover` (the subsampled accountant fails even with noise :math:`z\kappa_n s_n`; the
+Gaussian composition of the history sensitivities without amplification holds).
 """
 
 from __future__ import annotations
@@ -66,7 +69,8 @@ def e25_fix_schedule(rng: np.random.Generator, rounds: int = 300, p: float = 0.0
     return [1.0 / (rho * math.sqrt(1.0 + t)) for t in rounds_in], [Q] * len(rounds_in)
 
 
-def _history_batch(rng: np.random.Generator, count: int, bound_fn, require_tight: bool, constructions) -> list[Evidence]:
+def _history_batch(rng: np.random.Generator, count: int, bound_fn, require_tight: bool,
+                   constructions) -> list[Evidence]:
     out = []
     for _ in range(count):
         n = int(rng.integers(1, 31))
@@ -152,7 +156,8 @@ def check_history_paper(ctx: CheckContext, *, bound_fn=paper_sensitivity_bound) 
         "legal_pair_ratio_eta0.001_Q5": {e.parameters["participation"]: e.parameters["ratio_to_eq19"]
                                          for e in evidence if e.parameters.get("construction") == "linear_loss"},
         "e25_fix_kappa_at_last_participation": {
-            s: sorted(e.parameters["kappa_n"] for e in e25 if e.parameters["local_start"] == s) for s in ("warm", "global")},
+            s: sorted(e.parameters["kappa_n"] for e in e25 if e.parameters["local_start"] == s)
+            for s in ("warm", "global")},
         "dp_consequence": {"epsilon": 0.5, "delta": 1e-5, "z_eq18": z,
                            "delta_exact_over_delta_kappa_1": gaussian_delta_exact(0.5, 1.0 / z) / 1e-5,
                            "delta_exact_over_delta_kappa_1.5": gaussian_delta_exact(0.5, 1.5 / z) / 1e-5},
@@ -193,7 +198,8 @@ def check_history_corrected(ctx: CheckContext, *, factor_fn=history_factors_fedp
                                                              "G": 1.0, "d": 2, "local_start": start,
                                                              "construction": "adversarial", "seed": int(k)})
                                 .parameters["ratio_to_eq19"] for k in n]))
-    figure = FigureSpec(name="history_factor_tightness", title="History factor kappa_n: closed form vs simulated worst case",
+    figure = FigureSpec(name="history_factor_tightness",
+                        title="History factor kappa_n: closed form vs simulated worst case",
                         xlabel="participation n", ylabel="||dy_n|| / s_n", series=tuple(series), yscale="log")
     return result_from_evidence(
         claim_id, evidence, ctx=ctx, quantity="||y_n(D) - y_n(D')|| / (kappa_n s_n)",
@@ -207,7 +213,8 @@ CLAIMS = (
         id="fedpdm.theorem1_history",
         paper="fedpdm",
         title="Theorem 1 as used: the per-round noise (18)-(19) protects each upload given the released history",
-        citations=(*CITE_THEOREM1, Citation(seed=SEED, label="Algorithm 1 (state carried across rounds)", lines="158-180")),
+        citations=(*CITE_THEOREM1,
+                   Citation(seed=SEED, label="Algorithm 1 (state carried across rounds)", lines="158-180")),
         statement=("The noise N(0, sigma_{i,t}^2 I) with sigma_{i,t} from (18)-(19) makes client i's upload at "
                    "round t (eps, delta)-DP, i.e. (19) bounds ||y_i^{t+1}(D) - y_i^{t+1}(D')|| given everything "
                    "released before (the x_0 sequence), although the state (x_i^t, lambda_i^t) is private and "
@@ -235,7 +242,9 @@ CLAIMS = (
                    "participation, where kappa_n = sum_j |c_j| w_j / (2 w_n) is computed from the client's own "
                    "(eta, Q) sequence (theory.privacy.history), and the bound is attained. For constant (eta, Q) "
                    "and b = (1 - eta rho)^Q: warm start bounded iff -1/3 < b < 1; global start "
-                   "kappa_inf = 1 + |1 - 2b| / (2 (1 - |b|)). Calibrating sigma to kappa_n s_n restores Theorem 1."),
+                   "kappa_inf = 1 + |1 - 2b| / (2 (1 - |b|)). Calibrating sigma to kappa_n s_n restores Theorem 1 for "
+                   "each upload given the history (composed without subsampling amplification: the subsampled "
+                   "accountant over rounds does not follow, fedpdm.theorem2_history_subsampled)."),
         hypotheses=("same released history", "per-step gradient differences of norm <= 2G (A3)",
                     "(eta_j, Q_j) fixed in advance", "same initial state"),
         check=check_history_corrected,

@@ -7,6 +7,8 @@ r"""FedPDM-DP (Algorithm 1) and its DP baselines, vectorised over sampled client
 * :mod:`.config`: :class:`FedPDMConfig`, every input and every [decision] the seed leaves open (E16);
 * :mod:`.accounting`: client sampling, the sensitivity (19) table, the run's noise multiplier (per-round ε or a
   target total on the realised participation count), the history factors (spec Review notes);
+* :mod:`.carryover`: the privacy oracle's builder: a client with linear or quadratic loss as an affine map of
+  its noise and data, for the exact privacy loss with state carried over (``fedpdm.theorem2_carryover``);
 * :mod:`.algorithm`: Algorithm 1 (:func:`fedpdm_round`, :func:`run_fedpdm`);
 * :mod:`.baselines`: FedAvg-DP, FedProx-DP and SCAFFOLD-DP as spec 5.3 reconstructs them (labelled
   reconstructions), and :func:`run_arm` (one experiment arm on one replicate seed).
@@ -21,8 +23,13 @@ References
 
 from reference_impl.fedpdm.accounting import (
     ORDERS,
+    PRIVACY_MODELS,
+    FedPDMPrivacy,
+    account_run,
     calibrate_noise_multiplier,
+    calibrate_noise_multiplier_bound,
     history_factor_table,
+    history_gaussian_mu,
     participation_schedule,
     run_noise_multiplier,
     sensitivity_table,
@@ -36,6 +43,18 @@ from reference_impl.fedpdm.algorithm import (
     run_fedpdm,
 )
 from reference_impl.fedpdm.baselines import ARMS, ArmCurve, BaselineConfig, run_arm, run_baseline
+from reference_impl.fedpdm.carryover import (
+    NEIGHBOURS,
+    AffineClient,
+    CarryoverDelta,
+    affine_client_from_config,
+    carryover_delta,
+    carryover_delta_lower_bound,
+    carryover_pair,
+    inclusion_options,
+    response_matrix,
+    sample_privacy_losses,
+)
 from reference_impl.fedpdm.config import FedPDMConfig
 from reference_impl.fedpdm.objective import (
     accuracy,
@@ -67,6 +86,22 @@ from reference_impl.fedpdm.smoothness import (
 )
 
 __all__ = [
+    "PRIVACY_MODELS",
+    "FedPDMPrivacy",
+    "account_run",
+    "calibrate_noise_multiplier_bound",
+    "history_gaussian_mu",
+    "NEIGHBOURS",
+    "AffineClient",
+    "CarryoverDelta",
+    "affine_client_from_config",
+    "carryover_delta",
+    "carryover_delta_lower_bound",
+    "carryover_pair",
+    "inclusion_options",
+    "response_matrix",
+    "sample_privacy_losses",
+
     "SmoothnessBracket",
     "SmoothnessCost",
     "estimate_smoothness_cost",

@@ -46,7 +46,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import optimize
-from scipy.sparse import linalg as spla
 
 from theory.msd.expectations import _moments, expected_A, expected_B
 from theory.msd.grouped import (
@@ -56,7 +55,7 @@ from theory.msd.grouped import (
     grouped_spectral_radius,
     refined_grouping,
 )
-from theory.msd.krylov import generic_start, top_eigenpair
+from theory.msd.krylov import arpack_eigs, generic_start, top_eigenpair
 from theory.msd.stability import ThresholdBracket
 from theory.msd.structured import (
     ARNOLDI_MAXITER,
@@ -211,7 +210,8 @@ def warm_spectral_radius(x, model: str, *, route: str = "structured", tol: float
     return rho
 
 
-#: Weights of the identity and of :func:`theory.msd.krylov.generic_start` in :func:`consensus_start` (unit vectors each).
+#: Weights of the identity and of :func:`theory.msd.krylov.generic_start` in :func:`consensus_start` (unit vectors
+#: each).
 CONSENSUS_START_MIX = 0.1
 
 
@@ -230,7 +230,8 @@ def consensus_start(m, packing: SymmetricPacking) -> np.ndarray:
     N, Nb = m.N, m.n_blocks
     _, U = np.linalg.eigh(m.R.mean(axis=0))
     u = U[:, 0]
-    parts = [packing.pack(np.kron(np.ones((Nb, Nb)), np.outer(u, u))), packing.pack(np.eye(N)), generic_start(packing.size)]
+    parts = [packing.pack(np.kron(np.ones((Nb, Nb)), np.outer(u, u))), packing.pack(np.eye(N)),
+             generic_start(packing.size)]
     lift, eye, generic = (v / np.linalg.norm(v) for v in parts)
     return lift + CONSENSUS_START_MIX * (eye + generic)
 
@@ -252,13 +253,15 @@ def _structured_space(m, model: str) -> tuple[SymmetricPacking, int]:
 def fast_threshold_bracket(rho: Callable[[float], float], lambda_max: float, *, start: float, rtol: float = 1e-7,
                            mu_min: float | None = None, max_steps: int = 60, margin: float = STABILITY_MARGIN
                            ) -> ThresholdBracket:
-    r"""Certified bracket :math:`\rho(lo) < 1 \le \rho(hi)` of a crossing of :math:`\rho(\mu) = 1`, searched from ``start``.
+    r"""Certified bracket :math:`\rho(lo) < 1 \le \rho(hi)` of a crossing of :math:`\rho(\mu) = 1`, searched from
+    ``start``.
 
     From ``start`` the step is halved until :math:`\rho < 1` (down to ``mu_min``, default
     :math:`10^{-4}/\lambda_{\max}`; below it the bracket ``(0, mu_min)`` says no stable step was found) or grown
     by 1.5 until :math:`\rho \ge 1`; then Brent's method with ``xtol = rtol * hi``. Both ends of the result are
     evaluated points: Brent's last two points on either side of the root when they are within ``2 xtol``,
-    else root :math:`\pm` ``xtol`` evaluated (bisection from the last certified bracket if a side fails). A step counts as stable only if
+    else root :math:`\pm` ``xtol`` evaluated (bisection from the last certified bracket if a side fails). A step
+    counts as stable only if
     :math:`\rho < 1 - ` ``margin`` (above the eigensolver's tolerance). Same semantics as
     :func:`theory.msd.stability.threshold_bracket`, which starts at ``mu_min`` instead.
 
@@ -394,7 +397,8 @@ def _white_mean_radius(m, mu: float, state: dict) -> float:
 RADIUS_TOLS = (1e-6, 1e-10)
 RADIUS_NEAR_ONE = 1e-4
 
-#: Memory for the GMRES basis of a structured (S2) solve: restart + 1 vectors of N^2 doubles (restart 40 up to N = 2200).
+#: Memory for the GMRES basis of a structured (S2) solve: restart + 1 vectors of N^2 doubles (restart 40 up to N =
+#: 2200).
 GMRES_BASIS_BYTES = 1.6e9
 
 
@@ -435,7 +439,8 @@ class MeanSquareAnalysis:
 
 def _psd_margin(C: np.ndarray) -> float | None:
     r"""Smallest :math:`\epsilon` of :math:`\{10^{-14}, 10^{-12}, \dots, 10^{-6}\}` with
-    :math:`(C + C^T)/2 + \epsilon\max_i|C_{ii}|I` positive definite (Cholesky), i.e. :math:`C \succeq -\epsilon\max|C_{ii}|I`;
+    :math:`(C + C^T)/2 + \epsilon\max_i|C_{ii}|I` positive definite (Cholesky), i.e.
+    :math:`C \succeq -\epsilon\max|C_{ii}|I`;
     None if none is (C is then not PSD: no certificate)."""
     from scipy.linalg import cho_factor
 
@@ -462,14 +467,15 @@ def _naive_rho(m, model: str, mu: float) -> float:
     from theory.msd.naive import f_matrix
 
     F = f_matrix(m, model, mu, dense=False)
-    vals = spla.eigs(F, k=1, which="LM", return_eigenvectors=False, tol=1e-13, maxiter=ARNOLDI_MAXITER)
+    vals = arpack_eigs(F, k=1, which="LM", return_eigenvectors=False, tol=1e-13, maxiter=ARNOLDI_MAXITER)
     return float(abs(vals[0]))
 
 
 def mean_square_analysis(x, model: str, *, route: str = "auto", threshold_rtol: float = 1e-7,
                          msd_rtol: float = 1e-12, progress: Callable[[str], None] | None = None,
                          certify_stability: bool = False) -> MeanSquareAnalysis:
-    r""":math:`\rho(\mathcal F)`, the certified mean-square threshold and :math:`\mathrm{MSD}_\infty` by one exact route.
+    r""":math:`\rho(\mathcal F)`, the certified mean-square threshold and :math:`\mathrm{MSD}_\infty` by one exact
+    route.
 
     Every iterative solve is capped (:data:`KRYLOV_MAXITER` Krylov steps, :data:`ARNOLDI_MAXITER` Arnoldi
     restarts). When the structured (S2) solve or Arnoldi does not converge (e.g. :math:`\rho(\mathcal F) \to 1`
@@ -667,7 +673,18 @@ def mean_spectral_radius(x, mu: float | None = None, state: dict | None = None) 
 
     A cold Arnoldi start is :func:`theory.msd.krylov.generic_start`, never all ones: a start invariant under the
     permutations of exchangeable clients stays in their symmetric subspace and misses the modes that differ within a
-    class (0.9687 instead of 0.9741 at the paper's federation in four Toeplitz groups, D = 6)."""
+    class (0.9687 instead of 0.9741 at the paper's federation in four Toeplitz groups, D = 6).
+
+    Every path runs on one BLAS thread, as inside :func:`mean_threshold_fast`: a caller's thread pool (the CLI's
+    parent process, a test, a notebook) does not change the arithmetic, so the same instance gives the same number
+    whoever asks."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1):
+        return _mean_spectral_radius(x, mu, state)
+
+
+def _mean_spectral_radius(x, mu: float | None, state: dict | None) -> float:
     from theory.msd.classes import class_grouping, classes_mean_spectral_radius
     from theory.msd.expectations import mean_operator
     from theory.msd.stability import spectral_radius_M

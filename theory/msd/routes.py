@@ -71,7 +71,9 @@ __all__ = [
     "ROUTES",
     "STABILITY_MARGIN",
     "MeanSquareAnalysis",
+    "MEMORY_BUDGET",
     "choose_route",
+    "route_peak_bytes",
     "consensus_start",
     "fast_threshold_bracket",
     "mean_square_analysis",
@@ -92,7 +94,49 @@ CLASSES_MIN_N = 2500
 
 
 
-def choose_route(x, method: str = "auto") -> str:
+#: Memory one model's analysis may plan for (bytes): the project machine has 24 GB, shared by the two models and the
+#: caller. :func:`choose_route` refuses a route whose estimated peak (:func:`route_peak_bytes`) exceeds it.
+MEMORY_BUDGET = 20e9
+
+
+def route_peak_bytes(x, route: str) -> float:
+    r"""Estimated peak memory (bytes) of one model's analysis on ``route``: ``classes`` holds
+    :data:`theory.msd.classes.PEAK_STATES` reduced states (3.6 GB at the paper's federation in four classes);
+    ``structured`` a GMRES-DR basis of :data:`DEFLATED_RESTART` + 2 packed symmetric :math:`N \times N` states and
+    about six more for the operator and rho(F); the other routes are small (the naive route is limited by
+    :data:`theory.msd.naive.NAIVE_MAX_N`, white and grouped work on :math:`N_b^2` or per-class problems)."""
+    m = _moments(x)
+    if route == "classes":
+        from theory.msd.classes import classes_peak_bytes
+
+        return float(classes_peak_bytes(m))
+    if route == "structured":
+        return float((DEFLATED_RESTART + 8) * 8.0 * m.N * (m.N + 1) / 2.0)
+    return 0.0
+
+
+def _check_fits(m, route: str, budget: float | None) -> str:
+    if budget is None:
+        return route
+    need = route_peak_bytes(m, route)
+    if need <= budget:
+        return route
+    why = ""
+    if route in ("classes", "structured") and not is_white(m):
+        try:
+            from theory.msd.classes import class_grouping
+
+            C = class_grouping(m).C
+            why = (f"; its K = {m.K} clients form {C} classes of equal (p, R, sigma2_eta)"
+                   + (": per-client feature covariances do not reduce (S2), so group the clients that share R_k, or "
+                      "lower K, D or l_max" if C > m.K // 2 else ""))
+        except ValueError:
+            why = ""
+    raise ValueError(f"the {route} route would need about {need / 1e9:.3g} GB for this instance (N = {m.N}), more "
+                     f"than the {budget / 1e9:.3g} GB a model may use{why}")
+
+
+def choose_route(x, method: str = "auto", *, memory_budget: float | None = MEMORY_BUDGET) -> str:
     r"""The cheapest exact route: ``grouped`` if every :math:`R_k = v_kI` and some class of exchangeable clients
     has three or more members (:mod:`theory.msd.grouped`), else ``white`` if every :math:`R_k = v_kI`; for
     non-white R ``classes`` (:mod:`theory.msd.classes`: the MSD of (S2) on per-class D x D blocks, no
@@ -100,11 +144,16 @@ def choose_route(x, method: str = "auto") -> str:
     sharing :math:`(p_k, R_k, \sigma^2_{\eta,k})` make it smaller than (S2), else ``structured``.
 
     ``method`` forces ``naive``, ``structured`` or ``classes`` (``white`` and ``grouped`` only when R is white).
+    A route whose estimated peak memory (:func:`route_peak_bytes`) exceeds ``memory_budget`` (default
+    :data:`MEMORY_BUDGET`; None: no check) is refused at once instead of being started: a federation whose clients
+    all have their own :math:`R_k` (K = 256, D = 200, l_max = 10: 256 classes, about 12 TB on the classes route) is
+    told so in a second rather than exhausting the machine.
 
     Raises
     ------
     ValueError
-        On an unknown ``method``, ``white`` for non-white R, or ``naive`` above its size limit.
+        On an unknown ``method``, ``white`` for non-white R, ``naive`` above its size limit, or a route that does
+        not fit in ``memory_budget`` (the message names the route, the estimate and the number of client classes).
     """
     from theory.msd.naive import NAIVE_MAX_N
 
@@ -125,11 +174,11 @@ def choose_route(x, method: str = "auto") -> str:
                 raise ValueError(f"--method classes: {exc}") from exc
             return "structured"
         if method == "classes" or class_unknowns(m.l_max, g.C, m.D)[1] < m.N * m.N:
-            return "classes"
+            return _check_fits(m, "classes", memory_budget)
     if method != "auto":
-        return method
+        return _check_fits(m, method, memory_budget)
     if not is_white(m):
-        return "structured"
+        return _check_fits(m, "structured", memory_budget)
     try:
         grouping = client_grouping(m)
     except ValueError:  # classes whose staleness moments are not exchangeable: no grouped reduction

@@ -128,8 +128,9 @@ def _check_fits(m, route: str, budget: float | None) -> str:
 
             C = class_grouping(m).C
             why = (f"; its K = {m.K} clients form {C} classes of equal (p, R, sigma2_eta)"
-                   + (": per-client feature covariances do not reduce (S2), so group the clients that share R_k, or "
-                      "lower K, D or l_max" if C > m.K // 2 else ""))
+                   + (": per-client feature covariances do not reduce (S2), so group the clients that share R_k, lower "
+                      "K, D or l_max, or use theory.msd.per_client.class_mean_msd_estimate (an uncertified estimate)"
+                      if C > m.K // 2 else ""))
         except ValueError:
             why = ""
     raise ValueError(f"the {route} route would need about {need / 1e9:.3g} GB for this instance (N = {m.N}), more "

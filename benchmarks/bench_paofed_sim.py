@@ -71,6 +71,17 @@ def loop_step(env, config, alpha, state, draws, n):
         state.w[r] = new
 
 
+def cpu_seconds(fast, slow, pairs: int) -> tuple[float, float]:
+    """Median thread CPU seconds of ``fast()`` and ``slow()`` over ``pairs`` interleaved calls of each."""
+    a, b = [], []
+    for _ in range(pairs):
+        for fn, out in ((fast, a), (slow, b)):
+            t = time.thread_time()
+            fn()
+            out.append(time.thread_time() - t)
+    return float(np.median(a)), float(np.median(b))
+
+
 def _copy(state):
     return type(state)(**{k: v.copy() for k, v in state.__dict__.items()})
 
@@ -79,6 +90,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=4)
     parser.add_argument("--iterations", type=int, default=40, help="iterations checked and timed")
+    parser.add_argument("--pairs", type=int, default=5, help="interleaved CPU-time pairs (vectorised, loop)")
     args = parser.parse_args()
     env = experiment_environment()
     config = algorithm_config("paofed-u1")
@@ -87,12 +99,14 @@ def main() -> None:
     streams = tuple(np.random.default_rng(0).spawn(3))
     selector = Selector(config, env, streams[2], args.runs)
     data_state = data.start(streams[1], args.runs)
-    draws = [draw_iteration(env, config, selector, data, data_state, streams, n, args.runs) for n in range(args.iterations)]
+    draws = [draw_iteration(env, config, selector, data, data_state, streams, n, args.runs)
+             for n in range(args.iterations)]
 
     # 1. equality over the whole sequence
     fast, slow = initial_state(env, args.runs), initial_state(env, args.runs)
     counts = {k: np.zeros(args.runs, dtype=np.int64) for k in ("messages", "uplink_params", "downlink_params",
-                                                                 "uplink_bits", "downlink_bits", "delivered", "discarded")}
+                                                                 "uplink_bits", "downlink_bits", "delivered",
+                                                                 "discarded")}
     worst = 0.0
     for n, d in enumerate(draws):
         step(env, config, alpha, fast, d, n, counts)
@@ -100,7 +114,8 @@ def main() -> None:
         worst = max(worst, float(np.max(np.abs(fast.w - slow.w))), float(np.max(np.abs(fast.wk - slow.wk))))
     assert worst <= 1e-12, worst
     print(f"PAO-Fed-U1, K = {env.K}, D = {env.D}, l_max = {env.l_max}, runs = {args.runs}: vectorised = loop over "
-          f"{args.iterations} iterations (max |difference| {worst:.1e}); {int(counts['delivered'].sum())} messages used")
+          f"{args.iterations} iterations (max |difference| {worst:.1e}); "
+          f"{int(counts['delivered'].sum())} messages used")
 
     # 2. time per iteration on the same draws (state reset each repetition)
     def vectorised():
@@ -119,6 +134,10 @@ def main() -> None:
     print(f"vectorised: {1e3 * t_vec / per:.2f} ms/iteration, peak {m_vec / 2**20:.1f} MiB")
     print(f"per-client loop: {1e3 * t_loop / per:.2f} ms/iteration, peak {m_loop / 2**20:.1f} MiB")
     print(f"time ratio loop / vectorised: {t_loop / t_vec:.1f}x; memory ratio: {m_loop / max(m_vec, 1):.2f}x")
+    # CPU time, the two interleaved (a shared machine stretches wall times by whatever else runs)
+    c_vec, c_loop = cpu_seconds(vectorised, looped, args.pairs)
+    print(f"CPU: vectorised {1e3 * c_vec / per:.3f} ms/iteration, loop {1e3 * c_loop / per:.3f} ms/iteration; "
+          f"median of {args.pairs} interleaved pairs: ratio loop / vectorised {c_loop / c_vec:.1f}x")
 
     # 3. end-to-end throughput of the reference (draws, RFF regressors and MSE-test included)
     t = time.perf_counter()
@@ -144,7 +163,7 @@ def lockstep(iterations: int) -> None:
     t = time.process_time()
     together = run_paofed_arms(env, configs, data, iterations, np.random.default_rng(2))
     t_together = time.process_time() - t
-    assert all(np.array_equal(a.curve, b.curve) for a, b in zip(alone, together))
+    assert all(np.array_equal(a.curve, b.curve) for a, b in zip(alone, together, strict=True))
     arm_iterations = len(configs) * iterations
     print(f"{len(configs)} algorithms x {iterations} iterations, one seed: bit-identical; one after another "
           f"{arm_iterations / t_alone:.0f} arm-iterations/s, lockstep {arm_iterations / t_together:.0f} "

@@ -59,6 +59,7 @@ from reference_impl.paofed.simulation import (
     run_faithful,
     run_paofed,
 )
+from reference_impl.paofed.theory_vs_simulation import TheoryVsSimulation, theory_vs_simulation
 
 __all__ = [
     "ALGORITHMS",
@@ -75,6 +76,7 @@ __all__ = [
     "LinearData",
     "SimulationRun",
     "StepRecord",
+    "TheoryVsSimulation",
     "algorithm_config",
     "circshift_window",
     "draw_selection",
@@ -85,5 +87,6 @@ __all__ = [
     "run_faithful",
     "run_paofed",
     "staleness_weights",
+    "theory_vs_simulation",
     "time_average",
 ]

@@ -40,6 +40,7 @@ class _State:
     buf_vals: np.ndarray      # (R, K, G, D): message payloads (full local model or sign vector)
     buf_mask: np.ndarray      # (R, K, G, D) bool: S_{k,t} of the message in the slot
     arrival: np.ndarray       # (R, K, G) int: arrival iteration, -1 = empty slot
+    work: np.ndarray | None = None  # (2, R K, D) scratch rows for a step's gathered and updated local models
 
 
 @dataclass
@@ -117,7 +118,8 @@ _COUNTS = ("messages", "uplink_params", "downlink_params", "uplink_bits", "downl
 def initial_state(env: AsyncEnvironment, runs: int) -> _State:
     R, K, D, G = runs, env.K, env.D, env.slots
     return _State(w=np.zeros((R, D)), wk=np.zeros((R, K, D)), buf_vals=np.zeros((R, K, G, D)),
-                  buf_mask=np.zeros((R, K, G, D), dtype=bool), arrival=np.full((R, K, G), -1, dtype=np.int64))
+                  buf_mask=np.zeros((R, K, G, D), dtype=bool), arrival=np.full((R, K, G), -1, dtype=np.int64),
+                  work=np.empty((2, R * K, D)))
 
 
 def _draw_delays(env: AsyncEnvironment, rng: np.random.Generator, shape: tuple) -> tuple[np.ndarray, np.ndarray]:
@@ -195,11 +197,19 @@ def _add_rows(w: np.ndarray, r: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """``w`` plus ``rows[i]`` added to row ``r[i]`` one after another, in the order listed (``np.add.at`` on a copy).
 
     One run: a reduction along the rows of ``[w; rows]``, which numpy accumulates row after row in the same order
-    (so the sum is bit for bit ``np.add.at``'s) at a tenth of its cost.
+    (so the sum is bit for bit ``np.add.at``'s) at a tenth of its cost. Several runs with ``r`` nondecreasing (the
+    messages listed run by run, as :func:`step` delivers them): the same reduction per run's segment (``np.add.at``
+    costs ~10 us per row of D = 200: 1.3 ms for 100 messages against 0.15 ms).
     """
     if w.shape[0] == 1:
         return np.add.reduce(np.concatenate([w, rows]), axis=0, keepdims=True)
     out = w.copy()
+    if r.size and np.all(r[1:] >= r[:-1]):
+        cuts = np.flatnonzero(r[1:] != r[:-1]) + 1
+        for a, b in zip(np.concatenate([[0], cuts]).tolist(), np.append(cuts, r.size).tolist(), strict=True):
+            i = int(r[a])
+            out[i] = np.add.reduce(np.concatenate([w[i:i + 1], rows[a:b]]), axis=0)
+        return out
     np.add.at(out, r, rows)
     return out
 
@@ -243,7 +253,11 @@ def step(env: AsyncEnvironment, config: AlgorithmConfig, alpha: np.ndarray, stat
         ic, z, y = rows.index, rows.z, rows.y
         t = ex.talks                               # part is within has_data: ic[t] == ip
     # P3 / P4: start from the received portion merged into the local model (the talking rows), or the local model.
-    start = np.take(flat_wk, ic, axis=0)
+    # The gathered rows and the update go to preallocated scratch rows: a fresh (A, D) temporary each iteration is
+    # paged in anew (A ~ 640 rows of 1.6 kB at the paper's size), which cost more than the arithmetic.
+    work = state.work if state.work is not None and state.work.shape[1:] == (R * K, D) else np.empty((2, R * K, D))
+    state.work = work
+    start = np.take(flat_wk, ic, axis=0, out=work[0, :ic.size], mode="clip")  # ic is in range: clip changes nothing
     if ip.size:
         start[t] = np.where(_rows(draws.M, rp, kp), w[rp], start[t])
     e = y - np.einsum("ad,ad->a", start, z)
@@ -254,10 +268,10 @@ def step(env: AsyncEnvironment, config: AlgorithmConfig, alpha: np.ndarray, stat
         payload = np.sign(g)                       # computing == participants, same order as (rp, kp)
     else:
         if ic is ip:
-            new = np.multiply(z, config.mu)        # start + mu z e, with mu z e formed in place
+            new = np.multiply(z, config.mu, out=work[1, :ic.size])  # start + mu z e, with mu z e formed in place
             new *= e[:, None]
         else:
-            new = np.multiply(rows.scaled(config.mu), e[:, None])
+            new = np.multiply(rows.scaled(config.mu), e[:, None], out=work[1, :ic.size])
         new += start
         flat_wk[ic] = new
         payload = new[t]

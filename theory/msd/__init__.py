@@ -39,6 +39,7 @@ from theory.msd.naive import (
     r4_gaussian,
     spectral_radius_naive,
 )
+from theory.msd.per_client import ClassMeanEstimate, class_mean_instance, class_mean_msd_estimate
 from theory.msd.stability import (
     ThresholdBracket,
     mean_square_threshold,
@@ -66,6 +67,7 @@ __all__ = [
     "MODELS",
     "NAIVE_MAX_N",
     "AnalysisMoments",
+    "ClassMeanEstimate",
     "PAOFedInstance",
     "ScalarProblem",
     "SteadyState",
@@ -80,6 +82,8 @@ __all__ = [
     "block_kron",
     "bvec",
     "bvec_inverse",
+    "class_mean_instance",
+    "class_mean_msd_estimate",
     "diagonal_msd_steady_state",
     "diagonal_msd_transient",
     "expected_A",

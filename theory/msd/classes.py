@@ -51,6 +51,7 @@ from theory.msd.classes_operator import (
 from theory.msd.classes_preconditioner import StiffPartSolver
 from theory.msd.classes_solver import PackedClasses, packed_bicgstab
 from theory.msd.grouped import Grouping
+from theory.msd.krylov import generic_start, top_eigenpair
 from theory.msd.white import krylov_solve
 
 __all__ = [
@@ -68,6 +69,15 @@ __all__ = [
 
 #: Reduced problems up to this many scalar unknowns are solved by dense LU of the explicit operator.
 DENSE_MAX = 3000
+
+#: :func:`classes_mean_spectral_radius`: dense eigenvalues of M_sym up to this order, Krylov-Schur above it.
+MEAN_DENSE_MAX = 2000
+#: Krylov-Schur subspace for rho(M_sym). At small mu the top of its spectrum is a cluster 1 - mu lambda_i(...) whose
+#: gaps shrink with mu, and 20 vectors are far too few: the paper's federation at mu = 0.004 (n = 9000) took
+#: ARPACK(20) 24-66 s from a random start, one start in four hit 3000 restarts, and Krylov-Schur(20) from the generic
+#: start did too; 40 vectors converge to 1e-13 in 4694 matvecs (26 s at load 10), 60 in 3428 (21 s), 120 in 3031
+#: (41 s). The basis is (ncv + 1) x n, n ~ 10^4 here: a few MB.
+MEAN_NCV = 60
 
 #: Peak memory of one packed BiCGSTAB (S2) solve, in full reduced states of 8-byte scalars: six half-size vectors,
 #: one full work state, the solution and the operator's temporaries. Measured: 3.63 GB peak RSS at the paper's scale
@@ -205,15 +215,17 @@ def classes_mean_spectral_radius(x, mu: float | None = None, *, grouping: Groupi
     within a class) and each client's delay chain is block triangular with diagonal :math:`(1 - c_c)(I - \mu R_c)`
     and zeros, so :math:`\rho = \max(\rho(\mathcal M_{sym}), \max_{c: n_c \ge 2}(1 - c_c)\max_i|1 - \mu
     \lambda_i(R_c)|)`; :math:`\mathcal M_{sym} = (U^TU)^{-1}U^T\mathcal MU` from the sparse
-    :func:`theory.msd.expectations.mean_operator`, its radius by Arnoldi (dense below 2000 unknowns).
+    :func:`theory.msd.expectations.mean_operator`, its radius dense up to :data:`MEAN_DENSE_MAX` unknowns, else by
+    Krylov-Schur (:func:`theory.msd.krylov.top_eigenpair`, :data:`MEAN_NCV` vectors) from the fixed
+    :func:`theory.msd.krylov.generic_start`, on one BLAS thread: the same number on every call, whatever calls it.
 
     Raises
     ------
     ValueError
-        If Arnoldi does not converge within ``maxiter`` restarts.
+        If Krylov-Schur does not converge within ``maxiter`` restarts (the message starts with
+        ``rho(M_sym) at mu = ...``).
     """
     import scipy.sparse as sp
-    from scipy.sparse import linalg as spla
 
     from theory.msd.expectations import mean_operator
 
@@ -227,15 +239,15 @@ def classes_mean_spectral_radius(x, mu: float | None = None, *, grouping: Groupi
     U = sp.csr_matrix((np.ones(m.N), (np.arange(m.N), cols)), shape=(m.N, nE * D))
     counts = np.bincount(cls, minlength=nE).astype(np.float64)
     Ms = sp.diags(np.repeat(1.0 / counts, D)) @ (U.T @ (mean_operator(m, mu) @ U))
-    if Ms.shape[0] <= 2000:
-        rho_sym = float(np.max(np.abs(np.linalg.eigvals(Ms.toarray()))))
-    else:
-        try:
-            vals = spla.eigs(Ms.tocsr(), k=1, which="LM", tol=tol, maxiter=maxiter, return_eigenvectors=False)
-        except spla.ArpackNoConvergence as exc:
-            raise ValueError(f"rho(M_sym) at mu = {mu!r}: Arnoldi did not converge within {maxiter} restarts"
-                             ) from exc
-        rho_sym = float(np.abs(vals[0]))
+    n = Ms.shape[0]
+    with threadpool_limits(1):  # the same arithmetic whatever the caller's BLAS threads
+        if n <= MEAN_DENSE_MAX:
+            rho_sym = float(np.max(np.abs(np.linalg.eigvals(Ms.toarray()))))
+        else:
+            Ms = Ms.tocsr()
+            res = top_eigenpair(Ms.dot, n, generic_start(n), tol=tol, ncv=min(MEAN_NCV, n - 1), maxiter=maxiter,
+                                what=f"rho(M_sym) at mu = {mu!r}")
+            rho_sym = float(abs(res.value))
     lam = np.linalg.eigvalsh(lay.R)                                   # (C, D)
     diff = (1.0 - lay.c)[:, None] * np.abs(1.0 - mu * lam)
     rho_diff = float(np.max(diff[~lay.single])) if np.any(~lay.single) else 0.0

@@ -25,7 +25,7 @@ import math
 
 import numpy as np
 
-__all__ = ["LITERAL_LAGS", "rff_covariance", "rff_group_covariances"]
+__all__ = ["LITERAL_LAGS", "rff_client_covariances", "rff_covariance", "rff_group_covariances"]
 
 #: lags of the literal input order [x_n, x_{n-1}, x_{n-4}, x_{n-3}] (spec 1.3, [E17])
 LITERAL_LAGS = (0, 1, 4, 3)
@@ -56,6 +56,18 @@ def rff_covariance(V: np.ndarray, b: np.ndarray, mean: np.ndarray, cov: np.ndarr
     minus = np.cos(a[:, None] - a[None, :]) * np.exp(-0.5 * (d[:, None] + d[None, :] - 2.0 * Q))
     R = (plus + minus) / D
     return 0.5 * (R + R.T)
+
+
+def rff_client_covariances(D: int, K: int, rng: np.random.Generator, *, sigma_kappa: float = 5.0,
+                           ridge: float = 0.0, lags=LITERAL_LAGS):
+    r"""Per-client RFF covariances, every client with its own law (the experiments' data model, one map for all):
+    :func:`rff_group_covariances` with ``groups = K``, so ``R`` is (K, D, D) with all :math:`R_k` different.
+
+    >>> R, s2 = rff_client_covariances(6, 3, np.random.default_rng(0), ridge=1e-3)
+    >>> R.shape, bool(np.all(np.linalg.eigvalsh(R) > 0)), bool(np.any(R[0] != R[1]))
+    ((3, 6, 6), True, True)
+    """
+    return rff_group_covariances(D, K, rng, sigma_kappa=sigma_kappa, ridge=ridge, lags=lags)
 
 
 def rff_group_covariances(D: int, groups: int, rng: np.random.Generator, *, sigma_kappa: float = 5.0,

@@ -1,7 +1,8 @@
 r""":math:`\rho(\mathcal F)` for exchangeable client classes with any :math:`R_k`, by the refined grouping.
 
-:math:`\mathcal F` commutes with :math:`G = \prod_c S_{n_c}` (permutations inside the classes), so :math:`\rho(\mathcal F)`
-is the maximum over the isotypic components of the state space; the class-symmetric reduction of
+:math:`\mathcal F` commutes with :math:`G = \prod_c S_{n_c}` (permutations inside the classes), so
+:math:`\rho(\mathcal F)` is the maximum over the isotypic components of the state space; the class-symmetric reduction
+of
 :mod:`theory.msd.classes` holds only the trivial one. Split :math:`\min(2, n_c - 1)` clients off every class
 (:func:`theory.msd.grouped.refined_grouping`): the subgroup :math:`\prod_c S_{n_c - 2}` fixes a nonzero vector in
 every irreducible representation of :math:`G` that occurs (triv, std, (n-2,2) and (n-2,1,1) of each
@@ -39,7 +40,7 @@ from theory.msd.classes_operator import ClassLayout, apply_F_inplace, as_moments
 from theory.msd.classes_preconditioner import StiffPartSolver
 from theory.msd.classes_solver import PackedClasses, packed_bicgstab
 from theory.msd.grouped import Grouping, refined_grouping
-from theory.msd.krylov import generic_start
+from theory.msd.krylov import arpack_eigs, generic_start
 
 __all__ = ["DENSE_EIG_MAX", "StabilityCertificate", "classes_spectral_radius", "classes_stability_certificate"]
 
@@ -78,7 +79,7 @@ def classes_spectral_radius(x, model: str = "seed", *, mu: float | None = None, 
             return float(np.max(np.abs(np.linalg.eigvals(F)))), 0.0
         op = spla.LinearOperator((n, n), matvec=mv, dtype=np.float64)
         try:
-            vals, vecs = spla.eigs(op, k=1, which="LM", tol=tol, ncv=min(ncv, n - 1), v0=generic_start(n),
+            vals, vecs = arpack_eigs(op, k=1, which="LM", tol=tol, ncv=min(ncv, n - 1), v0=generic_start(n),
                                    maxiter=maxiter)
         except spla.ArpackNoConvergence as exc:
             raise ValueError(f"rho(F_{model}) on the refined classes at mu = {mu!r}: Arnoldi did not converge to tol "
@@ -135,8 +136,8 @@ def classes_stability_certificate(x, *, mu: float | None = None, grouping: Group
         Z[...] = 0.0
         X[0, 0] = np.eye(D)
         for c in range(C):
-            for l in range(L1):
-                Z[c, l, l] = np.eye(D)
+            for lag in range(L1):
+                Z[c, lag, lag] = np.eye(D)
 
     s = np.empty(lay.n)
     X, Z = lay.split(s)

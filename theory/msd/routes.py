@@ -46,7 +46,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import optimize
-from scipy.sparse import linalg as spla
 
 from theory.msd.expectations import _moments, expected_A, expected_B
 from theory.msd.grouped import (
@@ -56,7 +55,7 @@ from theory.msd.grouped import (
     grouped_spectral_radius,
     refined_grouping,
 )
-from theory.msd.krylov import generic_start, top_eigenpair
+from theory.msd.krylov import arpack_eigs, generic_start, top_eigenpair
 from theory.msd.stability import ThresholdBracket
 from theory.msd.structured import (
     ARNOLDI_MAXITER,
@@ -72,7 +71,9 @@ __all__ = [
     "ROUTES",
     "STABILITY_MARGIN",
     "MeanSquareAnalysis",
+    "MEMORY_BUDGET",
     "choose_route",
+    "route_peak_bytes",
     "consensus_start",
     "fast_threshold_bracket",
     "mean_square_analysis",
@@ -93,7 +94,50 @@ CLASSES_MIN_N = 2500
 
 
 
-def choose_route(x, method: str = "auto") -> str:
+#: Memory one model's analysis may plan for (bytes): the project machine has 24 GB, shared by the two models and the
+#: caller. :func:`choose_route` refuses a route whose estimated peak (:func:`route_peak_bytes`) exceeds it.
+MEMORY_BUDGET = 20e9
+
+
+def route_peak_bytes(x, route: str) -> float:
+    r"""Estimated peak memory (bytes) of one model's analysis on ``route``: ``classes`` holds
+    :data:`theory.msd.classes.PEAK_STATES` reduced states (3.6 GB at the paper's federation in four classes);
+    ``structured`` a GMRES-DR basis of :data:`DEFLATED_RESTART` + 2 packed symmetric :math:`N \times N` states and
+    about six more for the operator and rho(F); the other routes are small (the naive route is limited by
+    :data:`theory.msd.naive.NAIVE_MAX_N`, white and grouped work on :math:`N_b^2` or per-class problems)."""
+    m = _moments(x)
+    if route == "classes":
+        from theory.msd.classes import classes_peak_bytes
+
+        return float(classes_peak_bytes(m))
+    if route == "structured":
+        return float((DEFLATED_RESTART + 8) * 8.0 * m.N * (m.N + 1) / 2.0)
+    return 0.0
+
+
+def _check_fits(m, route: str, budget: float | None) -> str:
+    if budget is None:
+        return route
+    need = route_peak_bytes(m, route)
+    if need <= budget:
+        return route
+    why = ""
+    if route in ("classes", "structured") and not is_white(m):
+        try:
+            from theory.msd.classes import class_grouping
+
+            C = class_grouping(m).C
+            why = (f"; its K = {m.K} clients form {C} classes of equal (p, R, sigma2_eta)"
+                   + (": per-client feature covariances do not reduce (S2), so group the clients that share R_k, lower "
+                      "K, D or l_max, or use theory.msd.per_client.class_mean_msd_estimate (an uncertified estimate)"
+                      if C > m.K // 2 else ""))
+        except ValueError:
+            why = ""
+    raise ValueError(f"the {route} route would need about {need / 1e9:.3g} GB for this instance (N = {m.N}), more "
+                     f"than the {budget / 1e9:.3g} GB a model may use{why}")
+
+
+def choose_route(x, method: str = "auto", *, memory_budget: float | None = MEMORY_BUDGET) -> str:
     r"""The cheapest exact route: ``grouped`` if every :math:`R_k = v_kI` and some class of exchangeable clients
     has three or more members (:mod:`theory.msd.grouped`), else ``white`` if every :math:`R_k = v_kI`; for
     non-white R ``classes`` (:mod:`theory.msd.classes`: the MSD of (S2) on per-class D x D blocks, no
@@ -101,11 +145,16 @@ def choose_route(x, method: str = "auto") -> str:
     sharing :math:`(p_k, R_k, \sigma^2_{\eta,k})` make it smaller than (S2), else ``structured``.
 
     ``method`` forces ``naive``, ``structured`` or ``classes`` (``white`` and ``grouped`` only when R is white).
+    A route whose estimated peak memory (:func:`route_peak_bytes`) exceeds ``memory_budget`` (default
+    :data:`MEMORY_BUDGET`; None: no check) is refused at once instead of being started: a federation whose clients
+    all have their own :math:`R_k` (K = 256, D = 200, l_max = 10: 256 classes, about 12 TB on the classes route) is
+    told so in a second rather than exhausting the machine.
 
     Raises
     ------
     ValueError
-        On an unknown ``method``, ``white`` for non-white R, or ``naive`` above its size limit.
+        On an unknown ``method``, ``white`` for non-white R, ``naive`` above its size limit, or a route that does
+        not fit in ``memory_budget`` (the message names the route, the estimate and the number of client classes).
     """
     from theory.msd.naive import NAIVE_MAX_N
 
@@ -126,11 +175,11 @@ def choose_route(x, method: str = "auto") -> str:
                 raise ValueError(f"--method classes: {exc}") from exc
             return "structured"
         if method == "classes" or class_unknowns(m.l_max, g.C, m.D)[1] < m.N * m.N:
-            return "classes"
+            return _check_fits(m, "classes", memory_budget)
     if method != "auto":
-        return method
+        return _check_fits(m, method, memory_budget)
     if not is_white(m):
-        return "structured"
+        return _check_fits(m, "structured", memory_budget)
     try:
         grouping = client_grouping(m)
     except ValueError:  # classes whose staleness moments are not exchangeable: no grouped reduction
@@ -211,7 +260,8 @@ def warm_spectral_radius(x, model: str, *, route: str = "structured", tol: float
     return rho
 
 
-#: Weights of the identity and of :func:`theory.msd.krylov.generic_start` in :func:`consensus_start` (unit vectors each).
+#: Weights of the identity and of :func:`theory.msd.krylov.generic_start` in :func:`consensus_start` (unit vectors
+#: each).
 CONSENSUS_START_MIX = 0.1
 
 
@@ -230,7 +280,8 @@ def consensus_start(m, packing: SymmetricPacking) -> np.ndarray:
     N, Nb = m.N, m.n_blocks
     _, U = np.linalg.eigh(m.R.mean(axis=0))
     u = U[:, 0]
-    parts = [packing.pack(np.kron(np.ones((Nb, Nb)), np.outer(u, u))), packing.pack(np.eye(N)), generic_start(packing.size)]
+    parts = [packing.pack(np.kron(np.ones((Nb, Nb)), np.outer(u, u))), packing.pack(np.eye(N)),
+             generic_start(packing.size)]
     lift, eye, generic = (v / np.linalg.norm(v) for v in parts)
     return lift + CONSENSUS_START_MIX * (eye + generic)
 
@@ -252,13 +303,15 @@ def _structured_space(m, model: str) -> tuple[SymmetricPacking, int]:
 def fast_threshold_bracket(rho: Callable[[float], float], lambda_max: float, *, start: float, rtol: float = 1e-7,
                            mu_min: float | None = None, max_steps: int = 60, margin: float = STABILITY_MARGIN
                            ) -> ThresholdBracket:
-    r"""Certified bracket :math:`\rho(lo) < 1 \le \rho(hi)` of a crossing of :math:`\rho(\mu) = 1`, searched from ``start``.
+    r"""Certified bracket :math:`\rho(lo) < 1 \le \rho(hi)` of a crossing of :math:`\rho(\mu) = 1`, searched from
+    ``start``.
 
     From ``start`` the step is halved until :math:`\rho < 1` (down to ``mu_min``, default
     :math:`10^{-4}/\lambda_{\max}`; below it the bracket ``(0, mu_min)`` says no stable step was found) or grown
     by 1.5 until :math:`\rho \ge 1`; then Brent's method with ``xtol = rtol * hi``. Both ends of the result are
     evaluated points: Brent's last two points on either side of the root when they are within ``2 xtol``,
-    else root :math:`\pm` ``xtol`` evaluated (bisection from the last certified bracket if a side fails). A step counts as stable only if
+    else root :math:`\pm` ``xtol`` evaluated (bisection from the last certified bracket if a side fails). A step
+    counts as stable only if
     :math:`\rho < 1 - ` ``margin`` (above the eigensolver's tolerance). Same semantics as
     :func:`theory.msd.stability.threshold_bracket`, which starts at ``mu_min`` instead.
 
@@ -394,7 +447,8 @@ def _white_mean_radius(m, mu: float, state: dict) -> float:
 RADIUS_TOLS = (1e-6, 1e-10)
 RADIUS_NEAR_ONE = 1e-4
 
-#: Memory for the GMRES basis of a structured (S2) solve: restart + 1 vectors of N^2 doubles (restart 40 up to N = 2200).
+#: Memory for the GMRES basis of a structured (S2) solve: restart + 1 vectors of N^2 doubles (restart 40 up to N =
+#: 2200).
 GMRES_BASIS_BYTES = 1.6e9
 
 
@@ -435,7 +489,8 @@ class MeanSquareAnalysis:
 
 def _psd_margin(C: np.ndarray) -> float | None:
     r"""Smallest :math:`\epsilon` of :math:`\{10^{-14}, 10^{-12}, \dots, 10^{-6}\}` with
-    :math:`(C + C^T)/2 + \epsilon\max_i|C_{ii}|I` positive definite (Cholesky), i.e. :math:`C \succeq -\epsilon\max|C_{ii}|I`;
+    :math:`(C + C^T)/2 + \epsilon\max_i|C_{ii}|I` positive definite (Cholesky), i.e.
+    :math:`C \succeq -\epsilon\max|C_{ii}|I`;
     None if none is (C is then not PSD: no certificate)."""
     from scipy.linalg import cho_factor
 
@@ -462,14 +517,15 @@ def _naive_rho(m, model: str, mu: float) -> float:
     from theory.msd.naive import f_matrix
 
     F = f_matrix(m, model, mu, dense=False)
-    vals = spla.eigs(F, k=1, which="LM", return_eigenvectors=False, tol=1e-13, maxiter=ARNOLDI_MAXITER)
+    vals = arpack_eigs(F, k=1, which="LM", return_eigenvectors=False, tol=1e-13, maxiter=ARNOLDI_MAXITER)
     return float(abs(vals[0]))
 
 
 def mean_square_analysis(x, model: str, *, route: str = "auto", threshold_rtol: float = 1e-7,
                          msd_rtol: float = 1e-12, progress: Callable[[str], None] | None = None,
                          certify_stability: bool = False) -> MeanSquareAnalysis:
-    r""":math:`\rho(\mathcal F)`, the certified mean-square threshold and :math:`\mathrm{MSD}_\infty` by one exact route.
+    r""":math:`\rho(\mathcal F)`, the certified mean-square threshold and :math:`\mathrm{MSD}_\infty` by one exact
+    route.
 
     Every iterative solve is capped (:data:`KRYLOV_MAXITER` Krylov steps, :data:`ARNOLDI_MAXITER` Arnoldi
     restarts). When the structured (S2) solve or Arnoldi does not converge (e.g. :math:`\rho(\mathcal F) \to 1`
@@ -667,7 +723,18 @@ def mean_spectral_radius(x, mu: float | None = None, state: dict | None = None) 
 
     A cold Arnoldi start is :func:`theory.msd.krylov.generic_start`, never all ones: a start invariant under the
     permutations of exchangeable clients stays in their symmetric subspace and misses the modes that differ within a
-    class (0.9687 instead of 0.9741 at the paper's federation in four Toeplitz groups, D = 6)."""
+    class (0.9687 instead of 0.9741 at the paper's federation in four Toeplitz groups, D = 6).
+
+    Every path runs on one BLAS thread, as inside :func:`mean_threshold_fast`: a caller's thread pool (the CLI's
+    parent process, a test, a notebook) does not change the arithmetic, so the same instance gives the same number
+    whoever asks."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1):
+        return _mean_spectral_radius(x, mu, state)
+
+
+def _mean_spectral_radius(x, mu: float | None, state: dict | None) -> float:
     from theory.msd.classes import class_grouping, classes_mean_spectral_radius
     from theory.msd.expectations import mean_operator
     from theory.msd.stability import spectral_radius_M

@@ -23,10 +23,9 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import optimize
-from scipy.sparse import linalg as spla
 
 from theory.msd.expectations import _moments, expected_A, expected_B, mean_operator
-from theory.msd.krylov import generic_start
+from theory.msd.krylov import arpack_eigs, generic_start
 from theory.msd.structured import _check_model, spectral_radius_F
 
 __all__ = [
@@ -106,7 +105,7 @@ def _rho_sparse(M) -> float:
     n = M.shape[0]
     if n <= 2000:
         return float(np.max(np.abs(np.linalg.eigvals(M.toarray()))))
-    vals = spla.eigs(M, k=1, which="LM", tol=1e-13, v0=generic_start(n), return_eigenvectors=False, maxiter=20000)
+    vals = arpack_eigs(M, k=1, which="LM", tol=1e-13, v0=generic_start(n), return_eigenvectors=False, maxiter=20000)
     return float(np.max(np.abs(vals)))
 
 

@@ -36,7 +36,7 @@ import numpy as np
 from scipy.sparse import linalg as spla
 
 from theory.msd.expectations import AnalysisMoments, _moments
-from theory.msd.krylov import LEAN_ETA, gmres
+from theory.msd.krylov import LEAN_ETA, arpack_eigs, gmres
 
 __all__ = [
     "MODELS",
@@ -226,9 +226,9 @@ def apply_B(m: AnalysisMoments, Y: np.ndarray, *, out: np.ndarray | None = None,
     # correction on the (0, 0) block (second moments of the random weights and selections)
     corr = np.zeros((D, D))
     y00 = Y[:D, :D]
-    for l in range(L + 1):
-        sl = slice((l * K + 1) * D, ((l + 1) * K + 1) * D)
-        cov = m.beta_second[l] - np.outer(m.beta_bar[:, l], m.beta_bar[:, l])
+    for lag in range(L + 1):
+        sl = slice((lag * K + 1) * D, ((lag + 1) * K + 1) * D)
+        cov = m.beta_second[lag] - np.outer(m.beta_bar[:, lag], m.beta_bar[:, lag])
         yqq = Y[sl, sl].reshape(K, D, K, D)
         yq0 = Y[sl, :D].reshape(K, D, D)
         y0q = Y[:D, sl].reshape(D, K, D).transpose(1, 0, 2)
@@ -238,7 +238,7 @@ def apply_B(m: AnalysisMoments, Y: np.ndarray, *, out: np.ndarray | None = None,
         corr += m.p_m ** 2 * hat
         ar = np.arange(K)
         diag_hat = yqq[ar, :, ar] - yq0 - y0q + y00[None]  # (K, D, D)
-        corr += np.einsum("k,kab->ab", np.diag(m.beta_second[l]), diag_hat) * (m.Pi - m.p_m ** 2)
+        corr += np.einsum("k,kab->ab", np.diag(m.beta_second[lag]), diag_hat) * (m.Pi - m.p_m ** 2)
     Z[:D, :D] += corr
     return Z
 
@@ -411,7 +411,7 @@ class _SymmetricF:
         self.w = m.p_m * m.beta_bar.T.reshape(-1)
         self.s = float(np.sum(self.w))
         self.weight = m.p[:, None, None] * m.Pi[None] - (m.c ** 2)[:, None, None]
-        self.cov = [m.beta_second[l] - np.outer(m.beta_bar[:, l], m.beta_bar[:, l]) for l in range(m.l_max + 1)]
+        self.cov = [m.beta_second[lag] - np.outer(m.beta_bar[:, lag], m.beta_bar[:, lag]) for lag in range(m.l_max + 1)]
 
     def _head_rows(self, U: np.ndarray) -> None:
         r"""``H`` = the head rows of :math:`T = \mathcal R_\mu\mathcal A(X)`: the server rows, then the local block rows
@@ -507,11 +507,11 @@ class _SymmetricF:
         # apply_B's correction on the (0, 0) block; T's blocks: the head rows for l = 0, else X's (from U)
         corr = np.zeros((D, D))
         y00 = H[:D, :D]
-        for l in range(L + 1):
-            sl = slice((l * K + 1) * D, ((l + 1) * K + 1) * D)
-            cov = self.cov[l]
+        for lag in range(L + 1):
+            sl = slice((lag * K + 1) * D, ((lag + 1) * K + 1) * D)
+            cov = self.cov[lag]
             y0q = H[:D, sl].reshape(D, K, D).transpose(1, 0, 2)
-            if l == 0:
+            if lag == 0:
                 yqq = H[sl, sl].reshape(K, D, K, D)
                 yq0 = H[sl, :D].reshape(K, D, D)
                 xkk = yqq[k, :, k]
@@ -530,7 +530,7 @@ class _SymmetricF:
             hat = sum_qq - np.einsum("k,kab->ab", rs, yq0) - np.einsum("k,kab->ab", cs, y0q) + cov.sum() * y00
             corr += m.p_m ** 2 * hat
             diag_hat = xkk - yq0 - y0q + y00[None]
-            corr += np.einsum("k,kab->ab", np.diag(m.beta_second[l]), diag_hat) * (m.Pi - m.p_m ** 2)
+            corr += np.einsum("k,kab->ab", np.diag(m.beta_second[lag]), diag_hat) * (m.Pi - m.p_m ** 2)
         Z[:D, :D] += corr
         return self._pack(v, res)
 
@@ -721,7 +721,8 @@ def msd_steady_state(x, model: str = "seed", *, mu: float | None = None, method:
         :math:`C \leftarrow \mathcal B\mathcal R_\mu\mathcal A(C) + Q` (converges iff
         :math:`\rho(\mathcal F) < 1`, at rate :math:`\rho(\mathcal F)`).
     rtol : float
-        Relative residual tolerance :math:`\lVert C - \mathcal B\mathcal R_\mu\mathcal A(C) - Q\rVert_F / \lVert Q\rVert_F`
+        Relative residual tolerance
+        :math:`\lVert C - \mathcal B\mathcal R_\mu\mathcal A(C) - Q\rVert_F / \lVert Q\rVert_F`
         (stopping rule of all methods; for the fixed point the step size, which equals this residual).
     maxiter, refinements, restart : int
         Iteration cap (default :data:`KRYLOV_MAXITER` Krylov steps per round; 100000 for the fixed point),
@@ -766,7 +767,7 @@ def msd_steady_state(x, model: str = "seed", *, mu: float | None = None, method:
         C = Q.copy()
         C_new = np.empty_like(C)
         work = (np.empty_like(C), np.empty_like(C))
-        for iterations in range(1, maxiter + 1):
+        for iterations in range(1, maxiter + 1):  # noqa: B007 -- the count is reported after the loop
             apply_F(m, C, model, mu, out=C_new, work=work)
             C_new += Q
             C -= C_new
@@ -857,7 +858,7 @@ def spectral_radius_F(x, model: str = "seed", *, mu: float | None = None, tol: f
     ncv = min(n2 - 1, 40) if ncv is None else ncv
     v0 = np.ones(n2) / math.sqrt(n2)
     try:
-        vals = spla.eigs(op, k=1, which="LM", tol=tol, ncv=ncv, v0=v0, return_eigenvectors=False,
+        vals = arpack_eigs(op, k=1, which="LM", tol=tol, ncv=ncv, v0=v0, return_eigenvectors=False,
                          maxiter=ARNOLDI_MAXITER)
     except spla.ArpackNoConvergence as exc:
         raise ValueError(f"rho(F_{model}) at mu = {mu!r}: Arnoldi did not converge to tol {tol:g} within "

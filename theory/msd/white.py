@@ -48,6 +48,7 @@ import numpy as np
 from scipy.sparse import linalg as spla
 
 from theory.msd.expectations import AnalysisMoments, _moments
+from theory.msd.krylov import arpack_eigs
 from theory.msd.structured import _check_model
 
 __all__ = [
@@ -122,7 +123,7 @@ def white_components(x, model: str = "exact") -> tuple[WhiteComponent, ...]:
     raw = [("identity", m.p_m, D + 2.0, 1)]
     if D > 1:
         raw.append(("diagonal", m.p_m, 2.0, D - 1))
-    for v, c in zip(values.tolist(), counts.tolist()):
+    for v, c in zip(values.tolist(), counts.tolist(), strict=True):
         raw.append((f"symmetric(pi={v:.6g})", v, 2.0, c))
         raw.append((f"antisymmetric(pi={v:.6g})", v, 0.0, c))
     merged: dict[tuple[float, float], list] = {}
@@ -137,7 +138,8 @@ def white_components(x, model: str = "exact") -> tuple[WhiteComponent, ...]:
 
 def apply_F_component(m: AnalysisMoments, comp: WhiteComponent, S: np.ndarray, model: str = "seed",
                       mu: float | None = None) -> np.ndarray:
-    r""":math:`\mathcal F_c(S)` on an :math:`N_b \times N_b` matrix: :math:`\mathcal F(S \otimes E) = \mathcal F_c(S) \otimes E`.
+    r""":math:`\mathcal F_c(S)` on an :math:`N_b \times N_b` matrix:
+    :math:`\mathcal F(S \otimes E) = \mathcal F_c(S) \otimes E`.
 
     The :math:`D = 1` form of :func:`theory.msd.structured.apply_A`, ``apply_R`` and ``apply_B`` with the
     component's Hadamard factor and Gaussian factor. Cost :math:`O(N_b^2 + K^2(l_{\max}+1))`.
@@ -188,16 +190,16 @@ def _apply_B_scalar(m: AnalysisMoments, Y: np.ndarray, pi: float) -> np.ndarray:
     Z[:, 0] = (1.0 - s) * W[:, 0] + W[:, 1:] @ w
     corr = 0.0
     y00 = Y[0, 0]
-    for l in range(L + 1):
-        sl = slice(l * K + 1, (l + 1) * K + 1)
-        cov = m.beta_second[l] - np.outer(m.beta_bar[:, l], m.beta_bar[:, l])
+    for lag in range(L + 1):
+        sl = slice(lag * K + 1, (lag + 1) * K + 1)
+        cov = m.beta_second[lag] - np.outer(m.beta_bar[:, lag], m.beta_bar[:, lag])
         yqq = Y[sl, sl]
         yq0 = Y[sl, 0]
         y0q = Y[0, sl]
         hat = (np.sum(cov * yqq) - cov.sum(axis=1) @ yq0 - cov.sum(axis=0) @ y0q + cov.sum() * y00)
         corr += m.p_m ** 2 * hat
         diag_hat = np.diag(yqq) - yq0 - y0q + y00
-        corr += (np.diag(m.beta_second[l]) @ diag_hat) * (pi - m.p_m ** 2)
+        corr += (np.diag(m.beta_second[lag]) @ diag_hat) * (pi - m.p_m ** 2)
     Z[0, 0] += corr
     return Z
 
@@ -301,7 +303,7 @@ def krylov_solve(op, rhs: np.ndarray, *, rtol: float, method: str = "gmres", max
             break
         count = [0]
 
-        def cb(res, count=count):
+        def cb(res, count=count, total=total):
             count[0] += 1
             if progress is not None and count[0] % 10 == 0:
                 progress(total + count[0], float(np.linalg.norm(res)) if np.ndim(res) else float(res))
@@ -351,7 +353,7 @@ def white_spectral_radius(x, model: str = "seed", *, mu: float | None = None, to
             start = np.ones(n2) / nb if start is None else start
             op = spla.LinearOperator((n2, n2), matvec=mv, dtype=np.float64)
             try:
-                vals, vv = spla.eigs(op, k=1, which="LM", tol=tol, ncv=min(ncv, n2 - 1), v0=start, maxiter=maxiter)
+                vals, vv = arpack_eigs(op, k=1, which="LM", tol=tol, ncv=min(ncv, n2 - 1), v0=start, maxiter=maxiter)
             except spla.ArpackNoConvergence as exc:
                 raise ValueError(f"rho(F) of the white component {comp.name}: Arnoldi did not converge to tol "
                                  f"{tol:g} within {maxiter} restarts at mu = {mu!r}") from exc

@@ -1,0 +1,255 @@
+r"""PAO-Fed's mean-square theory beside a simulation of the same instance (``fedcheck msd CONFIG --simulate RUNS``).
+
+:func:`theory_vs_simulation` runs the simulation on the analysis instance, estimates the steady-state MSD as the mean
+over runs of each run's time average over the last ``window`` iterations, with its Student-t confidence interval, and
+sets it beside :math:`\mathrm{MSD}_\infty` of each model (the seed's truncated :math:`\mathcal F`, Ch. (4.26) of the
+thesis / P4 (28), and the exact one with the Gaussian :math:`\mu^2` term, P4 (29)): a model *agrees* when its value
+lies inside the interval, else the gap says by how many dB it lies outside (positive: the theory is above the
+interval). The record also carries the data of one figure as plain arrays: the simulated learning curve with a
+pointwise confidence band and each model's transient (Ch. (4.32)-(4.33), where the instance is small enough for the
+structured (S1) recursion).
+
+Two simulations: ``"faithful"`` is the algorithm itself (steps P1-P9, :func:`reference_impl.paofed.run_faithful`),
+``"analysis"`` the process the closed forms describe exactly (independent draws at every iteration, assumptions
+I1-I5, :func:`reference_impl.paofed.run_analysis_model`). The algorithm violates I1-I5 by construction (the
+selection it sends is the one it received, a message is delivered exactly once), so a faithful simulation may
+disagree with both models by a fraction of a dB; the analysis simulation agrees with the exact model up to the
+Monte-Carlo interval. See ``docs/papers/paofed.md``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from reference_impl.paofed.analysis import run_analysis_model, time_average
+from reference_impl.paofed.simulation import run_faithful
+from theory.msd.instance import PAOFedInstance
+
+__all__ = ["SIMULATORS", "TRANSIENT_MAX_N", "ModelComparison", "TheoryVsSimulation", "default_iterations",
+           "theory_vs_simulation"]
+
+#: The simulations :func:`theory_vs_simulation` can run.
+SIMULATORS = ("faithful", "analysis")
+#: The theoretical transient (structured (S1): N x N covariances per step) is computed up to this N = N_b D.
+TRANSIENT_MAX_N = 1500
+
+
+def _db(x: float) -> float:
+    return 10.0 * math.log10(x) if x > 0 else -math.inf
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelComparison:
+    """One model's steady-state MSD beside the simulated interval.
+
+    Attributes
+    ----------
+    model : str
+        ``"seed"`` or ``"exact"``.
+    msd, msd_db : float or None
+        :math:`\\mathrm{MSD}_\\infty` (None when the model is not mean-square stable at this mu).
+    agrees : bool or None
+        The value lies inside the simulated confidence interval (None without a value).
+    gap_db : float or None
+        0 when it agrees, else the distance in dB from the interval to the value (positive: above the upper end).
+    route, note : str
+        The theory route used; why there is no value, or "".
+    """
+
+    model: str
+    msd: float | None
+    msd_db: float | None
+    agrees: bool | None
+    gap_db: float | None
+    route: str
+    note: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class TheoryVsSimulation:
+    """Theory beside simulation for one instance (plain data: numbers and numpy arrays, for JSON and plotting).
+
+    Attributes
+    ----------
+    simulator : str
+    runs, iterations, window : int
+        Monte-Carlo runs, iterations per run, and the last iterations averaged for the steady state.
+    confidence : float
+        Two-sided confidence level of the intervals (1 - alpha).
+    seed : int or None
+        The seed of the generator when one was given as an integer.
+    simulated_msd, simulated_low, simulated_high : float
+        Steady-state MSD of the simulation (mean over runs of the per-run time averages) and its interval.
+    simulated_db, simulated_low_db, simulated_high_db : float
+        The same in dB (``-inf`` for a non-positive lower end).
+    models : tuple of ModelComparison
+    n : (iterations + 1,) int array
+        Iteration index of the curves.
+    curve_db, band_low_db, band_high_db : (iterations + 1,) arrays
+        Mean simulated MSD per iteration in dB and its pointwise confidence band (NaN where the lower end is <= 0).
+    transient_db : dict
+        Model -> theoretical MSD_n in dB, n = 0..iterations (models whose transient was computed).
+    """
+
+    simulator: str
+    runs: int
+    iterations: int
+    window: int
+    confidence: float
+    seed: int | None
+    simulated_msd: float
+    simulated_low: float
+    simulated_high: float
+    simulated_db: float
+    simulated_low_db: float
+    simulated_high_db: float
+    models: tuple
+    n: np.ndarray
+    curve_db: np.ndarray
+    band_low_db: np.ndarray
+    band_high_db: np.ndarray
+    transient_db: dict
+
+
+def default_iterations(radius: float | None, *, lo: int = 500, hi: int = 20000) -> int:
+    r"""Iterations for the learning curve to settle: :math:`\lceil 2\ln(10^{4}) / (1 - \rho)\rceil` (the transient
+    decays like :math:`\rho^n`; twice the time to lose four decades, so the averaged second half is settled),
+    within ``[lo, hi]``; ``hi`` without a radius (the classes route computes none) or for :math:`\rho \ge 1`."""
+    if radius is None or not math.isfinite(radius) or radius >= 1.0:
+        return hi
+    if radius <= 0.0:
+        return lo
+    return int(min(hi, max(lo, math.ceil(2.0 * math.log(1e4) / -math.log(radius)))))
+
+
+def _interval(samples: np.ndarray, confidence: float) -> tuple[float, float, float]:
+    """Mean and two-sided Student-t interval of i.i.d. samples."""
+    from scipy import stats
+
+    k = samples.size
+    mean = float(np.mean(samples))
+    if k < 2:
+        return mean, -math.inf, math.inf
+    half = float(stats.t.ppf(0.5 + confidence / 2.0, k - 1)) * float(np.std(samples, ddof=1)) / math.sqrt(k)
+    return mean, mean - half, mean + half
+
+
+def _compare(model: str, analysis, lo: float, hi: float) -> ModelComparison:
+    msd = analysis.msd
+    if msd is None:
+        note = "; ".join(analysis.notes) or "not mean-square stable at this mu: no steady state"
+        return ModelComparison(model=model, msd=None, msd_db=None, agrees=None, gap_db=None, route=analysis.route,
+                               note=note)
+    value = float(msd)
+    if lo <= value <= hi:
+        gap = 0.0
+    elif value > hi:
+        gap = _db(value) - _db(hi)
+    else:
+        gap = _db(value) - _db(lo) if lo > 0 else 0.0
+    return ModelComparison(model=model, msd=value, msd_db=_db(value), agrees=bool(gap == 0.0), gap_db=float(gap),
+                           route=analysis.route)
+
+
+def theory_vs_simulation(instance: PAOFedInstance, runs: int, *, rng: np.random.Generator | int,
+                         iterations: int | None = None, window: int | None = None, models=("seed", "exact"),
+                         simulator: str = "faithful", confidence: float = 0.95, method: str = "auto",
+                         transient: bool = True, analyses: dict | None = None) -> TheoryVsSimulation:
+    r"""Simulate ``instance`` ``runs`` times and set the simulated steady-state MSD beside each model's theory.
+
+    Parameters
+    ----------
+    instance : PAOFedInstance
+    runs : int
+        Monte-Carlo runs (>= 2 for an interval).
+    rng : numpy.random.Generator or int
+        The simulation's randomness (an int seeds ``numpy.random.default_rng``).
+    iterations : int, optional
+        Iterations per run; default :func:`default_iterations` of the largest :math:`\rho(\mathcal F)` of the models.
+    window : int, optional
+        The last ``window`` iterations are averaged per run (default: the second half).
+    models : tuple of str
+        Any of ``"seed"``, ``"exact"``.
+    simulator : {"faithful", "analysis"}
+    confidence : float
+        Two-sided level in (0, 1) of the steady-state interval and of the figure's band.
+    method : str
+        The theory route (:func:`theory.msd.routes.mean_square_analysis`).
+    transient : bool
+        Also each model's theoretical MSD_n for the figure (for ``N <=`` :data:`TRANSIENT_MAX_N`).
+    analyses : dict, optional
+        Model -> an already computed :class:`theory.msd.routes.MeanSquareAnalysis` (the CLI has them).
+
+    Returns
+    -------
+    TheoryVsSimulation
+
+    Raises
+    ------
+    ValueError
+        On a bad argument (named, with its allowed range).
+    """
+    from theory.msd.routes import mean_square_analysis
+    from theory.msd.structured import msd_transient
+
+    if not isinstance(instance, PAOFedInstance):
+        raise TypeError(f"instance must be a PAOFedInstance, got {type(instance).__name__}")
+    if isinstance(runs, bool) or not isinstance(runs, (int, np.integer)) or runs < 2:
+        raise ValueError(f"runs must be an integer >= 2, got {runs!r}")
+    if simulator not in SIMULATORS:
+        raise ValueError(f"simulator must be one of {', '.join(SIMULATORS)}, got {simulator!r}")
+    if not (isinstance(confidence, float) and 0.0 < confidence < 1.0):
+        raise ValueError(f"confidence must be a real in (0, 1), got {confidence!r}")
+    models = tuple(models)
+    if not models or any(m not in ("seed", "exact") for m in models):
+        raise ValueError(f"models must be a non-empty tuple of 'seed' / 'exact', got {models!r}")
+    seed = None
+    if not isinstance(rng, np.random.Generator):
+        if isinstance(rng, bool) or not isinstance(rng, (int, np.integer)) or rng < 0:
+            raise ValueError(f"rng must be a numpy.random.Generator or an integer seed >= 0, got {rng!r}")
+        seed, rng = int(rng), np.random.default_rng(int(rng))
+    analyses = dict(analyses or {})
+    for model in models:
+        if model not in analyses:
+            analyses[model] = mean_square_analysis(instance, model, route=method)
+    if iterations is None:
+        radii = [a.spectral_radius for a in analyses.values() if a.spectral_radius is not None
+                 and math.isfinite(a.spectral_radius)]
+        iterations = default_iterations(max(radii) if radii else None)
+    if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) or iterations < 2:
+        raise ValueError(f"iterations must be an integer >= 2, got {iterations!r}")
+    iterations = int(iterations)
+    window = iterations // 2 if window is None else window
+    if isinstance(window, bool) or not isinstance(window, (int, np.integer)) or not 1 <= window <= iterations:
+        raise ValueError(f"window must be an integer in [1, iterations = {iterations}], got {window!r}")
+    if simulator == "faithful":
+        curve = run_faithful(instance, iterations, rng, runs=int(runs)).curve
+    else:
+        curve = run_analysis_model(instance, iterations, rng, runs=int(runs)).msd
+    samples = time_average(curve, iterations + 1 - int(window))
+    mean, lo, hi = _interval(samples, confidence)
+    comparisons = tuple(_compare(model, analyses[model], lo, hi) for model in models)
+    # the figure: mean curve and pointwise band over runs
+    from scipy import stats
+
+    t = float(stats.t.ppf(0.5 + confidence / 2.0, int(runs) - 1))
+    cm = curve.mean(axis=1)
+    half = t * curve.std(axis=1, ddof=1) / math.sqrt(int(runs))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        low = np.where(cm - half > 0, 10.0 * np.log10(np.maximum(cm - half, 1e-300)), np.nan)
+        curve_db = 10.0 * np.log10(cm)
+        high = 10.0 * np.log10(cm + half)
+    trans = {}
+    if transient and instance.n_blocks * instance.D <= TRANSIENT_MAX_N:
+        for c in comparisons:
+            if c.msd is not None:
+                with np.errstate(divide="ignore"):
+                    trans[c.model] = 10.0 * np.log10(msd_transient(instance, iterations, c.model))
+    return TheoryVsSimulation(
+        simulator=simulator, runs=int(runs), iterations=iterations, window=int(window), confidence=confidence,
+        seed=seed, simulated_msd=mean, simulated_low=lo, simulated_high=hi, simulated_db=_db(mean),
+        simulated_low_db=_db(lo), simulated_high_db=_db(hi), models=comparisons, n=np.arange(iterations + 1),
+        curve_db=curve_db, band_low_db=low, band_high_db=high, transient_db=trans)

@@ -1,0 +1,77 @@
+"""Theory beside simulation (reference_impl.paofed.theory_vs_simulation): agreement, gaps, figure data, bad input."""
+
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+
+from reference_impl.paofed import theory_vs_simulation
+from reference_impl.paofed.theory_vs_simulation import default_iterations
+from theory.msd import reference_instance
+from theory.msd.routes import mean_square_analysis
+
+
+@pytest.fixture(scope="module")
+def instance():
+    return reference_instance(0.2)
+
+
+@pytest.fixture(scope="module")
+def analyses(instance):
+    return {m: mean_square_analysis(instance, m) for m in ("seed", "exact")}
+
+
+def test_the_analysis_simulation_agrees_with_the_exact_model_and_not_with_the_seed(instance, analyses):
+    """SIM-A is the process the exact F describes: its interval holds MSD_inf(exact) (-26.73 dB at mu lambda_max
+    0.2) and lies about 0.7 dB above the seed's truncated F, which drops the mu^2 term."""
+    out = theory_vs_simulation(instance, 120, rng=3, simulator="analysis", iterations=400, analyses=analyses)
+    seed, exact = out.models
+    assert exact.agrees is True and exact.gap_db == 0.0
+    assert out.simulated_low <= exact.msd <= out.simulated_high
+    assert seed.agrees is False and seed.gap_db < -0.3  # the seed model below the interval
+    assert out.simulated_low < out.simulated_msd < out.simulated_high
+
+
+def test_figure_data_are_plain_arrays_of_the_curve_length(instance, analyses):
+    out = theory_vs_simulation(instance, 10, rng=np.random.default_rng(1), iterations=60, window=20,
+                               analyses=analyses)
+    assert out.n.shape == out.curve_db.shape == out.band_low_db.shape == out.band_high_db.shape == (61,)
+    assert set(out.transient_db) == {"seed", "exact"} and out.transient_db["exact"].shape == (61,)
+    # the transient starts at ||w*||^2, as the simulated curve (every model starts at w = 0)
+    assert out.transient_db["exact"][0] == pytest.approx(out.curve_db[0], abs=1e-9)
+    ok = np.isfinite(out.band_low_db)
+    assert np.all(out.band_low_db[ok] <= out.curve_db[ok]) and np.all(out.curve_db <= out.band_high_db)
+    assert out.seed is None and out.window == 20 and out.simulator == "faithful"
+
+
+def test_a_model_outside_the_interval_reports_its_distance_in_db(instance, analyses):
+    """Theory 3 dB above the simulation's upper end: gap +3 dB; below the lower end: negative."""
+    base = theory_vs_simulation(instance, 10, rng=5, iterations=60, analyses=analyses)
+    hi, lo = base.simulated_high, base.simulated_low
+    fake = {"seed": dataclasses.replace(analyses["seed"], msd=hi * 10 ** 0.3),
+            "exact": dataclasses.replace(analyses["exact"], msd=lo / 10 ** 0.5)}
+    out = theory_vs_simulation(instance, 10, rng=5, iterations=60, analyses=fake)
+    assert out.models[0].agrees is False and out.models[0].gap_db == pytest.approx(3.0, abs=1e-9)
+    assert out.models[1].agrees is False and out.models[1].gap_db == pytest.approx(-5.0, abs=1e-9)
+    unstable = {"seed": dataclasses.replace(analyses["seed"], msd=None), "exact": analyses["exact"]}
+    out = theory_vs_simulation(instance, 10, rng=5, iterations=60, analyses=unstable)
+    assert out.models[0].msd is None and out.models[0].agrees is None and out.models[0].note
+    assert "seed" not in out.transient_db
+
+
+def test_default_iterations_follow_the_spectral_radius():
+    assert default_iterations(0.99) == math.ceil(2 * math.log(1e4) / -math.log(0.99))
+    assert default_iterations(None) == 20000 and default_iterations(1.0) == 20000 and default_iterations(0.1) == 500
+
+
+@pytest.mark.parametrize("kwargs, field", [
+    ({"runs": 1}, "runs"), ({"simulator": "sim-x"}, "simulator"), ({"confidence": 1.0}, "confidence"),
+    ({"models": ("other",)}, "models"), ({"rng": -1}, "rng"), ({"iterations": 1}, "iterations"),
+    ({"iterations": 10, "window": 11}, "window"),
+])
+def test_bad_arguments_name_the_field(instance, analyses, kwargs, field):
+    args = {"runs": 4, "rng": 0, "analyses": analyses} | kwargs
+    runs = args.pop("runs")
+    with pytest.raises(ValueError, match=field):
+        theory_vs_simulation(instance, runs, **args)

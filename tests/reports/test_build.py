@@ -131,7 +131,7 @@ def test_writes_html_json_and_loadable_png_figures(tmp_path):
     assert (out / "index.html").is_file() and (out / "results.json").is_file()
     pngs = sorted(p.relative_to(out).as_posix() for p in (out / "figures").glob("*.png"))
     listed = sorted(f for r in document["results"] for f in r["figures"])
-    assert pngs == listed and len(pngs) == 4  # the four FigureSpecs of the toy results above
+    assert pngs == sorted(set(listed)) and len(pngs) == 3  # four FigureSpecs, two of them identical ("curve")
     assert sorted(page.imgs) == listed
     for src in page.imgs:
         path = out / src
@@ -192,7 +192,7 @@ def test_error_traceback_is_html_escaped(tmp_path):
     """An ERROR verdict's traceback is shown as escaped text, never as live markup."""
     out, _, page = _build(tmp_path)
     raw = (out / "index.html").read_text(encoding="utf-8")
-    assert "<script>" not in raw
+    assert SCRIPT not in raw and raw.count("<script") == 1  # only the page's own filter script
     assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; more" in raw
     assert SCRIPT in page.cards["toy.boom"]["text"] and page.cards["toy.boom"]["section"] == "errors"
 
@@ -233,10 +233,11 @@ def test_details_are_shown_folded_and_escaped(tmp_path):
 
 
 def test_claim_ids_that_differ_only_in_dots_get_distinct_figure_files(tmp_path):
-    """Two claims whose ids differ only by '.' versus '_' must not overwrite each other's figures."""
-    fig = FigureSpec(name="curve", title="t", xlabel="x", ylabel="y", series=(Series(label="a", x=(0, 1), y=(0, 1)),))
+    """Two claims whose ids differ only by '.' versus '_' must not overwrite each other's (different) figures."""
     claims = [_claim(cid, Verdict.CONFIRMED) for cid in ("toy.a.b", "toy.a_b")]
-    results = [CheckResult(claim_id=c.id, verdict=Verdict.CONFIRMED, summary="s", figures=(fig,)) for c in claims]
+    results = [CheckResult(claim_id=c.id, verdict=Verdict.CONFIRMED, summary="s", figures=(FigureSpec(
+        name="curve", title="t", xlabel="x", ylabel="y", series=(Series(label="a", x=(0, 1), y=(0, k)),)),))
+        for k, c in enumerate(claims, start=1)]
     document = build_report(claims, results, tmp_path, {})
     paths = [r["figures"][0] for r in document["results"]]
     assert len(set(paths)) == 2 and all((tmp_path / p).is_file() for p in paths)

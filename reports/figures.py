@@ -28,6 +28,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import numpy as np  # noqa: E402
+from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
@@ -294,7 +295,7 @@ def _draw_series(ax, series: Series, style: dict, categorical: bool, offset: flo
 
 
 def draw_figure(spec: FigureSpec) -> Figure:
-    """The matplotlib figure of ``spec`` (not saved; see :func:`render_figure`)."""
+    """The matplotlib figure of ``spec`` on an Agg canvas (not drawn nor saved; see :func:`render_figure`)."""
     styles = series_styles(spec)
     categorical = categorical_axis(spec)
     labels = [mathtext_source(s.label) for s in spec.series]
@@ -307,6 +308,7 @@ def draw_figure(spec: FigureSpec) -> Figure:
     height = (AXES_HEIGHT_IN + 0.62 + 0.2 * (title.count("\n") + 1)
               + (0.21 * legend_lines + 0.15 if legend_lines else 0.0) + (0.5 if xticks_rotated else 0.0))
     fig = Figure(figsize=(WIDTH_IN, height), dpi=DPI, layout="constrained")
+    FigureCanvasAgg(fig)  # so that fig.canvas.draw() lays it out and renders it, as savefig does
     fig.get_layout_engine().set(h_pad=0.04, w_pad=0.04)
     ax = fig.add_subplot()
     for start, end in spec.spans:

@@ -25,8 +25,8 @@ from matplotlib.font_manager import FontProperties
 from matplotlib.path import Path as MplPath
 from matplotlib.textpath import text_to_path
 
-__all__ = ["ALIASES", "FONTSET", "Formula", "MathError", "MathSheet", "has_math", "mathtext_source", "plain_text",
-           "split_math", "truncate", "typeset"]
+__all__ = ["ALIASES", "FONTSET", "MATH_SCALE", "Formula", "MathError", "MathSheet", "has_math", "mathtext_source",
+           "plain_text", "split_math", "truncate", "typeset"]
 
 #: mathtext's font set for formulas: Computer Modern, the look of TeX.
 FONTSET = "cm"
@@ -40,8 +40,10 @@ _ALIAS = re.compile("|".join(re.escape(k) + (r"(?![A-Za-z])" if k[-1].isalpha() 
                              for k in sorted(ALIASES, key=len, reverse=True)))
 # A formula: an unescaped "$", at least one character that is not an unescaped "$", an unescaped "$".
 _MATH = re.compile(r"(?<!\\)\$((?:\\.|[^$\\])+?)(?<!\\)\$", re.DOTALL)
-#: mathtext lays formulas out in units where the font size is this (text_to_path's scale); em = _EM units.
+#: mathtext lays formulas out in units where the font size is this (text_to_path's scale).
 _EM = float(text_to_path.FONT_SCALE)
+#: Computer Modern has a smaller x-height than the page's sans-serif: formulas are drawn this many em per font size.
+MATH_SCALE = 1.15
 
 
 class MathError(ValueError):
@@ -166,8 +168,8 @@ class Formula:
         label = html.escape(self.tex, quote=True)
         return (f'<svg class="math" role="img" aria-label="{label}" '
                 f'viewBox="{_num(x0)} {_num(-top)} {_num(x1 - x0)} {_num(top + bottom)}" '
-                f'width="{(x1 - x0) / _EM:.3f}em" height="{(top + bottom) / _EM:.3f}em" '
-                f'style="vertical-align:{-bottom / _EM:.3f}em"><title>{html.escape(self.tex)}</title>'
+                f'width="{(x1 - x0) * MATH_SCALE / _EM:.3f}em" height="{(top + bottom) * MATH_SCALE / _EM:.3f}em" '
+                f'style="vertical-align:{-bottom * MATH_SCALE / _EM:.3f}em"><title>{html.escape(self.tex)}</title>'
                 f'<g fill="currentColor">{uses}{rules}</g></svg>')
 
 

@@ -257,3 +257,33 @@ def test_a_figure_that_cannot_be_drawn_is_named_and_loses_nothing(tmp_path):
     assert "Figure crowded not drawn" in page.cards["toy.ok"]["text"]
     assert "figures/toy.ok__crowded.png" not in document["results"][0]["figures"]
     assert page.imgs and all((out / src).is_file() for src in page.imgs)  # every other figure drawn
+
+
+def test_identical_figures_are_written_once_and_linked_from_every_card(tmp_path):
+    """Two claims whose figures show the same thing share one PNG; each card links it and names the other claim."""
+    claims = [_claim("toy.one"), _claim("toy.two"), _claim("toy.three")]
+    results = [CheckResult(claim_id=c.id, verdict=Verdict.CONFIRMED, summary="s", figures=(_figure("curve"),))
+               for c in claims[:2]]
+    results.append(CheckResult(claim_id="toy.three", verdict=Verdict.CONFIRMED, summary="s",
+                               figures=(_figure("other", yscale="log"),)))
+    out, document, page = _build(tmp_path, claims, results)
+    paths = [r["figures"] for r in document["results"]]
+    assert paths[0] == paths[1] == ["figures/toy.one__curve.png"] and paths[2] == ["figures/toy.three__other.png"]
+    assert sorted(p.name for p in (out / "figures").glob("*.png")) == ["toy.one__curve.png", "toy.three__other.png"]
+    assert "#toy.two" in page.cards["toy.one"]["hrefs"] and "#toy.one" in page.cards["toy.two"]["hrefs"]
+    html = (out / "index.html").read_text(encoding="utf-8")
+    assert 'width="' in html and 'height="' in html and 'loading="lazy"' in html  # shown at its physical size
+
+
+def test_index_shows_paper_titles_runtimes_and_a_clean_header(tmp_path):
+    """The index names papers by title, shows each claim's runtime and each paper's total; the header has no raw
+    dict and no empty entry; a negative zero reads 0."""
+    claims, results = toy_records()
+    results[1] = dataclasses.replace(results[1], bound=-0.0, runtime_s=61.0)
+    out, _, page = _build(tmp_path, claims, results)
+    html = (out / "index.html").read_text(encoding="utf-8")
+    assert "data: {}" not in html and "{}" not in html.split("<h2", 1)[0] and "only:" not in html
+    assert "1 min 01 s" in html and "check time" in html
+    assert "<b>bound</b> -0" not in html
+    assert "bound 0" in page.cards["alt.ok"]["text"].replace("\xa0", " ")
+    assert "id='claim-filter'" in html and "<script>" in html

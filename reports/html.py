@@ -43,7 +43,7 @@ figcaption{font-size:.85rem;color:#4a5565;max-width:36rem}
 table.index,table.papers{border-collapse:collapse;font-size:.85rem;margin:.5rem 0;width:100%}
 .index td,.index th,.papers td,.papers th{padding:.2rem .5rem;border-bottom:1px solid #e3e6ea;text-align:left;
   vertical-align:top}
-.index td.paper{white-space:nowrap}.index .title{color:#4a5565}
+.index td.paper{min-width:7rem;max-width:12rem}.index .title{color:#4a5565}
 th.num,td.num{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}
 .papers tr.total td{font-weight:600;border-top:2px solid #d8dee8}
 form.filter{display:flex;flex-wrap:wrap;gap:.4rem 1rem;align-items:center;margin:.6rem 0;font-size:.9rem;

@@ -19,9 +19,9 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from reports.figures import render_figure
+from reports.figures import display_size, figure_digest, render_figure
 from reports.html import render_html
-from verify.records import CheckResult, Claim
+from verify.records import CheckResult, Claim, FigureSpec
 
 __all__ = ["DEFAULT_OUT_DIR", "MANIFEST", "SCHEMA", "OutputError", "build_report", "prepare_out_dir",
            "results_document"]
@@ -121,19 +121,23 @@ def _figure_file(claim_id: str, name: str) -> str:
 def results_document(
     claims: Sequence[Claim], results: Sequence[CheckResult], meta: Mapping[str, Any],
     figure_errors: Mapping[str, Mapping[str, str]] | None = None,
+    figure_paths: Mapping[str, Mapping[str, str]] | None = None,
 ) -> dict[str, Any]:
     """The results.json document (figure paths are relative to the report directory; a figure named in
-    ``figure_errors[claim_id]`` was not drawn: listed under ``figure_errors``, not among the result's figures)."""
+    ``figure_errors[claim_id]`` was not drawn: listed under ``figure_errors``, not among the result's figures;
+    ``figure_paths[claim_id][name]`` where a figure was written, by default ``figures/<claim_id>__<name>.png`` --
+    one file may serve several claims whose figures are identical)."""
     by_id = {c.id: c for c in claims}
     failed = figure_errors or {}
+    paths = figure_paths or {}
     return {
         "data": {},   # --data NAME=PATH files (path, sha256); {} when none was given
         **meta,
         "schema": SCHEMA,
         "fedcheck_version": _version(),
         "claims": [by_id[r.claim_id].to_json() for r in results],
-        "results": [r.to_json({f.name: _figure_file(r.claim_id, f.name) for f in r.figures
-                               if f.name not in failed.get(r.claim_id, {})}) for r in results],
+        "results": [r.to_json({f.name: paths.get(r.claim_id, {}).get(f.name, _figure_file(r.claim_id, f.name))
+                               for f in r.figures if f.name not in failed.get(r.claim_id, {})}) for r in results],
         "figure_errors": [{"claim_id": c, "figure": f, "error": e} for c, errors in failed.items()
                           for f, e in errors.items()],
     }
@@ -151,36 +155,35 @@ def build_report(
     """
     out_dir = prepare_out_dir(out_dir)
     previous = _owned(out_dir)
-    figure_dir = out_dir / "figures"
     meta = {"generated_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), **meta}
     temporaries: list[Path] = []
     renames: list[tuple[Path, Path]] = []  # (temporary, final), applied only once everything is written
     try:
         # A figure that cannot be drawn is named in results.json ("figure_errors") and on its card; it never
         # loses the results or the other figures.
+        # Identical figures (same digest: what the image shows) are drawn once, under the name of the first claim
+        # that has one, and linked from every card that shows it.
         figure_paths: dict[str, dict[str, str]] = {}
         figure_errors: dict[str, dict[str, str]] = {}
+        figure_info: dict[str, dict[str, Any]] = {}
+        drawn: dict[str, str | Exception] = {}  # digest -> relative path, or the error that stopped it
         for result in results:
             for spec in result.figures:
-                rel = _figure_file(result.claim_id, spec.name)
-                final = out_dir / rel
-                figure_dir.mkdir(exist_ok=True)
-                fd, tmp = tempfile.mkstemp(prefix=f".{final.stem}.", suffix=".tmp.png", dir=figure_dir)
-                os.close(fd)
-                temporaries.append(Path(tmp))
-                try:
-                    render_figure(spec, Path(tmp))
-                except OSError:  # the output cannot be written: the previous report stays as it was
-                    raise
-                except Exception as exc:  # noqa: BLE001 - a plotting failure: named in the document and on its card
-                    figure_errors.setdefault(result.claim_id, {})[spec.name] = f"{type(exc).__name__}: {exc}"
+                digest = figure_digest(spec)
+                if digest not in drawn:
+                    drawn[digest] = _draw(spec, _figure_file(result.claim_id, spec.name), out_dir, temporaries,
+                                          renames, figure_info)
+                outcome = drawn[digest]
+                if isinstance(outcome, Exception):
+                    figure_errors.setdefault(result.claim_id, {})[spec.name] = f"{type(outcome).__name__}: {outcome}"
                     continue
-                renames.append((Path(tmp), final))
-                figure_paths.setdefault(result.claim_id, {})[spec.name] = rel
-        document = results_document(claims, results, meta, figure_errors)
+                figure_paths.setdefault(result.claim_id, {})[spec.name] = outcome
+                if result.claim_id not in figure_info[outcome]["claims"]:
+                    figure_info[outcome]["claims"].append(result.claim_id)
+        document = results_document(claims, results, meta, figure_errors, figure_paths)
         text = json.dumps(document, indent=2, allow_nan=False) + "\n"
         renames.insert(0, (_atomic_write_text(out_dir / "results.json", text, temporaries), out_dir / "results.json"))
-        html = render_html(claims, results, figure_paths, meta, figure_errors=figure_errors)
+        html = render_html(claims, results, figure_paths, meta, figure_errors=figure_errors, figure_info=figure_info)
         renames.append((_atomic_write_text(out_dir / "index.html", html, temporaries), out_dir / "index.html"))
         written = sorted({final.relative_to(out_dir).as_posix() for _, final in renames})
         # The manifest first lists old and new files, so an interruption during the renames loses no ownership.
@@ -200,6 +203,27 @@ def build_report(
             path.unlink()
     _write_manifest(out_dir, written, [])
     return document
+
+
+def _draw(spec: FigureSpec, rel: str, out_dir: Path, temporaries: list[Path], renames: list[tuple[Path, Path]],
+          figure_info: dict[str, dict[str, Any]]) -> str | Exception:
+    """Render ``spec`` to a temporary file that will become ``out_dir/rel``; returns ``rel``, or the plotting error
+    (an OSError -- the output cannot be written -- propagates: the previous report stays as it was)."""
+    final = out_dir / rel
+    final.parent.mkdir(exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{final.stem}.", suffix=".tmp.png", dir=final.parent)
+    os.close(fd)
+    temporaries.append(Path(tmp))
+    try:
+        rendered = render_figure(spec, Path(tmp))
+    except OSError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a plotting failure: named in the document and on its card
+        return exc
+    renames.append((Path(tmp), final))
+    width, height = display_size(rendered)
+    figure_info[rel] = {"width": width, "height": height, "claims": []}
+    return rel
 
 
 def _write_manifest(out_dir: Path, files: list[str], temporaries: list[Path]) -> None:

@@ -37,10 +37,14 @@ __all__ = [
     "FrozenDict",
     "MonteCarlo",
     "PROFILES",
+    "SERIES_STYLES",
     "SEVERITIES",
     "Series",
     "Verdict",
 ]
+
+#: How a figure's :class:`Series` is drawn (see its ``style``).
+SERIES_STYLES = ("line", "dashed", "step", "points", "marks", "band")
 
 _CLAIM_ID = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+$")
 
@@ -130,7 +134,10 @@ class Series:
     label: str
     x: tuple[float, ...]
     y: tuple[float, ...]
-    style: str = "line"  # "line", "points", "step" or "dashed"
+    #: "line", "dashed", "step", "points"; "marks" draws each (x, y) as a short horizontal mark (a bound or
+    #: tolerance at discrete points, never a line through them); "band" shades lower..upper (a tolerance region;
+    #: y is not drawn).
+    style: str = "line"
     group: str = ""  # series of one group share a colour (a closed form and its numerical check)
     lower: tuple[float, ...] | None = None  # a confidence band around y (drawn shaded), same length as y
     upper: tuple[float, ...] | None = None
@@ -148,8 +155,10 @@ class Series:
                 if len(getattr(self, side)) != len(self.y):
                     raise ValueError(f"Series {self.label!r}: {side} has {len(getattr(self, side))} points but y "
                                      f"has {len(self.y)}")
-        if self.style not in {"line", "points", "step", "dashed"}:
-            raise ValueError(f"style must be one of line, points, step, dashed; got {self.style!r}")
+        if self.style not in SERIES_STYLES:
+            raise ValueError(f"style must be one of {', '.join(SERIES_STYLES)}; got {self.style!r}")
+        if self.style == "band" and self.lower is None:
+            raise ValueError(f"Series {self.label!r}: style 'band' needs lower and upper")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -165,9 +174,18 @@ class FigureSpec:
     yscale: str = "linear"
     spans: tuple[tuple[float, float], ...] = ()  # x ranges to mark (e.g. the windows a comparison reads)
     caption: str = ""  # shown under the figure (e.g. the decided difference and its interval)
+    #: A categorical x axis: the name of category i, drawn at x = i (every x must then be one of 0 .. n - 1).
+    xcategories: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "spans", tuple((float(a), float(b)) for a, b in self.spans))
+        object.__setattr__(self, "xcategories", tuple(str(c) for c in self.xcategories))
+        if self.xcategories:
+            n = len(self.xcategories)
+            for series in self.series:
+                if any(not (0 <= v < n and float(v).is_integer()) for v in series.x):
+                    raise ValueError(f"figure {self.name!r}: with {n} xcategories every x must be an integer in "
+                                     f"0 .. {n - 1}; series {series.label!r} has {series.x!r}")
         if any(not a <= b for a, b in self.spans):
             raise ValueError(f"figure {self.name!r}: every span must be (start, end) with start <= end")
         if not re.fullmatch(r"[a-z0-9_]+", self.name):
@@ -410,7 +428,8 @@ class Claim:
             if self.severity not in SEVERITIES:
                 raise ValueError(f"{self.id}: severity must be one of {', '.join(SEVERITIES)}, got {self.severity!r}")
             if not refuted_somewhere:
-                raise ValueError(f"{self.id}: only a refuted claim has a severity, got expected = {self.expected.value}")
+                raise ValueError(f"{self.id}: only a refuted claim has a severity, "
+                                 f"got expected = {self.expected.value}")
         if self.uncorrected_because:
             if not refuted_somewhere or self.corrected_by is not None:
                 raise ValueError(f"{self.id}: uncorrected_because is only for a refuted claim without corrected_by")

@@ -131,7 +131,7 @@ def test_writes_html_json_and_loadable_png_figures(tmp_path):
     assert (out / "index.html").is_file() and (out / "results.json").is_file()
     pngs = sorted(p.relative_to(out).as_posix() for p in (out / "figures").glob("*.png"))
     listed = sorted(f for r in document["results"] for f in r["figures"])
-    assert pngs == listed and len(pngs) == 4  # the four FigureSpecs of the toy results above
+    assert pngs == sorted(set(listed)) and len(pngs) == 3  # four FigureSpecs, two of them identical ("curve")
     assert sorted(page.imgs) == listed
     for src in page.imgs:
         path = out / src
@@ -192,7 +192,7 @@ def test_error_traceback_is_html_escaped(tmp_path):
     """An ERROR verdict's traceback is shown as escaped text, never as live markup."""
     out, _, page = _build(tmp_path)
     raw = (out / "index.html").read_text(encoding="utf-8")
-    assert "<script>" not in raw
+    assert SCRIPT not in raw and raw.count("<script") == 1  # only the page's own filter script
     assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; more" in raw
     assert SCRIPT in page.cards["toy.boom"]["text"] and page.cards["toy.boom"]["section"] == "errors"
 
@@ -233,10 +233,11 @@ def test_details_are_shown_folded_and_escaped(tmp_path):
 
 
 def test_claim_ids_that_differ_only_in_dots_get_distinct_figure_files(tmp_path):
-    """Two claims whose ids differ only by '.' versus '_' must not overwrite each other's figures."""
-    fig = FigureSpec(name="curve", title="t", xlabel="x", ylabel="y", series=(Series(label="a", x=(0, 1), y=(0, 1)),))
+    """Two claims whose ids differ only by '.' versus '_' must not overwrite each other's (different) figures."""
     claims = [_claim(cid, Verdict.CONFIRMED) for cid in ("toy.a.b", "toy.a_b")]
-    results = [CheckResult(claim_id=c.id, verdict=Verdict.CONFIRMED, summary="s", figures=(fig,)) for c in claims]
+    results = [CheckResult(claim_id=c.id, verdict=Verdict.CONFIRMED, summary="s", figures=(FigureSpec(
+        name="curve", title="t", xlabel="x", ylabel="y", series=(Series(label="a", x=(0, 1), y=(0, k)),)),))
+        for k, c in enumerate(claims, start=1)]
     document = build_report(claims, results, tmp_path, {})
     paths = [r["figures"][0] for r in document["results"]]
     assert len(set(paths)) == 2 and all((tmp_path / p).is_file() for p in paths)
@@ -256,3 +257,33 @@ def test_a_figure_that_cannot_be_drawn_is_named_and_loses_nothing(tmp_path):
     assert "Figure crowded not drawn" in page.cards["toy.ok"]["text"]
     assert "figures/toy.ok__crowded.png" not in document["results"][0]["figures"]
     assert page.imgs and all((out / src).is_file() for src in page.imgs)  # every other figure drawn
+
+
+def test_identical_figures_are_written_once_and_linked_from_every_card(tmp_path):
+    """Two claims whose figures show the same thing share one PNG; each card links it and names the other claim."""
+    claims = [_claim("toy.one"), _claim("toy.two"), _claim("toy.three")]
+    results = [CheckResult(claim_id=c.id, verdict=Verdict.CONFIRMED, summary="s", figures=(_figure("curve"),))
+               for c in claims[:2]]
+    results.append(CheckResult(claim_id="toy.three", verdict=Verdict.CONFIRMED, summary="s",
+                               figures=(_figure("other", yscale="log"),)))
+    out, document, page = _build(tmp_path, claims, results)
+    paths = [r["figures"] for r in document["results"]]
+    assert paths[0] == paths[1] == ["figures/toy.one__curve.png"] and paths[2] == ["figures/toy.three__other.png"]
+    assert sorted(p.name for p in (out / "figures").glob("*.png")) == ["toy.one__curve.png", "toy.three__other.png"]
+    assert "#toy.two" in page.cards["toy.one"]["hrefs"] and "#toy.one" in page.cards["toy.two"]["hrefs"]
+    html = (out / "index.html").read_text(encoding="utf-8")
+    assert 'width="' in html and 'height="' in html and 'loading="lazy"' in html  # shown at its physical size
+
+
+def test_index_shows_paper_titles_runtimes_and_a_clean_header(tmp_path):
+    """The index names papers by title, shows each claim's runtime and each paper's total; the header has no raw
+    dict and no empty entry; a negative zero reads 0."""
+    claims, results = toy_records()
+    results[1] = dataclasses.replace(results[1], bound=-0.0, runtime_s=61.0)
+    out, _, page = _build(tmp_path, claims, results)
+    html = (out / "index.html").read_text(encoding="utf-8")
+    assert "data: {}" not in html and "{}" not in html.split("<h2", 1)[0] and "only:" not in html
+    assert "1 min 01 s" in html and "check time" in html
+    assert "<b>bound</b> -0" not in html
+    assert "bound 0" in page.cards["alt.ok"]["text"].replace("\xa0", " ")
+    assert "id='claim-filter'" in html and "<script>" in html

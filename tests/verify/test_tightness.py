@@ -8,6 +8,7 @@ import pytest
 
 import verify.zcdp_nfl.theorem2_bound as t2b
 from reports.html import _card
+from reports.texmath import MathSheet
 from verify.evidence import (
     FORMS,
     HARD_POINT,
@@ -92,7 +93,7 @@ def test_declare_form_on_a_hand_built_result():
 def test_the_report_card_shows_the_tightness_line():
     claim = get_claim("zcdp_nfl.theorem1")
     r = result_from_evidence(claim.id, [_point(0.1, 1.0, x=7)], ctx=CTX, quantity="q", what="w")
-    html = _card(claim, r, {}, {claim.id: claim}, "ci")
+    html = _card(claim, r, {}, {claim.id: claim}, "ci", sheet=MathSheet())
     assert "<td>tightness</td>" in html and "never nearly tight" in html and "x = 7" in html
 
 

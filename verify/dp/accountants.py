@@ -27,8 +27,9 @@ def evaluate_accountants(noise_multiplier: float, rounds: int, delta: float, *, 
 
     ``measured`` is the largest of :math:`(\varepsilon_{\text{exact}} - \varepsilon_{\text{PLD}})^+ /
     (\gamma\,\varepsilon_{\text{PLD}})`, :math:`(\varepsilon_{\text{PLD}} - \varepsilon_{\text{exact}})/d`
-    (:math:`d` the PLD discretisation), :math:`(\varepsilon_{\text{CKS}} - \varepsilon_{\text{RDP}})^+/(\gamma\varepsilon)`
-    and :math:`(\varepsilon_{\text{RDP}}/\varepsilon_{\text{CKS}} - 1)/0.01`; it must be at most 1.
+    (:math:`d` the PLD discretisation),
+    :math:`(\varepsilon_{\text{CKS}} - \varepsilon_{\text{RDP}})^+/(\gamma\varepsilon)` and
+    :math:`(\varepsilon_{\text{RDP}}/\varepsilon_{\text{CKS}} - 1)/0.01`; it must be at most 1.
     """
     acc = account(rho_schedule_constant(1.0, noise_multiplier, rounds), delta)
     e = acc.epsilon
@@ -60,10 +61,11 @@ def _figure(delta: float = 1e-5, noise_multiplier: float = 5.0) -> FigureSpec:
     names = ("bun_steinke", "cks", "rdp_accountant", "exact_gaussian", "pld_accountant")
     styles = ("line", "line", "points", "line", "points")
     return FigureSpec(
-        name="epsilon_vs_rounds", title=f"epsilon after N Gaussian rounds (sigma/S = {noise_multiplier:g}, delta = {delta:g})",
-        xlabel="rounds N", ylabel="epsilon", xscale="log", yscale="log",
+        name="epsilon_vs_rounds",
+        title=rf"$\varepsilon$ after $N$ Gaussian rounds ($\sigma/S = {noise_multiplier:g}$, $\delta = {delta:g}$)",
+        xlabel=r"rounds $N$", ylabel=r"$\varepsilon$", xscale="log", yscale="log",
         series=tuple(Series(label=name, x=rounds, y=[a.epsilon[name] for a in accounts], style=style)
-                     for name, style in zip(names, styles)))
+                     for name, style in zip(names, styles, strict=True)))
 
 
 def check_accountants_agree(ctx: CheckContext, *, account=account_rounds) -> CheckResult:
@@ -73,8 +75,9 @@ def check_accountants_agree(ctx: CheckContext, *, account=account_rounds) -> Che
     evidence.append(evaluate_accountants(2.0, 100, 1e-5, account=account))
     return result_from_evidence(
         "dp.accountants_agree", evidence, ctx=ctx,
-        quantity="max normalised disagreement (exact vs PLD, CKS vs RDP); <= 1 means agreement",
-        what="exact-Gaussian = PLD within discretisation, CKS <= RDP accountant <= CKS (1 + 1e-2)",
+        quantity=r"max normalised disagreement (exact vs PLD, CKS vs RDP); $\le 1$ means agreement",
+        what=(r"exact-Gaussian = PLD within discretisation, $\varepsilon_{\mathrm{CKS}} \le "
+              r"\varepsilon_{\mathrm{RDP}} \le (1 + 10^{-2})\,\varepsilon_{\mathrm{CKS}}$"),
         figures=[_figure()], details={"pld_value_discretization": PLD_DISCRETIZATION})
 
 
@@ -87,11 +90,11 @@ CLAIMS = (
                    Citation(external="Canonne, Kamath & Steinke 2020 (arXiv:2004.00010)", label="Proposition 12"),
                    Citation(external="Google dp-accounting (PLD and RDP accountants)", label="independent oracle"),
                    Citation(seed="004_180cd372987d137b.txt", label="Chapter 3 Corollary", lines="608-610")),
-        statement=("For N Gaussian rounds the exact-Gaussian epsilon equals the PLD accountant's within its value "
-                   "discretisation (never above it), and the CKS epsilon lies at or below the RDP accountant's, "
-                   "within 1% of it."),
-        hypotheses=("every round is a Gaussian mechanism", "delta in (0, 1)", "add-or-remove accounting units "
-                    "with sensitivity 1 equal to the replace-one l2 sensitivity"),
+        statement=(r"For $N$ Gaussian rounds the exact-Gaussian $\varepsilon$ equals the PLD accountant's within its "
+                   r"value discretisation (never above it), and the CKS $\varepsilon$ lies at or below the RDP "
+                   "accountant's, within 1% of it."),
+        hypotheses=("every round is a Gaussian mechanism", r"$\delta \in (0, 1)$", "add-or-remove accounting units "
+                    r"with sensitivity 1 equal to the replace-one $\ell_2$ sensitivity"),
         check=check_accountants_agree,
         expected=Verdict.CONFIRMED,
         reason="Two independent implementations agree; the PLD and RDP gaps are those of the accountants' grids.",

@@ -118,9 +118,9 @@ def _ordering_figure(exact_fn, cks_fn, bs_fn) -> FigureSpec:
         Series(label=label, x=rhos, y=[fn(float(r), delta) for r in rhos], style=style)
         for label, fn, style in (("Bun-Steinke Prop. 1.3", bs_fn, "line"),
                                  ("Canonne-Kamath-Steinke", cks_fn, "dashed"),
-                                 ("exact Gaussian (mu = sqrt(2 rho))", exact_fn, "line")))
-    return FigureSpec(name="epsilon_vs_rho", title="zCDP -> (epsilon, delta) at delta = 1e-5",
-                      xlabel="rho (zCDP)", ylabel="epsilon", series=series, xscale="log", yscale="log")
+                                 (r"exact Gaussian ($\mu = \sqrt{2\rho}$)", exact_fn, "line")))
+    return FigureSpec(name="epsilon_vs_rho", title=r"zCDP $\to$ $(\varepsilon, \delta)$-DP at $\delta = 10^{-5}$",
+                      xlabel=r"$\rho$ (zCDP)", ylabel=r"$\varepsilon$", series=series, xscale="log", yscale="log")
 
 
 def check_conversion_ordering(ctx: CheckContext, *, exact_fn=zcdp_to_approx_dp_exact_gaussian,
@@ -135,8 +135,9 @@ def check_conversion_ordering(ctx: CheckContext, *, exact_fn=zcdp_to_approx_dp_e
     positive = [e.parameters for e in evidence if e.parameters["eps_exact_gaussian"] > 0.0]
     return result_from_evidence(
         claim_id, evidence, ctx=ctx,
-        quantity="max(eps_exact_gaussian / eps_CKS, eps_CKS / eps_BS) (one-sided, <= 1)",
-        what="eps_exact_gaussian <= eps_CKS <= eps_BS",
+        quantity=(r"$\max(\varepsilon_{\mathrm{Gauss}}/\varepsilon_{\mathrm{CKS}},\ "
+                  r"\varepsilon_{\mathrm{CKS}}/\varepsilon_{\mathrm{BS}})$ (one-sided, $\le 1$)"),
+        what=r"$\varepsilon_{\mathrm{Gauss}} \le \varepsilon_{\mathrm{CKS}} \le \varepsilon_{\mathrm{BS}}$",
         figures=[_ordering_figure(exact_fn, cks_fn, bs_fn)],
         details={
             "ratio_tolerance": CONVERSION_RTOL,
@@ -172,12 +173,13 @@ def _validity_batch(rng: np.random.Generator, count: int, epsilon_fn) -> list[Ev
 
 def _tightness_figure(epsilon_fn) -> FigureSpec:
     rhos = np.geomspace(1e-4, 10.0, 30)
-    series = [Series(label=f"delta = {d:g}", x=rhos,
+    series = [Series(label=rf"$\delta = {d:g}$", x=rhos,
                      y=[gaussian_delta_exact(epsilon_fn(float(r), d), math.sqrt(2.0 * r)) / d for r in rhos])
               for d in GRID_DELTAS]
     series.append(Series(label="valid if below", x=(rhos[0], rhos[-1]), y=(1.0, 1.0), style="dashed"))
-    return FigureSpec(name="tightness_ratio", title="Bun-Steinke Prop. 1.3 for Gaussians: delta_exact(eps_BS) / delta",
-                      xlabel="rho (zCDP)", ylabel="delta_exact / delta", series=tuple(series),
+    return FigureSpec(name="tightness_ratio", title=(r"Bun-Steinke Prop. 1.3 for Gaussians: "
+                                                     r"$\delta_{\mathrm{exact}}(\varepsilon_{\mathrm{BS}})/\delta$"),
+                      xlabel=r"$\rho$ (zCDP)", ylabel=r"$\delta_{\mathrm{exact}}/\delta$", series=tuple(series),
                       xscale="log", yscale="log")
 
 
@@ -189,11 +191,13 @@ def check_bun_steinke_prop13(ctx: CheckContext, *, epsilon_fn=zcdp_to_approx_dp_
     evidence += sample_evidence(ctx, claim_id, _validity_batch, p["batches"], (p["per_batch"], epsilon_fn))
     ratios = [e.measured for e in evidence]
     grid = [e.measured for e in evidence[:len(GRID_RHOS) * len(GRID_DELTAS)]]
-    paper = {f"rho={r:g}, delta={d:g}": e.measured for (r, d), e in zip(PAPER_POINTS, evidence[len(grid):])}
+    paper = {f"rho={r:g}, delta={d:g}": e.measured  # the paper points follow the grid; the rest is not theirs
+             for (r, d), e in zip(PAPER_POINTS, evidence[len(grid):len(grid) + len(PAPER_POINTS)], strict=True)}
     return result_from_evidence(
         claim_id, evidence, ctx=ctx,
-        quantity="delta_exact_gaussian(eps_BS(rho, delta); sqrt(2 rho)) / delta (one-sided, <= 1)",
-        what="exact Gaussian delta at the Bun-Steinke epsilon <= delta",
+        quantity=(r"$\delta_G(\varepsilon_{\mathrm{BS}}(\rho, \delta); \sqrt{2\rho})/\delta$ "
+                  r"(one-sided, $\le 1$)"),
+        what=r"exact Gaussian $\delta$ at the Bun-Steinke $\varepsilon$ $\le \delta$",
         figures=[_tightness_figure(epsilon_fn)],
         details={"ratio_tolerance": CONVERSION_RTOL,
                  "tightness_ratio_min": min(ratios), "tightness_ratio_max": max(ratios),
@@ -206,7 +210,7 @@ CLAIMS = (
     Claim(
         id="dp.zcdp_conversion.ordering",
         paper="dp",
-        title="zCDP -> (eps, delta): exact Gaussian <= Canonne-Kamath-Steinke <= Bun-Steinke",
+        title=r"zCDP $\to$ $(\varepsilon, \delta)$-DP: exact Gaussian $\le$ Canonne-Kamath-Steinke $\le$ Bun-Steinke",
         citations=(
             Citation(external="Bun & Steinke 2016 (arXiv:1605.02065)", label="Proposition 1.3"),
             Citation(external="Canonne, Kamath & Steinke 2020 (arXiv:2004.00010)",
@@ -214,17 +218,20 @@ CLAIMS = (
             Citation(external="Balle & Wang 2018 (arXiv:1805.06530)", label="Theorem 8 (exact Gaussian profile)"),
             Citation(seed=SEED_THESIS, label="Chapter 3 Corollary (the conversion the thesis uses)", lines="608-610"),
         ),
-        statement=("For every rho > 0 and delta in (0, 1): eps_Gauss(rho, delta) <= eps_CKS(rho, delta) <= "
-                   "eps_BS(rho, delta) = rho + 2 sqrt(rho log(1/delta)), where eps_Gauss is the smallest eps with "
-                   "delta_G(eps; sqrt(2 rho)) <= delta and eps_CKS the Canonne-Kamath-Steinke infimum over Renyi "
-                   "orders alpha > 1."),
-        hypotheses=("rho > 0", "0 < delta < 1", "natural logarithms",
-                    "eps_Gauss is the exact conversion for compositions of Gaussian mechanisms only"),
+        statement=(r"For every $\rho > 0$ and $\delta \in (0, 1)$: $\varepsilon_{\mathrm{Gauss}}(\rho, \delta) \le "
+                   r"\varepsilon_{\mathrm{CKS}}(\rho, \delta) \le \varepsilon_{\mathrm{BS}}(\rho, \delta) = "
+                   r"\rho + 2\sqrt{\rho \log(1/\delta)}$, where $\varepsilon_{\mathrm{Gauss}}$ is the smallest "
+                   r"$\varepsilon$ with $\delta_G(\varepsilon; \sqrt{2\rho}) \le \delta$ and "
+                   r"$\varepsilon_{\mathrm{CKS}}$ the Canonne-Kamath-Steinke infimum over Rényi orders $\alpha > 1$."),
+        hypotheses=(r"$\rho > 0$", r"$0 < \delta < 1$", "natural logarithms",
+                    r"$\varepsilon_{\mathrm{Gauss}}$ is the exact conversion for compositions of Gaussian mechanisms "
+                    "only"),
         check=check_conversion_ordering,
         expected=Verdict.CONFIRMED,
-        reason=("At every grid, paper, corner and random point the three independently computed epsilons are "
-                "ordered with relative gaps of at least ~3e-3 (exact vs CKS) and ~3e-4 (CKS vs BS, reached at "
-                "rho ~ 1e4 with delta near 1), far above the numerical allowance."),
+        reason=(r"At every grid, paper, corner and random point the three independently computed $\varepsilon$ are "
+                r"ordered with relative gaps of at least ~$3 \times 10^{-3}$ (exact vs CKS) and ~$3 \times 10^{-4}$ "
+                r"(CKS vs BS, reached at $\rho \approx 10^4$ with $\delta$ near 1), far above the numerical "
+                "allowance."),
     ),
     Claim(
         id="dp.bun_steinke_prop13",
@@ -235,16 +242,19 @@ CLAIMS = (
             Citation(seed=SEED_PGFL, label="PGFL total privacy loss in (eps, delta)-DP", equation="(51)", lines="402"),
             Citation(seed=SEED_THESIS, label="Chapter 3 Corollary", lines="608-610"),
         ),
-        statement=("rho-zCDP implies (rho + 2 sqrt(rho log(1/delta)), delta)-DP for every delta in (0, 1). "
-                   "Checked for the mechanisms of the papers, adaptive compositions of Gaussian mechanisms with "
-                   "total rho = sum_i Delta_i^2/(2 sigma_i^2), whose exact privacy profile is "
-                   "delta_G(eps; sqrt(2 rho)): delta_G(eps_BS(rho, delta); sqrt(2 rho)) <= delta."),
+        statement=(r"$\rho$-zCDP implies $(\rho + 2\sqrt{\rho\log(1/\delta)}, \delta)$-DP for every "
+                   r"$\delta \in (0, 1)$. Checked for the mechanisms of the papers, adaptive compositions of Gaussian "
+                   r"mechanisms with total $\rho = \sum_i \Delta_i^2/(2\sigma_i^2)$, whose exact privacy profile is "
+                   r"$\delta_G(\varepsilon; \sqrt{2\rho})$: "
+                   r"$\delta_G(\varepsilon_{\mathrm{BS}}(\rho, \delta); \sqrt{2\rho}) \le \delta$."),
         hypotheses=("the released quantities are Gaussian mechanisms (PGFL Theorem III, zCDP-NFL Theorem I)",
-                    "total rho = sum of the per-iteration rho (adaptive composition)", "rho > 0", "0 < delta < 1"),
+                    r"total $\rho$ = sum of the per-iteration $\rho$ (adaptive composition)", r"$\rho > 0$",
+                    r"$0 < \delta < 1$"),
         check=check_bun_steinke_prop13,
         expected=Verdict.CONFIRMED,
-        reason=("delta_exact / delta stays below 1 at every point: between ~1e-4 and ~0.05 on the grid "
-                "rho in [1e-4, 10], delta in {1e-3, ..., 1e-12}, and at most ~0.5 as delta -> 1 with large rho: "
-                "the conversion is valid and loose by one to four orders of magnitude in delta for these mechanisms."),
+        reason=(r"$\delta_{\mathrm{exact}}/\delta$ stays below 1 at every point: between ~$10^{-4}$ and ~0.05 on "
+                r"the grid $\rho \in [10^{-4}, 10]$, $\delta \in \{10^{-3}, \ldots, 10^{-12}\}$, and at most ~0.5 as "
+                r"$\delta \to 1$ with large $\rho$: the conversion is valid and loose by one to four orders of "
+                r"magnitude in $\delta$ for these mechanisms."),
     ),
 )

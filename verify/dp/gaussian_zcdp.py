@@ -106,13 +106,14 @@ def _figure() -> FigureSpec:
     series = []
     for delta, sigma in ((1.0, 1.0), (1.0, 2.0), (0.3, 1.0)):
         rho = gaussian_zcdp(delta, sigma)
-        series.append(Series(label=f"alpha rho, Delta={delta:g}, sigma={sigma:g}", x=alphas, y=alphas * rho,
-                             group=str(delta) + str(sigma)))
-        series.append(Series(label=f"quadrature, Delta={delta:g}, sigma={sigma:g}", x=alphas,
+        series.append(Series(label=rf"$\alpha\rho$, $\Delta = {delta:g}$, $\sigma = {sigma:g}$", x=alphas,
+                             y=alphas * rho, group=str(delta) + str(sigma)))
+        series.append(Series(label=rf"quadrature, $\Delta = {delta:g}$, $\sigma = {sigma:g}$", x=alphas,
                              y=[renyi_divergence_by_quadrature(delta, sigma, a)[0] for a in alphas], style="points",
                              group=str(delta) + str(sigma)))
-    return FigureSpec(name="renyi_divergence", title="Gaussian mechanism: Rényi divergence vs alpha * rho",
-                      xlabel="order alpha", ylabel="D_alpha", series=tuple(series), xscale="log", yscale="log")
+    return FigureSpec(name="renyi_divergence", title=r"Gaussian mechanism: Rényi divergence vs $\alpha\rho$",
+                      xlabel=r"order $\alpha$", ylabel=r"$D_\alpha$", series=tuple(series), xscale="log",
+                      yscale="log")
 
 
 def check_gaussian_zcdp(ctx: CheckContext, *, rho_fn=gaussian_zcdp) -> CheckResult:
@@ -122,8 +123,9 @@ def check_gaussian_zcdp(ctx: CheckContext, *, rho_fn=gaussian_zcdp) -> CheckResu
     evidence += [evaluate_gaussian_zcdp(1.0, 1.0, a, rho_fn=rho_fn) for a in ORDERS]
     return result_from_evidence(
         "dp.gaussian_zcdp", evidence, ctx=ctx,
-        quantity="max |D_alpha(quadrature) - alpha Delta^2/(2 sigma^2)| / (quadrature error bound + rounding)",
-        what="D_alpha = alpha Delta^2/(2 sigma^2) at orders " + ", ".join(f"{a:g}" for a in ORDERS),
+        quantity=(r"$\max |D_\alpha^{\mathrm{quad}} - \alpha\Delta^2/(2\sigma^2)|$ / (quadrature error bound + "
+                  "rounding)"),
+        what=r"$D_\alpha = \alpha\Delta^2/(2\sigma^2)$ at orders " + ", ".join(f"{a:g}" for a in ORDERS),
         figures=[_figure()],
         details={"orders": list(ORDERS), "quad_epsrel": QUAD_EPSREL},
     )
@@ -133,20 +135,21 @@ CLAIMS = (
     Claim(
         id="dp.gaussian_zcdp",
         paper="dp",
-        title="Gaussian mechanism: rho = Delta^2 / (2 sigma^2) zCDP",
+        title=r"Gaussian mechanism: $\rho = \Delta^2/(2\sigma^2)$-zCDP",
         citations=(
             Citation(external="Bun & Steinke 2016 (arXiv:1605.02065)", label="Proposition 1.6 and Lemma 2.4"),
             Citation(seed="000_133b71fd0aa99eb4.txt", label="PGFL Theorem III", equation="(46)", lines="374-381"),
             Citation(seed="004_180cd372987d137b.txt", label="Chapter 3 Theorem I; Publication 2 App. B",
                      lines="601-604, 2261"),
         ),
-        statement=("Releasing q(D) + N(0, sigma^2 I) for a query of l2 sensitivity Delta is rho-zCDP with "
-                   "rho = Delta^2/(2 sigma^2), and this rho is exact: D_alpha(N(mu, sigma^2 I) || "
-                   "N(nu, sigma^2 I)) = alpha ||mu - nu||^2/(2 sigma^2) for every alpha > 1."),
-        hypotheses=("sigma > 0", "Delta >= 0", "alpha > 1", "equal, isotropic covariances"),
+        statement=(r"Releasing $q(D) + \mathcal{N}(0, \sigma^2 I)$ for a query of $\ell_2$ sensitivity $\Delta$ is "
+                   r"$\rho$-zCDP with $\rho = \Delta^2/(2\sigma^2)$, and this $\rho$ is exact: "
+                   r"$D_\alpha(\mathcal{N}(\mu, \sigma^2 I) \,\|\, \mathcal{N}(\nu, \sigma^2 I)) = "
+                   r"\alpha \|\mu - \nu\|_2^2/(2\sigma^2)$ for every $\alpha > 1$."),
+        hypotheses=(r"$\sigma > 0$", r"$\Delta \ge 0$", r"$\alpha > 1$", "equal, isotropic covariances"),
         check=check_gaussian_zcdp,
         expected=Verdict.CONFIRMED,
-        reason=("Numerical integration of the Rényi divergence agrees with alpha * rho within the "
-                "quadrature's error bound at every sampled (Delta, sigma, alpha)."),
+        reason=(r"Numerical integration of the Rényi divergence agrees with $\alpha\rho$ within the "
+                r"quadrature's error bound at every sampled $(\Delta, \sigma, \alpha)$."),
     ),
 )

@@ -45,7 +45,7 @@ def check_privacy_profile(ctx: CheckContext, *, delta_fn=gaussian_delta_exact) -
     points = [(mu, eps) for mu, epsilons in GRID for eps in epsilons]
     z_crit = stats.norm.ppf(1.0 - bonferroni(MC_ALPHA, len(points)) / 2.0)
     rows, worst = [], None
-    for (mu, eps), (s1, s2) in zip(points, sums):
+    for (mu, eps), (s1, s2) in zip(points, sums, strict=True):
         mean = s1 / n
         se = math.sqrt(max(s2 / n - mean * mean, 0.0) / (n - 1))
         exact = delta_fn(eps, mu)
@@ -58,17 +58,18 @@ def check_privacy_profile(ctx: CheckContext, *, delta_fn=gaussian_delta_exact) -
     series = []
     for mu, epsilons in GRID:
         grid = np.linspace(0.0, max(epsilons) * 1.2, 40)
-        series.append(Series(label=f"exact, mu = {mu:g}", x=grid, y=[delta_fn(float(e), mu) for e in grid], group=str(mu)))
+        series.append(Series(label=rf"exact, $\mu = {mu:g}$", x=grid, y=[delta_fn(float(e), mu) for e in grid],
+                             group=str(mu)))
         pts = [r for r in rows if r["mu"] == mu]
-        series.append(Series(label=f"Monte Carlo, mu = {mu:g}", x=[r["epsilon"] for r in pts],
+        series.append(Series(label=rf"Monte Carlo, $\mu = {mu:g}$", x=[r["epsilon"] for r in pts],
                              y=[r["delta_mc"] for r in pts], style="points", group=str(mu)))
-    figure = FigureSpec(name="privacy_profile", title="Gaussian mechanism privacy profile delta(eps)",
-                        xlabel="epsilon", ylabel="delta", yscale="log", series=tuple(series))
+    figure = FigureSpec(name="privacy_profile", title=r"Gaussian mechanism privacy profile $\delta(\varepsilon)$",
+                        xlabel=r"$\varepsilon$", ylabel=r"$\delta$", yscale="log", series=tuple(series))
     return CheckResult(
         claim_id="dp.gaussian_privacy_profile", verdict=Verdict.CONFIRMED if holds else Verdict.REFUTED,
-        summary=(f"{len(points)} (mu, eps) points, n = {n}: worst |MC - exact| = "
+        summary=(rf"{len(points)} $(\mu, \varepsilon)$ points, $n = {n}$: worst |MC $-$ exact| = "
                  f"{worst['gap_over_ci_halfwidth']:.3f} of the {1 - MC_ALPHA:.3%} simultaneous CI half-width"),
-        quantity="|delta_MC - delta_exact| / CI half-width (two-sided, Bonferroni)",
+        quantity=r"$|\delta_{\mathrm{MC}} - \delta_{\mathrm{exact}}|$ / CI half-width (two-sided, Bonferroni)",
         measured=worst["gap_over_ci_halfwidth"], bound=1.0, margin=1.0 - worst["gap_over_ci_halfwidth"],
         counterexample=None if holds else dict(worst), monte_carlo=MonteCarlo(n=n, alpha=MC_ALPHA, seed=ctx.seed),
         seed=ctx.seed, figures=(figure,), details={"points": rows})
@@ -77,13 +78,15 @@ def check_privacy_profile(ctx: CheckContext, *, delta_fn=gaussian_delta_exact) -
 CLAIMS = (
     Claim(
         id="dp.gaussian_privacy_profile", paper="dp",
-        title="Gaussian mechanism: the exact (eps, delta) profile of Balle & Wang",
+        title=r"Gaussian mechanism: the exact $(\varepsilon, \delta)$ profile of Balle & Wang",
         citations=(Citation(external="Balle & Wang 2018 (arXiv:1805.06530)", label="Theorem 8"),
                    Citation(seed="004_180cd372987d137b.txt", label="Section 2.4 (the (eps, delta)-DP definition used)",
                             lines="453-464")),
-        statement=("The Gaussian mechanism with mu = Delta/sigma is (eps, delta)-DP exactly for delta >= "
-                   "Phi(mu/2 - eps/mu) - e^eps Phi(-mu/2 - eps/mu), the hockey-stick divergence of N(0,1) from N(mu,1)."),
-        hypotheses=("l2 sensitivity Delta, noise N(0, sigma^2 I)", "standard additive-delta definition"),
+        statement=(r"The Gaussian mechanism with $\mu = \Delta/\sigma$ is $(\varepsilon, \delta)$-DP exactly for "
+                   r"$\delta \ge \Phi(\mu/2 - \varepsilon/\mu) - e^{\varepsilon}\,\Phi(-\mu/2 - \varepsilon/\mu)$, "
+                   r"the hockey-stick divergence of $\mathcal{N}(0, 1)$ from $\mathcal{N}(\mu, 1)$."),
+        hypotheses=(r"$\ell_2$ sensitivity $\Delta$, noise $\mathcal{N}(0, \sigma^2 I)$",
+                    r"standard additive-$\delta$ definition"),
         check=check_privacy_profile, expected=Verdict.CONFIRMED,
         reason="Monte-Carlo hockey-stick divergences agree with the closed form within simultaneous 99.9% intervals.",
     ),

@@ -52,8 +52,8 @@ from verify.records import (
 from verify.tolerance import CONVERSION_RTOL, QUAD_EPSREL, UNIT_ROUNDOFF, gamma
 
 __all__ = ["CLAIMS", "adaptive_renyi_divergence", "check_adaptive_composition", "check_approx_composition",
-           "check_db10", "check_db10_corrected", "check_pure_composition", "check_zcdp_composition", "evaluate_adaptive_composition",
-           "evaluate_approx_composition", "evaluate_db10", "evaluate_pure_composition"]
+           "check_db10", "check_db10_corrected", "check_pure_composition", "check_zcdp_composition",
+           "evaluate_adaptive_composition", "evaluate_approx_composition", "evaluate_db10", "evaluate_pure_composition"]
 
 _PROFILE = {"ci": {"batches": 2, "per_batch": 4}, "thorough": {"batches": 8, "per_batch": 12}}
 
@@ -88,17 +88,21 @@ def _pure_batch(rng: np.random.Generator, count: int, compose) -> list[Evidence]
 
 def check_pure_composition(ctx: CheckContext, *, compose=sum) -> CheckResult:
     p = _PROFILE[ctx.profile]
-    evidence = [evaluate_pure_composition([0.1] * 8, compose=compose), evaluate_pure_composition([1.0, 2.0], compose=compose)]
+    evidence = [evaluate_pure_composition([0.1] * 8, compose=compose),
+                evaluate_pure_composition([1.0, 2.0], compose=compose)]
     evidence += sample_evidence(ctx, "dp.thesis_theorem2_1", _pure_batch, p["batches"], (p["per_batch"], compose))
     ns = list(range(1, 9))
-    figure = FigureSpec(name="pure_composition", title="n randomized-response mechanisms at eps = 0.3 each",
-                        xlabel="n", ylabel="max log-likelihood ratio of the joint output",
+    figure = FigureSpec(name="pure_composition",
+                        title=r"$n$ randomized-response mechanisms at $\varepsilon = 0.3$ each",
+                        xlabel=r"$n$", ylabel="max log-likelihood ratio of the joint output",
                         series=(Series(label="exact (enumeration)", x=ns, style="points",
                                        y=[evaluate_pure_composition([0.3] * n).measured for n in ns]),
-                                Series(label="Theorem 2.1: sum eps_i", x=ns, y=[0.3 * n for n in ns], style="dashed")))
+                                Series(label=r"Theorem 2.1: $\sum_i \varepsilon_i$", x=ns, y=[0.3 * n for n in ns],
+                                       style="dashed")))
     return result_from_evidence("dp.thesis_theorem2_1", evidence, ctx=ctx,
-                                quantity="exact max |log P(o|D)/P(o|D')| of the joint output vs sum eps_i",
-                                what="(M_1..M_n) is (sum eps_i)-DP", figures=[figure],
+                                quantity=(r"exact $\max_o |\log P(o \mid D)/P(o \mid D')|$ of the joint output vs "
+                                          r"$\sum_i \varepsilon_i$"),
+                                what=r"$(M_1, \ldots, M_n)$ is $(\sum_i \varepsilon_i)$-DP", figures=[figure],
                                 details={"attained_everywhere": all(e.parameters["attained"] for e in evidence)})
 
 
@@ -111,7 +115,7 @@ def evaluate_approx_composition(mus, epsilons) -> Evidence:
     :math:`\mu = \lVert\mu\rVert_2`; holds when :math:`\delta_G(\sum\varepsilon_i; \mu) \le \sum\delta_i` (within
     CONVERSION_RTOL relative: the profile's own evaluation accuracy)."""
     mus, epsilons = np.asarray(mus, dtype=np.float64), np.asarray(epsilons, dtype=np.float64)
-    deltas = [float(gaussian_delta_exact(float(e), float(m))) for e, m in zip(epsilons, mus)]
+    deltas = [float(gaussian_delta_exact(float(e), float(m))) for e, m in zip(epsilons, mus, strict=True)]
     joint = float(gaussian_delta_exact(float(epsilons.sum()), float(np.linalg.norm(mus))))
     bound = float(sum(deltas))
     return Evidence(measured=joint, bound=bound, holds=joint <= bound * (1.0 + CONVERSION_RTOL) + 1e-300,
@@ -129,18 +133,23 @@ def _approx_batch(rng: np.random.Generator, count: int) -> list[Evidence]:
 
 def check_approx_composition(ctx: CheckContext) -> CheckResult:
     p = _PROFILE[ctx.profile]
-    evidence = [evaluate_approx_composition([0.2] * 10, [0.1] * 10), evaluate_approx_composition([1.0, 1.0], [1.0, 1.0])]
+    evidence = [evaluate_approx_composition([0.2] * 10, [0.1] * 10),
+                evaluate_approx_composition([1.0, 1.0], [1.0, 1.0])]
     evidence += sample_evidence(ctx, "dp.thesis_theorem2_2", _approx_batch, p["batches"], (p["per_batch"],))
     ks = [1, 2, 5, 10, 20, 50, 100]
-    figure = FigureSpec(name="approx_composition", title="k Gaussian mechanisms (mu = 0.2, eps = 0.1 each)",
-                        xlabel="k", ylabel="delta", xscale="log", yscale="log",
-                        series=(Series(label="exact delta of the chain at sum eps_i", x=ks,
-                                       y=[max(evaluate_approx_composition([0.2] * k, [0.1] * k).measured, 1e-300) for k in ks]),
-                                Series(label="Theorem 2.2: sum delta_i", x=ks, style="dashed",
+    figure = FigureSpec(name="approx_composition",
+                        title=r"$k$ Gaussian mechanisms ($\mu = 0.2$, $\varepsilon = 0.1$ each)",
+                        xlabel=r"$k$", ylabel=r"$\delta$", xscale="log", yscale="log",
+                        series=(Series(label=r"exact $\delta$ of the chain at $\sum_i \varepsilon_i$", x=ks,
+                                       y=[max(evaluate_approx_composition([0.2] * k, [0.1] * k).measured, 1e-300)
+                                          for k in ks]),
+                                Series(label=r"Theorem 2.2: $\sum_i \delta_i$", x=ks, style="dashed",
                                        y=[evaluate_approx_composition([0.2] * k, [0.1] * k).bound for k in ks])))
     return result_from_evidence("dp.thesis_theorem2_2", evidence, ctx=ctx,
-                                quantity="exact delta of the Gaussian chain at sum eps_i vs sum delta_i",
-                                what="(M_1..M_n) is (sum eps_i, sum delta_i)-DP", figures=[figure])
+                                quantity=(r"exact $\delta$ of the Gaussian chain at $\sum_i \varepsilon_i$ vs "
+                                          r"$\sum_i \delta_i$"),
+                                what=r"$(M_1, \ldots, M_n)$ is $(\sum_i \varepsilon_i, \sum_i \delta_i)$-DP",
+                                figures=[figure])
 
 
 # --------------------------------------------------------------------------------------------------
@@ -159,9 +168,9 @@ def adaptive_renyi_divergence(delta1: float, sigma1: float, delta2: float, sigma
         \exp\Bigl(\frac{(\alpha-1)\alpha\, s(y)^2}{2\sigma_2^2}\Bigr)\,dy,
 
     :math:`p_1 = N(0, \sigma_1^2)`, :math:`q_1 = N(\Delta_1, \sigma_1^2)`, and the inner factor is the exact Rényi
-    integral of :math:`N(0, \sigma_2^2)` vs :math:`N(s(y), \sigma_2^2)` (Bun & Steinke 2016, Lemma 2.4), with the shift
-    :math:`s(y)` of the named rule (:math:`|s| \le \Delta_2`). Returns ``(value, error)``: quad's error estimate plus the
-    requested relative tolerance, divided by :math:`\alpha - 1`.
+    integral of :math:`N(0, \sigma_2^2)` vs :math:`N(s(y), \sigma_2^2)` (Bun & Steinke 2016, Lemma 2.4), with the
+    shift :math:`s(y)` of the named rule (:math:`|s| \le \Delta_2`). Returns ``(value, error)``: quad's error estimate
+    plus the requested relative tolerance, divided by :math:`\alpha - 1`.
     """
     fn = _SHIFTS[shift]
 
@@ -216,25 +225,27 @@ def _chain_check(ctx: CheckContext, claim_id: str, shifts, rho_fn, what: str) ->
                 for s in shifts]
     evidence += sample_evidence(ctx, claim_id, _chain_batch, p["batches"], (p["per_batch"], tuple(shifts), rho_fn))
     alphas = [1.25, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0]
-    series = [Series(label=f"joint D_alpha / alpha, second query shift: {s}", x=alphas, style="points", group=s,
+    series = [Series(label=rf"joint $D_\alpha/\alpha$, second query shift: {s}", x=alphas, style="points", group=s,
                      y=[adaptive_renyi_divergence(1.0, 2.0, 0.5, 1.0, a, s)[0] / a for a in alphas]) for s in shifts]
-    series.append(Series(label="rho_1 + rho_2", x=(alphas[0], alphas[-1]), y=(0.25, 0.25), style="dashed"))
-    figure = FigureSpec(name="chain_renyi", title="Two-step Gaussian chain (Delta = 1, 0.5; sigma = 2, 1)",
-                        xlabel="alpha", ylabel="D_alpha / alpha", series=tuple(series))
+    series.append(Series(label=r"$\rho_1 + \rho_2$", x=(alphas[0], alphas[-1]), y=(0.25, 0.25), style="dashed"))
+    figure = FigureSpec(name="chain_renyi",
+                        title=r"Two-step Gaussian chain ($\Delta = 1, 0.5$; $\sigma = 2, 1$)",
+                        xlabel=r"$\alpha$", ylabel=r"$D_\alpha/\alpha$", series=tuple(series))
     return result_from_evidence(claim_id, evidence, ctx=ctx,
-                                quantity="joint Renyi divergence by quadrature vs alpha (rho_1 + rho_2)",
+                                quantity=r"joint Rényi divergence by quadrature vs $\alpha(\rho_1 + \rho_2)$",
                                 what=what, figures=[figure],
                                 details={"attained_for": sorted({e.parameters["shift"] for e in evidence
                                                                  if e.parameters["attained"]})})
 
 
 def check_zcdp_composition(ctx: CheckContext, *, rho_fn=None) -> CheckResult:
-    return _chain_check(ctx, "dp.thesis_theorem2_3", ("constant",), rho_fn, "(M_1, M_2) is (phi_1 + phi_2)-zCDP")
+    return _chain_check(ctx, "dp.thesis_theorem2_3", ("constant",), rho_fn,
+                        r"$(M_1, M_2)$ is $(\phi_1 + \phi_2)$-zCDP")
 
 
 def check_adaptive_composition(ctx: CheckContext, *, rho_fn=None) -> CheckResult:
     return _chain_check(ctx, "dp.thesis_theorem2_4", ("sign", "tanh", "gated"), rho_fn,
-                        "x -> (M_1(x), M_2(x, M_1(x))) is (phi_1 + phi_2)-zCDP")
+                        r"$x \mapsto (M_1(x), M_2(x, M_1(x)))$ is $(\phi_1 + \phi_2)$-zCDP")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -249,7 +260,8 @@ def evaluate_db10(epsilon: float, delta: float, rounds: int, *, conversion: str 
     Gaussian releases: zCDP accounting (:math:`\sigma_z = (2\rho/T)^{-1/2}`, :math:`\rho` from ``conversion``) against
     basic composition (Theorem 2.2) with rounds at :math:`(\varepsilon/T, \delta/T)` and the analytic calibration (the
     smallest valid :math:`(\varepsilon,\delta)` noise; the classical one, where :math:`\varepsilon/T < 1`, is recorded).
-    ``measured`` = :math:`\sigma_z/\sigma_{(\varepsilon,\delta)}` (below 1: zCDP needs less noise, i.e. better accuracy)."""
+    ``measured`` = :math:`\sigma_z/\sigma_{(\varepsilon,\delta)}` (below 1: zCDP needs less noise, i.e. better
+    accuracy)."""
     rho = float(_CONVERSIONS[conversion](epsilon, delta))
     sigma_z = 1.0 / math.sqrt(2.0 * rho / rounds)
     sigma_a = float(gaussian_sigma_analytic(1.0, epsilon / rounds, delta / rounds))
@@ -280,16 +292,18 @@ def check_db10(ctx: CheckContext, *, corrected: bool = False) -> CheckResult:
                       for t in DB10_GRID["rounds"]) for c in ("cks", "exact_gaussian")}
     ts = [1, 2, 3, 5, 10, 30, 100, 300, 1000]
     figure = FigureSpec(
-        name="db10_noise_ratio", title="Per-round noise, zCDP (BS16 conversion) / basic (eps, delta) composition, "
-                                       "delta = 1e-5", xlabel="rounds T", ylabel="sigma_zCDP / sigma_basic",
-        xscale="log", yscale="log",
-        series=tuple(Series(label=f"eps = {e:g}", x=ts, y=[evaluate_db10(e, 1e-5, t).measured for t in ts])
+        name="db10_noise_ratio", title=(r"Per-round noise, zCDP (BS16 conversion) / basic $(\varepsilon, \delta)$ "
+                                        r"composition, $\delta = 10^{-5}$"),
+        xlabel=r"rounds $T$", ylabel=r"$\sigma_{\mathrm{zCDP}}/\sigma_{\mathrm{basic}}$", xscale="log", yscale="log",
+        series=tuple(Series(label=rf"$\varepsilon = {e:g}$", x=ts, y=[evaluate_db10(e, 1e-5, t).measured for t in ts])
                      for e in DB10_GRID["epsilon"]) + (Series(label="equal accuracy", x=(1, 1000), y=(1.0, 1.0),
                                                               style="dashed"),))
     return result_from_evidence(
         claim_id, evidence, ctx=ctx,
-        quantity="sigma_zCDP / sigma_(eps,delta) per round at the same total (eps, delta) (< 1: zCDP more accurate)",
-        what="zCDP accounting needs less noise than (eps, delta) composition for T >= 2 messages", figures=[figure],
+        quantity=(r"$\sigma_{\mathrm{zCDP}}/\sigma_{(\varepsilon,\delta)}$ per round at the same total "
+                  r"$(\varepsilon, \delta)$ ($< 1$: zCDP more accurate)"),
+        what=r"zCDP accounting needs less noise than $(\varepsilon, \delta)$ composition for $T \ge 2$ messages",
+        figures=[figure],
         details={"grid": DB10_GRID, "conversion": "Bun-Steinke Prop. 1.3 (the thesis's own, line 608)",
                  "single_message_ratio_T1": {f"{e.parameters['epsilon']:g}": e.measured for e in single},
                  "max_ratio_with_tighter_conversions_delta_1e-5": tighter})
@@ -308,108 +322,124 @@ def reproduce_db10(counterexample) -> Evidence:
 # --------------------------------------------------------------------------------------------------
 
 def _reason_chain(extra: str) -> str:
-    return ("The joint Rényi divergence of the two-step Gaussian chain, by quadrature over y_1 with the inner Gaussian "
-            "term exact, never exceeds alpha (rho_1 + rho_2) on the grid and random points, and equals it when the "
-            "second query's shift has constant magnitude Delta_2. " + extra)
+    return (r"The joint Rényi divergence of the two-step Gaussian chain, by quadrature over $y_1$ with the inner "
+            r"Gaussian term exact, never exceeds $\alpha(\rho_1 + \rho_2)$ on the grid and random points, and equals "
+            r"it when the second query's shift has constant magnitude $\Delta_2$. " + extra)
 
 
 CLAIMS = (
     Claim(
         id="dp.thesis_theorem2_1",
-        title="Thesis Theorem 2.1: basic composition of eps-DP mechanisms is (sum eps_i)-DP",
+        title=r"Thesis Theorem 2.1: basic composition of $\varepsilon_i$-DP mechanisms is $(\sum_i \varepsilon_i)$-DP",
         citations=(cite("Theorem 2.1 (basic composition)", lines="447-449"),
-                   Citation(external="Dwork & Roth 2014", label="Theorem 3.14 / Corollary 3.15 (DB-5)")),
-        statement="If M_i is eps_i-DP, i = 1..n, then M = (M_1, ..., M_n) is (sum_i eps_i)-DP.",
+                   Citation(external="Dwork & Roth 2014", label="Theorem 3.14 / Corollary 3.15")),
+        statement=(r"If $M_i$ is $\varepsilon_i$-DP, $i = 1, \ldots, n$, then $M = (M_1, \ldots, M_n)$ is "
+                   r"$(\sum_i \varepsilon_i)$-DP."),
         hypotheses=("independent mechanisms on the same data set", "replace-one neighbours",
-                    "randomized response with eps_i in [1e-3, 10], n <= 8 (exact enumeration of 2^n outputs)"),
+                    r"randomized response with $\varepsilon_i \in [10^{-3}, 10]$, $n \le 8$ (exact enumeration of "
+                    r"$2^n$ outputs)"),
         check=check_pure_composition, expected=Verdict.CONFIRMED,
-        reason=("Exact enumeration: the largest log-likelihood ratio of the joint output equals sum eps_i to "
-                "rounding (the bound holds and is attained); DB-5's citation numbering does not change the content."),
+        reason=(r"Exact enumeration: the largest log-likelihood ratio of the joint output equals "
+                r"$\sum_i \varepsilon_i$ to rounding (the bound holds and is attained); the thesis cites Dwork & "
+                "Roth's result under another number, which does not change the content."),
     ),
     Claim(
         id="dp.thesis_theorem2_2",
-        title="Thesis Theorem 2.2: basic composition of (eps_i, delta_i)-DP mechanisms is (sum eps_i, sum delta_i)-DP",
+        title=(r"Thesis Theorem 2.2: basic composition of $(\varepsilon_i, \delta_i)$-DP mechanisms is "
+               r"$(\sum_i \varepsilon_i, \sum_i \delta_i)$-DP"),
         citations=(cite("Theorem 2.2 (basic composition)", lines="462-464"),
                    Citation(external="Dwork & Roth 2014", label="Theorem 3.16")),
-        statement="If M_i is (eps_i, delta_i)-DP then (M_1, ..., M_n) is (sum eps_i, sum delta_i)-DP.",
-        hypotheses=("the standard additive-delta definition (DB-2: the seed's (2.6) is not it)",
-                    ("Gaussian mechanisms with mu_i in [0.01, 3.2], eps_i in [0.01, 3.2], n in 2..20, delta_i their "
-                    "exact profile values")),
+        statement=(r"If $M_i$ is $(\varepsilon_i, \delta_i)$-DP then $(M_1, \ldots, M_n)$ is "
+                   r"$(\sum_i \varepsilon_i, \sum_i \delta_i)$-DP."),
+        hypotheses=(r"the standard additive-$\delta$ definition (the thesis's eq. (2.6) as printed is not it)",
+                    (r"Gaussian mechanisms with $\mu_i \in [0.01, 3.2]$, $\varepsilon_i \in [0.01, 3.2]$, "
+                     r"$n \in \{2, \ldots, 20\}$, $\delta_i$ their exact profile values")),
         check=check_approx_composition, expected=Verdict.CONFIRMED,
-        reason=("A chain of Gaussian mechanisms is exactly the Gaussian mechanism with mu = ||mu||_2, so its exact delta "
-                "at sum eps_i is computable; it stays below sum delta_i everywhere (the theorem is loose: far below "
-                "for many small releases, which is DB-10's point)."),
+        reason=(r"A chain of Gaussian mechanisms is exactly the Gaussian mechanism with $\mu = \|\mu\|_2$, so its "
+                r"exact $\delta$ at $\sum_i \varepsilon_i$ is computable; it stays below $\sum_i \delta_i$ everywhere "
+                "(the theorem is loose: far below for many small releases, which is the point of Section 2.4.3's "
+                "claim checked in dp.thesis_db10)."),
     ),
     Claim(
         id="dp.thesis_theorem2_3",
-        title="Thesis Theorem 2.3: zCDP composes additively, phi_1 + phi_2",
+        title=r"Thesis Theorem 2.3: zCDP composes additively, $\phi_1 + \phi_2$",
         citations=(cite("Theorem 2.3 (zCDP composition)", lines="472"),
                    Citation(external="Bun & Steinke 2016 (arXiv:1605.02065)", label="Lemma 1.7 / Lemma 2.3")),
-        statement="If M_1 is phi_1-zCDP and M_2 is phi_2-zCDP then (M_1, M_2) is (phi_1 + phi_2)-zCDP.",
-        hypotheses=("Gaussian mechanisms with Delta_i in [0.1, 2], sigma_i in [0.5, 5]", "alpha in {1.5, 2, 4, 8}",
-                    "the second release independent of the first"),
+        statement=(r"If $M_1$ is $\phi_1$-zCDP and $M_2$ is $\phi_2$-zCDP then $(M_1, M_2)$ is "
+                   r"$(\phi_1 + \phi_2)$-zCDP."),
+        hypotheses=(r"Gaussian mechanisms with $\Delta_i \in [0.1, 2]$, $\sigma_i \in [0.5, 5]$",
+                    r"$\alpha \in \{1.5, 2, 4, 8\}$", "the second release independent of the first"),
         check=check_zcdp_composition, expected=Verdict.CONFIRMED,
         reason=_reason_chain("For independent Gaussian releases the joint divergence is exactly the sum (attained)."),
     ),
     Claim(
         id="dp.thesis_theorem2_4",
-        title="Thesis Theorem 2.4 (adaptive composition, DB-4's reading): x -> M_2(x, M_1(x)) is (phi_1 + phi_2)-zCDP",
+        title=(r"Thesis Theorem 2.4 (adaptive composition, as intended): $x \mapsto M_2(x, M_1(x))$ is "
+               r"$(\phi_1 + \phi_2)$-zCDP"),
         citations=(cite("Theorem 2.4 (adaptive composition)", lines="474-478"),
                    Citation(external="Bun & Steinke 2016 (arXiv:1605.02065)", label="Lemma 2.3")),
-        statement=("Printed 'M = M_1(x, M_2)'; read as DB-4: if M_1(x) is phi_1-zCDP and M_2(x, y) is phi_2-zCDP in x "
-                   "for every fixed y, then x -> (M_1(x), M_2(x, M_1(x))) is (phi_1 + phi_2)-zCDP."),
-        hypotheses=(("Gaussian M_1; Gaussian M_2 whose query shift between neighbours depends on y_1 (sign(y_1), "
-                    "tanh(y_1), or gated by |y_1| < 1) with |shift| <= Delta_2"), "alpha in {1.5, 2, 4, 8}"),
+        statement=(r"Printed '$M = M_1(x, M_2)$'; read as Bun & Steinke's Lemma 2.3: if $M_1(x)$ is $\phi_1$-zCDP "
+                   r"and $M_2(x, y)$ is $\phi_2$-zCDP in $x$ for every fixed $y$, then "
+                   r"$x \mapsto (M_1(x), M_2(x, M_1(x)))$ is $(\phi_1 + \phi_2)$-zCDP."),
+        hypotheses=((r"Gaussian $M_1$; Gaussian $M_2$ whose query shift between neighbours depends on $y_1$ "
+                     r"($\mathrm{sign}(y_1)$, $\tanh(y_1)$, or gated by $|y_1| < 1$) with $|\mathrm{shift}| \le "
+                     r"\Delta_2$"), r"$\alpha \in \{1.5, 2, 4, 8\}$"),
         check=check_adaptive_composition, expected=Verdict.CONFIRMED,
-        reason=_reason_chain("The printed form M_1(x, M_2) does not type-check under the hypotheses (M_1 takes no second "
-                             "argument); the verdict is on DB-4's reading, the only one with content, and the garbling "
-                             "is a notational slip rather than a false statement."),
+        reason=_reason_chain(r"The printed form $M_1(x, M_2)$ does not type-check under the hypotheses ($M_1$ takes no "
+                             "second argument); the verdict is on the reading above, the only one with content, and "
+                             "the garbling is a notational slip rather than a false statement."),
     ),
     Claim(
         id="dp.thesis_db10",
-        title="DB-10: zCDP accounting gives better accuracy than (eps, delta)-DP at the same total privacy over several "
-              "messages",
+        title=(r"Thesis Section 2.4.3: zCDP accounting gives better accuracy than $(\varepsilon, \delta)$-DP at the "
+               "same total privacy over several messages"),
         citations=(cite("Section 2.4.3 (CDP 'to enable better accuracy under an identical privacy budget')",
                         lines="468"), cite("Chapter 2 summary", lines="494")),
-        statement=("At an identical total (eps, delta) guarantee for T >= 2 Gaussian releases, accounting with zCDP "
-                   "(composition Theorem 2.3, conversion BS16 Prop. 1.3 as the thesis uses it) requires less noise per "
-                   "release, hence better accuracy, than accounting with (eps, delta)-DP and basic composition "
-                   "(Theorem 2.2)."),
+        statement=(r"At an identical total $(\varepsilon, \delta)$ guarantee for $T \ge 2$ Gaussian releases, "
+                   "accounting with zCDP (composition Theorem 2.3, conversion BS16 Prop. 1.3 as the thesis uses it) "
+                   r"requires less noise per release, hence better accuracy, than accounting with "
+                   r"$(\varepsilon, \delta)$-DP and basic composition (Theorem 2.2)."),
         hypotheses=("per-round Gaussian releases of unit sensitivity",
-                    "(eps, delta) baseline: rounds at (eps/T, delta/T) with the analytic (smallest valid) calibration",
-                    "grid eps in {0.5, 1, 4, 10}, delta in {1e-3, 1e-5, 1e-8}, T in {2, 3, 10, 100, 1000}"),
+                    (r"$(\varepsilon, \delta)$ baseline: rounds at $(\varepsilon/T, \delta/T)$ with the analytic "
+                     "(smallest valid) calibration"),
+                    (r"grid $\varepsilon \in \{0.5, 1, 4, 10\}$, $\delta \in \{10^{-3}, 10^{-5}, 10^{-8}\}$, "
+                     r"$T \in \{2, 3, 10, 100, 1000\}$")),
         check=check_db10, expected=Verdict.REFUTED,
-        reason=("Exact arithmetic (no Monte Carlo): with the thesis's own conversion (BS16) two messages are not "
-                "'several' enough: at T = 2, delta = 1e-3 zCDP accounting needs 18 % (eps = 0.5) and 8.5 % (eps = 1) "
-                "more noise per release than basic (eps, delta) composition with the analytic calibration. Everywhere "
-                "else on the grid (T >= 3, or T = 2 with delta <= 1e-5 or eps >= 4) it needs less, down to ~0.04 of the "
-                "noise at T = 1000 (the gain grows like sqrt(T)); for one release the (eps, delta) calibration always "
-                "wins. With the classical calibration instead (DB-9's default for the thesis's baseline, valid only where "
-                "eps/T < 1) zCDP wins in every valid cell (sigma_basic_classical in the details): the verdict is for "
-                "the smallest valid (eps, delta) noise, since the claim compares the privacy notions. It is a property "
-                "of the accounting, not a theorem (spec DB-10)."),
+        reason=(r"Exact arithmetic (no Monte Carlo): with the thesis's own conversion (BS16) two messages are not "
+                r"'several' enough: at $T = 2$, $\delta = 10^{-3}$ zCDP accounting needs 18 % "
+                r"($\varepsilon = 0.5$) and 8.5 % ($\varepsilon = 1$) more noise per release than basic "
+                r"$(\varepsilon, \delta)$ composition with the analytic calibration. Everywhere else on the grid "
+                r"($T \ge 3$, or $T = 2$ with $\delta \le 10^{-5}$ or $\varepsilon \ge 4$) it needs less, down to "
+                r"~0.04 of the noise at $T = 1000$ (the gain grows like $\sqrt{T}$); for one release the "
+                r"$(\varepsilon, \delta)$ calibration always wins. With the classical calibration instead (the "
+                r"thesis's default baseline, valid only where $\varepsilon/T < 1$) zCDP wins in every valid cell "
+                r"(sigma_basic_classical in the details): the verdict is for the smallest valid "
+                r"$(\varepsilon, \delta)$ noise, since the claim compares the privacy notions. It is a property of the "
+                "accounting, not a theorem."),
         severity="correction_as_useful", reproduce=reproduce_db10, corrected_by="dp.thesis_db10_corrected",
     ),
     Claim(
         id="dp.thesis_db10_corrected",
-        title="DB-10 corrected: with exact accounting of Gaussian releases, zCDP-style composition never needs more "
-              "noise than basic (eps, delta) composition, and needs less for T >= 2",
+        title=(r"Section 2.4.3 corrected: with exact accounting of Gaussian releases, zCDP-style composition never "
+               r"needs more noise than basic $(\varepsilon, \delta)$ composition, and needs less for $T \ge 2$"),
         citations=(cite("Section 2.4.3", lines="468"), cite("Chapter 2 summary", lines="494"),
                    Citation(external="Balle & Wang 2018; Dong, Roth & Su 2022", label="exact Gaussian profile; "
                             "composition of Gaussian mechanisms")),
-        statement=("For T Gaussian releases of unit sensitivity and a total (eps, delta) target, composing them exactly "
-                   "(zCDP/GDP: the chain is the Gaussian mechanism with mu = sqrt(T)/sigma) and converting with the exact "
-                   "Gaussian profile needs no more noise per release than basic composition (Theorem 2.2) at "
-                   "(eps/T, delta/T) with the analytic calibration, and strictly less when T >= 2. With the thesis's "
-                   "BS16 conversion (or CKS) this fails for small T at small eps and large delta."),
+        statement=(r"For $T$ Gaussian releases of unit sensitivity and a total $(\varepsilon, \delta)$ target, "
+                   r"composing them exactly (zCDP/GDP: the chain is the Gaussian mechanism with "
+                   r"$\mu = \sqrt{T}/\sigma$) and converting with the exact Gaussian profile needs no more noise per "
+                   r"release than basic composition (Theorem 2.2) at $(\varepsilon/T, \delta/T)$ with the analytic "
+                   r"calibration, and strictly less when $T \ge 2$. With the thesis's BS16 conversion (or CKS) this "
+                   r"fails for small $T$ at small $\varepsilon$ and large $\delta$."),
         hypotheses=("per-round Gaussian releases of unit sensitivity",
-                    "eps in [0.01, 20], delta in {0.1, 1e-3, 1e-5, 1e-12}, T in {2, 3, 10, 100, 1000}"),
+                    (r"$\varepsilon \in [0.01, 20]$, $\delta \in \{0.1, 10^{-3}, 10^{-5}, 10^{-12}\}$, "
+                     r"$T \in \{2, 3, 10, 100, 1000\}$")),
         check=check_db10_corrected, expected=Verdict.CONFIRMED,
-        reason=("'No more' is proved: basic composition's sigma makes the joint release (eps, delta)-DP (Theorem 2.2), "
-                "and the exact profile of the composed Gaussian gives the smallest sigma that does. 'Strictly less for "
-                "T >= 2' is checked: the ratio is at most ~0.88 on the grid. Hypothesis found the BS16 conversion "
-                "failing at T = 3 (eps = 0.25, delta = 1e-3: ratio 1.066) and CKS at T = 2 (eps = 0.01, delta = 0.1: "
-                "1.065), so the conversion matters, as spec DB-10 says."),
+        reason=(r"'No more' is proved: basic composition's $\sigma$ makes the joint release $(\varepsilon, \delta)$-DP "
+                r"(Theorem 2.2), and the exact profile of the composed Gaussian gives the smallest $\sigma$ that does. "
+                r"'Strictly less for $T \ge 2$' is checked: the ratio is at most ~0.88 on the grid. Hypothesis found "
+                r"the BS16 conversion failing at $T = 3$ ($\varepsilon = 0.25$, $\delta = 10^{-3}$: ratio 1.066) and "
+                r"CKS at $T = 2$ ($\varepsilon = 0.01$, $\delta = 0.1$: 1.065), so the conversion matters."),
         corrects="dp.thesis_db10",
     ),
 )

@@ -404,6 +404,8 @@ class Schema:
                 key = f"{sec.name}.{f.name}"
                 applies = sec_applies and (f.applies is None or f.applies(values))
                 if key in options:
+                    if f.name in body and applies:  # the file's value must be valid too
+                        f.check(key, body[f.name], values)
                     label, value = options[key]
                     if not applies:
                         raise ConfigError(f"argument {label}: does not apply here (it applies only when {f.when})")

@@ -31,8 +31,12 @@ MIN_DELTA = 1e-300
 MNIST_KEYS = ("x_train", "y_train", "x_test", "y_test")
 
 
+def _one_of(key, kinds) -> str:
+    return f"{key} = {kinds[0]!r}" if len(kinds) == 1 else f"{key} is " + " or ".join(repr(k) for k in kinds)
+
+
 def _src(*kinds):
-    return dict(applies=lambda v: v["problem.source"] in kinds, when=f"problem.source is {' or '.join(kinds)}")
+    return dict(applies=lambda v: v["problem.source"] in kinds, when=_one_of("problem.source", kinds))
 
 
 _DP = dict(applies=lambda v: v["algorithm.noise"] == "dp", when="algorithm.noise = 'dp'")

@@ -25,8 +25,12 @@ LOSSES = ("squared", "logistic")
 NPZ_KEYS = ("X", "y", "m", "edges", "A")
 
 
+def _one_of(key, kinds) -> str:
+    return f"{key} = {kinds[0]!r}" if len(kinds) == 1 else f"{key} is " + " or ".join(repr(k) for k in kinds)
+
+
 def _gen(*kinds):
-    return dict(applies=lambda v: v["graph.generator"] in kinds, when=f"graph.generator is {' or '.join(kinds)}")
+    return dict(applies=lambda v: v["graph.generator"] in kinds, when=_one_of("graph.generator", kinds))
 
 
 _SYN = dict(applies=lambda v: v["data.source"] == "synthetic", when="data.source = 'synthetic'")

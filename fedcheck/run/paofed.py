@@ -129,10 +129,10 @@ SCHEMA = Schema(sections=(
               doc="reading of the data model's bracket", **_RFF),
         Field(name="ar_clock", kind="choice", choices=("sample", "iteration"), default="sample",
               doc="the AR process advances per sample or per iteration", **_RFF),
-        Field(name="data_groups", kind="ints", lo=0, hi=lambda v: v["data.horizon"], hi_text="data.horizon",
-              default=[500, 1000, 1500, 2000], doc="samples per client of each data group", **_RFF),
         Field(name="horizon", kind="int", lo=1, default=2000, doc="iterations over which a client gets its samples",
               **_RFF),
+        Field(name="data_groups", kind="ints", lo=0, hi=lambda v: v["data.horizon"], hi_text="data.horizon",
+              default=[500, 1000, 1500, 2000], doc="samples per client of each data group", **_RFF),
     )),
     Section(name="environment", doc="SIM-E's asynchronous environment.", applies=_RFF["applies"], when=_RFF["when"],
             fields=(

@@ -17,6 +17,7 @@ from typing import Any
 from fedcheck.run import ConfigError, Cost, Field, NotConverged, Option, Schema, Section, read_npz
 from fedcheck.run._budget import connected_gnm
 from fedcheck.run._graphs import GENERATORS, check_params, generator_cost, pairs_graph
+from fedcheck.run._schema import clean_message
 
 NAME = "zcdp-nfl"
 TITLE = "zCDP-NFL (P2 Algorithm 1) on a graph and data from a TOML configuration"
@@ -379,10 +380,12 @@ def _run_method(s: Setup, method, problem, config, w_c, rng):
     certified = bool(noisy and bound is not None and bound <= config.privacy.c1 * (1.0 + 8.0 * np.finfo(float).eps))
     if method == "eps_delta_dp_nfl":
         epsilon = accounted_privacy(problem, config, T)[1]
-        with SCHEMA.blame("privacy"):
+        try:  # the budget is zCDP-NFL's accounted epsilon, set by privacy.phi1 (and tau, the iterations)
             budget = EpsDeltaBudget(epsilon=epsilon, delta=config.privacy.delta, split=s.v["algorithm.split"],
                                     tau=config.privacy.tau, c1=config.privacy.c1)
             base = run_eps_delta_dp_nfl(problem, config.rho, config.step, budget, T, rng, runs=runs, w_c=w_c)
+        except ValueError as exc:
+            raise ConfigError(f"privacy.phi1: {clean_message(exc)}") from None
         extra = {"reconstruction": True, "split": s.v["algorithm.split"],
                  "composition": "basic (sum of per-round epsilon, delta)"}
     else:
@@ -403,7 +406,8 @@ def summarize(s: Setup, r: dict):
     else:
         rows += [("NE(0)", r["ne_curve"][0]), (f"NE({s.iterations}), mean over runs", r["ne_final"])]
     if p["schedule"] != "none":
-        rows += [("total zCDP", p["total_zcdp"]), (f"epsilon at delta = {p['delta']:g}", p["epsilon"])]
+        rule = "basic composition" if r["algorithm"] == "eps_delta_dp_nfl" else "Bun-Steinke"
+        rows += [("total zCDP", p["total_zcdp"]), (f"epsilon at delta = {p['delta']:g} ({rule})", p["epsilon"])]
     rows += [("privacy", p["status"]), ("error curve", "use --json for all values")]
     name = "zCDP-NFL" if r["algorithm"] == "zcdp-nfl" else f"{r['algorithm']} (reconstruction)"
     return (f"{name} ({r['objective']}) on {r['graph']}: K = {r['K']}, P = {r['P']}, M = {r['M']}, "

@@ -245,7 +245,7 @@ def estimate(s: Setup) -> list[Cost]:
              work=2.0 * m * (float(N) * n * nf * nf + 10.0 * N * nf ** 3)),
         Cost(phase="the participation schedule runs x rounds x N", field=rounds_label, memory=3.0 * R * T * N,
              work=float(R) * T * N * 30),
-        Cost(phase="the state runs x N x d", field="--runs", memory=4.0 * R * N * d),
+        Cost(phase="the state runs x N x d", field="argument --runs", memory=4.0 * R * N * d),
         Cost(phase="the work runs x rounds x (local steps + observers)", field=rounds_label,
              work=float(R) * T * per_round, steps=float(T) * (c.Q_max + 4)),
     ]

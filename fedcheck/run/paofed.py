@@ -329,9 +329,9 @@ def estimate(s: Setup) -> list[Cost]:
         Cost(phase="the client models K x D", field="data.D", memory=float(K) * D),
         Cost(phase="the sample schedule K x horizon", field="data.horizon", memory=float(K) * s.values["data.horizon"]),
         Cost(phase="the test set test_size x D", field="data.test_size", memory=float(s.values["data.test_size"]) * D)]
-    costs.append(Cost(phase="the state runs x K x D x (l_max + 1)", field="--runs",
+    costs.append(Cost(phase="the state runs x K x D x (l_max + 1)", field="argument --runs",
                       memory=float(s.runs) * K * D * (s.l_max + 1)))
-    costs.append(Cost(phase="the work iterations x runs x K x D", field="--iterations",
+    costs.append(Cost(phase="the work iterations x runs x K x D", field=s.values.label("simulation.iterations"),
                       work=float(s.iterations) * s.runs * K * D, steps=s.iterations))
     return costs
 

@@ -178,8 +178,8 @@ def estimate(s: Setup) -> list[Cost]:
                                    what="server graph G(S, m)"))
         costs.append(Cost(phase="the synthetic clients (one draw per client)", field="data.clients_per_server",
                           steps=K / 100))
-    costs.append(Cost(phase="the state runs x (K d + S Q d)", field="--runs", memory=s.runs * state))
-    costs.append(Cost(phase="the work iterations x runs x (data + state)", field="--iterations",
+    costs.append(Cost(phase="the state runs x (K d + S Q d)", field="argument --runs", memory=s.runs * state))
+    costs.append(Cost(phase="the work iterations x runs x (data + state)", field="argument --iterations",
                       work=float(s.iterations) * s.runs * (data + state), steps=s.iterations))
     return costs
 

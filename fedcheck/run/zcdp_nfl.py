@@ -226,11 +226,12 @@ def estimate(s: Setup) -> list[Cost]:
     data = float(K) * M * P
     return [graph,
             Cost(phase="the dense adjacency K^2", field=kfield, memory=float(K) * K, work=float(K) * K),
-            Cost(phase="the data K x M x P", field="data.M" if s.X is None else "data.path", memory=data, work=data),
+            Cost(phase="the data K x M x P", field="data.path" if s.X is not None else (
+                "data.P" if P >= M else "data.M"), memory=data, work=data),
             Cost(phase="the ground truth (CVXPY on K M rows of P features)", field=kfield, memory=20 * data,
                  work=200.0 * K * M * (P + 1) ** 2),
-            Cost(phase="the state runs x K x P", field="--runs", memory=float(s.runs) * K * P * 4),
-            Cost(phase="the work iterations x runs x (K M P + K^2 P)", field="--iterations",
+            Cost(phase="the state runs x K x P", field=v.label("simulation.runs"), memory=float(s.runs) * K * P * 4),
+            Cost(phase="the work iterations x runs x (K M P + K^2 P)", field=v.label("simulation.iterations"),
                  work=float(s.iterations) * s.runs * (data + float(K) * K * P), steps=s.iterations)]
 
 

@@ -60,6 +60,9 @@ def _write_csv_atomically(path: Path, report: dict, models, transient: int) -> N
             writer.writerow(["n"] + [f"msd_db_{m}" for m in models])
             for n in range(transient + 1):
                 writer.writerow([n] + [report["models"][m]["transient_db"][n] for m in models])
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)  # the mode the user's umask gives a new file, not mkstemp's 0600
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):

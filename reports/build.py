@@ -95,6 +95,13 @@ def prepare_out_dir(out_dir) -> Path:
     return out_dir
 
 
+def _umask_mode() -> int:
+    """The mode a new file gets from the user's umask (0644 under 022): mkstemp's 0600 must not survive the rename."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
 def _atomic_write_text(path: Path, text: str, temporaries: list[Path]) -> Path:
     """Write ``text`` to a temporary file next to ``path``; returns it (renamed later by the caller)."""
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -103,6 +110,7 @@ def _atomic_write_text(path: Path, text: str, temporaries: list[Path]) -> Path:
         fh.write(text)
         fh.flush()
         os.fsync(fh.fileno())
+    os.chmod(tmp, _umask_mode())
     return Path(tmp)
 
 
@@ -175,6 +183,7 @@ def build_report(
                 except Exception as exc:  # noqa: BLE001 - a plotting failure: named in the document and on its card
                     figure_errors.setdefault(result.claim_id, {})[spec.name] = f"{type(exc).__name__}: {exc}"
                     continue
+                os.chmod(tmp, _umask_mode())
                 renames.append((Path(tmp), final))
                 figure_paths.setdefault(result.claim_id, {})[spec.name] = rel
         document = results_document(claims, results, meta, figure_errors)

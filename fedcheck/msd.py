@@ -46,6 +46,9 @@ def add_msd_parser(sub) -> None:
 #: Smallest mu lambda_max ``fedcheck msd`` accepts: below it rho(F) = 1 - O(mu lambda_max) cannot be told from 1
 #: in double precision (the stability verdict and the MSD would be noise).
 MSD_MIN_MU_LAMBDA = 1e-8
+#: Largest mu lambda_max ``fedcheck msd`` accepts: the exact F's rho grows like (mu lambda_max)^2 and its
+#: eigensolver breaks down beyond about 1e150 (ARPACK cannot build a factorization of such a matrix).
+MSD_MAX_MU_LAMBDA = 1e100
 
 
 def _write_csv_atomically(path: Path, report: dict, models, transient: int) -> None:
@@ -222,7 +225,7 @@ def msd_report(instance, models, method: str = "auto", transient: int | None = N
     return out
 
 
-def load_instance(path, *, min_mu_lambda: float = 0.0):
+def load_instance(path, *, min_mu_lambda: float = 0.0, max_mu_lambda: float = math.inf):
     """The analysis instance of the ``[instance]`` section of the PAO-Fed configuration at ``path``.
 
     The other sections are not read (a config for ``fedcheck run paofed`` is accepted as it is), but a config without
@@ -246,7 +249,7 @@ def load_instance(path, *, min_mu_lambda: float = 0.0):
     values.base_dir = path.parent
     spec = plugin.instance_spec(values)
     check(plugin.instance_costs(spec))
-    return plugin.build_instance(spec, min_mu_lambda=min_mu_lambda)
+    return plugin.build_instance(spec, min_mu_lambda=min_mu_lambda, max_mu_lambda=max_mu_lambda)
 
 
 def _not_converged(message: str) -> bool:
@@ -256,6 +259,8 @@ def _not_converged(message: str) -> bool:
 def run_msd(args) -> int:
     """``fedcheck msd``: exit 0, 2 on a bad input, 3 when a solver did not converge on a valid input (one line)."""
     from concurrent.futures.process import BrokenProcessPool
+
+    from scipy.sparse.linalg import ArpackError, ArpackNoConvergence
 
     from fedcheck._files import MAX_WORK, check_budget
 
@@ -273,7 +278,8 @@ def run_msd(args) -> int:
             parser.error(f"argument --csv: {str(args.csv)!r} exists; add --force to replace it")
         if not args.csv.parent.is_dir():
             parser.error(f"argument --csv: the directory {str(args.csv.parent)!r} does not exist")
-    instance = load_instance(args.config, min_mu_lambda=MSD_MIN_MU_LAMBDA)  # ConfigError: exit 2, one line
+    instance = load_instance(args.config, min_mu_lambda=MSD_MIN_MU_LAMBDA,
+                             max_mu_lambda=MSD_MAX_MU_LAMBDA)  # ConfigError: exit 2, one line
     if args.transient is not None:
         n_state = (instance.n_blocks * instance.D) ** 2
         check_budget("the transient work N^2 x (transient + 1)", n_state * (args.transient + 1), MAX_WORK,
@@ -285,15 +291,21 @@ def run_msd(args) -> int:
                             certify_stability=args.certify_stability)
     except NotConverged:
         raise
+    except (ArpackError, ArpackNoConvergence) as exc:  # the eigensolver failed on a valid instance
+        raise NotConverged(f"instance: ARPACK: {' '.join(str(exc).split())}") from None
     except (ValueError, ArithmeticError) as exc:
         text = " ".join(str(exc).split())
         if _not_converged(text):  # valid input, the solver stopped at its cap: exit 3
             raise NotConverged(f"instance: {text}") from None
         # blame --method only for what it decides (the naive size limit)
         parser.error(text if "--method" in text else f"instance: {text}")
-    except (BrokenProcessPool, RuntimeError) as exc:  # a model's worker process was killed (e.g. out of memory)
+    except BrokenProcessPool as exc:  # a model's worker process was killed (e.g. out of memory)
         print(f"fedcheck msd: error: a model's worker process ended without a result (killed, or out of memory?): "
               f"{' '.join(str(exc).split()) or type(exc).__name__}", file=sys.stderr)
+        return 1
+    except RuntimeError as exc:  # not the input's fault, not a solver cap: an internal failure
+        print(f"fedcheck msd: error: the analysis failed: {' '.join(str(exc).split()) or type(exc).__name__}",
+              file=sys.stderr)
         return 1
     if args.csv is not None:
         _write_csv_atomically(args.csv, report, models, args.transient)

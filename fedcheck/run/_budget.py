@@ -77,14 +77,18 @@ def check(costs: Iterable[Cost]) -> float:
         if cost.memory > _files.MAX_STATE_ELEMENTS:
             raise ConfigError(f"{cost.field}: {cost.phase} would hold about {cost.memory:.3g} float64 values "
                               f"({_bytes(cost.memory * 8)}), more than the limit of {_files.MAX_STATE_ELEMENTS:.3g} "
-                              f"({_bytes(_files.MAX_STATE_ELEMENTS * 8)}); reduce {cost.field}")
+                              f"({_bytes(_files.MAX_STATE_ELEMENTS * 8)}); reduce {_bare(cost.field)}")
     total = sum(c.total_work for c in costs)
     if total > _budget.MAX_WORK:
         worst = max(costs, key=lambda c: c.total_work)
         raise ConfigError(f"{worst.field}: {worst.phase} would take about {worst.total_work:.3g} operations "
                           f"(the whole run {total:.3g}; about {_duration(seconds(total))}), more than the limit of "
-                          f"{_budget.MAX_WORK:.3g}; reduce {worst.field}")
+                          f"{_budget.MAX_WORK:.3g}; reduce {_bare(worst.field)}")
     return total
+
+
+def _bare(field: str) -> str:
+    return field[len("argument "):] if field.startswith("argument ") else field
 
 
 def seconds(work: float) -> float:

@@ -15,6 +15,7 @@ The ``[instance]`` section (:data:`INSTANCE`, :func:`build_instance`) is also ``
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -171,7 +172,7 @@ SCHEMA = Schema(sections=(
               applies=_algorithm_is("pso-fed"), when="--algorithm pso-fed", doc="PSO-Fed's server sub-sampling s"),
         Field(name="sign_step", kind="real", lo=0.0, lo_open=True, default=1e-3, applies=_algorithm_is("signsgd"),
               when="--algorithm signsgd", doc="SignSGD's server step gamma"),
-        Field(name="sign_noise", kind="real", lo=0.0, default=0.0, applies=_algorithm_is("signsgd"),
+        Field(name="sign_noise", kind="real", lo=0.0, hi=1e300, default=0.0, applies=_algorithm_is("signsgd"),
               when="--algorithm signsgd", doc="SignSGD's stochastic-sign noise bound B (0: deterministic)"),
         Field(name="sign_aggregation", kind="choice", choices=("sign_majority", "sign_mean"), default="sign_majority",
               applies=_algorithm_is("signsgd"), when="--algorithm signsgd", doc="SignSGD's aggregation"),
@@ -252,10 +253,11 @@ def instance_costs(spec: InstanceSpec) -> list[Cost]:
                  memory=(1.0 + K * (L + 1)) * D)]
 
 
-def build_instance(spec: InstanceSpec, *, min_mu_lambda: float = 0.0):
+def build_instance(spec: InstanceSpec, *, min_mu_lambda: float = 0.0, max_mu_lambda: float = math.inf):
     """The :class:`theory.msd.instance.PAOFedInstance` of ``spec``; ConfigError names the field.
 
-    ``min_mu_lambda``: the smallest accepted mu lambda_max (``fedcheck msd`` needs rho(F) = 1 - O(mu) resolvable).
+    ``min_mu_lambda``, ``max_mu_lambda``: the accepted range of mu lambda_max (``fedcheck msd`` needs rho(F) =
+    1 - O(mu) resolvable, and rho(F) ~ (mu lambda_max)^2 within the double range).
     """
     import numpy as np
 
@@ -290,6 +292,11 @@ def build_instance(spec: InstanceSpec, *, min_mu_lambda: float = 0.0):
         field = "mu" if scale is None else "mu_times_lambda_max"
         raise ConfigError(f"instance.{field}: mu lambda_max = {mu * lam_max:.3g} is below {min_mu_lambda:g}, where "
                           f"rho(F) = 1 - O(mu) is not resolvable in double precision")
+    if not mu * lam_max <= max_mu_lambda:
+        field = "mu" if scale is None else "mu_times_lambda_max"
+        raise ConfigError(f"instance.{field}: mu lambda_max = {mu * lam_max:.3g} is above {max_mu_lambda:g}, where "
+                          f"rho(F) ~ (mu lambda_max)^2 leaves the double range (every mu above 2/lambda_max = "
+                          f"{2 / lam_max:.3g} is unstable in the mean already)")
     return inst.with_mu(mu)
 
 
@@ -315,6 +322,11 @@ def load(v) -> Setup:
         K, D, l_max = spec.K, spec.D, spec.l_max
     else:
         K, D, l_max = v["data.K"], v["data.D"], v["environment.l_max"]
+        cells = len(v["data.data_groups"]) * len(v["environment.p_groups"])
+        if K < cells:
+            raise ConfigError(f"data.K = {K} is fewer than the data groups x availability groups = "
+                              f"{len(v['data.data_groups'])} x {len(v['environment.p_groups'])} = {cells} (the clients "
+                              f"are split evenly over them: some group would have no client)")
     name = v.options["algorithm"]
     for key in ("schedule", "staleness"):
         if v[f"algorithm.{key}"] == "instance" and spec is None:
@@ -366,7 +378,7 @@ def _algorithm(s: Setup, instance):
         overrides["aggregation"] = a["sign_aggregation"]
     with SCHEMA.blame("algorithm"):
         config = algorithm_config(name, mu=mu, m=m, **overrides)
-    if instance is None and config.schedule != "full" and config.m > s.D:
+    if config.schedule != "full" and config.m > s.D:
         field = "pso_fed_m" if name == "pso-fed" and a["pso_fed_m"] is not None else "m"
         raise ConfigError(f"algorithm.{field} must be an integer in [1, D = {s.D}], got {config.m}")
     return config

@@ -100,6 +100,7 @@ class Setup:
     lam: float
     algorithm: dict
     rho_over_Lmax: float | None
+    tau0: tuple[float, float] | None
     iterations: int
     runs: int
     seed: int
@@ -119,8 +120,8 @@ def load(v) -> Setup:
                           f"in [0, 1], got {len(taus)} values")
     from reference_impl.pgfl import PGFLConfig
 
-    if v["algorithm.tau0"] is not None:
-        schedule = PGFLConfig.geometric_tau(v["algorithm.tau0"], v["algorithm.tau_decay"], iterations)
+    if v["algorithm.tau0"] is not None:  # one value for now: the schedule's length comes after the estimate
+        schedule = PGFLConfig.geometric_tau(v["algorithm.tau0"], v["algorithm.tau_decay"], 1)
     elif taus is not None:
         schedule = tuple(taus)
     else:
@@ -150,6 +151,9 @@ def load(v) -> Setup:
         if v["model.loss"] != "ridge":
             raise ConfigError("model.loss must be 'ridge' for data.source = 'synthetic' (regression data)")
         S, per, d = v["data.servers"], v["data.clients_per_server"], v["data.d"]
+        if v["data.clusters"] > S * per:
+            raise ConfigError(f"data.clusters must be an integer in [1, K = servers x clients_per_server = {S * per}] "
+                              f"(a cluster needs a client), got {v['data.clusters']}")
         synthetic = dict(servers=S, clients_per_server=per, d=d, clusters=v["data.clusters"],
                          samples=(v["data.samples_min"], v["data.samples_max"]), gamma=v["data.gamma"],
                          noise_variance=v["data.noise_variance"], average_degree=v["data.average_degree"],
@@ -165,6 +169,7 @@ def load(v) -> Setup:
             PGFLConfig(**algorithm)
     return Setup(arrays=arrays, data_path=None if data_path is None else str(data_path), synthetic=synthetic,
                  loss=v["model.loss"], lam=v["model.lam"], algorithm=algorithm,
+                 tau0=(v["algorithm.tau0"], v["algorithm.tau_decay"]) if v["algorithm.tau0"] is not None else None,
                  rho_over_Lmax=rho_rel, iterations=iterations, runs=runs, seed=v.options["seed"], sizes=sizes)
 
 
@@ -204,6 +209,8 @@ def _config(s: Setup, problem):
     from reference_impl.pgfl import PGFLConfig
 
     kwargs = dict(s.algorithm)
+    if s.tau0 is not None:
+        kwargs["taus"] = PGFLConfig.geometric_tau(*s.tau0, s.iterations)
     smallest = int(problem.clients_per_server.min())
     if kwargs["scheduled"] is not None and kwargs["scheduled"] > smallest:
         raise ConfigError(f"algorithm.scheduled must be an integer in [1, {smallest}] (the fewest clients of a "

@@ -318,9 +318,11 @@ def run(s: Setup, rng) -> dict:
     v = s.v
     problem, label = _problem(s)
     config = _config(v)
+    from cvxpy.error import SolverError
+
     try:
         truth = centralized_optimum(problem)
-    except ArithmeticError as exc:
+    except (ArithmeticError, SolverError) as exc:  # the solver stopped without an optimum on a valid problem
         raise NotConverged(f"the ground truth (CVXPY/Clarabel): {' '.join(str(exc).split())}") from None
     method = v["algorithm.method"]
     run_, extra = _run_method(s, method, problem, config, truth.w_c, rng)

@@ -137,6 +137,10 @@ def load(v) -> Setup:
         if v["graph.p_in"] == 0 and v["graph.p_out"] == 0:
             raise ConfigError("graph.p_in: with p_in = p_out = 0 the SBM has no edge (Algorithm 1 needs every node on "
                               "an edge); give p_in > 0")
+        for key in ("graph.p_in", "graph.p_out"):
+            if 0 < v[key] < 1e-15:  # networkx skips by log(1 - p), which is 0 there
+                raise ConfigError(f"{key} must be 0 or at least 1e-15 (below, 1 - p rounds to 1 in double precision), "
+                                  f"got {v[key]!r}")
         w = v["graph.weights"]
         if w is not None and not w[0] <= w[1]:
             raise ConfigError(f"graph.weights must be a list [lo, hi] of reals, 0 < lo <= hi, got {w}")

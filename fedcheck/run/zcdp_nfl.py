@@ -208,6 +208,24 @@ def _check_privacy_total(v, T: int) -> None:
                               f"finite privacy guarantee; use tau closer to 1, a smaller phi1 or fewer iterations")
 
 
+def _check_accounting(v, problem, config, T: int) -> None:
+    """The per-round sensitivities and the accounted total must be finite before the run (they are closed forms)."""
+    import numpy as np
+
+    if config.privacy.kind == "none":
+        return
+    etas = config.step.etas(T)
+    sens = config.privacy.sensitivities(problem, config.rho, etas)
+    if not np.all(np.isfinite(sens)):
+        raise ConfigError(f"privacy.c1: the sensitivity Delta = 2 c1/(M (2 rho d + 1/eta)) of Lemma I overflows for "
+                          f"c1 = {config.privacy.c1:g}; use a smaller privacy.c1")
+    total = float(np.max(config.privacy.budgets(problem, config.rho, etas).sum(axis=0)))
+    if not math.isfinite(total):
+        field = "privacy.sigma2_0" if config.privacy.kind == "S1" else "privacy.phi1"
+        raise ConfigError(f"{field}: the accounted total zCDP max_k sum_n phi_k(n) overflows (no finite privacy "
+                          f"guarantee over {v.label('simulation.iterations')} = {T}); use a smaller budget")
+
+
 def estimate(s: Setup) -> list[Cost]:
     v, K, P, M = s.v, s.K, s.P, s.M
     src = v["graph.source"]
@@ -320,6 +338,7 @@ def run(s: Setup, rng) -> dict:
     config = _config(v)
     from cvxpy.error import SolverError
 
+    _check_accounting(v, problem, config, s.iterations)
     try:
         truth = centralized_optimum(problem)
     except (ArithmeticError, SolverError) as exc:  # the solver stopped without an optimum on a valid problem

@@ -114,6 +114,7 @@ def test_an_option_that_does_not_apply_is_refused(tmp_path, capsys):
 #: Values in range that make a derived quantity or a generated object meaningless: named as what they are.
 DERIVED = [
     ("gtv", "[graph]\np_in = 0.0\np_out = 0.0\n", "graph.p_in:", "no edge"),
+    ("gtv", "[graph]\np_in = 1e-300\n", "graph.p_in must be 0 or at least 1e-15"),
     ("gtv", "[graph]\nsizes = [1, 5]\n", "graph.sizes[0] must be", "got 1"),
     ("gtv", "[graph]\nweights = [-1.0, 2.0]\n", "graph.weights[0] must be", "got -1.0"),
     ("gtv", "[graph]\nweights = [2.0, 1.0]\n", "graph.weights must be a list [lo, hi]"),
@@ -125,6 +126,8 @@ DERIVED = [
     ("zcdp-nfl", "[privacy]\nschedule = 'S1'\ntau = 0.9\nsigma2_0 = 0.01\n[simulation]\niterations = 8000\n",
      "privacy.tau:", "overflows"),
     ("zcdp-nfl", "[privacy]\nphi1 = 1e300\ntau = 0.5\n", "privacy.tau:", "overflows"),
+    ("zcdp-nfl", "[model]\nobjective = 'ridge'\nclip = 1e100\n[privacy]\nc1 = 1.7e308\n[simulation]\niterations = 3\n",
+     "privacy.c1:", "sensitivity"),
     ("zcdp-nfl", "[data]\nP = 3\nzero_coordinates = 3\n",
      "data.zero_coordinates must be an integer in [0, data.P = 3)"),
     ("zcdp-nfl", "[algorithm]\nmethod = 'eps_delta_dp_nfl'\n[privacy]\nschedule = 'none'\n", "algorithm.method"),

@@ -141,7 +141,9 @@ def estimate(s: Setup) -> list[Cost]:
              memory=3.0 * s.runs * K * s.instance["D_range"][1] * d, work=3.0 * s.runs * K * mean_D * d),
         Cost(phase="the per-client maps runs x K x d^2", field="instance.d", memory=2.0 * s.runs * K * d * d,
              work=float(s.runs) * K * (mean_D * d * d + d ** 3)),
-        Cost(phase="the neighbour products iterations x runs x K^2 x d x (1 + 2 epochs)", field="instance.K",
+        # named by whichever of K (squared) and the iterations is further above its default (30, 300)
+        Cost(phase="the neighbour products iterations x runs x K^2 x d x (1 + 2 epochs)",
+             field="instance.K" if (K / 30) ** 2 >= s.iterations / 300 else s.v.label("simulation.iterations"),
              work=30.0 * s.iterations * s.runs * K * K * d * inner),
         Cost(phase="the work iterations x runs x K x d^2 x (1 + 2 epochs)", field=s.v.label("simulation.iterations"),
              work=float(s.iterations) * s.runs * K * d * d * inner, steps=float(s.iterations) * inner),

@@ -1,7 +1,11 @@
-"""The error every bad configuration field or input file raises (one line naming it; exit 2 on the CLI)."""
+"""The errors of the CLI: a bad input (exit 2) and a valid input whose solver did not converge (exit 3)."""
 
-__all__ = ["ConfigError"]
+__all__ = ["ConfigError", "NotConverged"]
 
 
 class ConfigError(ValueError):
-    """A bad configuration field; the message names it as ``section.field``."""
+    """A bad configuration field, option or file; the message names it (``section.field``, ``argument --runs``)."""
+
+
+class NotConverged(ArithmeticError):
+    """The input is valid but a solver stopped at its iteration cap without converging (exit status 3)."""

@@ -234,7 +234,8 @@ def integer_array(value, name: str, *, lo: int | None = None, hi: int | None = N
     if arr.dtype.kind == "f":
         bad = ~np.isfinite(arr) | (arr != np.round(arr)) if arr.size else np.zeros(0, bool)
         if np.any(bad):
-            raise ConfigError(f"{name} must hold integers, got {float(arr.reshape(-1)[np.flatnonzero(bad.reshape(-1))[0]])!r}")
+            first = float(arr.reshape(-1)[np.flatnonzero(bad.reshape(-1))[0]])
+            raise ConfigError(f"{name} must hold integers, got {first!r}")
         if arr.size and np.max(np.abs(arr)) > 2**62:
             raise ConfigError(f"{name} holds integers too large for int64")
     out = arr.astype(np.int64)

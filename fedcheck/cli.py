@@ -1,12 +1,18 @@
-"""The ``fedcheck`` console script.
+"""The ``fedcheck`` console script (``fedcheck --help``; every command in ``docs/commands.md``).
 
-Exit codes: 0 when every check ran (whatever the verdicts), 1 when a check errored, 2 on a
-usage error (one line on stderr naming the option, config field or file), 130 on Ctrl-C (one line),
-141 when stdout was closed early (``fedcheck ... --json | head``: nothing more is printed).
+Exit statuses:
+
+* 0 -- the command ran (``report``: every check ran, whatever the verdicts);
+* 1 -- ``report``: a check raised or a figure could not be drawn; ``msd``: a model's worker process died;
+* 2 -- a usage error: a bad option, config field or data file, a field that does not apply, or an input beyond the
+  resource limits; one line on stderr ``fedcheck <command>: error: <option or section.field or file>: ...``;
+* 3 -- the input is valid but a solver stopped at its iteration cap without converging; one line on stderr
+  ``fedcheck <command>: not converged: <what>: ...`` (a tolerance or cap the input cannot change);
+* 130 -- interrupted (Ctrl-C), one line; 141 -- stdout was closed early (``fedcheck ... --json | head``).
 
 Every error of a bad option, config field or data file goes through one handler, :func:`main`: the
-sub-commands raise :class:`fedcheck._config.ConfigError` (or call ``parser.error``) and the message is
-printed as one line ``fedcheck <command>: error: <option or section.field or file>: ...``.
+sub-commands raise :class:`fedcheck._errors.ConfigError` (or call ``parser.error``) and the message is printed
+as one line; :class:`fedcheck._errors.NotConverged` ends with status 3.
 """
 
 from __future__ import annotations
@@ -59,7 +65,10 @@ def _positive_seconds(text: str) -> float:
 
 
 def _build_parser() -> _Parser:
+    from fedcheck import __version__
+
     parser = _Parser(prog="fedcheck", description="Numerical checks of federated-learning theorems.")
+    parser.add_argument("--version", action="version", version=f"fedcheck {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     rep = sub.add_parser("report", help="run the registered checks and write the report")
@@ -91,9 +100,9 @@ def _build_parser() -> _Parser:
     cl = sub.add_parser("claims", help="list the claim registry")
     cl.add_argument("--json", action="store_true", help="print the registry as JSON")
 
-    from fedcheck.msd_cli import add_msd_parser
-    from fedcheck.privacy_cli import add_privacy_parser
-    from fedcheck.run_cli import add_run_parser
+    from fedcheck.msd import add_msd_parser
+    from fedcheck.privacy import add_privacy_parser
+    from fedcheck.run import add_run_parser
 
     add_msd_parser(sub)
     add_privacy_parser(sub)
@@ -205,7 +214,7 @@ def _quiet_stdout() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the console script; every bad input ends as exit 2 with one line (see the module docstring)."""
-    from fedcheck._config import ConfigError
+    from fedcheck._errors import ConfigError, NotConverged
 
     parser = _build_parser()
     args = None
@@ -220,9 +229,13 @@ def main(argv: list[str] | None = None) -> int:
         return status
     except ConfigError as exc:  # a config field or data file: the message names it
         (getattr(args, "subparser", None) or parser).error(str(exc))
+    except NotConverged as exc:  # valid input, the solver stopped at its cap: not a usage error
+        prog = (getattr(args, "subparser", None) or parser).prog
+        sys.stderr.write(f"{prog}: not converged: {_one_line(exc)}\n")
+        return 3
     except MemoryError:
         (getattr(args, "subparser", None) or parser).error(
-            "not enough memory for this input: reduce the sizes (see README, Command line limits)")
+            "not enough memory for this input: reduce the sizes (see docs/commands.md, Resource limits)")
     except KeyboardInterrupt:
         sys.stderr.write("fedcheck: interrupted\n")
         return 130
@@ -236,15 +249,15 @@ def _dispatch(args, parser) -> int:
     if args.command == "claims":
         return _cmd_claims(args)
     if args.command == "privacy":
-        from fedcheck.privacy_cli import run_privacy
+        from fedcheck.privacy import run_privacy
 
         return run_privacy(args)
     if args.command == "msd":
-        from fedcheck.msd_cli import run_msd
+        from fedcheck.msd import run_msd
 
         return run_msd(args)
     if args.command == "run":
-        from fedcheck.run_cli import run_command
+        from fedcheck.run import run_command
 
         return run_command(args)
     return _cmd_report(args, args.subparser)

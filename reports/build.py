@@ -95,6 +95,13 @@ def prepare_out_dir(out_dir) -> Path:
     return out_dir
 
 
+def _umask_mode() -> int:
+    """The mode a new file gets from the user's umask (0644 under 022): mkstemp's 0600 must not survive the rename."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
 def _atomic_write_text(path: Path, text: str, temporaries: list[Path]) -> Path:
     """Write ``text`` to a temporary file next to ``path``; returns it (renamed later by the caller)."""
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -103,6 +110,7 @@ def _atomic_write_text(path: Path, text: str, temporaries: list[Path]) -> Path:
         fh.write(text)
         fh.flush()
         os.fsync(fh.fileno())
+    os.chmod(tmp, _umask_mode())
     return Path(tmp)
 
 
@@ -220,6 +228,7 @@ def _draw(spec: FigureSpec, rel: str, out_dir: Path, temporaries: list[Path], re
         raise
     except Exception as exc:  # noqa: BLE001 - a plotting failure: named in the document and on its card
         return exc
+    os.chmod(tmp, _umask_mode())
     renames.append((Path(tmp), final))
     width, height = display_size(rendered)
     figure_info[rel] = {"width": width, "height": height, "claims": []}

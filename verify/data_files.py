@@ -13,7 +13,8 @@ import hashlib
 from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["DATA_FILES", "deciding_command", "fingerprint", "load", "parse_data_option"]
+__all__ = ["ARRAY_KEYS", "CLASSES", "DATA_FILES", "check_arrays", "deciding_command", "fingerprint", "load",
+           "parse_data_option"]
 
 #: Name -> (what the file holds, loader in reference_impl.datasets, its usual file name).
 DATA_FILES: dict[str, tuple[str, str, str]] = {
@@ -22,6 +23,15 @@ DATA_FILES: dict[str, tuple[str, str, str]] = {
     "medmnist": ("OrganAMNIST as an .npz with train_images, train_labels, test_images, test_labels (the MedMNIST "
                  "layout)", "load_medmnist_npz", "organamnist.npz"),
 }
+
+
+#: Name -> the file's (train images, train labels, test images, test labels) keys.
+ARRAY_KEYS: dict[str, tuple[str, str, str, str]] = {
+    "mnist": ("x_train", "y_train", "x_test", "y_test"),
+    "medmnist": ("train_images", "train_labels", "test_images", "test_labels"),
+}
+#: Name -> number of classes (labels must be integers in 0..CLASSES - 1).
+CLASSES: dict[str, int] = {"mnist": 10, "medmnist": 11}
 
 
 def _loader(name: str) -> Callable:
@@ -47,7 +57,10 @@ def parse_data_option(text: str) -> tuple[str, Path]:
 
 
 def load(name: str, path: str | Path):
-    """The data set ``name`` from ``path`` (``(X_train, y_train, X_test, y_test)``), cached per file version."""
+    """The data set ``name`` from ``path`` (``(X_train, y_train, X_test, y_test)``), cached per file version.
+
+    Checked before any claim reads it (:func:`check_arrays`): ValueError naming the file's array otherwise.
+    """
     p = Path(path).resolve()
     stat = p.stat() if p.exists() else None
     return _load_cached(name, str(p), None if stat is None else (stat.st_mtime_ns, stat.st_size))
@@ -55,7 +68,35 @@ def load(name: str, path: str | Path):
 
 @functools.lru_cache(maxsize=2)
 def _load_cached(name: str, path: str, version):
-    return _loader(name)(path)
+    arrays = _loader(name)(path)
+    check_arrays(name, arrays, Path(path).name)
+    return arrays
+
+
+def check_arrays(name: str, arrays, label: str = "the file") -> None:
+    """Refuse a loaded data set ``(X_train, y_train, X_test, y_test)`` whose images are not finite real
+    ``(n, features)`` arrays with at least one row, or whose labels are not integers of its classes, one per image.
+
+    The message names the array by its key in the file (``x_train``, ``test_labels``).
+    """
+    import numpy as np
+
+    keys = ARRAY_KEYS[name]
+    X_train, y_train, X_test, y_test = arrays
+    for X, y, kx, ky in ((X_train, y_train, keys[0], keys[1]), (X_test, y_test, keys[2], keys[3])):
+        X, y = np.asarray(X), np.asarray(y)
+        if X.dtype.kind not in "iuf" or X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
+            raise ValueError(f"{label}: {kx} must be a non-empty array of real images, got dtype {X.dtype} and shape "
+                             f"{X.shape}")
+        bad = ~np.isfinite(X)
+        if bad.any():
+            raise ValueError(f"{label}: {kx} must be finite, got {float(X[bad][0])!r} in image "
+                             f"{int(np.argwhere(bad)[0][0])} (NaN or infinite pixels)")
+        if y.shape != (X.shape[0],):
+            raise ValueError(f"{label}: {ky} must hold one label per image of {kx} ({X.shape[0]}), got shape {y.shape}")
+        if y.size and (y.min() < 0 or y.max() >= CLASSES[name]):
+            raise ValueError(f"{label}: {ky} must hold labels in 0..{CLASSES[name] - 1}, got "
+                             f"{int(y.min() if y.min() < 0 else y.max())}")
 
 
 @functools.lru_cache(maxsize=8)

@@ -1,15 +1,35 @@
-"""Run one ``fedcheck run`` plug-in through a parser built the way fedcheck.cli wires ``run`` (a ``run`` sub-command
-whose sub-parsers take the plug-in's ``add_run_parser``), so the plug-in tests do not depend on that wiring."""
+"""Helpers of the ``fedcheck run`` plug-in tests: run the console script in-process, load a plug-in's setup."""
 
-from fedcheck.cli import _int_at_least, _Parser
+from fedcheck import cli
 
 
-def run_plugin(add_run_parser, argv, algorithm: str):
-    """Parse ``argv`` (``["run", algorithm, ...]``) with only this plug-in registered and run its handler."""
-    parser = _Parser(prog="fedcheck")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    run = sub.add_parser("run")
-    add_run_parser(run.add_subparsers(dest="algorithm", required=True, parser_class=type(run)), _int_at_least)
-    args = parser.parse_args(argv)
-    assert args.algorithm == algorithm
-    return args.handler(args)
+def run_plugin(argv):
+    """``fedcheck ARGV`` in this process (exit status; a usage error raises SystemExit(2))."""
+    return cli.main([str(a) for a in argv])
+
+
+def load_setup(name: str, path, **options):
+    """The validated setup of ``fedcheck run NAME PATH`` (options: dest -> value), nothing run."""
+    from fedcheck.run import load
+
+    return load(name, path, **options)[2]
+
+
+def failing_analysis(job):
+    """``fedcheck.msd._analyse`` whose exact model fails as a non-converged solver does (run in a worker process)."""
+    from fedcheck.msd import _analyse
+
+    if job[1] == "exact":
+        raise ValueError("rho(F_exact): did not converge")
+    return _analyse(job)
+
+
+def dying_analysis(job):
+    """``fedcheck.msd._analyse`` whose exact model's process dies without an answer (a killed worker)."""
+    import os
+
+    from fedcheck.msd import _analyse
+
+    if job[1] == "exact":
+        os._exit(3)
+    return _analyse(job)

@@ -220,7 +220,7 @@ def _npy(path: Path, array) -> str:
 
 
 INSTANCE_FIELDS = [
-    ("D = 10000000\nw_star = [0.0]", "instance.D"),
+    ("D = 10000000\nw_star = [0.0]", "instance.w_star must be a list of D = 10000000 reals"),
     ("D = 2.5", "instance.D"),
     ("K = 0", "instance.K"),
     ("m = 9", "instance.m"),
@@ -240,7 +240,7 @@ INSTANCE_FIELDS = [
     ("mu = -1", "instance.mu"),
     ("mu = 1\nmu_times_lambda_max = 0.1", "instance.mu"),
     ("mu_times_lambda_max = inf", "instance.mu_times_lambda_max"),
-    ("l_max = 100000000", "instance.l_max"),
+    ("l_max = 100000000", "instance.alpha must be a list of l_max + 1 = 100000001 reals"),
     ("bogus = 1", "instance.bogus"),
 ]
 
@@ -424,7 +424,7 @@ def test_ctrl_c_exits_130_with_one_line(monkeypatch, capsys):
     def interrupted(args):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("fedcheck.privacy_cli.run_privacy", interrupted)
+    monkeypatch.setattr("fedcheck.privacy.run_privacy", interrupted)
     code = cli.main(["privacy", "account", "--rounds", "2", "--delta", "1e-5", "--rho-first", "1"])
     out, err = capsys.readouterr()
     assert code == 130 and out == "" and err == "fedcheck: interrupted\n"  # 128 + SIGINT, the shell convention
@@ -434,7 +434,7 @@ def test_closed_stdout_ends_quietly(monkeypatch, capsys):
     def closed(args):
         raise BrokenPipeError(32, "Broken pipe")
 
-    monkeypatch.setattr("fedcheck.privacy_cli.run_privacy", closed)
+    monkeypatch.setattr("fedcheck.privacy.run_privacy", closed)
     code = cli.main(["privacy", "account", "--rounds", "2", "--delta", "1e-5", "--rho-first", "1"])
     assert code == 141 and capsys.readouterr().err == ""  # 128 + SIGPIPE
 

@@ -20,15 +20,14 @@ PGFL_BASE = {
     "data": {"servers": 2, "clients_per_server": 2, "d": 2, "clusters": 1, "samples_min": 2, "samples_max": 3,
              "gamma": 0.1, "noise_variance": 0.1, "average_degree": 1.0, "seed": 0},
     "model": {"loss": "ridge", "lam": 1.0},
-    "algorithm": {"name": "alg1", "rho": 1.0, "tau": 0.4, "dual_ref": "local_aggregate", "aggregation": "cache",
-                  "scheduled": 1},
+    "algorithm": {"name": "alg1", "rho": 1.0, "tau": 0.4, "aggregation": "cache", "scheduled": 1},
 }
 PGFL_FIELDS = {
     "data.servers": "pos_int", "data.clients_per_server": "pos_int", "data.d": "pos_int", "data.clusters": "pos_int",
     "data.samples_min": "pos_int", "data.samples_max": "pos_int", "data.gamma": "nonneg_real",
     "data.noise_variance": "nonneg_real", "data.average_degree": "nonneg_real", "data.seed": "nonneg_int",
     "model.loss": "choice", "model.lam": "nonneg_real", "algorithm.name": "choice", "algorithm.rho": "pos_real",
-    "algorithm.tau": "unit_real", "algorithm.dual_ref": "choice", "algorithm.aggregation": "choice",
+    "algorithm.tau": "unit_real", "algorithm.aggregation": "choice",
     "algorithm.scheduled": "pos_int",
 }
 INSTANCE_BASE = {

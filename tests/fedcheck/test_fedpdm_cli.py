@@ -5,14 +5,13 @@ from pathlib import Path
 
 import pytest
 
-from fedcheck.fedpdm_cli import add_run_parser, load_fedpdm_config
-from tests.fedcheck.plugin_harness import run_plugin
+from tests.fedcheck.plugin_harness import load_setup, run_plugin
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "fedcheck" / "examples" / "fedpdm.toml"
 
 
 def _main(argv):
-    return run_plugin(add_run_parser, argv, "fedpdm")
+    return run_plugin(argv)
 
 
 def _write(tmp_path, text):
@@ -26,8 +25,9 @@ NC = ('[problem]\nsource = "nc"\nN = 10\nn = 60\nd = 20\n[algorithm]\nK = 5\nrou
 
 
 def test_example_config_parses_every_field():
-    setup = load_fedpdm_config(EXAMPLE)
-    assert setup.arm == "fedpdm" and setup.source == "digits" and setup.problem.d == 650
+    setup = load_setup("fedpdm", EXAMPLE)
+    assert setup.v["arm.name"] == "fedpdm" and setup.v["problem.source"] == "digits"
+    assert setup.n_features * setup.n_classes == 650
     cfg = setup.config
     assert (cfg.K, cfg.rounds, cfg.batch_size, cfg.Q_max, cfg.noise, cfg.noise_Q) == (5, 60, 5, 5, "dp", "cap")
 
@@ -36,7 +36,7 @@ def test_example_json_has_curves_noise_and_per_client_privacy(capsys):
     assert _main(["run", "fedpdm", str(EXAMPLE), "--rounds", "6", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert set(out) == {"arm", "rounds", "runs", "seed", "problem", "curves", "noise", "privacy", "status"}
-    assert len(out["curves"]["loss"]) == 7 and len(out["curves"]["accuracy"]) == 7 and len(out["curves"]["stationarity"]) == 7
+    assert [len(out["curves"][k]) for k in ("loss", "accuracy", "stationarity")] == [7, 7, 7]
     priv = out["privacy"]
     assert len(priv["participations"]) == 10 and len(priv["epsilon_rdp_per_client"]) == 10
     assert priv["max_count"] == max(priv["participations"])
@@ -53,10 +53,12 @@ def test_baseline_arms_run(tmp_path, capsys, arm):
 
 
 def test_target_total_eps_is_met_at_the_busiest_client(tmp_path, capsys):
-    path = _write(tmp_path, NC.replace("rounds = 8", "rounds = 30") + 'dp_calibration = "target_total_eps"\nepsilon_total = 2.0\n')
+    path = _write(tmp_path, NC.replace("rounds = 8", "rounds = 30")
+                  + 'dp_calibration = "target_total_eps"\nepsilon_total = 2.0\n')
     assert _main(["run", "fedpdm", str(path), "--json"]) == 0
     priv = json.loads(capsys.readouterr().out)["privacy"]
-    assert priv["epsilon_rdp_max_client"] <= 2.0  # calibrated with the standard conversion, reported with the improved one
+    # calibrated with the standard conversion, reported with the improved one
+    assert priv["epsilon_rdp_max_client"] <= 2.0
 
 
 def test_divergence_is_null_with_status(tmp_path, capsys):
@@ -78,11 +80,12 @@ def test_text_output(tmp_path, capsys):
 
 @pytest.mark.parametrize(("extra", "needle"), [
     ("[algorithm]\nrho = -1.0\n", "algorithm.rho"),
-    ('[problem]\nsource = "digits"\nd = 5\n', "problem.d is not used"),
+    ('[problem]\nsource = "digits"\nd = 5\n',
+     "problem.n does not apply here (it applies only when problem.source = 'nc')"),
     ("[algorithm]\nQ_max = 7\n", "algorithm.Q_max * batch_size must be <= |D_i| = 60"),
     ('[arm]\nname = "sgd"\n', "arm.name must be"),
-    ('[arm]\nmu = 0.5\n', "arm.mu applies to the baselines only"),
-    ("[algorithm]\nnoise = 3\n", "algorithm.noise must be a string"),
+    ('[arm]\nmu = 0.5\n', "arm.mu does not apply here (it applies only when arm.name = 'fedprox')"),
+    ("[algorithm]\nnoise = 3\n", "algorithm.noise must be one of 'dp', 'none', 'fixed', got 3"),
     ("[extra]\nx = 1\n", "extra is not a section"),
 ])
 def test_bad_field_exits_2_naming_it(tmp_path, capsys, extra, needle):
@@ -92,7 +95,7 @@ def test_bad_field_exits_2_naming_it(tmp_path, capsys, extra, needle):
             lines = extra.splitlines()[1:]
             for line in lines:
                 key = line.split("=")[0].strip()
-                base = "\n".join(l for l in base.splitlines() if not l.startswith(key + " ")) + "\n"
+                base = "\n".join(ln for ln in base.splitlines() if not ln.startswith(key + " ")) + "\n"
             base = base.replace(section + "\n", section + "\n" + "\n".join(lines) + "\n")
             extra = ""
     path = _write(tmp_path, base + extra)

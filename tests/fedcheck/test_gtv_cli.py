@@ -6,14 +6,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fedcheck.gtv_cli import add_run_parser, load_gtv_config
-from tests.fedcheck.plugin_harness import run_plugin
+from tests.fedcheck.plugin_harness import load_setup, run_plugin
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "fedcheck" / "examples" / "gtv.toml"
 
 
 def _main(argv):
-    return run_plugin(add_run_parser, argv, "gtv")
+    return run_plugin(argv)
 
 
 def _write(tmp_path, text, name="c.toml"):
@@ -23,10 +22,10 @@ def _write(tmp_path, text, name="c.toml"):
 
 
 def test_example_config_is_the_paper_sbm():
-    setup = load_gtv_config(EXAMPLE)
-    inst = setup["instance"]
-    assert inst.n == 200 and inst.d == 100 and int(inst.m.max()) == 10 and inst.lam == 0.01
-    assert inst.penalty == "l2" and setup["theta"] == 10.0 and setup["iterations"] == 2000
+    setup = load_setup("gtv", EXAMPLE)
+    v = setup.v
+    assert setup.n == 200 and setup.d == 100 and setup.m == 10 and v["model.lam"] == 0.01
+    assert v["model.penalty"] == "l2" and v["algorithm.theta"] == 10.0 and v["algorithm.iterations"] == 2000
 
 
 SMALL = """
@@ -89,7 +88,7 @@ def test_npz_data_and_edges_generator(tmp_path, capsys):
     ('[model]\npenalty = "quad"\n', "model.Q"),
     ('[graph]\ngenerator = "star"\n', "graph.generator"),
     ('[graph]\ngenerator = "chain"\np_in = 0.3\n', "graph.p_in"),
-    ('[graph]\nsizes = [1, 5]\n', "graph.sbm"),
+    ('[graph]\nsizes = [1, 5]\n', "graph.sizes[0] must be"),
     ('[data]\nsource = "npz"\n', "data.path"),
     ('[data]\nsource = "npz"\npath = "missing.npz"\n', "data.path"),
     ('[algorithm]\ntheta = 0\n', "algorithm.theta"),

@@ -187,7 +187,8 @@ def test_group_shorthand_equals_the_per_client_lists(tmp_path, capsys):
 
 
 @pytest.mark.parametrize(("groups", "drop", "field"), [
-    (GROUPS, ("K", "toeplitz_rho"), "instance.p: give either"),
+    (GROUPS, ("K", "toeplitz_rho"),
+     "instance.p does not apply here (it applies only when [[instance.group]] is absent)"),
     (GROUPS.replace("count = 2", "count = 0"), None, "instance.group[1].count must be an integer >= 1"),
     (GROUPS.replace("p = 0.4", "p = 1.5"), None, "instance.group[1].p must be a real in (0, 1]"),
     (GROUPS.replace("white_variance = 1.5", "toeplitz_rho = 0.5"), None, "instance.group[1].toeplitz_rho: every"),
@@ -215,31 +216,15 @@ def test_classes_route_leaves_stability_undecided(tmp_path, capsys):
         assert structured["models"][model]["stable"] is True
 
 
-def test_forking_is_limited_to_a_single_threaded_caller_on_linux(monkeypatch):
-    """Another thread in the caller (a lock it may hold would stay locked in a forked child) or another platform: the
-    models run in threads instead."""
-    import threading
-
-    from fedcheck import msd_cli
-
-    monkeypatch.setattr(msd_cli.sys, "platform", "linux")
-    monkeypatch.setattr(threading, "active_count", lambda: 1)
-    assert msd_cli._can_fork()
-    monkeypatch.setattr(threading, "active_count", lambda: 2)
-    assert not msd_cli._can_fork()
-    monkeypatch.setattr(threading, "active_count", lambda: 1)
-    monkeypatch.setattr(msd_cli.sys, "platform", "darwin")
-    assert not msd_cli._can_fork()
-
-
-def test_models_in_parallel_processes_give_the_same_report():
-    """msd_report analyses the two models in parallel processes by default: the same numbers as one after the other."""
-    from fedcheck.msd_cli import msd_report
+def test_models_in_parallel_processes_give_the_same_report(monkeypatch):
+    """msd_report analyses the two models on the shared process pool: the same numbers as one after the other."""
+    from fedcheck import msd
     from theory.msd.instance import reference_instance
 
+    monkeypatch.setattr(msd, "PARALLEL_MIN_N", 0)  # the pool even for this small instance
     inst = reference_instance(0.1)
-    one = msd_report(inst, ("seed", "exact"), method="structured", workers=1)
-    two = msd_report(inst, ("seed", "exact"), method="structured", workers=2)
+    one = msd.msd_report(inst, ("seed", "exact"), method="structured", workers=1)
+    two = msd.msd_report(inst, ("seed", "exact"), method="structured", workers=2)
     for rep in (one, two):
         for entry in rep["models"].values():
             entry.pop("seconds")
@@ -247,41 +232,28 @@ def test_models_in_parallel_processes_give_the_same_report():
 
 
 def test_a_model_that_fails_in_its_worker_process_fails_the_report(monkeypatch):
-    """The exact model runs in a forked child: its ValueError reaches the caller as it was raised, and a child that
-    dies without an answer is named (never a hang, never a silently missing model)."""
-    import os
+    """The exact model runs in a worker process: its ValueError reaches the caller as it was raised, and a worker
+    that dies without an answer is named (never a hang, never a silently missing model)."""
+    from concurrent.futures.process import BrokenProcessPool
 
-    from fedcheck import msd_cli
-    from theory.msd import routes
+    from fedcheck import msd
+    from tests.fedcheck.plugin_harness import dying_analysis, failing_analysis
     from theory.msd.instance import reference_instance
 
     inst = reference_instance(0.1)
-    real = routes.mean_square_analysis
-    monkeypatch.setattr(msd_cli, "_can_fork", lambda: True)  # the forked path even if pytest runs other threads
-
-    def failing(instance, model, **kw):
-        if model == "exact":
-            raise ValueError("rho(F_exact): did not converge")
-        return real(instance, model, **kw)
-
-    monkeypatch.setattr(routes, "mean_square_analysis", failing)
+    monkeypatch.setattr(msd, "PARALLEL_MIN_N", 0)
+    monkeypatch.setattr(msd, "_analyse", failing_analysis)
     with pytest.raises(ValueError, match="did not converge"):
-        msd_cli.msd_report(inst, ("seed", "exact"), method="structured", workers=2)
-
-    def dying(instance, model, **kw):
-        if model == "exact":
-            os._exit(3)  # a killed worker: no exception, no answer
-        return real(instance, model, **kw)
-
-    monkeypatch.setattr(routes, "mean_square_analysis", dying)
-    with pytest.raises(RuntimeError, match=r"worker process for 'exact' ended without a result \(exit code 3\)"):
-        msd_cli.msd_report(inst, ("seed", "exact"), method="structured", workers=2)
+        msd.msd_report(inst, ("seed", "exact"), method="structured", workers=2)
+    monkeypatch.setattr(msd, "_analyse", dying_analysis)
+    with pytest.raises(BrokenProcessPool):
+        msd.msd_report(inst, ("seed", "exact"), method="structured", workers=2)
 
 
 def test_classes_route_models_run_one_after_the_other_when_two_would_not_fit(monkeypatch):
     """Two classes-route solves at once hold two sets of reduced states (3.6 GB each at the paper's scale): when that
     exceeds the memory available, the models run one after the other, and the user is told."""
-    from fedcheck import msd_cli
+    from fedcheck import msd as msd_cli
     from theory.msd import classes
     from theory.msd.instance import reference_instance
 

@@ -9,8 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fedcheck.npfl_rl_cli import add_run_parser, load_npfl_rl_config
-from tests.fedcheck.plugin_harness import run_plugin
+from tests.fedcheck.plugin_harness import load_setup, run_plugin
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "fedcheck" / "examples" / "npfl_rl.toml"
 SMALL = """
@@ -28,7 +27,7 @@ projection = {projection}
 
 
 def _main(argv):
-    return run_plugin(add_run_parser, argv, "npfl-rl")
+    return run_plugin(argv)
 
 
 def _write(tmp_path, text, name="c.toml"):
@@ -38,14 +37,15 @@ def _write(tmp_path, text, name="c.toml"):
 
 
 def test_example_config_documents_every_field_and_loads():
-    from fedcheck.npfl_rl_cli import _SECTIONS
+    from fedcheck.run.npfl_rl import SCHEMA
 
     text = EXAMPLE.read_text()
-    for section, fields in _SECTIONS.items():
-        assert f"[{section}]" in text
-        for field in fields:
-            assert f"\n{field} = " in text, field
-    instance, config, n = load_npfl_rl_config(EXAMPLE)
+    for section in SCHEMA.sections:
+        assert f"[{section.name}]" in text
+        for field in section.fields:
+            assert f"\n{field.name} = " in text, field.name
+    setup = load_setup("npfl-rl", EXAMPLE)
+    instance, config, n = setup.instance, setup.config, setup.iterations
     assert n == 300 and instance["K"] == 30 and instance["d"] == 60 and config.policy == "sac" and config.rho == 3.0
 
 
@@ -72,7 +72,7 @@ def test_text_output_is_deterministic(tmp_path, capsys):
 
 
 def test_printed_dual_sign_reports_divergence_as_null(tmp_path, capsys):
-    path = _write(tmp_path, SMALL.format(policy="fixed", delta=0.0, projection="true")
+    path = _write(tmp_path, SMALL.format(policy="fixed", delta=0.0, projection="true").replace("delta = 0.0\n", "")
                   + 'dual_sign = "printed"\ntau0 = 0.0\n')
     assert _main(["run", "npfl-rl", str(path), "--iterations", "2000", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)

@@ -10,14 +10,24 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fedcheck.paofed_cli import add_run_parser, load_paofed_config
-from tests.fedcheck.plugin_harness import run_plugin
+from tests.fedcheck.plugin_harness import load_setup, run_plugin
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "fedcheck" / "examples" / "paofed_reference.toml"
 
 
+def load_paofed_config(path, algorithm="paofed-u1"):
+    """The environment, algorithm and data the plug-in builds for ``path`` (what a run would simulate)."""
+    from types import SimpleNamespace
+
+    from fedcheck.run.paofed import simulation
+
+    setup = load_setup("paofed", path, algorithm=algorithm)
+    env, config, data, _ = simulation(setup)
+    return SimpleNamespace(env=env, config=config, data=data, iterations=setup.iterations)
+
+
 def _main(argv):
-    return run_plugin(add_run_parser, argv, "paofed")
+    return run_plugin(argv)
 
 
 def test_example_config_is_the_reference_instance_sim_f():
@@ -72,7 +82,8 @@ def test_sim_e_synthetic_rff(tmp_path, capsys):
     setup = load_paofed_config(tmp_path / "e.toml", "paofed-c2")
     # the PAO-Fed-C2 defaults (staleness decay 0.2) and the data groups 15/30/45/60 of 60 iterations as data rates
     assert setup.config.schedule == "circshift" and setup.config.coordinated and setup.config.staleness_decay == 0.2
-    assert setup.env.K == 16 and setup.env.l_max == 3 and np.allclose(sorted(set(setup.env.data_rate)), [0.25, 0.5, 0.75, 1])
+    assert setup.env.K == 16 and setup.env.l_max == 3
+    assert np.allclose(sorted(set(setup.env.data_rate)), [0.25, 0.5, 0.75, 1])
 
 
 @pytest.mark.parametrize(("text", "field"), [
@@ -81,7 +92,7 @@ def test_sim_e_synthetic_rff(tmp_path, capsys):
     ("[instance]\ndelta = 1.5\n", "instance.delta"),
     ("[instance]\nmu = 0.1\nmu_times_lambda_max = 0.1\n", "instance.mu"),
     ("[instance]\nselection = 'random'\n", "instance.selection"),
-    ("[instance]\nK = 3\n", "instance.toeplitz_rho"),
+    ("[instance]\nK = 3\n", "instance.p must be given"),
     ("[instance]\nbogus = 1\n", "instance.bogus"),
     ("[algorithm]\noverlap_rule = 'oldest'\n", "algorithm.overlap_rule"),
     ("[algorithm]\nmu = 0.4\n", "algorithm.mu"),

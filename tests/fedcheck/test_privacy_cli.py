@@ -58,7 +58,8 @@ def test_calibrate_meets_the_target_and_accounts_back(capsys, method):
     cal = run_json(capsys, "calibrate", "--epsilon", "2", "--delta", "1e-5", "--rounds", "50", "--sensitivity", "0.3",
                    "--variance-decay", "0.98", "--method", method)
     assert cal["method"] == method and cal["epsilon_achieved"] <= 2.0
-    assert cal["epsilon_achieved"] == pytest.approx(2.0, rel=1e-9)  # sharp inverse, then the variance rounded up by ulps
+    # sharp inverse, then the variance rounded up by ulps
+    assert cal["epsilon_achieved"] == pytest.approx(2.0, rel=1e-9)
     back = run_json(capsys, "account", "--rounds", "50", "--delta", "1e-5", "--sensitivity", "0.3",
                     "--variance-first", repr(cal["variance_first"]), "--variance-decay", "0.98")
     key = {"exact": "exact_gaussian", "cks": "cks", "bun-steinke": "bun_steinke"}[method]

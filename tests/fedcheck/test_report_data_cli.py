@@ -50,3 +50,20 @@ def test_the_same_name_twice_exits_2(tmp_path, capsys, organ_file):
         main(["report", "--only", "dp.gaussian_zcdp", "--out", str(tmp_path / "o"),
               "--data", f"medmnist={organ_file}", "--data", f"medmnist={organ_file}"])
     assert stop.value.code == 2 and "given twice" in capsys.readouterr().err
+
+
+def test_nan_pixels_exit_2_before_any_check_runs(tmp_path, capsys):
+    """A data file with NaN pixels is refused with one line naming --data and the array, and no report is written
+    (it used to be accepted and end as an 'error' verdict with a traceback in results.json, exit 1)."""
+    arrays = synthetic_organ_arrays(np.random.default_rng(0), side=4, train_per_class=2, test_per_class=1)
+    images = arrays["train_images"].astype(float)
+    images[0, 0, 0] = np.nan
+    arrays["train_images"] = images
+    path = tmp_path / "organ.npz"
+    np.savez(path, **arrays)
+    with pytest.raises(SystemExit) as stop:
+        main(["report", "--only", "pgfl.experiment_o1", "--out", str(tmp_path / "o"), "--data", f"medmnist={path}"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert stop.value.code == 2 and len(err) == 1
+    assert "argument --data" in err[0] and "train_images must be finite" in err[0]
+    assert not (tmp_path / "o").exists()

@@ -10,22 +10,24 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fedcheck.zcdp_nfl_cli import add_run_parser, load_zcdp_nfl_config
-from tests.fedcheck.plugin_harness import run_plugin
+from tests.fedcheck.plugin_harness import load_setup, run_plugin
 from verify.zcdp_nfl.corollary_total import corollary_total
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "fedcheck" / "examples" / "zcdp_nfl.toml"
 
 
 def _main(argv):
-    return run_plugin(add_run_parser, argv, "zcdp-nfl")
+    return run_plugin(argv)
 
 
 def test_example_config_is_the_paper_size_lad_setting():
-    setup = load_zcdp_nfl_config(EXAMPLE)
-    p = setup.problem
+    from fedcheck.run.zcdp_nfl import _config, _problem
+
+    setup = load_setup("zcdp-nfl", EXAMPLE)
+    p, _ = _problem(setup)
+    config = _config(setup.v)
     assert (p.K, p.P, p.M, p.n_edges, p.objective) == (50, 8, 50, 75, "lad")
-    assert setup.config.privacy.kind == "S2" and setup.config.step.kind == "constant" and setup.iterations == 200
+    assert config.privacy.kind == "S2" and config.step.kind == "constant" and setup.iterations == 200
 
 
 def test_example_json_has_the_error_curve_and_the_corollary_privacy(capsys):

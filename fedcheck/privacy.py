@@ -59,7 +59,8 @@ def add_privacy_parser(sub) -> None:
     acc.add_argument("--delta", type=_real("(0, 1)"), required=True, metavar="D", help="target delta in (0, 1)")
     acc.add_argument("--sensitivity", type=_real("[0, inf)"), metavar="S", help="l2 sensitivity of each release")
     noise = acc.add_mutually_exclusive_group(required=True)
-    noise.add_argument("--sigma", type=_real("(0, inf)"), metavar="SIGMA", help="constant noise std (needs --sensitivity)")
+    noise.add_argument("--sigma", type=_real("(0, inf)"), metavar="SIGMA",
+                       help="constant noise std (needs --sensitivity)")
     noise.add_argument("--variance-first", type=_real("(0, inf)"), metavar="V",
                        help="round n uses variance V*Z^(n-1) (needs --sensitivity)")
     noise.add_argument("--rho-first", type=_real("(0, inf)"), metavar="R", help="round n is R*G^(n-1)-zCDP")
@@ -129,7 +130,8 @@ def _account(args, parser) -> int:
                 parser.error(f"argument {option}: not allowed with --rho-first")
     else:
         if args.sensitivity is None:
-            parser.error("argument --sensitivity: required with --sigma or --variance-first (a real number in [0, inf))")
+            parser.error("argument --sensitivity: required with --sigma or --variance-first (a real number in "
+                         "[0, inf))")
         if args.rho_growth is not None:
             parser.error("argument --rho-growth: only allowed with --rho-first")
         if args.sigma is not None and args.variance_decay is not None:

@@ -1,0 +1,342 @@
+"""``fedcheck msd CONFIG.toml``: the theoretical MSD of PAO-Fed (thesis ch. 4) before running anything.
+
+Reads the ``[instance]`` section of a PAO-Fed configuration (the schema of
+``fedcheck/examples/paofed_reference.toml``; other sections are accepted and ignored) and reports the
+paper's step-size bounds, the exact stability thresholds, rho(F) and the steady-state MSD for the seed's
+truncated F and/or the exact F (Gaussian regressors), and optionally the transient curve.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import os
+import sys
+from pathlib import Path
+
+from fedcheck._errors import ConfigError, NotConverged
+
+__all__ = ["add_msd_parser", "load_instance", "msd_report", "run_msd"]
+
+
+def add_msd_parser(sub) -> None:
+    msd = sub.add_parser("msd", help="theoretical MSD of PAO-Fed for a configuration (no simulation)")
+    msd.add_argument("config", type=Path, metavar="CONFIG.toml")
+    msd.add_argument("--model", choices=("seed", "exact", "both"), default="both",
+                     help="seed: the paper's F (mu^2 term dropped); exact: with the Gaussian mu^2 term (default both)")
+    msd.add_argument("--method", choices=("auto", "naive", "structured", "white", "grouped", "classes"),
+                     default="auto",
+                     help="naive forms F explicitly (N <= 100); structured never forms it; white reduces R_k = v_k I "
+                          "to N_b^2 problems; grouped also reduces classes of clients sharing (p, v, sigma2) to "
+                          "per-class blocks; classes does so for any R_k (D x D blocks; the MSD only, no rho(F) or "
+                          "thresholds) (default auto: the cheapest that applies, reported as 'route')")
+    msd.add_argument("--certify-stability", action="store_true",
+                     help="classes route: decide the exact model's mean-square stability by solving S - F(S) = I on "
+                          "the "
+                          "client classes (S positive definite iff stable; one more solve of the MSD's size); other "
+                          "routes decide it by rho(F) anyway")
+    msd.add_argument("--progress", action="store_true", help="report each stage on stderr (default when a terminal)")
+    msd.add_argument("--transient", type=int, default=None, metavar="N", help="also the MSD curve for n = 0..N")
+    msd.add_argument("--csv", type=Path, default=None, metavar="FILE", help="write the transient curve as CSV")
+    msd.add_argument("--force", action="store_true", help="let --csv replace an existing FILE")
+    msd.add_argument("--json", action="store_true", help="print JSON")
+    msd.set_defaults(subparser=msd)
+
+
+#: Smallest mu lambda_max ``fedcheck msd`` accepts: below it rho(F) = 1 - O(mu lambda_max) cannot be told from 1
+#: in double precision (the stability verdict and the MSD would be noise).
+MSD_MIN_MU_LAMBDA = 1e-8
+#: Largest mu lambda_max ``fedcheck msd`` accepts: the exact F's rho grows like (mu lambda_max)^2 and its
+#: eigensolver breaks down beyond about 1e150 (ARPACK cannot build a factorization of such a matrix).
+MSD_MAX_MU_LAMBDA = 1e100
+
+
+def _write_csv_atomically(path: Path, report: dict, models, transient: int) -> None:
+    """The transient curve as CSV, written to a temporary file next to ``path`` and renamed into place."""
+    import os
+    import tempfile
+
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", newline="", encoding="utf-8") as fh:
+            writer = csv.writer(fh)
+            writer.writerow(["n"] + [f"msd_db_{m}" for m in models])
+            for n in range(transient + 1):
+                writer.writerow([n] + [report["models"][m]["transient_db"][n] for m in models])
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)  # the mode the user's umask gives a new file, not mkstemp's 0600
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _db(x: float) -> float:
+    return 10.0 * math.log10(x) if x > 0 else -math.inf
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def _analyse(job):
+    """``mean_square_analysis`` of one model (module level, so a worker process can run it)."""
+    from theory.msd.routes import mean_square_analysis
+
+    instance, model, route, progress, certify = job
+    return mean_square_analysis(instance, model, route=route, progress=progress, certify_stability=certify)
+
+
+def _say(message: str) -> None:
+    print(f"fedcheck msd: {message}", file=sys.stderr, flush=True)
+
+
+#: Below this many unknowns N = N_b D the models are analysed one after the other in this process (a worker
+#: process costs more to start than such an analysis).
+PARALLEL_MIN_N = 2000
+
+
+def _analyses(instance, models, route: str, progress, workers: int, certify: bool = False) -> list:
+    """mean_square_analysis of each model; with ``workers > 1`` the models run side by side on the process pool of
+    :mod:`verify.executor` (one model per process). Each model's computation is the same sequence of operations
+    either way, so the results are identical.
+
+    Processes rather than threads: the solves are numpy passes over long vectors, but the Krylov bookkeeping between
+    them (small eigenproblems, block loops) holds the GIL, and two threads serialised on it: at N = 980 two threads
+    took 20.7 s wall (34.7 CPU-s) where two processes take 14.7 s (29 CPU-s) and one model alone 12.1 s."""
+    jobs = [(instance, model, route, progress, certify) for model in models]
+    if workers <= 1 or len(models) <= 1 or instance.n_blocks * instance.D < PARALLEL_MIN_N:
+        return [_analyse(job) for job in jobs]
+    from verify.executor import ProcessExecutor
+
+    with ProcessExecutor(min(workers, len(models))) as pool:
+        return pool.map(_analyse, jobs)
+
+
+def _available_memory() -> float | None:
+    """MemAvailable of /proc/meminfo in bytes (None where there is no such file)."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return float(line.split()[1]) * 1024.0
+    except OSError:
+        return None
+    return None
+
+
+#: Parallel models may use at most this fraction of the available memory (the rest: the OS, the caller).
+PARALLEL_MEMORY_FRACTION = 0.8
+
+
+def _workers_that_fit(instance, route: str, workers: int, say) -> int:
+    """``workers``, or 1 when that many classes-route solves at once would not fit in memory (each holds a few
+    reduced states: 3.6 GB at the paper's scale), said through ``say``."""
+    if workers <= 1 or route != "classes":
+        return workers
+    from theory.msd.classes import classes_peak_bytes
+
+    need, avail = workers * classes_peak_bytes(instance), _available_memory()
+    if avail is None or need <= PARALLEL_MEMORY_FRACTION * avail:
+        return workers
+    say(f"the models one after the other: {workers} at once would need about {need / 1e9:.1f} GB, "
+        f"{avail / 1e9:.1f} GB are available")
+    return 1
+
+
+def msd_report(instance, models, method: str = "auto", transient: int | None = None, progress=None,
+               workers: int | None = None, certify_stability: bool = False) -> dict:
+    """Bounds, thresholds, rho(F) and MSD for ``instance`` (a :class:`theory.msd.PAOFedInstance`).
+
+    The route (grouped, white, structured or naive) is chosen by :func:`theory.msd.routes.choose_route` unless
+    ``method`` forces one; ``progress(message)`` receives one line per stage. The models are analysed in parallel
+    processes, up to ``workers`` (default: the cores available to the process, at most one per model); the results do
+    not depend on it.
+    """
+    from theory.msd import msd_transient, msd_transient_naive, paper_mean_bound, paper_mean_square_bound
+    from theory.msd.routes import choose_route, mean_spectral_radius, mean_threshold_fast
+
+    N = instance.n_blocks * instance.D
+    route = choose_route(instance, method)
+    say = progress or (lambda _msg: None)
+    say(f"route: {route} (N = {N})")
+    mean_bracket = mean_threshold_fast(instance)
+    out = {
+        "mu": instance.mu, "lambda_max": instance.lambda_max, "mu_times_lambda_max": instance.mu * instance.lambda_max,
+        "N": N, "method": route, "route": route,
+        "paper_bounds": {"mean": paper_mean_bound(instance), "mean_square": paper_mean_square_bound(instance)},
+        "thresholds": {"mean": [mean_bracket.lo, mean_bracket.hi]},
+        "mean_spectral_radius": mean_spectral_radius(instance),
+        "models": {},
+    }
+    workers = _cores() if workers is None else int(workers)
+    workers = _workers_that_fit(instance, route, min(workers, len(models)), say)
+    analyses = _analyses(instance, models, route, progress, workers, certify_stability)
+    for model, res in zip(models, analyses, strict=True):
+        bracket, radius = res.threshold, res.spectral_radius
+        out["thresholds"][model] = [bracket.lo, bracket.hi]
+        # an (S2) solution alone does not show rho(F) < 1 (it exists whenever 1 is not an eigenvalue of F)
+        cert = res.stability_certificate
+        decided = math.isfinite(radius) or (res.msd is None and cert is None)
+        stable = (res.msd is not None) if decided else (cert["stable"] if cert is not None else None)
+        entry = {"spectral_radius": radius, "stable": stable,
+                 "threshold_mu": [bracket.lo, bracket.hi],
+                 "threshold_mu_times_lambda_max": [bracket.lo * instance.lambda_max, bracket.hi * instance.lambda_max],
+                 "route": res.route, "seconds": res.seconds}
+        if res.radius_residual is not None:  # rho(F) at mu to the precision the report needs (Ritz residual)
+            entry["spectral_radius_residual"] = res.radius_residual
+        if cert is not None:
+            entry["stability_certificate"] = cert
+        if stable is None:
+            entry["stability"] = (f"not decided on the {res.route} route: rho(F) is not computed there; the MSD is the "
+                                  "solution of (S2), the steady state if mu is mean-square stable")
+        if res.notes:
+            entry["notes"] = list(res.notes)
+        if res.msd is not None:
+            entry.update(msd=res.msd, msd_db=_db(res.msd), solver=res.solver)
+            if res.residual is not None:
+                entry["residual"] = res.residual
+            if res.psd_certificate is not None:
+                entry["psd_certificate"] = res.psd_certificate
+        elif cert is not None and cert["stable"] is False:
+            entry["msd_db"] = None
+            entry["status"] = "unstable (certificate): no steady state"
+            smallest = min(v for v in (cert["lambda_min_symmetric"], cert["lambda_min_difference"]) if v is not None)
+            entry["note"] = (f"mu = {instance.mu:.6g} is outside the mean-square stable range of the {model} model: "
+                             f"S - F(S) = I has no positive definite solution (smallest eigenvalue "
+                             f"{smallest:.6g}"
+                             f"); rho(F) and the threshold are not computed on the {res.route} route")
+        else:
+            entry["msd_db"] = None
+            where = (f"stable for mu < {bracket.lo:.6g}" if bracket.lo > 0 else
+                     f"no stable step size found down to mu = {bracket.hi:.6g}")
+            entry["note"] = (f"mu = {instance.mu:.6g} is outside the mean-square stable range of the {model} model: "
+                             f"rho(F) = {radius:.12g} is not below 1 (margin 1e-9); {where}")
+        if transient is not None:
+            naive = route == "naive"
+            curve = (msd_transient_naive(instance, transient, model) if naive
+                     else msd_transient(instance, transient, model))
+            entry["transient_db"] = [_db(float(v)) for v in curve]
+        out["models"][model] = entry
+    return out
+
+
+def load_instance(path, *, min_mu_lambda: float = 0.0, max_mu_lambda: float = math.inf):
+    """The analysis instance of the ``[instance]`` section of the PAO-Fed configuration at ``path``.
+
+    The other sections are not read (a config for ``fedcheck run paofed`` is accepted as it is), but a config without
+    ``[instance]`` or with ``data.source = "synthetic-rff"`` is refused. The covariances K D^2 and the extended state
+    are checked against the limits before they are formed. ConfigError names the field.
+    """
+    from fedcheck.run import Schema, read_table
+    from fedcheck.run import paofed as plugin
+    from fedcheck.run._budget import check
+
+    path = Path(path)
+    table = read_table(path)
+    source = table.get("data", {}).get("source", "linear") if isinstance(table.get("data"), dict) else "linear"
+    if source != "linear":
+        raise ConfigError(f"data.source = {source!r}: fedcheck msd analyses the linear model of [instance] "
+                          f"(SIM-F, data.source = 'linear'); SIM-E has no closed-form MSD")
+    if "instance" not in table:
+        raise ConfigError("instance: CONFIG has no [instance] section; fedcheck msd needs one (write an empty "
+                          "[instance] for the reference instance)")
+    values = Schema(sections=(plugin.INSTANCE,)).parse({"instance": table["instance"]})
+    values.base_dir = path.parent
+    spec = plugin.instance_spec(values)
+    check(plugin.instance_costs(spec))
+    return plugin.build_instance(spec, min_mu_lambda=min_mu_lambda, max_mu_lambda=max_mu_lambda)
+
+
+def _not_converged(message: str) -> bool:
+    return "did not converge" in message or "not converge" in message
+
+
+def run_msd(args) -> int:
+    """``fedcheck msd``: exit 0, 2 on a bad input, 3 when a solver did not converge on a valid input (one line)."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    from scipy.sparse.linalg import ArpackError, ArpackNoConvergence
+
+    from fedcheck._files import MAX_WORK, check_budget
+
+    parser = args.subparser
+    if args.transient is not None and args.transient < 0:
+        parser.error(f"argument --transient: must be an integer >= 0, got {args.transient}")
+    if args.csv is not None and args.transient is None:
+        parser.error("argument --csv: needs --transient N")
+    if args.force and args.csv is None:
+        parser.error("argument --force: only allowed with --csv")
+    if args.csv is not None:  # before the work: never overwrite a file silently
+        if args.csv.is_dir():
+            parser.error(f"argument --csv: {str(args.csv)!r} is a directory")
+        if (args.csv.exists() or args.csv.is_symlink()) and not args.force:
+            parser.error(f"argument --csv: {str(args.csv)!r} exists; add --force to replace it")
+        if not args.csv.parent.is_dir():
+            parser.error(f"argument --csv: the directory {str(args.csv.parent)!r} does not exist")
+    instance = load_instance(args.config, min_mu_lambda=MSD_MIN_MU_LAMBDA,
+                             max_mu_lambda=MSD_MAX_MU_LAMBDA)  # ConfigError: exit 2, one line
+    if args.transient is not None:
+        n_state = (instance.n_blocks * instance.D) ** 2
+        check_budget("the transient work N^2 x (transient + 1)", n_state * (args.transient + 1), MAX_WORK,
+                     "--transient")
+    models = ("seed", "exact") if args.model == "both" else (args.model,)
+    progress = _say if getattr(args, "progress", False) or sys.stderr.isatty() else None
+    try:
+        report = msd_report(instance, models, args.method, args.transient, progress=progress,
+                            certify_stability=args.certify_stability)
+    except NotConverged:
+        raise
+    except (ArpackError, ArpackNoConvergence) as exc:  # the eigensolver failed on a valid instance
+        raise NotConverged(f"instance: ARPACK: {' '.join(str(exc).split())}") from None
+    except (ValueError, ArithmeticError) as exc:
+        text = " ".join(str(exc).split())
+        if _not_converged(text):  # valid input, the solver stopped at its cap: exit 3
+            raise NotConverged(f"instance: {text}") from None
+        # blame --method only for what it decides (the naive size limit)
+        parser.error(text if "--method" in text else f"instance: {text}")
+    except BrokenProcessPool as exc:  # a model's worker process was killed (e.g. out of memory)
+        print(f"fedcheck msd: error: a model's worker process ended without a result (killed, or out of memory?): "
+              f"{' '.join(str(exc).split()) or type(exc).__name__}", file=sys.stderr)
+        return 1
+    except RuntimeError as exc:  # not the input's fault, not a solver cap: an internal failure
+        print(f"fedcheck msd: error: the analysis failed: {' '.join(str(exc).split()) or type(exc).__name__}",
+              file=sys.stderr)
+        return 1
+    if args.csv is not None:
+        _write_csv_atomically(args.csv, report, models, args.transient)
+    if args.json:
+        from fedcheck._config import strict_json
+
+        for entry in report["models"].values():  # strict JSON: say why a value is null
+            if entry.get("msd_db") is None:
+                entry.setdefault("status", "unstable: rho(F) >= 1, no steady state")
+            elif not math.isfinite(entry["msd_db"]):
+                entry.setdefault("status", "msd = 0: msd_db is -infinity (null)")
+        sys.stdout.write(strict_json(report, indent=2, default=float) + "\n")
+        return 0
+    lam = report["lambda_max"]
+    print(f"PAO-Fed instance: N = {report['N']}, mu = {report['mu']:.6g} "
+          f"(mu lambda_max = {report['mu_times_lambda_max']:.4g}),"
+          f" lambda_max = {lam:.6g}; route: {report['route']}")
+    print(f"paper bounds: mean mu < 2/lambda_max = {report['paper_bounds']['mean']:.6g}; "
+          f"mean square mu < 1/lambda_max = {report['paper_bounds']['mean_square']:.6g}")
+    lo, hi = report["thresholds"]["mean"]
+    print(f"exact mean threshold: mu* in [{lo:.6g}, {hi:.6g}] ({lo * lam:.5g}/lambda_max); rho(M) = "
+          f"{report['mean_spectral_radius']:.6g}")
+    for model, entry in report["models"].items():
+        lo, hi = entry["threshold_mu"]
+        if entry["spectral_radius"] is None or not math.isfinite(entry["spectral_radius"]):
+            decided = {None: "stability not decided", True: "stable by its certificate",
+                       False: "unstable by its certificate"}[entry["stable"]]
+            line = f"{model} F: rho(F) and threshold not computed ({entry['route']} route, {decided}); "
+        else:
+            line = (f"{model} F: rho(F) = {entry['spectral_radius']:.6g}, threshold mu* in [{lo:.6g}, {hi:.6g}] "
+                    f"({lo * lam:.5g}/lambda_max); ")
+        line += f"MSD_inf = {entry['msd_db']:.4f} dB" if entry["msd_db"] is not None else entry["note"]
+        print(line)
+    return 0

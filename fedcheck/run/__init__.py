@@ -1,0 +1,189 @@
+"""``fedcheck run <algorithm> CONFIG.toml``: one plug-in per paper on one layer.
+
+A plug-in (``fedcheck/run/<slug>.py``) declares only what is its own:
+
+* ``NAME`` (the sub-command), ``TITLE`` (one line), ``SCHEMA`` (its sections and fields, declared once:
+  type, range, default, when a field applies and what it means -- :mod:`fedcheck.run._schema`) and ``OPTIONS``
+  (its command-line options, each overriding a field or read from ``values.options``);
+* ``load(values) -> setup``: the validated records, built from the checked fields without allocating anything
+  large (files are already read through the guarded loader);
+* ``estimate(setup) -> [Cost, ...]``: every phase of the run, each naming the field that drives it;
+* ``run(setup, rng) -> dict``: the JSON document (keys starting with ``_`` are for the summary only);
+* ``summarize(setup, result) -> (title, rows)``: the human summary.
+
+This layer does everything else, once: reading the TOML file and the ``.npy``/``.npz`` files it names (through
+:mod:`fedcheck._files`), refusing unknown and not-applicable fields, turning a record's ``ValueError`` into one
+line naming the user's ``section.field``, checking the estimate before anything is allocated
+(:mod:`fedcheck.run._budget`), strict JSON, the summary rounded to meaningful digits, progress on stderr for
+long runs, and the exit status (see :mod:`fedcheck.cli`).
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from fedcheck._errors import ConfigError, NotConverged
+from fedcheck.run._budget import Cost
+from fedcheck.run._schema import Field, Schema, Section, Values
+
+__all__ = ["PLUGINS", "ConfigError", "Cost", "Field", "NotConverged", "Option", "Schema", "Section", "Values",
+           "add_run_parser", "load", "plugin", "read_npy", "read_npz", "read_table", "run_command"]
+
+#: Sub-command -> module of its plug-in (imported on demand).
+PLUGINS = {
+    "pgfl": "fedcheck.run.pgfl",
+    "paofed": "fedcheck.run.paofed",
+    "zcdp-nfl": "fedcheck.run.zcdp_nfl",
+    "gtv": "fedcheck.run.gtv",
+    "fedpdm": "fedcheck.run.fedpdm",
+    "npfl-rl": "fedcheck.run.npfl_rl",
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Option:
+    """A command-line option of a ``run`` sub-command.
+
+    ``field``: the ``section.field`` it overrides (its default and range then come from the field); without one,
+    its value is ``values.options[dest]`` (default ``default``). ``lo``: smallest integer; ``choices``: the
+    allowed strings.
+    """
+
+    flag: str
+    doc: str
+    field: str | None = None
+    default: Any = None
+    lo: int | None = 1
+    choices: tuple[str, ...] = ()
+    metavar: str = "N"
+
+    def __post_init__(self) -> None:
+        if not self.flag.startswith("--"):
+            raise ValueError(f"flag must start with '--', got {self.flag!r}")
+
+    @property
+    def dest(self) -> str:
+        return self.flag[2:].replace("-", "_")
+
+
+def plugin(name: str) -> ModuleType:
+    """The plug-in module of sub-command ``name``."""
+    if name not in PLUGINS:
+        raise ValueError(f"algorithm must be one of {', '.join(PLUGINS)}, got {name!r}")
+    return importlib.import_module(PLUGINS[name])
+
+
+def add_run_parser(sub, int_at_least) -> None:
+    """Register ``run`` and one sub-command per plug-in (``int_at_least(n)``: the CLI's integer type)."""
+    run = sub.add_parser("run", help="run a reference implementation on a configuration")
+    algorithms = run.add_subparsers(dest="algorithm", required=True, parser_class=type(run))
+    for name in PLUGINS:
+        mod = plugin(name)
+        p = algorithms.add_parser(name, help=mod.TITLE, description=mod.TITLE)
+        p.add_argument("config", type=Path, metavar="CONFIG.toml")
+        for opt in mod.OPTIONS:
+            kwargs: dict[str, Any] = {"dest": f"opt_{opt.dest}", "default": None, "metavar": opt.metavar}
+            if opt.choices:
+                kwargs["choices"] = opt.choices
+            elif opt.lo is not None:
+                kwargs["type"] = int_at_least(opt.lo)
+            default = mod.SCHEMA.field(opt.field).default if opt.field else opt.default
+            shown = f"[{opt.field.split('.')[0]}] {opt.field.split('.')[1]}, else {default}" if opt.field else default
+            p.add_argument(opt.flag, help=f"{opt.doc} (default: {shown})", **kwargs)
+        p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+        p.add_argument("--json", action="store_true", help="print the result as strict JSON")
+        p.set_defaults(subparser=p)
+
+
+def read_table(path: Path) -> dict:
+    """The TOML document at ``path`` (guarded reader: regular, readable, bounded, UTF-8)."""
+    try:  # Python >= 3.11
+        import tomllib
+    except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+
+    from fedcheck._files import read_config_text
+
+    text = read_config_text(path, "CONFIG")
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"CONFIG {str(path)!r} is not valid TOML: {' '.join(str(exc).split())}") from None
+
+
+def _resolve(values: Values, key: str) -> Path:
+    path = Path(values[key])
+    return path if path.is_absolute() else Path(values.base_dir) / path
+
+
+def read_npz(values: Values, key: str, *, bool_keys: tuple[str, ...] = ()) -> tuple[Path, dict]:
+    """The arrays of the ``.npz`` named by field ``key`` (relative to the config; headers checked first)."""
+    from fedcheck._files import load_npz
+
+    path = _resolve(values, key)
+    return path, load_npz(path, key, bool_keys=bool_keys)
+
+
+def read_npy(values: Values, key: str) -> tuple[Path, Any]:
+    """The array of the ``.npy`` named by field ``key`` (relative to the config; header checked first)."""
+    from fedcheck._files import load_npy
+
+    path = _resolve(values, key)
+    return path, load_npy(path, key)
+
+
+def load(name: str, config, **options) -> tuple[ModuleType, Values, Any]:
+    """Parse and validate ``config`` for sub-command ``name`` (``options``: option dest -> value, None = unset).
+
+    Returns ``(plugin, values, setup)``; ConfigError names the field. Nothing large is allocated.
+    """
+    mod = plugin(name)
+    config = Path(config)
+    table = read_table(config)
+    overrides, plain = {}, {}
+    for opt in mod.OPTIONS:
+        value = options.get(opt.dest)
+        if opt.field is not None:
+            if value is not None:
+                overrides[opt.field] = (opt.flag, value)
+        else:
+            plain[opt.dest] = opt.default if value is None else value
+    values = mod.SCHEMA.parse(table, overrides, plain)
+    values.base_dir = config.parent
+    with mod.SCHEMA.blame():
+        setup = mod.load(values)
+    return mod, values, setup
+
+
+def run_command(args) -> int:
+    """``fedcheck run <algorithm>``: load, estimate, run, print. Exit status 0 (errors raise; see fedcheck.cli)."""
+    import numpy as np
+
+    from fedcheck.run import _budget
+    from fedcheck.run._output import Progress, print_json, print_summary
+
+    options = {k[len("opt_"):]: v for k, v in vars(args).items() if k.startswith("opt_")}
+    mod, _values, setup = load(args.algorithm, args.config, **options)
+    costs = list(mod.estimate(setup))
+    total = _budget.check(costs)
+    biggest = max(costs, key=lambda c: c.memory) if costs else None
+    make_rng = getattr(mod, "make_rng", None)
+    rng = make_rng(setup) if make_rng is not None else np.random.default_rng(setup.seed)
+    try:
+        with Progress(f"fedcheck run {args.algorithm}", _budget.seconds(total), quiet=args.quiet), \
+                np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
+            result = mod.run(setup, rng)
+    except MemoryError:
+        where = f"{biggest.field}: {biggest.phase}" if biggest is not None else "CONFIG"
+        raise ConfigError(f"{where}: not enough memory for this input (the estimate passed the limits, the machine "
+                          f"has less free memory); reduce {biggest.field if biggest else 'the sizes'}") from None
+    if args.json:
+        print_json({k: v for k, v in result.items() if not k.startswith("_")})
+    else:
+        title, rows = mod.summarize(setup, result)
+        print_summary(title, rows)
+    return 0

@@ -1,0 +1,401 @@
+"""``fedcheck run fedpdm CONFIG.toml``: FedPDM-DP (seed 001, Algorithm 1) or a reconstructed DP baseline.
+
+See ``docs/papers/fedpdm.md``. ``--json`` prints ``{"arm", "rounds", "runs", "seed", "problem", "curves", "noise",
+"privacy", "status"}``: curves are means over runs for t = 0..T (``loss`` = F(x_0^t) of (24), ``accuracy`` on the
+test set or null, ``stationarity`` = P of (21) for FedPDM); ``noise`` the noise multiplier z and the largest
+per-round sigma; ``privacy`` the accounted total per client at its realised participation count (run 0):
+dp-accounting's RDP accountant for every client and its PLD accountant for the busiest one (Poisson-subsampled
+Gaussian at q = Q_max b/|D_i|, the seed's moments-accountant model). Non-finite values are null and ``status`` says
+why.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import Any
+
+from fedcheck.run import ConfigError, Cost, Field, Option, Schema, Section, read_npz
+from fedcheck.run._schema import clean_message
+
+NAME = "fedpdm"
+TITLE = "FedPDM-DP (or a DP baseline) from a TOML configuration"
+
+SOURCES = ("nc", "digits", "mnist_like", "mnist_npz")
+ARMS = ("fedpdm", "fedavg", "fedprox", "scaffold")
+#: Noise multipliers beyond this are refused before dp-accounting sees them (its RDP orders overflow there).
+MAX_NOISE_MULTIPLIER = 1e6
+#: Smallest delta accepted: a normal double (subnormal deltas break the accountants' logarithms).
+MIN_DELTA = 1e-300
+MNIST_KEYS = ("x_train", "y_train", "x_test", "y_test")
+
+
+def _one_of(key, kinds) -> str:
+    return f"{key} = {kinds[0]!r}" if len(kinds) == 1 else f"{key} is " + " or ".join(repr(k) for k in kinds)
+
+
+def _src(*kinds):
+    return dict(applies=lambda v: v["problem.source"] in kinds, when=_one_of("problem.source", kinds))
+
+
+_DP = dict(applies=lambda v: v["algorithm.noise"] == "dp", when="algorithm.noise = 'dp'")
+
+SCHEMA = Schema(sections=(
+    Section(name="problem", doc="The data and the objective (24).", fields=(
+        Field(name="source", kind="choice", choices=SOURCES, default="nc",
+              doc="'nc' (synthetic l1-logistic), 'digits' (scikit-learn's 8x8 digits, loss (25)), 'mnist_like' "
+                  "(synthetic MNIST-shaped data) or 'mnist_npz' (your Keras-layout MNIST .npz)"),
+        Field(name="path", kind="str", required=True, doc="the MNIST .npz (x_train, y_train, x_test, y_test), "
+                                                          "relative to the config", **_src("mnist_npz")),
+        Field(name="N", kind="int", lo=1, default=lambda v: 10 if v["problem.source"] in ("nc", "digits") else 100,
+              doc="clients; the training set is split IID into N equal parts (remainder dropped)"),
+        Field(name="n", kind="int", lo=1, default=60, doc="samples per client", **_src("nc")),
+        Field(name="d", kind="int", lo=1, default=20, doc="features", **_src("nc")),
+        Field(name="n_train", kind="int", lo=lambda v: v["problem.N"], lo_text="problem.N", default=60_000,
+              doc="training images", **_src("mnist_like")),
+        Field(name="n_test", kind="int", lo=1, default=10_000, doc="test images", **_src("mnist_like")),
+        Field(name="beta", kind="real", lo=0.0, default=lambda v: 0.1 if v["problem.source"] == "nc" else 1e-2,
+              doc="weight of the non-convex term beta sum X^2/(1 + X^2)"),
+        Field(name="gamma", kind="real", lo=0.0, default=lambda v: 0.01 if v["problem.source"] == "nc" else 1e-4,
+              doc="l1 weight of h = gamma ||X||_1"),
+        Field(name="data_seed", kind="int", lo=0, default=0, doc="seed of the split (and of the synthetic data)"),
+    )),
+    Section(name="algorithm", doc="Algorithm 1's inputs and its noise.", fields=(
+        Field(name="K", kind="int", lo=1, hi=lambda v: v["problem.N"], hi_text="problem.N", required=True,
+              doc="clients sampled per round t >= 1"),
+        Field(name="rounds", kind="int", lo=1, required=True, option="--rounds", doc="rounds T"),
+        Field(name="batch_size", kind="int", lo=1, required=True, doc="batch size b"),
+        Field(name="batch_rule", kind="choice", choices=("disjoint", "fresh"), default="disjoint",
+              doc="'disjoint' (one permutation per round; Q_max b <= |D_i|) or 'fresh' (each step its own batch)"),
+        Field(name="rho", kind="real", lo=0.0, lo_open=True, required=True, doc="penalty rho (Theorem 3: rho > 4L)"),
+        Field(name="eta0", kind="real", lo=0.0, lo_open=True, required=True, doc="step-size scale eta0"),
+        Field(name="eta_schedule", kind="choice", choices=("inv_sqrt", "constant"), default="inv_sqrt",
+              doc="eta^t = eta0/sqrt(1 + t) ('inv_sqrt') or eta0 ('constant')"),
+        Field(name="nu", kind="real", lo=0.0, required=True, doc="stopping threshold of (11) on ||g||^2 (0: always "
+                                                                 "Q_max steps)"),
+        Field(name="Q_max", kind="int", lo=1, required=True, doc="cap on the local steps"),
+        Field(name="local_start", kind="choice", choices=("warm", "global"), default="warm",
+              doc="x_i^{t,0}: 'warm' (x_i^t) or 'global' (x_0^t)"),
+        Field(name="init", kind="choice", choices=("zeros", "normal"), default="zeros",
+              doc="x_0^0 = 0, or N(0, init_scale^2 I)"),
+        Field(name="init_scale", kind="real", lo=0.0, default=0.0, applies=lambda v: v["algorithm.init"] == "normal",
+              when="algorithm.init = 'normal'", doc="standard deviation of the normal start"),
+        Field(name="first_round_all", kind="bool", default=True, doc="S_0 = [N] (every client in round 0)"),
+        Field(name="noise", kind="choice", choices=("dp", "none", "fixed"), default="dp",
+              doc="'dp' (sigma = z s of (18)-(19)), 'none' (no noise) or 'fixed' (sigma on every upload)"),
+        Field(name="sigma", kind="real", lo=0.0, default=0.0, applies=lambda v: v["algorithm.noise"] == "fixed",
+              when="algorithm.noise = 'fixed'", doc="per-coordinate noise standard deviation"),
+        Field(name="dp_calibration", kind="choice", choices=("per_round_eps", "target_total_eps"),
+              default="per_round_eps", doc="'per_round_eps': z = sqrt(2 ln(1.25/delta))/epsilon (18); "
+                                           "'target_total_eps': the smallest z whose RDP total at the busiest "
+                                           "client's realised participation count is epsilon_total", **_DP),
+        Field(name="epsilon", kind="real", lo=0.0, lo_open=True, default=1.0,
+              applies=lambda v: v["algorithm.noise"] == "dp" and v["algorithm.dp_calibration"] == "per_round_eps",
+              when="algorithm.noise = 'dp' and dp_calibration = 'per_round_eps'", doc="per-round epsilon"),
+        Field(name="epsilon_total", kind="real", lo=0.0, lo_open=True, default=7.0,
+              applies=lambda v: v["algorithm.noise"] == "dp" and v["algorithm.dp_calibration"] == "target_total_eps",
+              when="algorithm.noise = 'dp' and dp_calibration = 'target_total_eps'", doc="target total epsilon"),
+        Field(name="delta", kind="real", lo=MIN_DELTA, hi=1.0, hi_open=True, default=1e-5,
+              doc="per-round delta and the accounting target", **_DP),
+        Field(name="noise_Q", kind="choice", choices=("adaptive", "cap"), default="cap",
+              doc="Q in (19): the realised Q_i^t ('adaptive') or Q_max ('cap')", **_DP),
+        Field(name="G", kind="real", lo=0.0, lo_open=True,
+              doc="the gradient bound of A3 (default: the certified max ||a|| + (3 sqrt 3/8) beta sqrt d)", **_DP),
+        Field(name="prox_threshold_factor", kind="real", lo=0.0, default=1.0,
+              doc="threshold factor x gamma/rho of the proximal step (1: the seed's (13))"),
+        Field(name="sensitivity_model", kind="choice", choices=("eq19", "history"), default="eq19",
+              doc="'eq19': sigma = z s; 'history': sigma = z kappa_n s with the client's history factor "
+                  "(needs noise_Q = 'cap')", **_DP),
+    )),
+    Section(name="arm", doc="FedPDM-DP or a reconstructed DP baseline.", fields=(
+        Field(name="name", kind="choice", choices=ARMS, default="fedpdm",
+              doc="'fedpdm' or a reconstructed baseline 'fedavg', 'fedprox', 'scaffold'"),
+        Field(name="local_steps", kind="int", lo=1, applies=lambda v: v["arm.name"] != "fedpdm",
+              when="arm.name is a baseline", doc="E local SGD steps (default Q_max)"),
+        Field(name="eta_cap", kind="real", lo=0.0, lo_open=True, default=0.1,
+              applies=lambda v: v["arm.name"] != "fedpdm", when="arm.name is a baseline",
+              doc="the eta^t schedule capped at this value"),
+        Field(name="mu", kind="real", lo=0.0, default=0.1, applies=lambda v: v["arm.name"] == "fedprox",
+              when="arm.name = 'fedprox'", doc="FedProx's proximal weight"),
+    )),
+))
+
+OPTIONS = (
+    Option(flag="--rounds", field="algorithm.rounds", doc="rounds T"),
+    Option(flag="--runs", default=1, doc="Monte-Carlo runs"),
+    Option(flag="--seed", default=0, lo=0, metavar="S", doc="root seed"),
+)
+
+_CONFIG_FIELDS = ("K", "rounds", "batch_size", "batch_rule", "rho", "eta0", "eta_schedule", "nu", "Q_max",
+                  "local_start", "init", "init_scale", "first_round_all", "noise", "sigma", "dp_calibration", "epsilon",
+                  "epsilon_total", "delta", "noise_Q", "G", "prox_threshold_factor", "sensitivity_model")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Setup:
+    """A validated FedPDM run (the data not yet built)."""
+
+    v: Any
+    config: Any
+    baseline: Any
+    arrays: dict | None
+    path: str | None
+    N: int
+    n: int
+    n_features: int
+    n_classes: int
+    n_test: int
+    runs: int
+    seed: int
+
+
+def _sizes(v, arrays) -> tuple[int, int, int, int, int]:
+    """(N, n, n_features, n_classes, n_test) of the problem the fields describe."""
+    src, N = v["problem.source"], v["problem.N"]
+    if src == "nc":
+        return N, v["problem.n"], v["problem.d"], 1, 0
+    if src == "mnist_like":
+        return N, v["problem.n_train"] // N, 28 * 28 + 1, 10, v["problem.n_test"]
+    if src == "digits":
+        from reference_impl.datasets import load_digits_images
+
+        X_train, _, X_test, _ = load_digits_images()      # scikit-learn's bundled 8x8 digits (small)
+        train = X_train.shape[0]
+        if N > train:
+            raise ConfigError(f"problem.N must be an integer in [1, {train}] (the digits' training images), got {N}")
+        return N, train // N, X_train.shape[1] + 1, 10, X_test.shape[0]
+    x = arrays["x_train"]
+    train = x.shape[0]
+    if N > train:
+        raise ConfigError(f"problem.N must be an integer in [1, {train}] (the training images of problem.path), "
+                          f"got {N}")
+    pixels = int(math.prod(x.shape[1:])) if x.ndim >= 2 else 1
+    return N, train // N, pixels + 1, 10, arrays["x_test"].shape[0]
+
+
+def _check_mnist(path, arrays) -> None:
+    from fedcheck._files import real_array
+
+    missing = [k for k in MNIST_KEYS if k not in arrays]
+    if missing:
+        raise ConfigError(f"problem.path {str(path)!r} must hold arrays {', '.join(MNIST_KEYS)}; missing "
+                          f"{', '.join(missing)}")
+    for split in ("train", "test"):
+        x, y = arrays[f"x_{split}"], arrays[f"y_{split}"]
+        real_array(x, f"problem.path {str(path)!r} array 'x_{split}'")
+        if x.ndim < 2 or y.reshape(-1).shape[0] != x.shape[0]:
+            raise ConfigError(f"problem.path {str(path)!r}: x_{split} must be (n, ...) images with one label each in "
+                              f"y_{split}, got shapes {x.shape} and {y.shape}")
+        if x.shape[0] == 0:
+            raise ConfigError(f"problem.path {str(path)!r}: x_{split} holds no image")
+        labels = y.reshape(-1)
+        if labels.dtype.kind not in "iu" and not (labels.dtype.kind == "f" and bool(
+                (labels == labels.round()).all())):
+            raise ConfigError(f"problem.path {str(path)!r}: y_{split} must hold integer labels 0..9")
+        if labels.size and (labels.min() < 0 or labels.max() > 9):
+            raise ConfigError(f"problem.path {str(path)!r}: y_{split} must hold labels in 0..9, got "
+                              f"{float(labels.min()) if labels.min() < 0 else float(labels.max())!r}")
+
+
+def load(v) -> Setup:
+    from reference_impl.fedpdm import BaselineConfig, FedPDMConfig
+
+    arrays = path = None
+    if v["problem.source"] == "mnist_npz":
+        path, arrays = read_npz(v, "problem.path")
+        _check_mnist(path, arrays)
+    N, n, nf, classes, n_test = _sizes(v, arrays)
+    kwargs = {k: v[f"algorithm.{k}"] for k in _CONFIG_FIELDS if v[f"algorithm.{k}"] is not None}
+    with SCHEMA.blame("algorithm"):
+        config = FedPDMConfig(**kwargs)
+    with SCHEMA.blame("algorithm", K="algorithm.K", batch_size="algorithm.batch_size"):
+        config.validate_for(SimpleNamespace(N=N, n=n))
+    if config.noise == "dp" and config.dp_calibration == "per_round_eps":
+        z = math.sqrt(2.0 * math.log(1.25 / config.delta)) / config.epsilon
+        if not z <= MAX_NOISE_MULTIPLIER:
+            raise ConfigError(f"algorithm.epsilon: the noise multiplier z = sqrt(2 ln(1.25/delta))/epsilon = {z:.3g} "
+                              f"of (18) is above {MAX_NOISE_MULTIPLIER:g}, where the accountants overflow (epsilon = "
+                              f"{config.epsilon:g}, delta = {config.delta:g}); use a larger epsilon")
+    baseline = None
+    if v["arm.name"] != "fedpdm":
+        with SCHEMA.blame("arm"):
+            baseline = BaselineConfig(name=v["arm.name"], local_steps=v["arm.local_steps"], eta_cap=v["arm.eta_cap"],
+                                      mu=v["arm.mu"] if v["arm.mu"] is not None else 0.1)
+    return Setup(v=v, config=config, baseline=baseline, arrays=arrays, path=None if path is None else str(path), N=N,
+                 n=n, n_features=nf, n_classes=classes, n_test=n_test, runs=v.options["runs"], seed=v.options["seed"])
+
+
+def estimate(s: Setup) -> list[Cost]:
+    c, N, n, nf, m = s.config, s.N, s.n, s.n_features, s.n_classes
+    d = nf * m
+    src = s.v["problem.source"]
+    data_field = {"nc": "problem.n", "digits": "problem.N", "mnist_like": "problem.n_train",
+                  "mnist_npz": "problem.path"}[src]
+    data = float(N) * n * nf
+    if src == "mnist_like":
+        data = float(s.v["problem.n_train"] + s.n_test) * (nf - 1)
+    T, R = c.rounds, s.runs
+    rounds_label = s.v.label("algorithm.rounds")
+    per_round = float(c.K) * c.Q_max * c.batch_size * d * 4 + (float(N) * n + s.n_test) * d * 2 + N * d * 4
+    return [
+        Cost(phase="the data", field=data_field, memory=data * 2, work=data * 10),
+        Cost(phase="the smoothness constant L (one d x d Gram matrix per client and class)",
+             field="problem.d" if src == "nc" else data_field, memory=float(N) * nf * nf,
+             work=2.0 * m * (float(N) * n * nf * nf + 10.0 * N * nf ** 3)),
+        Cost(phase="the participation schedule runs x rounds x N", field=rounds_label, memory=3.0 * R * T * N,
+             work=float(R) * T * N * 30),
+        Cost(phase="the state runs x N x d", field="argument --runs", memory=4.0 * R * N * d),
+        Cost(phase="the work runs x rounds x (local steps + observers)", field=rounds_label,
+             work=float(R) * T * per_round, steps=float(T) * (c.Q_max + 4)),
+    ]
+
+
+def _problem(s: Setup):
+    import numpy as np
+
+    from reference_impl import fedpdm as fp
+
+    v = s.v
+    src = v["problem.source"]
+    rng = np.random.default_rng(v["problem.data_seed"])
+    common = dict(beta=v["problem.beta"], gamma=v["problem.gamma"])
+    with SCHEMA.blame("problem"):
+        if src == "nc":
+            return fp.instance_nc(rng, N=s.N, n=v["problem.n"], d=v["problem.d"], **common)
+        if src == "digits":
+            return fp.digits_problem(rng, N=s.N, **common)
+        if src == "mnist_like":
+            return fp.mnist_like_problem(rng, N=s.N, n_train=v["problem.n_train"], n_test=v["problem.n_test"],
+                                         **common)
+    try:
+        return fp.mnist_npz_problem(s.path, rng, N=s.N, **common)
+    except ValueError as exc:
+        raise ConfigError(f"problem.path {s.path!r}: {clean_message(exc)}") from None
+
+
+def account_clients(counts, z: float, q: float, delta: float, *, pld: bool = True) -> dict:
+    """Per-client (epsilon, delta) at the realised counts: dp-accounting RDP for every distinct count, PLD for the max.
+
+    Each participation is ``PoissonSampledDpEvent(q, GaussianDpEvent(z))`` (the seed's moments-accountant model).
+    """
+    import dp_accounting
+    from dp_accounting import pld as dpa_pld
+    from dp_accounting import rdp as dpa_rdp
+
+    event = dp_accounting.PoissonSampledDpEvent(q, dp_accounting.GaussianDpEvent(z))
+    rdp_by_count = {}
+    for n in sorted(set(int(c) for c in counts)):
+        if n == 0:
+            rdp_by_count[n] = 0.0
+            continue
+        acc = dpa_rdp.RdpAccountant()
+        acc.compose(event, n)
+        rdp_by_count[n] = float(acc.get_epsilon(delta))
+    n_max = int(max(counts))
+    out = {"epsilon_rdp_per_client": [rdp_by_count[int(c)] for c in counts], "max_count": n_max,
+           "epsilon_rdp_max_client": rdp_by_count[n_max]}
+    if pld and n_max > 0:
+        acc = dpa_pld.PLDAccountant(value_discretization_interval=1e-3)
+        acc.compose(event, n_max)
+        out["epsilon_pld_max_client"] = float(acc.get_epsilon(delta))
+    return out
+
+
+def _history_factor(result, config) -> dict:
+    """History factor kappa of the busiest client's last upload (run 0), from its actual eta/Q sequence."""
+    import numpy as np
+
+    from theory.privacy.history import history_factors_fedpdm
+
+    busiest = int(np.argmax(result.participation_counts[0]))
+    rounds = np.flatnonzero(result.participation[0, :, busiest])
+    Qs = [config.Q_max] * rounds.size if config.noise_Q == "cap" else [int(q) for q in result.Q[0, rounds, busiest]]
+    try:
+        kappa = float(history_factors_fedpdm(result.etas[rounds], Qs, config.rho, local_start=config.local_start)[-1])
+    except ValueError as exc:  # (19) itself overflows (eta rho > 2)
+        return {"history_factor_busiest_client": None, "history_factor_status": f"not computable: {exc}"}
+    covered = config.sensitivity_model == "history"
+    return {"history_factor_busiest_client": kappa if math.isfinite(kappa) else None,
+            "history_factor_status": (
+                ("noise calibrated to kappa s: the accounted totals hold given the released history" if covered else
+                 "noise calibrated to s of (19): given the released history the per-round sensitivity is kappa s, so "
+                 "the accounted totals assume kappa = 1 (set algorithm.sensitivity_model = 'history')")
+                if math.isfinite(kappa) else "kappa overflows (warm start with (1 - eta rho)^Q <= -1/3)")}
+
+
+def run(s: Setup, rng) -> dict:
+    import numpy as np
+
+    from reference_impl import fedpdm as fp
+    from theory.fedpdm.convergence import theorem3_conditions
+
+    problem, config = _problem(s), s.config
+    observers = {"loss": lambda st: fp.global_objective(problem, st.x0),
+                 "accuracy": lambda st: fp.accuracy(problem, st.x0)}
+    arm = s.v["arm.name"]
+    with SCHEMA.blame("algorithm"):
+        if arm == "fedpdm":
+            observers["stationarity"] = lambda st: fp.stationarity_measure(problem, st.x, st.x0, st.lam,
+                                                                           config.rho)["P"]
+            result = fp.run_fedpdm(problem, config, rng, runs=s.runs, observers=observers)
+        else:
+            result = fp.run_baseline(problem, config, s.baseline, rng, runs=s.runs, observers=observers)
+    status, curves = [], {}
+    for name, values in result.observations.items():
+        if name == "accuracy" and problem.test_features is None:
+            curves[name] = None
+            continue
+        curves[name] = [float(x) for x in np.mean(values, axis=1)]
+        if not all(math.isfinite(x) for x in curves[name]):
+            status.append(f"curves.{name}: non-finite values (divergence, e.g. eta rho > 2) are null")
+    sigma_max = [float(x) for x in result.sigma.max(axis=(0, 2))]
+    if not all(math.isfinite(x) for x in sigma_max):
+        status.append("noise.sigma_max_per_round: overflow of (19) (eta rho > 2) is null")
+    counts = result.participation_counts[0]
+    steps = config.Q_max if s.baseline is None else (s.baseline.local_steps or config.Q_max)
+    q = steps * config.batch_size / problem.n
+    privacy: dict = {"delta": config.delta, "q": q, "participations": [int(c) for c in counts],
+                     "pT": config.K / problem.N * config.rounds,
+                     "accountant": "Poisson-subsampled Gaussian, dp-accounting"}
+    if config.noise != "dp":
+        privacy["status"] = f"algorithm.noise = {config.noise!r}: no DP accounting"
+    elif q >= 1.0:
+        privacy["status"] = "q = Q_max b/|D_i| >= 1: the subsampled accountant does not apply"
+    else:
+        privacy.update(account_clients(counts, result.z * (2.0 if arm == "scaffold" else 1.0) ** -0.5, q,
+                                       config.delta))
+        privacy["status"] = ("ok" if arm != "scaffold" else
+                             "ok (SCAFFOLD releases two Gaussians per round: accounted as one at z/sqrt(2))")
+    if arm == "fedpdm" and config.noise == "dp":
+        privacy.update(_history_factor(result, config))
+    return {"arm": arm, "rounds": config.rounds, "runs": s.runs, "seed": s.seed,
+            "problem": {"source": s.v["problem.source"], "N": problem.N, "n": problem.n, "d": problem.d,
+                        "L_smooth": problem.L_smooth, "G": result.G,
+                        "theorem3_conditions": theorem3_conditions(problem.L_smooth, config.rho)},
+            "curves": curves, "noise": {"mode": config.noise, "z": result.z, "sigma_max_per_round": sigma_max},
+            "privacy": privacy, "status": "; ".join(status) or "ok"}
+
+
+def summarize(s: Setup, r: dict):
+    loss, p = r["curves"]["loss"], r["privacy"]
+    rows = [("training loss F(x_0)", f"{_g(loss[0])} -> {_g(loss[-1])}")]
+    if r["curves"].get("accuracy"):
+        rows.append(("test accuracy", r["curves"]["accuracy"][-1]))
+    rows.append((f"noise multiplier z ({r['noise']['mode']})", r["noise"]["z"]))
+    if "epsilon_rdp_max_client" in p:
+        rows += [("busiest client's participations", f"{p['max_count']} (pT = {p['pT']:g})"),
+                 (f"its epsilon at delta = {p['delta']:g}: RDP, PLD",
+                  [p["epsilon_rdp_max_client"], p.get("epsilon_pld_max_client")])]
+    else:
+        rows.append(("privacy", p["status"]))
+    if r["status"] != "ok":
+        rows.append(("status", r["status"]))
+    rows.append(("curves and per-client privacy", "use --json"))
+    pr = r["problem"]
+    return (f"{r['arm']} on {pr['source']}: N = {pr['N']}, |D_i| = {pr['n']}, d = {pr['d']}, T = {r['rounds']}, "
+            f"{r['runs']} run(s), seed {r['seed']}"), rows
+
+
+def _g(x) -> str:
+    return "not finite" if x is None or not math.isfinite(x) else f"{x:.4g}"

@@ -1,0 +1,444 @@
+"""``fedcheck run paofed CONFIG.toml``: the reference PAO-Fed (thesis ch. 4) or a baseline on a configuration.
+
+See ``docs/papers/paofed.md``. Two simulations:
+
+* ``[data] source = "linear"`` (default): SIM-F, the faithful algorithm on linear Gaussian data of the analysis
+  instance ``[instance]`` (every field defaults to the reference instance); metric: the server MSD.
+* ``[data] source = "synthetic-rff"``: SIM-E, the paper's nonlinear data in the RFF space with the asynchronous
+  environment ``[environment]``; metric: MSE-test.
+
+``--algorithm`` picks a PAO-Fed variant or a baseline; the ``[algorithm]`` fields of the other algorithms do not
+apply. ``--json`` prints ``{"algorithm", "iterations", "runs", "status", "curve_db", "metric"}``: ``curve_db[n]``
+for the server model w_n, n = 0..iterations; ``status`` "ok" or "diverged" (values beyond the double range are null).
+The ``[instance]`` section (:data:`INSTANCE`, :func:`build_instance`) is also ``fedcheck msd``'s input.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Any
+
+from fedcheck.run import ConfigError, Cost, Field, Option, Schema, Section, read_npy
+
+NAME = "paofed"
+TITLE = "PAO-Fed (SIM-F on linear data, SIM-E on RFF data) or a baseline from a TOML configuration"
+
+#: Largest staleness weight accepted: the second moments hold products of squared weights.
+ALPHA_MAX = 1e100
+ALGORITHMS = ("paofed-u1", "paofed-c0", "paofed-u0", "paofed-c1", "paofed-c2", "paofed-u2", "online-fed",
+              "online-fedsgd", "pso-fed", "signsgd")
+SELECTIONS = ("window", "subset", "bernoulli")
+# the reference instance (theory.msd.instance.reference_instance) at its default mu lambda_max = 0.1
+_REF = dict(K=4, D=5, l_max=2, m=2, selection="subset", p=[0.9, 0.6, 0.4, 0.2], delta=0.3, alpha=[1.0, 0.5, 0.25],
+            sigma2_eta=[0.01, 0.02, 0.015, 0.03], toeplitz_rho=[0.1, 0.3, 0.5, 0.7],
+            w_star=[1.0, -0.5, 0.25, 0.0, 0.5])
+_COVARIANCES = ("toeplitz_rho", "white_variances", "R", "R_npy")
+
+
+def _no_groups(v) -> bool:
+    return v["instance.group"] is None
+
+
+def _ref_if(key: str, size_key: str):
+    """The reference instance's value of ``key`` when the size ``size_key`` is the reference's (else no default)."""
+    def default(v):
+        return list(_REF[key]) if v[f"instance.{size_key}"] == _REF[size_key] else None
+
+    return default
+
+
+def _needs(size_key: str):
+    return lambda v: v[f"instance.{size_key}"] != _REF[size_key]
+
+
+_PER_CLIENT = dict(applies=_no_groups, when="[[instance.group]] is absent")
+_K = dict(length=lambda v: v["instance.K"], length_text="K")
+
+GROUP = Field(name="group", kind="tables", doc="clients as groups sharing (p, sigma2_eta, R): one [[instance.group]] "
+              "table per group, clients numbered group by group; replaces K, p, sigma2_eta and the covariances", sub=(
+    Field(name="count", kind="int", lo=1, required=True, doc="clients in the group"),
+    Field(name="p", kind="real", lo=0.0, hi=1.0, lo_open=True, required=True, doc="participation probability"),
+    Field(name="sigma2_eta", kind="real", lo=0.0, default=0.01, doc="observation-noise variance"),
+    Field(name="white_variance", kind="real", lo=0.0, lo_open=True, doc="R_k = white_variance I (or toeplitz_rho)"),
+    Field(name="toeplitz_rho", kind="real", lo=-1.0, hi=1.0, lo_open=True, hi_open=True,
+          doc="R_k = Toeplitz(toeplitz_rho^|i-j|) (or white_variance)"),
+))
+
+INSTANCE = Section(name="instance", doc="The analysis instance (linear data; the reference instance by default). "
+                                        "Also the input of `fedcheck msd`.", fields=(
+    GROUP,
+    Field(name="K", kind="int", lo=1, default=lambda v: _REF["K"] if _no_groups(v) else
+          sum(g["count"] for g in v["instance.group"]), doc="clients K (with groups: their total, may be omitted)"),
+    Field(name="D", kind="int", lo=1, default=_REF["D"], doc="feature dimension D"),
+    Field(name="l_max", kind="int", lo=0, default=_REF["l_max"], doc="largest delay in rounds l_max"),
+    Field(name="m", kind="int", lo=1, hi=lambda v: v["instance.D"], hi_text="instance.D", default=_REF["m"],
+          doc="entries per message m (p_m = m / D)"),
+    Field(name="selection", kind="choice", choices=SELECTIONS, default=_REF["selection"],
+          doc="which m entries a message carries: a cyclic 'window' at a uniform offset, a uniform m-'subset', or "
+              "each entry with probability m / D ('bernoulli')"),
+    Field(name="p", kind="reals", lo=0.0, hi=1.0, lo_open=True, default=_ref_if("p", "K"), required=_needs("K"),
+          doc="participation probabilities p_k", **_K, **_PER_CLIENT),
+    Field(name="delta", kind="real", lo=0.0, hi=1.0, hi_open=True, default=_REF["delta"],
+          doc="message delays: P(delay >= l) = delta^l, truncated at l_max"),
+    Field(name="alpha", kind="reals", lo=-ALPHA_MAX, hi=ALPHA_MAX, default=_ref_if("alpha", "l_max"),
+          required=_needs("l_max"), length=lambda v: v["instance.l_max"] + 1, length_text="l_max + 1",
+          doc="staleness weights alpha_0..alpha_{l_max} (alpha_0 = 1)"),
+    Field(name="sigma2_eta", kind="reals", lo=0.0, default=_ref_if("sigma2_eta", "K"), required=_needs("K"),
+          doc="observation-noise variances", **_K, **_PER_CLIENT),
+    Field(name="toeplitz_rho", kind="reals", lo=-1.0, hi=1.0, lo_open=True, hi_open=True,
+          doc="R_k = Toeplitz(rho_k^|i-j|) (the default covariances; give one of toeplitz_rho, white_variances, R, "
+              "R_npy)", **_K, **_PER_CLIENT),
+    Field(name="white_variances", kind="reals", lo=0.0, lo_open=True, doc="R_k = v_k I", **_K, **_PER_CLIENT),
+    Field(name="R", kind="matrix", shape=lambda v: (v["instance.K"], v["instance.D"], v["instance.D"]),
+          shape_text="K x D x D", doc="the covariances R_k written out", **_PER_CLIENT),
+    Field(name="R_npy", kind="str", doc="a .npy of shape (K, D, D) holding the covariances (relative to the config)",
+          **_PER_CLIENT),
+    Field(name="w_star", kind="reals", default=_ref_if("w_star", "D"), required=_needs("D"),
+          length=lambda v: v["instance.D"], length_text="D", doc="the true model w* (it does not enter the MSD)"),
+    Field(name="mu", kind="real", lo=0.0, lo_open=True, doc="step size mu (or mu_times_lambda_max; default "
+                                                            "mu lambda_max = 0.1)"),
+    Field(name="mu_times_lambda_max", kind="real", lo=0.0, lo_open=True, doc="the step as mu lambda_max"),
+))
+
+_LINEAR = dict(applies=lambda v: v["data.source"] == "linear", when="data.source = 'linear'")
+_RFF = dict(applies=lambda v: v["data.source"] == "synthetic-rff", when="data.source = 'synthetic-rff'")
+
+
+def _algorithm_is(*names, prefix: str = ""):
+    def applies(v):
+        name = v.options["algorithm"]
+        return name in names or (prefix and name.startswith(prefix))
+
+    return applies
+
+
+SCHEMA = Schema(sections=(
+    Section(name="simulation", doc="The run's length.", fields=(
+        Field(name="iterations", kind="int", lo=1, default=2000, option="--iterations", doc="iterations N"),
+    )),
+    Section(name="data", doc="SIM-F (linear data of [instance]) or SIM-E (the paper's nonlinear RFF data).", fields=(
+        Field(name="source", kind="choice", choices=("linear", "synthetic-rff"), default="linear",
+              doc="'linear' (SIM-F) or 'synthetic-rff' (SIM-E)"),
+        Field(name="K", kind="int", lo=1, default=256, doc="clients", **_RFF),
+        Field(name="D", kind="int", lo=1, default=200, doc="RFF dimension", **_RFF),
+        Field(name="sigma_kappa", kind="real", lo=0.0, lo_open=True, default=5.0, doc="RFF kernel width", **_RFF),
+        Field(name="test_size", kind="int", lo=1, default=500, doc="test samples of MSE-test", **_RFF),
+        Field(name="input_order", kind="choice", choices=("literal", "consecutive"), default="literal",
+              doc="order of the AR inputs", **_RFF),
+        Field(name="bracket", kind="choice", choices=("classical", "literal"), default="classical",
+              doc="reading of the data model's bracket", **_RFF),
+        Field(name="ar_clock", kind="choice", choices=("sample", "iteration"), default="sample",
+              doc="the AR process advances per sample or per iteration", **_RFF),
+        Field(name="horizon", kind="int", lo=1, default=2000, doc="iterations over which a client gets its samples",
+              **_RFF),
+        Field(name="data_groups", kind="ints", lo=0, hi=lambda v: v["data.horizon"], hi_text="data.horizon",
+              default=[500, 1000, 1500, 2000], doc="samples per client of each data group", **_RFF),
+    )),
+    Section(name="environment", doc="SIM-E's asynchronous environment.", applies=_RFF["applies"], when=_RFF["when"],
+            fields=(
+        Field(name="p_groups", kind="reals", lo=0.0, hi=1.0, default=[0.25, 0.1, 0.025, 0.005],
+              doc="participation probability of each availability group"),
+        Field(name="delta", kind="real", lo=0.0, hi=1.0, hi_open=True, default=0.2,
+              doc="P(delay >= l) = delta^l"),
+        Field(name="l_max", kind="int", lo=0, default=10, doc="largest delay"),
+        Field(name="delay_step", kind="int", lo=1, default=1, doc="delay unit in iterations"),
+        Field(name="delay_tail", kind="choice", choices=("discard", "cap"), default="discard",
+              doc="a message later than l_max is discarded or delivered at l_max"),
+    )),
+    replace(INSTANCE, **_LINEAR),
+    Section(name="algorithm", doc="The algorithm's choices; the baseline fields apply to their --algorithm only.",
+            fields=(
+        Field(name="mu", kind="real", lo=0.0, lo_open=True, default=0.4, doc="step size (SIM-F: [instance])", **_RFF),
+        Field(name="m", kind="int", lo=1, hi=lambda v: v["data.D"], hi_text="data.D", default=4,
+              doc="entries per message (SIM-F: [instance])", **_RFF),
+        Field(name="schedule", kind="choice", choices=("instance", "circshift", *SELECTIONS),
+              default=lambda v: "instance" if v["data.source"] == "linear" else "circshift",
+              applies=_algorithm_is("pso-fed", prefix="paofed-"), when="--algorithm is a PAO-Fed variant or pso-fed",
+              doc="entry selection: 'instance' (the instance's law; SIM-F only) or 'circshift' (the experiments')"),
+        Field(name="staleness", kind="choice", choices=("instance", "variant"),
+              default=lambda v: "instance" if v["data.source"] == "linear" else "variant",
+              applies=_algorithm_is("pso-fed", prefix="paofed-"), when="--algorithm is a PAO-Fed variant or pso-fed",
+              doc="staleness weights: 'instance' (alpha of [instance]; SIM-F only) or 'variant' (the variant's)"),
+        Field(name="overlap_rule", kind="choice", choices=("none", "most_recent"), default="none",
+              doc="'none' (the analysis) or 'most_recent' (the paper's rule)"),
+        Field(name="full_downlink", kind="bool", default=False, doc="send the full model downlink"),
+        Field(name="online_fed_fraction", kind="real", lo=0.0, hi=1.0, lo_open=True, default=0.02,
+              applies=_algorithm_is("online-fed"), when="--algorithm online-fed",
+              doc="Online-Fed's server sub-sampling s"),
+        Field(name="pso_fed_m", kind="int", lo=1, applies=_algorithm_is("pso-fed"), when="--algorithm pso-fed",
+              doc="PSO-Fed's entries per message (default: m)"),
+        Field(name="pso_fed_fraction", kind="real", lo=0.0, hi=1.0, lo_open=True, default=0.5,
+              applies=_algorithm_is("pso-fed"), when="--algorithm pso-fed", doc="PSO-Fed's server sub-sampling s"),
+        Field(name="sign_step", kind="real", lo=0.0, lo_open=True, default=1e-3, applies=_algorithm_is("signsgd"),
+              when="--algorithm signsgd", doc="SignSGD's server step gamma"),
+        Field(name="sign_noise", kind="real", lo=0.0, hi=1e300, default=0.0, applies=_algorithm_is("signsgd"),
+              when="--algorithm signsgd", doc="SignSGD's stochastic-sign noise bound B (0: deterministic)"),
+        Field(name="sign_aggregation", kind="choice", choices=("sign_majority", "sign_mean"), default="sign_majority",
+              applies=_algorithm_is("signsgd"), when="--algorithm signsgd", doc="SignSGD's aggregation"),
+        Field(name="baseline_aggregation", kind="choice", choices=("average", "partial"), default="average",
+              applies=_algorithm_is("online-fed", "online-fedsgd"), when="--algorithm online-fed or online-fedsgd",
+              doc="Online-Fed(SGD) with delays: 'average' (choice A) or 'partial' (choice B)"),
+    )),
+))
+
+OPTIONS = (
+    Option(flag="--iterations", field="simulation.iterations", doc="iterations"),
+    Option(flag="--runs", default=1, doc="Monte-Carlo runs"),
+    Option(flag="--seed", default=0, lo=0, metavar="S", doc="root seed"),
+    Option(flag="--algorithm", default="paofed-u1", choices=ALGORITHMS, lo=None, metavar="NAME",
+           doc="one of " + ", ".join(ALGORITHMS)),
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class InstanceSpec:
+    """The checked ``[instance]`` fields (the covariances not yet formed)."""
+
+    fields: dict[str, Any]
+    R_npy: Any
+    K: int
+    D: int
+    l_max: int
+
+
+def instance_spec(v) -> InstanceSpec:
+    """The ``[instance]`` fields of ``v`` after the checks between fields; reads ``R_npy`` (guarded)."""
+    sec = {k.split(".", 1)[1]: v[k] for k in v if k.startswith("instance.")}
+    K, D = sec["K"], sec["D"]
+    groups = sec["group"]
+    if groups is not None:
+        if v.given("instance.K") and K != sum(g["count"] for g in groups):
+            raise ConfigError(f"instance.K = {K} differs from the clients of [[instance.group]] (sum of counts "
+                              f"{sum(g['count'] for g in groups)}); omit K or make them agree")
+        kinds = set()
+        for i, g in enumerate(groups):
+            given = [f for f in ("white_variance", "toeplitz_rho") if g[f] is not None]
+            if len(given) != 1:
+                raise ConfigError(f"instance.group[{i}]: give exactly one of white_variance (a real > 0) and "
+                                  f"toeplitz_rho (a real in (-1, 1)), got {given or 'neither'}")
+            kinds.add(given[0])
+            if len(kinds) > 1:
+                raise ConfigError(f"instance.group[{i}].{given[0]}: every group must describe R the same way (all "
+                                  f"white_variance or all toeplitz_rho)")
+        key = "white_variances" if kinds == {"white_variance"} else "toeplitz_rho"
+        one = "white_variance" if key == "white_variances" else key
+        sec.update(p=[g["p"] for g in groups for _ in range(g["count"])],
+                   sigma2_eta=[g["sigma2_eta"] for g in groups for _ in range(g["count"])],
+                   **{key: [g[one] for g in groups for _ in range(g["count"])]})
+    given = [f for f in _COVARIANCES if sec.get(f) is not None]
+    if len(given) > 1:
+        raise ConfigError(f"instance.{given[1]}: give at most one of instance.R, toeplitz_rho, white_variances, R_npy")
+    if not given:
+        if K != _REF["K"]:
+            raise ConfigError(f"instance.toeplitz_rho must be given (a list of K = {K} reals in (-1, 1)) when K != 4 "
+                              f"(or one of white_variances, R, R_npy)")
+        sec["toeplitz_rho"] = list(_REF["toeplitz_rho"])
+    if sec["mu"] is not None and sec["mu_times_lambda_max"] is not None:
+        raise ConfigError("instance.mu: give at most one of instance.mu and instance.mu_times_lambda_max")
+    R_npy = None
+    if sec.get("R_npy") is not None:
+        path, R_npy = read_npy(v, "instance.R_npy")
+        from fedcheck._files import real_array
+
+        R_npy = real_array(R_npy, f"instance.R_npy {str(path)!r}", shape=(K, D, D))
+    return InstanceSpec(fields=sec, R_npy=R_npy, K=K, D=D, l_max=sec["l_max"])
+
+
+def instance_costs(spec: InstanceSpec) -> list[Cost]:
+    """The covariances K D^2 and the extended state (1 + K (l_max + 1)) D of an instance."""
+    K, D, L = spec.K, spec.D, spec.l_max
+    return [Cost(phase="the covariances K D^2", field="instance.D", memory=float(K) * D * D, work=float(K) * D ** 3),
+            Cost(phase="the extended state (1 + K (l_max + 1)) D", field="instance.l_max",
+                 memory=(1.0 + K * (L + 1)) * D)]
+
+
+def build_instance(spec: InstanceSpec, *, min_mu_lambda: float = 0.0, max_mu_lambda: float = math.inf):
+    """The :class:`theory.msd.instance.PAOFedInstance` of ``spec``; ConfigError names the field.
+
+    ``min_mu_lambda``, ``max_mu_lambda``: the accepted range of mu lambda_max (``fedcheck msd`` needs rho(F) =
+    1 - O(mu) resolvable, and rho(F) ~ (mu lambda_max)^2 within the double range).
+    """
+    import numpy as np
+
+    from theory.msd.instance import PAOFedInstance, toeplitz_covariances
+
+    f, K, D = spec.fields, spec.K, spec.D
+    if spec.R_npy is not None:
+        R, source = spec.R_npy, "R_npy"
+    elif f.get("white_variances") is not None:
+        R, source = np.asarray(f["white_variances"])[:, None, None] * np.eye(D)[None], "white_variances"
+    elif f.get("R") is not None:
+        R, source = np.asarray(f["R"], dtype=np.float64), "R"
+    else:
+        R, source = toeplitz_covariances(np.asarray(f["toeplitz_rho"], dtype=np.float64), D), "toeplitz_rho"
+    kwargs = dict(K=K, D=D, l_max=f["l_max"], m=f["m"], selection=f["selection"], R=R,
+                  w_star=np.asarray(f["w_star"], dtype=np.float64), p=np.asarray(f["p"], dtype=np.float64),
+                  delta=f["delta"], alpha=np.asarray(f["alpha"], dtype=np.float64),
+                  sigma2_eta=np.asarray(f["sigma2_eta"], dtype=np.float64))
+    with SCHEMA.blame("instance"):
+        inst = PAOFedInstance(**kwargs, mu=1.0)
+    lam_max = inst.lambda_max
+    if not lam_max > 0:
+        raise ConfigError(f"instance.{source}: every covariance R_k is zero (lambda_max = 0); the regressors must "
+                          f"have some variance")
+    mu, scale = f["mu"], f["mu_times_lambda_max"]
+    if mu is None:
+        mu = (0.1 if scale is None else scale) / lam_max
+        if not 0 < mu < float("inf"):
+            raise ConfigError(f"instance.mu_times_lambda_max: mu = mu_times_lambda_max / lambda_max = "
+                              f"{0.1 if scale is None else scale:g} / {lam_max:g} is not a finite real > 0")
+    if mu * lam_max < min_mu_lambda:
+        field = "mu" if scale is None else "mu_times_lambda_max"
+        raise ConfigError(f"instance.{field}: mu lambda_max = {mu * lam_max:.3g} is below {min_mu_lambda:g}, where "
+                          f"rho(F) = 1 - O(mu) is not resolvable in double precision")
+    if not mu * lam_max <= max_mu_lambda:
+        field = "mu" if scale is None else "mu_times_lambda_max"
+        raise ConfigError(f"instance.{field}: mu lambda_max = {mu * lam_max:.3g} is above {max_mu_lambda:g}, where "
+                          f"rho(F) ~ (mu lambda_max)^2 leaves the double range (every mu above 2/lambda_max = "
+                          f"{2 / lam_max:.3g} is unstable in the mean already)")
+    return inst.with_mu(mu)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Setup:
+    """A validated PAO-Fed run."""
+
+    values: Any
+    spec: InstanceSpec | None
+    algorithm: str
+    iterations: int
+    runs: int
+    seed: int
+    K: int
+    D: int
+    l_max: int
+
+
+def load(v) -> Setup:
+    spec = None
+    if v["data.source"] == "linear":
+        spec = instance_spec(v)
+        K, D, l_max = spec.K, spec.D, spec.l_max
+    else:
+        K, D, l_max = v["data.K"], v["data.D"], v["environment.l_max"]
+        cells = len(v["data.data_groups"]) * len(v["environment.p_groups"])
+        if K < cells:
+            raise ConfigError(f"data.K = {K} is fewer than the data groups x availability groups = "
+                              f"{len(v['data.data_groups'])} x {len(v['environment.p_groups'])} = {cells} (the clients "
+                              f"are split evenly over them: some group would have no client)")
+    name = v.options["algorithm"]
+    for key in ("schedule", "staleness"):
+        if v[f"algorithm.{key}"] == "instance" and spec is None:
+            raise ConfigError(f"algorithm.{key}: 'instance' needs data.source = 'linear'")
+    return Setup(values=v, spec=spec, algorithm=name, iterations=v["simulation.iterations"], runs=v.options["runs"],
+                 seed=v.options["seed"], K=K, D=D, l_max=l_max)
+
+
+def estimate(s: Setup) -> list[Cost]:
+    K, D = s.K, s.D
+    costs = instance_costs(s.spec) if s.spec is not None else [
+        Cost(phase="the client models K x D", field="data.D", memory=float(K) * D),
+        Cost(phase="the sample schedule K x horizon", field="data.horizon", memory=float(K) * s.values["data.horizon"]),
+        Cost(phase="the test set test_size x D", field="data.test_size", memory=float(s.values["data.test_size"]) * D)]
+    costs.append(Cost(phase="the state runs x K x D x (l_max + 1)", field="argument --runs",
+                      memory=float(s.runs) * K * D * (s.l_max + 1)))
+    costs.append(Cost(phase="the work iterations x runs x K x D", field=s.values.label("simulation.iterations"),
+                      work=float(s.iterations) * s.runs * K * D, steps=s.iterations))
+    return costs
+
+
+def _algorithm(s: Setup, instance):
+    from reference_impl.paofed import algorithm_config
+
+    v, name = s.values, s.algorithm
+    a = {k.split(".", 1)[1]: v[k] for k in v if k.startswith("algorithm.")}
+    overrides = {k: a[k] for k in ("overlap_rule", "full_downlink")}
+    overrides.update(sign_step=a["sign_step"] if a["sign_step"] is not None else 1e-3,
+                     sign_noise=a["sign_noise"] if a["sign_noise"] is not None else 0.0)
+    if instance is not None:
+        mu, m = instance.mu, instance.m
+    else:
+        mu, m = a["mu"], a["m"]
+    if name.startswith("paofed-") or name == "pso-fed":
+        overrides["schedule"] = instance.selection if a["schedule"] == "instance" else a["schedule"]
+        if a["staleness"] == "instance":
+            overrides["alpha"] = tuple(instance.alpha)
+    if name == "online-fed":
+        overrides["server_fraction"] = a["online_fed_fraction"]
+    if name == "pso-fed":
+        overrides["server_fraction"] = a["pso_fed_fraction"]
+        m = a["pso_fed_m"] if a["pso_fed_m"] is not None else (m if instance is not None else None)
+    if name in ("online-fed", "online-fedsgd"):
+        overrides["aggregation"] = a["baseline_aggregation"]
+        if a["baseline_aggregation"] == "partial":
+            overrides["alpha"] = None
+            overrides["staleness_decay"] = 1.0
+    if name == "signsgd":
+        overrides["aggregation"] = a["sign_aggregation"]
+    with SCHEMA.blame("algorithm"):
+        config = algorithm_config(name, mu=mu, m=m, **overrides)
+    if config.schedule != "full" and config.m > s.D:
+        field = "pso_fed_m" if name == "pso-fed" and a["pso_fed_m"] is not None else "m"
+        raise ConfigError(f"algorithm.{field} must be an integer in [1, D = {s.D}], got {config.m}")
+    return config
+
+
+def simulation(s: Setup):
+    """``(env, config, data, label)`` of the setup (allocates the instance or the RFF environment)."""
+    from reference_impl.paofed import AsyncEnvironment, LinearData, experiment_environment
+    from reference_impl.paofed.data import SyntheticRFFData
+
+    v = s.values
+    if s.spec is not None:
+        inst = build_instance(s.spec)
+        env = AsyncEnvironment(K=inst.K, D=inst.D, p=inst.p, delta=inst.delta, l_max=inst.l_max)
+        return env, _algorithm(s, inst), LinearData.from_instance(inst), "SIM-F: linear data of the instance"
+    with SCHEMA.blame("environment", K="data.K", D="data.D", data_groups="data.data_groups", horizon="data.horizon"):
+        env = experiment_environment(K=s.K, D=s.D, p_groups=tuple(v["environment.p_groups"]),
+                                     data_groups=tuple(float(x) for x in v["data.data_groups"]),
+                                     horizon=v["data.horizon"], delta=v["environment.delta"], l_max=s.l_max,
+                                     delay_step=v["environment.delay_step"], delay_tail=v["environment.delay_tail"])
+    with SCHEMA.blame("data"):
+        data = SyntheticRFFData(K=s.K, D=s.D, sigma_kappa=v["data.sigma_kappa"], test_size=v["data.test_size"],
+                                input_order=v["data.input_order"], bracket=v["data.bracket"],
+                                ar_clock=v["data.ar_clock"])
+    return env, _algorithm(s, None), data, "SIM-E: the paper's nonlinear data in the RFF space"
+
+
+def run(s: Setup, rng) -> dict:
+    import numpy as np
+
+    from reference_impl.paofed import run_paofed
+
+    env, config, data, label = simulation(s)
+    result = run_paofed(env, config, data, s.iterations, rng, runs=s.runs)
+    curve_db = result.curve_db()
+    finite = bool(np.all(np.isfinite(curve_db)))
+    half = s.iterations // 2
+    comm = result.communication
+    messages = int(np.sum(comm.messages))
+    extra = {
+        "label": label, "steady_db": float(10.0 * np.log10(np.mean(result.curve[half:]))), "half": half,
+        "entries": env.D if config.schedule == "full" else config.m, "messages": messages,
+        "savings": comm.savings(env.D) if messages else None, "load": comm.load_bits() if messages else None}
+    return {"algorithm": config.name, "iterations": s.iterations, "runs": s.runs,
+            "status": "ok" if finite else "diverged", "curve_db": [float(v) for v in curve_db],
+            "metric": result.metric, "_summary": extra}
+
+
+def summarize(s: Setup, r: dict):
+    extra = r["_summary"]
+    rows = []
+    if r["status"] != "ok":
+        rows.append(("status", "diverged (the learning curve is not finite: try a smaller step mu)"))
+    rows += [(f"{r['metric'].upper()} after the last iteration (dB)", r["curve_db"][-1]),
+             (f"mean over n = {extra.get('half')}..{s.iterations} (dB)", extra.get("steady_db"))]
+    if extra.get("messages"):
+        up, down = extra["savings"]
+        rows.append(("communication", f"{extra['messages']} exchanges, {extra['entries']} of D = {s.D} entries per "
+                     f"message; savings uplink {100 * up:.1f} %, downlink {100 * down:.1f} %, load "
+                     f"{extra['load']:.0f} bits per exchanging client and iteration"))
+    rows.append(("learning curve", "use --json for all values"))
+    return (f"{r['algorithm']} ({extra.get('label', '')}): K = {s.K}, D = {s.D}, {s.iterations} iterations, "
+            f"{s.runs} run(s), seed {s.seed}"), rows

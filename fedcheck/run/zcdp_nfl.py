@@ -1,0 +1,436 @@
+"""``fedcheck run zcdp-nfl CONFIG.toml``: the reference zCDP-NFL (thesis ch. 3, P2 Algorithm 1) on a configuration.
+
+See ``docs/papers/zcdp_nfl.md``. The baselines of the paper's experiments (eps_delta_dp_nfl, zcdp_grad_nfl,
+p_admm) are labelled reconstructions: the paper gives none of their rules. ``--json`` prints ``{"algorithm",
+"objective", "graph", "K", "P", "M", "edges", "iterations", "runs", "seed", "rho", "step": {"kind", "eta0"},
+"status", "ne_curve", "ne_final", "privacy": {"schedule", "c1", "certified", "delta", "total_zcdp", "epsilon",
+"status"}, "ground_truth": {"F_star", "certificate", "residual"}}`` (baselines add their own keys); NE(n) is the
+normalised error against the CVXPY optimum, mean over runs; non-finite values are null with a status.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from fedcheck.run import ConfigError, Cost, Field, NotConverged, Option, Schema, Section, read_npz
+from fedcheck.run._budget import connected_gnm
+from fedcheck.run._graphs import GENERATORS, check_params, generator_cost, pairs_graph
+from fedcheck.run._schema import clean_message
+
+NAME = "zcdp-nfl"
+TITLE = "zCDP-NFL (P2 Algorithm 1) on a graph and data from a TOML configuration"
+
+OBJECTIVES = ("elastic_net", "lad", "ridge")
+METHODS = ("zcdp_nfl", "eps_delta_dp_nfl", "zcdp_grad_nfl", "p_admm")
+STEPS = ("constant", "inv_sqrt", "inv", "inv_square", "growing")
+
+
+def _src(kind: str):
+    return dict(applies=lambda v: v["graph.source"] == kind, when=f"graph.source = '{kind}'")
+
+
+_SYN = dict(applies=lambda v: v["data.source"] == "synthetic", when="data.source = 'synthetic'")
+_NOISY = dict(applies=lambda v: v["privacy.schedule"] != "none", when="privacy.schedule is 'S1' or 'S2'")
+_ADMM_STEP = dict(applies=lambda v: not (v["algorithm.method"] == "zcdp_grad_nfl" and v["algorithm.mu"] is not None),
+                  when="the method is not zcdp_grad_nfl with its own algorithm.mu")
+
+SCHEMA = Schema(sections=(
+    Section(name="data", doc="The local data: synthetic (the paper's generator) or your arrays.", fields=(
+        Field(name="source", kind="choice", choices=("synthetic", "npz"), default="synthetic",
+              doc="'synthetic': x ~ N(0, I_P) rescaled to ||x|| <= 1, y = x^T w_k + N(0, noise_std^2); 'npz': the "
+                  "arrays of data.path"),
+        Field(name="path", kind="str", required=True, applies=lambda v: v["data.source"] == "npz",
+              when="data.source = 'npz'", doc="an .npz (relative to the config) with X (K, M, P) and y (K, M)"),
+        Field(name="P", kind="int", lo=1, default=8, doc="features P", **_SYN),
+        Field(name="M", kind="int", lo=1, default=50, doc="samples per node M", **_SYN),
+        Field(name="noise_std", kind="real", lo=0.0, default=0.1, doc="label-noise standard deviation", **_SYN),
+        Field(name="heterogeneity", kind="real", lo=0.0, default=0.0,
+              doc="client truths w_k = w_o + heterogeneity N(0, I_P)", **_SYN),
+        Field(name="zero_coordinates", kind="int", lo=0, hi=lambda v: v["data.P"], hi_open=True, hi_text="data.P",
+              default=0, doc="the first entries of w_o set to 0", **_SYN),
+        Field(name="seed", kind="int", lo=0, default=0, doc="seed of the synthetic data", **_SYN),
+    )),
+    Section(name="graph", doc="The network: a connected Erdos-Renyi graph, a networkx generator or an edge list.",
+            fields=(
+        Field(name="source", kind="choice", choices=("erdos_renyi", "generator", "edges"), default="erdos_renyi",
+              doc="'erdos_renyi' (connected G(K, m), m = round(K mean_degree / 2), redrawn until connected), "
+                  "'generator' (a networkx generator) or 'edges' (an edge list)"),
+        Field(name="K", kind="int", lo=2, doc="nodes (default 50, or the K of data.path)", **_src("erdos_renyi")),
+        Field(name="mean_degree", kind="real", lo=0.0, lo_open=True, default=3.0, doc="mean degree",
+              **_src("erdos_renyi")),
+        Field(name="generator", kind="choice", choices=tuple(GENERATORS), required=True,
+              doc="the networkx generator", **_src("generator")),
+        Field(name="params", kind="table", default={}, doc="the generator's parameters, e.g. { d = 3, n = 50 }",
+              **_src("generator")),
+        Field(name="edges", kind="pairs", required=True, doc="[[k, l], ...] on nodes 0..K-1 (K = largest + 1)",
+              **_src("edges")),
+        Field(name="seed", kind="int", lo=0, default=0,
+              applies=lambda v: v["graph.source"] == "erdos_renyi" or (
+                  v["graph.source"] == "generator" and GENERATORS[v["graph.generator"]].seeded),
+              when="graph.source = 'erdos_renyi' or a random generator", doc="graph seed"),
+    )),
+    Section(name="model", doc="The objective F(w) = sum_k f_k(w).", fields=(
+        Field(name="objective", kind="choice", choices=OBJECTIVES, default="lad",
+              doc="'elastic_net' (squared loss + lam (lam1 ||w||_1 + lam2 ||w||^2)), 'lad' (|x^T w - y|, bounded "
+                  "subgradients) or 'ridge' (squared loss + lam ||w||^2)"),
+        Field(name="lam", kind="real", lo=0.0, default=1.0, applies=lambda v: v["model.objective"] != "lad",
+              when="model.objective is 'elastic_net' or 'ridge'", doc="regularisation weight lambda"),
+        Field(name="lam1", kind="real", lo=0.0, applies=lambda v: v["model.objective"] == "elastic_net",
+              when="model.objective = 'elastic_net'", doc="l1 weight (default 0.001 ||X^T y||_inf)"),
+        Field(name="lam2", kind="real", lo=0.0, default=1.0, applies=lambda v: v["model.objective"] == "elastic_net",
+              when="model.objective = 'elastic_net'", doc="l2 weight"),
+        Field(name="clip", kind="real", lo=0.0, lo_open=True, applies=lambda v: v["model.objective"] != "lad",
+              when="model.objective is 'elastic_net' or 'ridge'",
+              doc="per-sample gradient clipping at c1 (without it the privacy is not certified)"),
+    )),
+    Section(name="privacy", doc="The noise schedule and the accounting.", fields=(
+        Field(name="schedule", kind="choice", choices=("none", "S1", "S2"), default="S2",
+              doc="'none'; 'S2' (privacy-first: phi(n) = phi1 tau^-(n-1)); 'S1' (variance-first: sigma^2(n) = "
+                  "sigma2_0 tau^n)"),
+        Field(name="phi1", kind="real", lo=0.0, lo_open=True, default=1e-3,
+              applies=lambda v: v["privacy.schedule"] == "S2", when="privacy.schedule = 'S2'",
+              doc="first-round zCDP budget phi^(1)"),
+        Field(name="tau", kind="real", lo=0.0, hi=1.0, lo_open=True, default=0.99, doc="schedule ratio tau", **_NOISY),
+        Field(name="sigma2_0", kind="real", lo=0.0, lo_open=True, default=0.01,
+              applies=lambda v: v["privacy.schedule"] == "S1", when="privacy.schedule = 'S1'",
+              doc="initial noise variance sigma^2(0)"),
+        Field(name="c1", kind="real", lo=0.0, lo_open=True, default=1.0,
+              doc="the per-sample gradient bound of the calibration", **_NOISY),
+        Field(name="delta", kind="real", lo=0.0, hi=1.0, lo_open=True, hi_open=True, default=1e-5,
+              doc="delta of the accounted (epsilon, delta)", **_NOISY),
+    )),
+    Section(name="algorithm", doc="zCDP-NFL or a reconstructed baseline.", fields=(
+        Field(name="method", kind="choice", choices=METHODS, default="zcdp_nfl",
+              doc="'zcdp_nfl' (the paper's algorithm) or a reconstructed baseline: 'eps_delta_dp_nfl' (classical "
+                  "Gaussian per round, basic composition; needs S1 or S2), 'zcdp_grad_nfl' (private subgradient "
+                  "descent), 'p_admm' (zCDP-NFL with the constant step eta0)"),
+        Field(name="mu", kind="real", lo=0.0, lo_open=True, applies=lambda v: v["algorithm.method"] == "zcdp_grad_nfl",
+              when="algorithm.method = 'zcdp_grad_nfl'",
+              doc="zcdp_grad_nfl's step (default: matched to zCDP-NFL's noise-free NE at n = 10)"),
+        Field(name="split", kind="choice", choices=("dynamic", "constant"), default="dynamic",
+              applies=lambda v: v["algorithm.method"] == "eps_delta_dp_nfl",
+              when="algorithm.method = 'eps_delta_dp_nfl'",
+              doc="the budget split over rounds: 'dynamic' (eps_n ~ tau^-(n-1)/2) or 'constant' (eps/T)"),
+        Field(name="rho", kind="real", lo=0.0, lo_open=True, default=1.0, doc="ADMM penalty rho", **_ADMM_STEP),
+        Field(name="step", kind="choice", choices=STEPS, default="constant",
+              applies=lambda v: _ADMM_STEP["applies"](v) and v["algorithm.method"] != "p_admm",
+              when="the method is not p_admm (constant step) nor zcdp_grad_nfl with its own algorithm.mu",
+              doc="step schedule eta(n): constant, inv_sqrt (eta0/sqrt(n)), inv, inv_square, growing (eta0 n^2)"),
+        Field(name="eta0", kind="real", lo=0.0, lo_open=True, default=0.5, doc="step scale eta0", **_ADMM_STEP),
+    )),
+    Section(name="simulation", doc="Length, runs and the noise seed.", fields=(
+        Field(name="iterations", kind="int", lo=1, default=200, option="--iterations", doc="iterations T"),
+        Field(name="runs", kind="int", lo=1, default=1, option="--runs", doc="Monte-Carlo runs"),
+        Field(name="seed", kind="int", lo=0, default=0, option="--seed", doc="noise seed"),
+    )),
+), renames={"kind": "privacy.schedule", "objective": "model.objective"})
+
+OPTIONS = (
+    Option(flag="--iterations", field="simulation.iterations", doc="iterations"),
+    Option(flag="--runs", field="simulation.runs", doc="Monte-Carlo runs"),
+    Option(flag="--seed", field="simulation.seed", lo=0, metavar="S", doc="noise seed"),
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Setup:
+    """A validated zCDP-NFL run (the graph and data not yet drawn)."""
+
+    v: Any
+    X: Any
+    y: Any
+    K: int
+    P: int
+    M: int
+    graph_params: dict | None
+    iterations: int
+    runs: int
+    seed: int
+
+
+def load(v) -> Setup:
+    X = y = None
+    if v["data.source"] == "npz":
+        path, arrays = read_npz(v, "data.path")
+        missing = [k for k in ("X", "y") if k not in arrays]
+        if missing:
+            raise ConfigError(f"data.path {str(path)!r} must hold arrays X (K, M, P) and y (K, M); missing "
+                              f"{', '.join(missing)}")
+        from fedcheck._files import real_array
+
+        X = real_array(arrays["X"], f"data.path {str(path)!r} array 'X'")
+        y = real_array(arrays["y"], f"data.path {str(path)!r} array 'y'")
+        if X.ndim != 3 or min(X.shape) < 1 or y.shape != X.shape[:2]:
+            raise ConfigError(f"data.path {str(path)!r}: X must be (K, M, P) and y (K, M), got {X.shape} and "
+                              f"{y.shape}")
+    src, params = v["graph.source"], None
+    if src == "erdos_renyi":
+        K = v["graph.K"] if v["graph.K"] is not None else (50 if X is None else X.shape[0])
+    elif src == "edges":
+        K = max(max(e) for e in v["graph.edges"]) + 1
+    else:
+        params = check_params(v["graph.generator"], v["graph.params"])
+        K = generator_cost(v["graph.generator"], params)[1]
+    if X is not None and X.shape[0] != K:
+        field = "graph.K" if v.given("graph.K") else f"graph.{'edges' if src == 'edges' else 'params'}"
+        raise ConfigError(f"data.path: X has {X.shape[0]} clients but the graph has K = {K} nodes ({field})")
+    if K < 2:
+        raise ConfigError(f"graph: the graph must have at least 2 nodes, got {K}")
+    if v["algorithm.method"] == "eps_delta_dp_nfl" and v["privacy.schedule"] == "none":
+        raise ConfigError("algorithm.method 'eps_delta_dp_nfl' is matched to zCDP-NFL's accounted (epsilon, delta): "
+                          "privacy.schedule must be 'S1' or 'S2'")
+    T = v["simulation.iterations"]
+    _check_privacy_total(v, T)
+    P, M = (v["data.P"], v["data.M"]) if X is None else (X.shape[2], X.shape[1])
+    return Setup(v=v, X=X, y=y, K=K, P=P, M=M, graph_params=params, iterations=T, runs=v["simulation.runs"],
+                 seed=v["simulation.seed"])
+
+
+def _check_privacy_total(v, T: int) -> None:
+    """Refuse a schedule whose per-round budget leaves the double range within the run (no finite privacy)."""
+    kind, tau = v["privacy.schedule"], v["privacy.tau"]
+    if kind == "none" or tau == 1.0:
+        return
+    label = v.label("simulation.iterations")
+    if kind == "S1":   # sigma^2(n) = sigma2_0 tau^n must stay a normal double
+        n0 = (math.log(2.2250738585072014e-308) - math.log(v["privacy.sigma2_0"])) / math.log(tau)
+        if n0 <= T:
+            raise ConfigError(f"privacy.tau: with schedule S1 the noise variance sigma2_0 tau^n underflows to 0 from "
+                              f"iteration n = {math.ceil(n0)} on ({label} = {T}), so the total zCDP overflows: no "
+                              f"finite privacy guarantee; use tau closer to 1, a larger sigma2_0 or fewer iterations")
+    else:              # phi(n) = phi1 tau^-(n-1) must stay finite, and so must its sum
+        n0 = 1 + (math.log(1e300) - math.log(v["privacy.phi1"])) / -math.log(tau)
+        if n0 <= T:
+            raise ConfigError(f"privacy.tau: with schedule S2 the per-round budget phi1 tau^-(n-1) exceeds 1e300 from "
+                              f"iteration n = {math.ceil(n0)} on ({label} = {T}), so the total zCDP overflows: no "
+                              f"finite privacy guarantee; use tau closer to 1, a smaller phi1 or fewer iterations")
+
+
+def _check_accounting(v, problem, config, T: int) -> None:
+    """The per-round sensitivities and the accounted total must be finite before the run (they are closed forms)."""
+    import numpy as np
+
+    if config.privacy.kind == "none":
+        return
+    etas = config.step.etas(T)
+    sens = config.privacy.sensitivities(problem, config.rho, etas)
+    if not np.all(np.isfinite(sens)):
+        raise ConfigError(f"privacy.c1: the sensitivity Delta = 2 c1/(M (2 rho d + 1/eta)) of Lemma I overflows for "
+                          f"c1 = {config.privacy.c1:g}; use a smaller privacy.c1")
+    total = float(np.max(config.privacy.budgets(problem, config.rho, etas).sum(axis=0)))
+    if not math.isfinite(total):
+        field = "privacy.sigma2_0" if config.privacy.kind == "S1" else "privacy.phi1"
+        raise ConfigError(f"{field}: the accounted total zCDP max_k sum_n phi_k(n) overflows (no finite privacy "
+                          f"guarantee over {v.label('simulation.iterations')} = {T}); use a smaller budget")
+
+
+def estimate(s: Setup) -> list[Cost]:
+    v, K, P, M = s.v, s.K, s.P, s.M
+    src = v["graph.source"]
+    if src == "erdos_renyi":
+        m = int(round(K * v["graph.mean_degree"] / 2.0))
+        if not K - 1 <= m <= K * (K - 1) // 2:
+            raise ConfigError(f"graph.mean_degree must give between K - 1 and K(K - 1)/2 edges for K = {K}, got "
+                              f"{v['graph.mean_degree']!r}")
+        graph = connected_gnm(K, m, "graph.mean_degree" if v.given("graph.mean_degree") else "graph.K",
+                              what="G(K, m)")
+    elif src == "edges":
+        graph = Cost(phase="the edge list", field="graph.edges", work=len(v["graph.edges"]) * 10)
+    else:
+        graph = generator_cost(v["graph.generator"], s.graph_params)[0]
+    kfield = {"erdos_renyi": "graph.K", "edges": "graph.edges", "generator": "graph.params"}[src]
+    data = float(K) * M * P
+    return [graph,
+            Cost(phase="the dense adjacency K^2", field=kfield, memory=float(K) * K, work=float(K) * K),
+            Cost(phase="the data K x M x P", field="data.path" if s.X is not None else (
+                "data.P" if P >= M else "data.M"), memory=data, work=data),
+            Cost(phase="the ground truth (CVXPY on K M rows of P features)", field=kfield, memory=20 * data,
+                 work=200.0 * K * M * (P + 1) ** 2),
+            Cost(phase="the state runs x K x P", field=v.label("simulation.runs"), memory=float(s.runs) * K * P * 4),
+            Cost(phase="the work iterations x runs x (K M P + K^2 P)", field=v.label("simulation.iterations"),
+                 work=float(s.iterations) * s.runs * (data + float(K) * K * P), steps=s.iterations)]
+
+
+def _graph(v, K):
+    import networkx as nx
+    import numpy as np
+
+    src = v["graph.source"]
+    if src == "erdos_renyi":
+        m = int(round(K * v["graph.mean_degree"] / 2.0))
+        rng = np.random.default_rng(v["graph.seed"])
+        for _ in range(1000):
+            g = nx.gnm_random_graph(K, m, seed=int(rng.integers(2**32)))
+            if nx.is_connected(g):
+                return g, f"connected G({K}, {m}) (seed {v['graph.seed']})"
+        raise ConfigError(f"graph.mean_degree = {v['graph.mean_degree']!r}: no connected G({K}, {m}) in 1000 draws")
+    if src == "edges":
+        g = pairs_graph(v["graph.edges"])
+        label = f"edge list ({K} nodes, {g.number_of_edges()} edges)"
+    else:
+        name, params = v["graph.generator"], v["graph.params"]
+        kwargs = dict(params)
+        if GENERATORS[name].seeded:
+            kwargs["seed"] = v["graph.seed"]
+        try:
+            g = getattr(nx, name)(**kwargs)
+        except (TypeError, ValueError, nx.NetworkXError) as exc:
+            raise ConfigError(f"graph.params for {name}: {' '.join(str(exc).split())}") from None
+        g = nx.convert_node_labels_to_integers(g)
+        label = f"networkx {name}({', '.join(f'{k}={x}' for k, x in params.items())})"
+    if g.number_of_nodes() < 2 or not nx.is_connected(g):
+        raise ConfigError(f"graph must be connected with at least 2 nodes, got {g.number_of_nodes()} nodes in "
+                          f"{nx.number_connected_components(g) if g.number_of_nodes() else 0} components")
+    return g, label
+
+
+def _problem(s: Setup):
+    import networkx as nx
+    import numpy as np
+
+    from reference_impl.zcdp_nfl import NFLProblem, synthetic_problem
+
+    v = s.v
+    graph, label = _graph(v, s.K)
+    model = dict(objective=v["model.objective"], lam=v["model.lam"] if v["model.lam"] is not None else 1.0,
+                 lam1=v["model.lam1"], lam2=v["model.lam2"] if v["model.lam2"] is not None else 1.0,
+                 clip=v["model.clip"])
+    if s.X is None:
+        with SCHEMA.blame("data", K="graph.K"):
+            problem = synthetic_problem(
+                np.random.default_rng(v["data.seed"]), K=graph.number_of_nodes(), P=v["data.P"], M=v["data.M"],
+                objective=model["objective"], lam=model["lam"], lam2=model["lam2"], noise_std=v["data.noise_std"],
+                heterogeneity=v["data.heterogeneity"], zero_coordinates=v["data.zero_coordinates"],
+                clip=model["clip"], graph=graph)
+            if model["lam1"] is not None:
+                problem = NFLProblem(adjacency=problem.adjacency, X=problem.X, y=problem.y, **model)
+    else:
+        A = nx.to_numpy_array(graph, nodelist=range(s.K), dtype=np.int64)
+        with SCHEMA.blame("model", X="data.path", y="data.path"):
+            problem = NFLProblem(adjacency=A, X=s.X, y=s.y, **model)
+    return problem, label
+
+
+def _config(v):
+    from reference_impl.zcdp_nfl import NFLConfig, PrivacySchedule, StepSchedule
+
+    kind = v["privacy.schedule"]
+    with SCHEMA.blame("privacy"):
+        privacy = PrivacySchedule(kind=kind, **{k: v[f"privacy.{k}"] for k in ("phi1", "tau", "c1", "delta")
+                                                if v[f"privacy.{k}"] is not None},
+                                  sigma2_0=v["privacy.sigma2_0"] if kind == "S1" else 0.0)
+    with SCHEMA.blame("algorithm"):
+        return NFLConfig(rho=v["algorithm.rho"] if v["algorithm.rho"] is not None else 1.0,
+                         step=StepSchedule(kind=v["algorithm.step"] or "constant",
+                                           eta0=v["algorithm.eta0"] if v["algorithm.eta0"] is not None else 0.5),
+                         privacy=privacy)
+
+
+def run(s: Setup, rng) -> dict:
+    import numpy as np
+
+    from reference_impl.zcdp_nfl import centralized_optimum
+
+    v = s.v
+    problem, label = _problem(s)
+    config = _config(v)
+    from cvxpy.error import SolverError
+
+    _check_accounting(v, problem, config, s.iterations)
+    try:
+        truth = centralized_optimum(problem)
+    except (ArithmeticError, SolverError) as exc:  # the solver stopped without an optimum on a valid problem
+        raise NotConverged(f"the ground truth (CVXPY/Clarabel): {' '.join(str(exc).split())}") from None
+    method = v["algorithm.method"]
+    run_, extra = _run_method(s, method, problem, config, truth.w_c, rng)
+    curve = np.mean(run_.ne, axis=0)
+    noisy = config.privacy.kind != "none"
+    privacy = {"schedule": config.privacy.kind, "c1": config.privacy.c1 if noisy else None,
+               "certified": run_.privacy_certified, "delta": config.privacy.delta if noisy else None,
+               "total_zcdp": run_.total_zcdp if noisy else None,
+               "epsilon": run_.epsilon if noisy else None,
+               "status": ("accounted" if noisy else "no noise: no privacy guarantee")
+               + ("" if run_.privacy_certified or not noisy else
+                  "; not certified: c1 does not bound the per-sample gradients (set model.clip <= privacy.c1)")}
+    if method != "zcdp_nfl":
+        privacy["status"] += f"; {method} is a RECONSTRUCTION (the paper gives no rule), not the paper's baseline"
+    return {"algorithm": "zcdp-nfl" if method == "zcdp_nfl" else method, **extra, "objective": problem.objective,
+            "graph": label, "K": problem.K, "P": problem.P, "M": problem.M, "edges": problem.n_edges,
+            "iterations": s.iterations, "runs": s.runs, "seed": s.seed, "rho": config.rho,
+            "step": {"kind": config.step.kind, "eta0": config.step.eta0},
+            "status": "diverged" if run_.diverged else "ok", "ne_curve": [float(x) for x in curve],
+            "ne_final": float(curve[-1]), "privacy": privacy,
+            "ground_truth": {"F_star": truth.F_star, "certificate": truth.certificate, "residual": truth.residual}}
+
+
+@dataclass(frozen=True)
+class _BaselineView:
+    """The fields of a run the output reads (a baseline's run has no zCDP total under basic composition: inf)."""
+
+    ne: object
+    diverged: bool
+    total_zcdp: float
+    epsilon: float
+    privacy_certified: bool
+
+
+def _run_method(s: Setup, method, problem, config, w_c, rng):
+    """Run the configured method: (run, extra JSON fields)."""
+    import numpy as np
+
+    from reference_impl.zcdp_nfl import (
+        EpsDeltaBudget,
+        accounted_privacy,
+        matched_gradient_step,
+        run_eps_delta_dp_nfl,
+        run_p_admm,
+        run_zcdp_grad_nfl,
+        run_zcdp_nfl,
+    )
+
+    T, runs = s.iterations, s.runs
+    if method == "zcdp_nfl":
+        return run_zcdp_nfl(problem, config, T, rng, runs=runs, w_c=w_c), {}
+    if method == "p_admm":
+        return run_p_admm(problem, config, T, rng, runs=runs, w_c=w_c), {"reconstruction": True,
+                                                                          "constant_eta": config.step.eta0}
+    noisy = config.privacy.kind != "none"
+    bound = problem.gradient_bound
+    # as run_zcdp_nfl: rows normalised to ||x|| = 1 carry a few ulps of rounding, allow 8 eps relative
+    certified = bool(noisy and bound is not None and bound <= config.privacy.c1 * (1.0 + 8.0 * np.finfo(float).eps))
+    if method == "eps_delta_dp_nfl":
+        epsilon = accounted_privacy(problem, config, T)[1]
+        try:  # the budget is zCDP-NFL's accounted epsilon, set by privacy.phi1 (and tau, the iterations)
+            budget = EpsDeltaBudget(epsilon=epsilon, delta=config.privacy.delta, split=s.v["algorithm.split"],
+                                    tau=config.privacy.tau, c1=config.privacy.c1)
+            base = run_eps_delta_dp_nfl(problem, config.rho, config.step, budget, T, rng, runs=runs, w_c=w_c)
+        except ValueError as exc:
+            raise ConfigError(f"privacy.phi1: {clean_message(exc)}") from None
+        extra = {"reconstruction": True, "split": s.v["algorithm.split"],
+                 "composition": "basic (sum of per-round epsilon, delta)"}
+    else:
+        mu = s.v["algorithm.mu"] if s.v["algorithm.mu"] is not None else matched_gradient_step(problem, config, w_c)
+        base = run_zcdp_grad_nfl(problem, mu, config.privacy, T, rng, runs=runs, w_c=w_c)
+        extra = {"reconstruction": True, "mu": mu, "mu_matched": s.v["algorithm.mu"] is None}
+    return _BaselineView(ne=base.ne, diverged=base.diverged,
+                         total_zcdp=math.inf if base.total_zcdp is None else base.total_zcdp,
+                         epsilon=base.epsilon, privacy_certified=certified), extra
+
+
+def summarize(s: Setup, r: dict):
+    p = r["privacy"]
+    rows = [("ground truth F* (CVXPY/Clarabel)", r["ground_truth"]["F_star"]),
+            (r["ground_truth"]["certificate"], r["ground_truth"]["residual"])]
+    if r["status"] == "diverged":
+        rows.append(("status", "diverged (an iterate exceeded 1e150); NE after divergence is not defined"))
+    else:
+        rows += [("NE(0)", r["ne_curve"][0]), (f"NE({s.iterations}), mean over runs", r["ne_final"])]
+    if p["schedule"] != "none":
+        rule = "basic composition" if r["algorithm"] == "eps_delta_dp_nfl" else "Bun-Steinke"
+        rows += [("total zCDP", p["total_zcdp"]), (f"epsilon at delta = {p['delta']:g} ({rule})", p["epsilon"])]
+    rows += [("privacy", p["status"]), ("error curve", "use --json for all values")]
+    name = "zCDP-NFL" if r["algorithm"] == "zcdp-nfl" else f"{r['algorithm']} (reconstruction)"
+    return (f"{name} ({r['objective']}) on {r['graph']}: K = {r['K']}, P = {r['P']}, M = {r['M']}, "
+            f"{s.iterations} iterations, {s.runs} run(s), seed {s.seed}"), rows

@@ -1,9 +1,10 @@
 """The single registry of claims.
 
 Every module under a paper sub-package of ``verify`` (``verify/pgfl/``, ``verify/dp/``, ...)
-whose name does not start with ``test_`` and that defines a module-level ``CLAIMS`` tuple
-contributes its claims. Nothing about a claim is written anywhere else: the tests in ``verify/``
-and the report both read them from here.
+whose name does not start with ``test_`` or ``_`` contributes the claims of its module-level ``CLAIMS`` tuple and
+those of the experiments in its ``EXPERIMENTS`` tuple (:class:`verify.harness.Experiment` declarations, each of
+which builds its claim). Nothing about a claim is written anywhere else: the tests in ``verify/`` and the report
+both read them from here.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ import pkgutil
 from collections.abc import Iterable, Sequence
 
 import verify
+from verify.harness import Experiment, validate_families
 from verify.records import Claim, Verdict
 
-__all__ = ["all_claims", "get_claim", "papers", "select_claims", "validate_registry"]
+__all__ = ["all_claims", "all_experiments", "get_claim", "papers", "select_claims", "validate_registry"]
 
 _NOT_PAPERS = {"conftest"}
 
@@ -56,6 +58,24 @@ def validate_registry(claims: Sequence[Claim]) -> None:
 
 
 @functools.lru_cache(maxsize=1)
+def all_experiments() -> tuple[Experiment, ...]:
+    """Every registered experiment declaration (the modules' ``EXPERIMENTS``), sorted by claim id; ValueError if a
+    family's declared members and its declared experiments differ."""
+    experiments: list[Experiment] = []
+    for name in _claim_modules():
+        declared = getattr(importlib.import_module(name), "EXPERIMENTS", ())
+        for experiment in declared:
+            if not isinstance(experiment, Experiment):
+                raise TypeError(f"{name}.EXPERIMENTS must contain Experiment declarations, got {experiment!r}")
+            if experiment.module != name:
+                raise ValueError(f"{name}.EXPERIMENTS lists {experiment.claim_id}, declared in {experiment.module}")
+        experiments.extend(declared)
+    experiments.sort(key=lambda e: e.claim_id)
+    validate_families(experiments)
+    return tuple(experiments)
+
+
+@functools.lru_cache(maxsize=1)
 def all_claims() -> tuple[Claim, ...]:
     """Every registered claim, sorted by id."""
     claims: list[Claim] = []
@@ -66,6 +86,7 @@ def all_claims() -> tuple[Claim, ...]:
             if not isinstance(claim, Claim):
                 raise TypeError(f"{name}.CLAIMS must contain Claim records, got {claim!r}")
         claims.extend(declared)
+    claims.extend(experiment.claim for experiment in all_experiments())
     claims.sort(key=lambda c: c.id)
     validate_registry(claims)
     return tuple(claims)

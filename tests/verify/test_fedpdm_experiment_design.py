@@ -4,9 +4,9 @@ later claims find their arms in the store."""
 
 import numpy as np
 
-from verify.comparisons import clear_store
 from verify.fedpdm import _experiment_design as design
 from verify.fedpdm import experiments
+from verify.harness import clear_store
 from verify.records import CheckContext
 
 
@@ -23,10 +23,10 @@ def test_the_first_claim_simulates_every_arm_of_its_data_set_once(monkeypatch):
     first_look = design.STAGES["ci"][0]
     family = {a.key for spec in (experiments.DP_LOSS, experiments.NODP_LOSS, experiments.DP_GAP,
                                  experiments.FIG1_ORDER) for a in spec.arms}
-    experiments.check_dp_loss(ctx)
+    experiments.DP_LOSS.check(ctx)
     assert sorted(calls, key=repr) == sorted(((k, i) for k in family for i in range(first_look)), key=repr)
-    for check in (experiments.check_dp_accuracy, experiments.check_nodp_loss, experiments.check_nodp_accuracy,
-                  experiments.check_dp_gap, experiments.check_fig1_budget_order):
+    for check in (experiments.DP_ACCURACY.check, experiments.NODP_LOSS.check, experiments.NODP_ACCURACY.check,
+                  experiments.DP_GAP.check, experiments.FIG1_ORDER.check):
         check(ctx)
     assert len(calls) == len(family) * first_look  # every later claim on the synthetic data read the store
     clear_store()

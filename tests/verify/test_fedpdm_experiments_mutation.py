@@ -6,9 +6,9 @@ import dataclasses
 import numpy as np
 import pytest
 
-from verify.comparisons import below, decide
 from verify.fedpdm._experiment_design import DESIGN, SCALES, Arm, Scale, simulate_fedpdm
 from verify.fedpdm.experiments import BASELINES, DP_GAP, DP_LOSS, arm, gap_statement
+from verify.harness import below, decide
 from verify.records import CheckContext, Verdict
 
 CI = CheckContext(profile="ci", seed=0)
@@ -61,5 +61,5 @@ def test_scale_rejects_bad_fields(field, value):
         Scale(**fields)
 
 
-def test_design_has_a_store_family_per_data_set():
-    assert len({d.family for d in DESIGN.values()}) == len(DESIGN)
+def test_design_has_a_store_namespace_per_data_set():
+    assert len({d.namespace for d in DESIGN.values()}) == len(DESIGN)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from reference_impl.npfl_rl import NPFLConfig, simulate_replicates
-from verify.comparisons import clear_store, decide, registered, reproduce_experiment, simulate_arms, swapped
+from verify.harness import clear_store, decide, simulate_arms, swapped
 from verify.npfl_rl import _experiment_design as design
 from verify.npfl_rl import experiments as ex
 from verify.records import CheckContext, Verdict
@@ -15,8 +15,7 @@ CI = CheckContext(profile="ci", seed=0)
 
 
 def _decide(spec):
-    with registered(spec):
-        return decide(CI, spec)
+    return decide(CI, spec)
 
 
 @pytest.mark.parametrize("spec", [ex.C3, ex.C9_SMOOTH_REACH], ids=lambda s: s.claim_id.split(".")[1])
@@ -24,10 +23,9 @@ def test_confirmed_orderings_are_refuted_when_their_arms_are_swapped(spec):
     """Claims confirmed at ci (at every grid point), arms exchanged: refuted, and the counterexample reproduces."""
     mutated = dataclasses.replace(spec, claim_id=spec.claim_id + "_swapped", figures=None,
                                   statements=tuple(swapped(s) for s in spec.statements))
-    with registered(mutated):
-        result = decide(CI, mutated)
-        assert result.verdict is Verdict.REFUTED, result.summary
-        assert not reproduce_experiment(result.counterexample).holds
+    result = decide(CI, mutated)
+    assert result.verdict is Verdict.REFUTED, result.summary
+    assert not mutated.reproduce(result.counterexample).holds
 
 
 def test_the_corrected_c2_is_refuted_against_the_cluster_models():

@@ -50,7 +50,7 @@ def test_single_step_affine_map_matches_the_simulation():
 
 import dataclasses  # noqa: E402
 
-from verify.comparisons import above, below, decide  # noqa: E402
+from verify.harness import above, below, decide  # noqa: E402
 from verify.pgfl import classification as cl  # noqa: E402
 
 
@@ -77,7 +77,7 @@ def test_an_arm_against_itself_never_confirms_an_ordering():
 
 
 def test_m3_is_not_checkable_outside_the_setting_with_the_replicates_that_would_decide():
-    result = cl.check_m3(CI)
+    result = cl.M3.check(CI)
     assert result.verdict is Verdict.NOT_CHECKABLE, result.summary
     assert result.details["outside_paper_setting"] and result.details["replicates_that_would_decide"]
 

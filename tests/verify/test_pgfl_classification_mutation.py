@@ -1,4 +1,4 @@
-"""Mutation and plumbing tests of the PGFL classification design (M-1 ... M-3 on verify.comparisons).
+"""Mutation and plumbing tests of the PGFL classification design (M-1 ... M-3 on verify.harness).
 
 A flipped statement must turn the M-2 decision around; the chunks of replicates must be the same instances whatever
 the stage; the numbers must not depend on the executor.
@@ -9,8 +9,8 @@ import dataclasses
 import numpy as np
 import pytest
 
-from verify.comparisons import below, decide, simulate_arms
 from verify.executor import ProcessExecutor, SerialExecutor
+from verify.harness import below, decide, simulate_arms
 from verify.pgfl import classification as cl
 from verify.records import CheckContext, Verdict
 
@@ -23,21 +23,15 @@ TINY = cl.Scale(servers=2, clients_per_server=3, iterations=3, replicates=2, pri
 def test_m2_flipped_statement_is_refuted_inside_the_setting():
     """M-2 asked whether tau = 0.4 *lowers* the accuracy, with the outside-setting guard removed, is refuted and
     its counterexample reproduces: the confirmation comes from the data's direction, not from the check."""
-    from verify.comparisons import _SPECS, reproduce_experiment
-
     spec = dataclasses.replace(cl.M2, claim_id="pgfl.experiment_m2_flipped", outside_setting="",
                                statements=(below(("M-2", 0.4), ("M-2", 0.0), "final"),))
-    _SPECS[spec.claim_id] = spec
-    try:
-        result = decide(CI, spec)
-        assert result.verdict is Verdict.REFUTED, result.summary
-        assert not reproduce_experiment(result.counterexample).holds
-    finally:
-        del _SPECS[spec.claim_id]
+    result = decide(CI, spec)
+    assert result.verdict is Verdict.REFUTED, result.summary
+    assert not spec.reproduce(result.counterexample).holds
 
 
 def test_m2_check_confirms_with_figure_and_details():
-    result = cl.check_m2(CI)
+    result = cl.M2.check(CI)
     assert result.verdict is Verdict.CONFIRMED, result.summary
     assert result.figures and result.figures[0].caption
     assert result.details["grid"][0]["statements"][0]["median"] > 0
@@ -46,7 +40,7 @@ def test_m2_check_confirms_with_figure_and_details():
 def test_chunks_are_prefix_stable():
     """The first two replicates are the same instances whether two or four are simulated."""
     ctx = CheckContext(seed=1)
-    design = dataclasses.replace(cl.DESIGN, family="test.classification.prefix", chunk={"ci": 2},
+    design = dataclasses.replace(cl.DESIGN, namespace="test.classification.prefix", chunk={"ci": 2},
                                  stages={"ci": (2, 4)})
     two = simulate_arms(ctx, design, [("M-2", 0.4)], (), 2, scale=TINY)[("M-2", 0.4)]
     four = simulate_arms(ctx, design, [("M-2", 0.4)], (), 4, scale=TINY)[("M-2", 0.4)]
@@ -58,7 +52,7 @@ def test_arms_do_not_depend_on_the_executor():
     serial = cl.simulate_classification((("M-1", 0.4),), (), TINY, 3, (0, 1))
     with ProcessExecutor(2) as pool:
         ctx = CheckContext(seed=3, executor=pool)
-        pooled = simulate_arms(ctx, dataclasses.replace(design, family="test.classification.pool"), [("M-1", 0.4)],
+        pooled = simulate_arms(ctx, dataclasses.replace(design, namespace="test.classification.pool"), [("M-1", 0.4)],
                                (), 2, scale=TINY)[("M-1", 0.4)]
     np.testing.assert_array_equal(serial[0], pooled)
     assert isinstance(CheckContext().executor, SerialExecutor)

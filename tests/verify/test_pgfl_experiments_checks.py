@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from reference_impl.pgfl import PGFLConfig, nmsd_observer, run_pgfl, synthetic_regression
-from verify.comparisons import Statement, Term, decide, registered, reproduce_experiment, simulate_arms, swapped
 from verify.executor import ProcessExecutor
+from verify.harness import Statement, Term, decide, simulate_arms, swapped
 from verify.pgfl import _regression as rg
 from verify.pgfl import experiments as ex
 from verify.records import CheckContext, Verdict
@@ -26,10 +26,9 @@ def test_confirmed_orderings_are_refuted_when_their_arms_are_swapped(spec):
     direction) and the counterexample reproduces: the confirmations are not built in."""
     mutated = dataclasses.replace(spec, claim_id=spec.claim_id + "_swapped",
                                   statements=tuple(swapped(s) for s in spec.statements))
-    with registered(mutated):
-        result = decide(CI, mutated)
-        assert result.verdict is Verdict.REFUTED, result.summary
-        assert not reproduce_experiment(result.counterexample).holds
+    result = decide(CI, mutated)
+    assert result.verdict is Verdict.REFUTED, result.summary
+    assert not mutated.reproduce(result.counterexample).holds
 
 
 def test_identical_arms_never_confirm_an_ordering_but_confirm_an_equivalence():
@@ -47,7 +46,7 @@ def test_identical_arms_never_confirm_an_ordering_but_confirm_an_equivalence():
 def test_the_grid_decides_r1_gfl_depends_on_rho_and_lambda():
     """R-1's 'PGFL beats GFL' goes one way at the spec defaults and the other at rho = 0.1 L_max, lambda = 0.01:
     not_checkable ('depends on'), never refuted."""
-    result = ex.check_r1_gfl_competitive(CI)
+    result = ex.R1_GFL_COMPETITIVE.check(CI)
     assert result.verdict is Verdict.NOT_CHECKABLE and "depends on" in result.summary
     assert {row["decision"] for row in result.details["grid"]} == {"confirmed", "refuted"}
 
@@ -72,7 +71,7 @@ def test_architectures_keep_clients_and_data():
     cfl = rg.with_server_graph(problem, np.zeros((3, 3), dtype=bool))
     assert not cfl.adjacency.any()
     for other in (gfl, cfl):
-        assert all(np.array_equal(a, b) for a, b in zip(other.X + other.y, problem.X + problem.y))
+        assert all(np.array_equal(a, b) for a, b in zip(other.X + other.y, problem.X + problem.y, strict=True))
         np.testing.assert_array_equal(other.client_server, problem.client_server)
     with pytest.raises(ValueError, match="adjacency must have shape"):
         rg.with_server_graph(problem, np.zeros((2, 2), dtype=bool))
@@ -84,7 +83,7 @@ def test_replicates_are_prefix_stable_and_labels_do_not_matter():
     short = rg.simulate_regression((arm,), (), TINY, 0, (0, 1, 2))[0]
     long = rg.simulate_regression((arm,), (), TINY, 0, tuple(range(6)))[0]
     np.testing.assert_array_equal(short, long[:3])
-    design = dataclasses.replace(rg.DESIGN, family="test.pgfl.labels")
+    design = dataclasses.replace(rg.DESIGN, namespace="test.pgfl.labels")
     first = simulate_arms(CI, design, [arm], (), 3, scale=TINY)[arm]
     again = simulate_arms(CI, design, [arm.with_label("b")], (), 3, scale=TINY)
     assert next(iter(again.values())) is not None
@@ -94,7 +93,7 @@ def test_replicates_are_prefix_stable_and_labels_do_not_matter():
 def test_process_pool_gives_the_same_curves():
     arms = [rg.Arm(label="a", tau=0.4, scheduling=True, phi0=1e-3), rg.Arm(label="g", architecture="gfl")]
     serial = rg.simulate_regression(tuple(arms), (("C", 0.1),), TINY, 0, (0, 1, 2))
-    design = dataclasses.replace(rg.DESIGN, family="test.pgfl.pool", chunk={"ci": 1}, stages={"ci": (3,)})
+    design = dataclasses.replace(rg.DESIGN, namespace="test.pgfl.pool", chunk={"ci": 1}, stages={"ci": (3,)})
     with ProcessExecutor(2) as pool:
         pooled = simulate_arms(dataclasses.replace(CI, executor=pool), design, arms, (("C", 0.1),), 3, scale=TINY)
     for index, arm in enumerate(arms):

@@ -5,7 +5,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from verify.comparisons import clear_store, decide, registered, reproduce_experiment, simulate_arms, swapped
+from verify.harness import clear_store, decide, simulate_arms, swapped
 from verify.records import CheckContext, Verdict
 from verify.zcdp_nfl import _experiment_design as design
 from verify.zcdp_nfl import experiments as ex
@@ -21,12 +21,11 @@ def test_confirmed_orderings_are_refuted_when_their_arms_are_swapped(spec):
     reconstructed baseline never refutes the paper)."""
     mutated = dataclasses.replace(spec, claim_id=spec.claim_id + "_swapped", outside_setting="",
                                   statements=tuple(swapped(s) for s in spec.statements))
-    with registered(mutated):
-        result = decide(CI, mutated)
-        assert result.verdict is Verdict.REFUTED, result.summary
-        assert not reproduce_experiment(result.counterexample).holds
-        flagged = decide(CI, dataclasses.replace(mutated, outside_setting=spec.outside_setting))
-        assert flagged.verdict is Verdict.NOT_CHECKABLE and "cannot be refuted" in flagged.summary
+    result = decide(CI, mutated)
+    assert result.verdict is Verdict.REFUTED, result.summary
+    assert not mutated.reproduce(result.counterexample).holds
+    flagged = decide(CI, dataclasses.replace(mutated, outside_setting=spec.outside_setting))
+    assert flagged.verdict is Verdict.NOT_CHECKABLE and "cannot be refuted" in flagged.summary
 
 
 def test_noise_that_ignores_the_calibration_makes_the_eps_delta_claim_fail(monkeypatch):
@@ -41,8 +40,7 @@ def test_noise_that_ignores_the_calibration_makes_the_eps_delta_claim_fail(monke
     spec = dataclasses.replace(ex.LAD_EPS_DELTA, claim_id="zcdp_nfl.mutated_eps_delta", figures=None)
     clear_store()  # no unmutated arm may be reused
     try:
-        with registered(spec):
-            assert decide(CI, spec).verdict is not Verdict.CONFIRMED
+        assert decide(CI, spec).verdict is not Verdict.CONFIRMED
     finally:
         clear_store()
 
@@ -50,7 +48,7 @@ def test_noise_that_ignores_the_calibration_makes_the_eps_delta_claim_fail(monke
 def test_the_grid_decides_ridge_p_admm_depends_on_rho_and_eta0():
     """Ridge vs the P-ADMM-like stand-in goes one way at the spec defaults and the other at rho = 0.3, eta0 = 2:
     not_checkable ('depends on'), never refuted."""
-    result = ex.check_ridge_p_admm(CI)
+    result = ex.RIDGE_P_ADMM.check(CI)
     assert result.verdict is Verdict.NOT_CHECKABLE and "depends on" in result.summary
     assert {row["decision"] for row in result.details["grid"]} == {"confirmed", "refuted"}
 

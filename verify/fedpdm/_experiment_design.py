@@ -1,4 +1,4 @@
-r"""The design of FedPDM-DP's Section V experiment (spec 5) for :mod:`verify.comparisons`.
+r"""The design of FedPDM-DP's Section V experiment for :mod:`verify.harness`.
 
 Replicate :math:`i` fixes the data (a fresh MNIST-shaped synthetic set, or a fresh IID split of scikit-learn's
 digits or of the user's MNIST file) and one run seed that every arm uses (common random numbers: the same client
@@ -35,9 +35,8 @@ from reference_impl.fedpdm import (
     run_baseline,
     run_fedpdm,
 )
-from verify.comparisons import Design
 from verify.data_files import load
-from verify.records import CheckContext
+from verify.harness import Design, replicate_seed
 
 __all__ = ["ALGORITHMS", "DATASETS", "DESIGN", "EPSILON_PAPER", "FIG1_BUDGETS", "ONE_LOOK", "SCALES", "STAGES", "Arm",
            "Scale", "replicate_problem", "simulate_fedpdm"]
@@ -49,7 +48,7 @@ DATASETS = ("synthetic", "digits", "mnist")
 EPSILON_PAPER = 7.0
 #: Fig. 1's budgets (line 268).
 FIG1_BUDGETS = (10.0, 20.0, 30.0)
-#: Cumulative replicates of the looks per profile (verify.comparisons: alpha split over the looks).
+#: Cumulative replicates of the looks per profile (verify.harness: alpha split over the looks).
 STAGES = {"ci": (10,), "thorough": (10, 20)}
 #: Spec 5.2 (seed line 263), and the E25 step fix eta0 = 1/rho.
 RHO, NU, GAMMA, BETA, DELTA = 10.0, 1e-2, 1e-4, 1e-2, 1e-5
@@ -133,8 +132,9 @@ class Arm:
 
 
 def _replicate_seeds(root_seed: int, replicate: int) -> tuple[int, int]:
-    base = CheckContext(seed=root_seed).seed_sequence(EXPERIMENT_KEY)
-    data, run = np.random.SeedSequence(base.entropy, spawn_key=(replicate,)).spawn(2)
+    """(data seed, run seed) of replicate ``replicate``: streams 0 and 1 of :func:`verify.harness.replicate_seed`
+    (the same for every data set)."""
+    data, run = (replicate_seed(EXPERIMENT_KEY, root_seed, replicate, stream=s) for s in (0, 1))
     return int(data.generate_state(1)[0]), int(run.generate_state(1)[0])
 
 
@@ -221,9 +221,13 @@ def _readout(name: str, scale: Scale, curves: np.ndarray) -> np.ndarray:
 
 
 def design(dataset: str, stages=STAGES) -> Design:
-    """The design of one data set (each is its own arm-store family: its claims share the arms and replicates)."""
-    return Design(family=f"{EXPERIMENT_KEY}.{dataset}", simulate=simulate_fedpdm, readout=_readout,
-                  scales=SCALES[dataset], stages=stages,
+    """The design of one data set (each is its own arm-store namespace: its claims share the arms and replicates).
+
+    The first claim checked on a data set simulates the first look of every arm the claims on that data set compare
+    (``prefetch``), each replicate's arms together: a replicate's data (70,000 images at the paper's size, as dear as
+    several arms) is then built once for all the claims, not once per claim."""
+    return Design(namespace=f"{EXPERIMENT_KEY}.{dataset}", simulate=simulate_fedpdm, readout=_readout,
+                  scales=SCALES[dataset], stages=stages, prefetch={"ci": 1, "thorough": 1},
                   chunk={"ci": 10, "thorough": 5})  # thorough: the first look is two tasks for two worker processes
 
 

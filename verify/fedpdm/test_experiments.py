@@ -1,6 +1,6 @@
 """Property tests of FedPDM-DP's Section V experiment (Fig. 2) against the reconstructed baselines.
 
-Each property decides one statement with the harness (:func:`verify.comparisons.evaluate_statement`, exact sign-test
+Each property decides one statement with the harness (:func:`verify.harness.evaluate_statement`, exact sign-test
 bounds of the median paired difference) on a reduced MNIST-shaped instance (:data:`MINI`) for a drawn root seed and,
 where the statement generalises, a drawn total budget; the ``@example`` is the paper's set-up (epsbar = 7, root
 seed 0). A property asserts that a statement is *shown* (p <= ALPHA), never that something failed to reach
@@ -12,9 +12,9 @@ import pytest
 from hypothesis import example, given, settings, target
 
 from verify.budget import examples
-from verify.comparisons import above, below, evaluate_statement
 from verify.fedpdm._experiment_design import DESIGN, EPSILON_PAPER, Scale
-from verify.fedpdm.experiments import BASELINES, arm, check_mnist_dp_loss, gap_statement
+from verify.fedpdm.experiments import BASELINES, MNIST_DP_LOSS, arm, gap_statement
+from verify.harness import above, below, evaluate_statement
 from verify.records import CheckContext, Verdict
 from verify.strategies import fedpdm_experiment_budgets, fedpdm_experiment_seeds
 
@@ -94,7 +94,7 @@ def test_without_dp_the_baselines_end_below_fedpdm(seed):
 def test_mnist_claim_needs_the_users_file_and_reads_it(seed, tmp_path_factory):
     """Property: without the user's MNIST file the claim is not_checkable naming the deciding command; with a file in
     the Keras layout (synthetic digits-like arrays here) the design reads it and FedPDM-DP ends below FedAvg-DP."""
-    result = check_mnist_dp_loss(CheckContext(seed=seed))
+    result = MNIST_DP_LOSS.check(CheckContext(seed=seed))
     assert result.verdict is Verdict.NOT_CHECKABLE and "--data mnist=" in result.summary
     rng = np.random.default_rng(seed)
     path = tmp_path_factory.mktemp("mnist") / "mnist.npz"

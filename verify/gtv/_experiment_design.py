@@ -1,4 +1,4 @@
-r"""The design of the GTV paper's Table I (shared/spec/gtv.md 5.1, review notes R2/R3) for :mod:`verify.comparisons`.
+r"""The design of the GTV paper's Table I (Section VI-A-1; the acceptance bands R2/R3) for :mod:`verify.harness`.
 
 Replicate :math:`i` draws one SBM instance of §5.1 (graph, planted :math:`\bar w^{(c)}`, data; seeds from the root
 seed and :math:`i` only) and one algorithm seed; every arm of the replicate sees them (common random numbers).
@@ -24,8 +24,7 @@ from threadpoolctl import threadpool_limits
 from reference_impl.gtv import fedavg, ifca, mse, oracle_clusterwise, pooled_solution, run_algorithm1
 from reference_impl.gtv.data import sbm_instance
 from theory._validate import positive_int
-from verify.comparisons import Design
-from verify.records import CheckContext
+from verify.harness import Design, replicate_seed
 from verify.tolerance import GTV_ALG1_TOL
 
 __all__ = ["ARMS", "DESIGN", "R2_BAND", "R3_EXPECTATION_PAPER", "R3_RATIO_BAND", "SCALES", "Scale",
@@ -94,8 +93,9 @@ def r3_expectation(inst, w_true: np.ndarray) -> float:
 
 
 def _seeds(root_seed: int, replicate: int) -> tuple[np.random.SeedSequence, np.random.SeedSequence]:
-    base = CheckContext(seed=root_seed).seed_sequence(EXPERIMENT_KEY)
-    data, algorithm = np.random.SeedSequence(base.entropy, spawn_key=(replicate,)).spawn(2)
+    """(data seed, algorithm seed) of replicate ``replicate``: streams 0 and 1 of
+    :func:`verify.harness.replicate_seed`."""
+    data, algorithm = (replicate_seed(EXPERIMENT_KEY, root_seed, replicate, stream=s) for s in (0, 1))
     return data, algorithm
 
 
@@ -154,9 +154,9 @@ def _arm_key(arm, point, scale, root_seed):
     return (arm, point) if arm == "ifca" else (arm,)
 
 
-#: 8, 16 replicates at ci, 8, 16, 24 at the paper's size. With the ten-claim family over three looks the per-look alpha is
-#: 0.05/10/3 = 0.00167 < 2^-8 = 0.0039, so the bands are decided at 16, not 8; IFCA, which separates the clusters on most but not all
-#: replicates, needs more.
-DESIGN = Design(family=EXPERIMENT_KEY, simulate=simulate_table1, readout=_readout, scales=SCALES,
+#: 8, 16 replicates at ci, 8, 16, 24 at the paper's size. The per-look alpha (GTV's family alpha over the looks, in the
+#: result's details) is below 2^-8 = 0.0039 for any family of more than four claims, so the bands are decided at 16,
+#: not 8; IFCA, which separates the clusters on most but not all replicates, needs more.
+DESIGN = Design(namespace=EXPERIMENT_KEY, simulate=simulate_table1, readout=_readout, scales=SCALES,
                 stages={"ci": (8, 16), "thorough": (8, 16, 24)}, chunk={"ci": 4, "thorough": 4},
                 arm_key=_arm_key)

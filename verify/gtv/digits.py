@@ -18,21 +18,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from verify.comparisons import (
-    above,
-    curve_figure,
-    decide,
-    experiment,
-    reproduce_experiment,
-    sign_bounds,
-    simulate_arms,
-)
 from verify.gtv import cite
+from verify.gtv._experiment_family import FAMILY, IFCA
 from verify.gtv.digits_design import ARMS, DESIGN, DESIGN_FIVE
-from verify.records import CheckContext, CheckResult, Claim, FigureSpec, Series, Verdict
+from verify.harness import above, curve_figure, experiment, sign_bounds, simulate_arms
+from verify.records import CheckContext, FigureSpec, Series, Verdict
 
-__all__ = ["CLAIMS", "IFCA_GRID", "OUTSIDE_SETTING", "check_digits_five_clusters", "check_digits_ifca",
-           "check_digits_local", "check_digits_pooled"]
+__all__ = ["EXPERIMENTS", "IFCA_GRID", "OUTSIDE_SETTING"]
 
 _LABEL = {"algorithm1": "Algorithm 1 (validated lambda)", "local": "local training (lambda = 0)",
           "pooled": "one pooled model (lambda -> inf, FedAvg's fixed point)", "ifca": "IFCA",
@@ -63,9 +55,9 @@ def _figures(curves, scale, outcomes, methods_figure=("digits_fig6_methods", "Fi
                                     x, lines, xlabel="iteration k (R = 50, theta = 1)", ylabel="test accuracy (%)",
                                     caption=caption))
         lines = {_LABEL[a]: flat[a] for a in ("algorithm1", "ifca", "pooled", "oracle") if a in flat}
-        figures.append(curve_figure(methods_figure[0], f"{methods_figure[1]} (digits stand-in): Algorithm 1 against IFCA",
-                                    x, lines, xlabel="iteration / round", ylabel="test accuracy (%)",
-                                    caption=caption))
+        figures.append(curve_figure(methods_figure[0],
+                                    f"{methods_figure[1]} (digits stand-in): Algorithm 1 against IFCA", x, lines,
+                                    xlabel="iteration / round", ylabel="test accuracy (%)", caption=caption))
     series = tuple(Series(label=_LABEL[a], x=np.arange(v.shape[0]), y=v[:, 0], style="points")
                    for a, v in curves.items())
     figures.append(FigureSpec(name="digits_spread", title="Digits stand-in: test accuracy of every replicate",
@@ -87,54 +79,11 @@ def _details(ctx: CheckContext, scale, design=DESIGN) -> dict:
     lo, hi = sign_bounds(gap, 0.05)
     return {"test_accuracy_percent": {_LABEL[a]: {"min": float(v[:, 0].min()), "median": float(np.median(v[:, 0])),
                                                   "max": float(v[:, 0].max())} for a, v in out.items()},
-            "lambda_chosen_on_validation": {f"{lam:g}": int(c) for lam, c in zip(lams, counts)},
+            "lambda_chosen_on_validation": {f"{lam:g}": int(c) for lam, c in zip(lams, counts, strict=True)},
             "algorithm1_minus_oracle_pp": {"median": float(np.median(gap)),
                                            "sign_test_95": [float(lo) if np.isfinite(lo) else None,
                                                             float(hi) if np.isfinite(hi) else None]},
             "replicates": n}
-
-
-DIGITS_LOCAL = experiment(
-    claim_id="gtv.digits_local", design=DESIGN, outside_setting=OUTSIDE_SETTING,
-    statements=(above("algorithm1", "local", "test_accuracy",
-                      text="Algorithm 1 above local training (test accuracy, pp)"),),
-    what="Fig. 5: Algorithm 1 at a validated lambda more accurate than independent local training (lambda = 0)",
-    figures=_figures, figure_arms=("pooled", "ifca", "oracle"), details=_details)
-DIGITS_POOLED = experiment(
-    claim_id="gtv.digits_pooled", design=DESIGN, outside_setting=OUTSIDE_SETTING,
-    statements=(above("algorithm1", "pooled", "test_accuracy",
-                      text="Algorithm 1 above one pooled model (test accuracy, pp)"),),
-    what="Fig. 5: Algorithm 1 at a validated lambda more accurate than one pooled model (lambda -> inf, FedAvg)",
-    figures=_figures, figure_arms=("local", "ifca", "oracle"), details=_details)
-DIGITS_IFCA = experiment(
-    claim_id="gtv.digits_ifca", design=DESIGN, outside_setting=OUTSIDE_SETTING, grid=IFCA_GRID, choices=CHOICES,
-    statements=(above("algorithm1", "ifca", "test_accuracy", text="Algorithm 1 above IFCA (test accuracy, pp)"),
-                above("algorithm1", "ifca", "mean_test_accuracy",
-                      text="Algorithm 1 above IFCA (test accuracy averaged over iterations / rounds 5..R, pp)")),
-    what="Fig. 6: Algorithm 1 more accurate than IFCA and converging faster", figures=_figures,
-    figure_arms=("local", "pooled", "oracle"), details=_details)
-
-DIGITS_FIVE = experiment(
-    claim_id="gtv.digits_five_clusters", design=DESIGN_FIVE, outside_setting=OUTSIDE_SETTING, grid=IFCA_GRID,
-    choices=CHOICES, statements=DIGITS_IFCA.statements,
-    what="Fig. 7 (five clusters): Algorithm 1 more accurate than IFCA and converging faster", figures=_figures_five,
-    figure_arms=("local", "pooled", "oracle"), details=lambda ctx, scale: _details(ctx, scale, DESIGN_FIVE))
-
-
-def check_digits_local(ctx: CheckContext) -> CheckResult:
-    return decide(ctx, DIGITS_LOCAL)
-
-
-def check_digits_pooled(ctx: CheckContext) -> CheckResult:
-    return decide(ctx, DIGITS_POOLED)
-
-
-def check_digits_ifca(ctx: CheckContext) -> CheckResult:
-    return decide(ctx, DIGITS_IFCA)
-
-
-def check_digits_five_clusters(ctx: CheckContext) -> CheckResult:
-    return decide(ctx, DIGITS_FIVE)
 
 
 _CITE = (cite("Section VI-C, Fig. 5", equation="(42)", lines="594-618"),)
@@ -144,87 +93,101 @@ _SETTING = ("scikit-learn's 8x8 digits: 2 clusters x 20 nodes holding digits {0,
             "by mean training image, A = exp(-dist) (E13)",
             "Algorithm 1: nLasso, the seed's steps (theta = 1), R = 50 iterations as in the paper; lambda chosen by "
             "validation cross-entropy from {0.01, 0.1, 1, 10} (ci: {0.1, 1})",
-            "decision: verify.comparisons (sign-test bounds of the median paired difference over replicates = random "
+            "decision: verify.harness (sign-test bounds of the median paired difference over replicates = random "
             "splits and graphs, family-wise alpha 0.05 over GTV's experiment claims); outside the paper's setting, so "
             "never refuted")
 
-CLAIMS = (
-    Claim(
-        id="gtv.digits_local",
-        title="Fig. 5: GTV at a validated lambda beats independent local training on the digits",
-        citations=_CITE,
-        statement=("Fig. 5 shows ACC^(val) against the iteration for several lambda including lambda = 0, where "
-                   "Algorithm 1 'separately minimizes the local loss functions'; checked: Algorithm 1 at the lambda "
-                   "chosen on validation has a higher test accuracy than every node's own model."),
-        hypotheses=_SETTING,
-        check=check_digits_local, expected=Verdict.CONFIRMED,
-        reason=("Algorithm 1 at the validated lambda is about 4 pp above local training at the paper's size (median "
-                "+3.8 pp, sign-test bounds [+3.3, +4.9], 16 of 16 replicates; ci: +2.8 pp [+1.6, +6.4], 8 of 8) and "
-                "within one test image of the oracle cluster-wise models (median 0 pp, [-0.6, 0]): median test "
-                "accuracy 99.4 % vs 95.4 % (local) and 100 % (oracle). Validation picks lambda = 1 or 10, whose "
-                "runs coincide: the 4-nearest-node graph had no inter-cluster edge on every draw inspected, so "
-                "large lambda tends to the cluster-wise models (lambda -> inf pools only on a connected graph)."),
-        reproduce=reproduce_experiment,
-    ),
-    Claim(
-        id="gtv.digits_pooled",
-        title="Fig. 5: GTV at a validated lambda beats one pooled model on the digits",
-        citations=_CITE,
-        statement=("Fig. 5's other extreme, lambda -> inf, 'is equivalent to learning a single model on all pooled "
-                   "local datasets' (FedAvg's fixed point); checked: Algorithm 1 at the validated lambda has a higher "
-                   "test accuracy than the pooled model."),
-        hypotheses=_SETTING,
-        check=check_digits_pooled, expected=Verdict.NOT_CHECKABLE,
-        reason=("Not shown either way: the pooled model is nearly as good on the stand-in (median 98.75 % against "
-                "Algorithm 1's 99.4 %; paired median 0 pp, bounds [-0.2, +1.4] at 24 replicates; ci [-1.9, +2.5] "
-                "at 8). With labels +-1 within each pair one linear model separates {0, 2} from {1, 3} on 8x8 "
-                "digits, so the clusters' tasks hardly conflict; the paper prints no accuracy for lambda -> inf. "
-                "What would decide it: the MNIST ANN of (42) with one-hot labels, or many more replicates "
-                "(the sign test has too many ties at 80 test images per cluster)."),
-        reproduce=reproduce_experiment,
-    ),
-    Claim(
-        id="gtv.digits_ifca",
-        title="Fig. 6: Algorithm 1 more accurate than IFCA, and faster, on the digits",
-        citations=_CITE + (cite("Section VI-C, Fig. 6", lines="618-623"),),
-        statement=("Fig. 6 compares ACC^(val) of Algorithm 1 with IFCA [19] (and pFedMe, a direct optimizer): "
-                   "'Both the ACC^(val) and the convergence rate ... is improved by Algorithm 1'; checked: Algorithm "
-                   "1's test accuracy above IFCA's after R = 50 iterations / rounds, and its test accuracy averaged over "
-                   "the iterations / rounds 5, 10, ..., 50 (the area under Fig. 6's curve: the convergence rate) above "
-                   "IFCA's, over IFCA's unreported initialisation."),
-        hypotheses=_SETTING + ("IFCA: k = 2 models, model averaging, 5 local GD steps per round, 50 rounds",),
-        check=check_digits_ifca, expected=Verdict.NOT_CHECKABLE,
-        reason=("Not shown either way over IFCA's unreported initialisation. Final accuracy: with random N(0, I) "
-                "models IFCA separates the clusters and matches Algorithm 1 (paired median 0 pp, bounds [-0.6, +0.2] "
-                "at 24 replicates); with identical models at 0 it starts as FedAvg and Algorithm 1 is ahead by a median "
-                "+1.25 pp ([0, +2.5]; about 200 replicates would confirm it); both reach about 99.4 % at the "
-                "paper's size. Convergence rate (accuracy averaged over the iterations / rounds): Algorithm 1 ahead "
-                "by a median +0.7 pp (random) and +0.9 pp (identical), 16 and 15 of 24 replicates, not significant."),
-        reproduce=reproduce_experiment,
-    ),
-    Claim(
-        id="gtv.digits_five_clusters",
-        title="Fig. 7: Algorithm 1 more accurate than IFCA, and faster, on the digits with five clusters",
-        citations=(cite("Section VI-C, Table II, Fig. 7", lines="620-635"),),
-        statement=("Fig. 7 extends the experiment to n = 100 nodes in five clusters of 20 holding the digit pairs of "
-                   "Table II: 'Algorithm 1 demonstrates improvements in both ACC^(val) and convergence rate'; checked "
-                   "as for two clusters: Algorithm 1's final test accuracy and its accuracy averaged over the "
-                   "iterations / rounds above IFCA's (k = 5), over IFCA's unreported initialisation."),
-        hypotheses=("scikit-learn's 8x8 digits: 5 clusters x 20 nodes holding the pairs {0, 1}, ..., {8, 9}, 10 train "
-                    "/ 4 validation images per node, 70 held-out test images per cluster (pair {8, 9} has 354 "
-                    "images; ci: 5 x 3 nodes)",) + _SETTING[1:2] + (
-                    "Algorithm 1: nLasso, theta = 1, R = 50; lambda chosen by validation cross-entropy from "
-                    "{0.1, 1, 10} (ci: {0.1, 1})",) + _SETTING[3:] + (
-                    "IFCA: k = 5 models, model averaging, 5 local GD steps per round, 50 rounds",),
-        check=check_digits_five_clusters, expected=Verdict.CONFIRMED,
-        expected_by_profile={"ci": Verdict.NOT_CHECKABLE},
-        reason=("At the paper's size Algorithm 1 is above IFCA on both statements at both initialisations (16 "
-                "replicates, first look): final test accuracy +1.5 pp [+0.5, +2.1] (random) and +3.0 pp [+1.6, +4.1] "
-                "(identical), accuracy averaged over the iterations +3.0 pp [+1.7, +4.7] and +3.4 pp [+1.9, +5.6]. "
-                "Median test accuracy 98.6 % (Algorithm 1, validation picks lambda = 10 on 14 of 16), 97.3 % (IFCA), "
-                "99.0 % (oracle), 95.2 % (local), 90.6 % (one pooled model: one linear model no longer fits five "
-                "pairs). ci (5 x 3 nodes, where each node's 4 nearest include other clusters' nodes) does not decide "
-                "in 8 replicates: medians +2.7 to +8.8 pp with lower bounds below 0."),
-        reproduce=reproduce_experiment,
-    ),
-)
+
+def _details_five(ctx: CheckContext, scale) -> dict:
+    return _details(ctx, scale, DESIGN_FIVE)
+
+
+def _experiment(claim_id: str, **fields):
+    """A digits experiment: on the convex stand-in, so outside the paper's setting."""
+    return experiment(family=FAMILY, claim_id=claim_id, outside_setting=OUTSIDE_SETTING, **{"figures": _figures,
+                                                                                              **fields})
+
+
+DIGITS_LOCAL = _experiment(
+    "gtv.digits_local", title="Fig. 5: GTV at a validated lambda beats independent local training on the digits",
+    citations=_CITE,
+    statement=("Fig. 5 shows ACC^(val) against the iteration for several lambda including lambda = 0, where "
+               "Algorithm 1 'separately minimizes the local loss functions'; checked: Algorithm 1 at the lambda "
+               "chosen on validation has a higher test accuracy than every node's own model."),
+    hypotheses=_SETTING, design=DESIGN, baselines=(),
+    statements=(above("algorithm1", "local", "test_accuracy",
+                      text="Algorithm 1 above local training (test accuracy, pp)"),),
+    what="Fig. 5: Algorithm 1 at a validated lambda more accurate than independent local training (lambda = 0)",
+    figure_arms=("pooled", "ifca", "oracle"), details=_details, expected=Verdict.CONFIRMED,
+    reason=("Algorithm 1 at the validated lambda is about 4 pp above local training at the paper's size (median "
+            "+3.8 pp, sign-test bounds [+3.3, +4.9], 16 of 16 replicates; ci: +2.8 pp [+1.6, +6.4], 8 of 8) and "
+            "within one test image of the oracle cluster-wise models (median 0 pp, [-0.6, 0]): median test "
+            "accuracy 99.4 % vs 95.4 % (local) and 100 % (oracle). Validation picks lambda = 1 or 10, whose "
+            "runs coincide: the 4-nearest-node graph had no inter-cluster edge on every draw inspected, so "
+            "large lambda tends to the cluster-wise models (lambda -> inf pools only on a connected graph)."))
+DIGITS_POOLED = _experiment(
+    "gtv.digits_pooled", title="Fig. 5: GTV at a validated lambda beats one pooled model on the digits",
+    citations=_CITE,
+    statement=("Fig. 5's other extreme, lambda -> inf, 'is equivalent to learning a single model on all pooled "
+               "local datasets' (FedAvg's fixed point); checked: Algorithm 1 at the validated lambda has a higher "
+               "test accuracy than the pooled model."),
+    hypotheses=_SETTING, design=DESIGN, baselines=(),
+    statements=(above("algorithm1", "pooled", "test_accuracy",
+                      text="Algorithm 1 above one pooled model (test accuracy, pp)"),),
+    what="Fig. 5: Algorithm 1 at a validated lambda more accurate than one pooled model (lambda -> inf, FedAvg)",
+    figure_arms=("local", "ifca", "oracle"), details=_details, expected=Verdict.NOT_CHECKABLE,
+    reason=("Not shown either way: the pooled model is nearly as good on the stand-in (median 98.75 % against "
+            "Algorithm 1's 99.4 %; paired median 0 pp, bounds [-0.2, +1.4] at 24 replicates; ci [-1.9, +2.5] "
+            "at 8). With labels +-1 within each pair one linear model separates {0, 2} from {1, 3} on 8x8 "
+            "digits, so the clusters' tasks hardly conflict; the paper prints no accuracy for lambda -> inf. "
+            "What would decide it: the MNIST ANN of (42) with one-hot labels, or many more replicates "
+            "(the sign test has too many ties at 80 test images per cluster)."))
+DIGITS_IFCA = _experiment(
+    "gtv.digits_ifca", title="Fig. 6: Algorithm 1 more accurate than IFCA, and faster, on the digits",
+    citations=_CITE + (cite("Section VI-C, Fig. 6", lines="618-623"),),
+    statement=("Fig. 6 compares ACC^(val) of Algorithm 1 with IFCA [19] (and pFedMe, a direct optimizer): "
+               "'Both the ACC^(val) and the convergence rate ... is improved by Algorithm 1'; checked: Algorithm "
+               "1's test accuracy above IFCA's after R = 50 iterations / rounds, and its test accuracy averaged over "
+               "the iterations / rounds 5, 10, ..., 50 (the area under Fig. 6's curve: the convergence rate) above "
+               "IFCA's, over IFCA's unreported initialisation."),
+    hypotheses=_SETTING + ("IFCA: k = 2 models, model averaging, 5 local GD steps per round, 50 rounds",),
+    design=DESIGN, grid=IFCA_GRID, choices=CHOICES, baselines=(IFCA,),
+    statements=(above("algorithm1", "ifca", "test_accuracy", text="Algorithm 1 above IFCA (test accuracy, pp)"),
+                above("algorithm1", "ifca", "mean_test_accuracy",
+                      text="Algorithm 1 above IFCA (test accuracy averaged over iterations / rounds 5..R, pp)")),
+    what="Fig. 6: Algorithm 1 more accurate than IFCA and converging faster",
+    figure_arms=("local", "pooled", "oracle"), details=_details, expected=Verdict.NOT_CHECKABLE,
+    reason=("Not shown either way over IFCA's unreported initialisation. Final accuracy: with random N(0, I) "
+            "models IFCA separates the clusters and matches Algorithm 1 (paired median 0 pp, bounds [-0.6, +0.2] "
+            "at 24 replicates); with identical models at 0 it starts as FedAvg and Algorithm 1 is ahead by a median "
+            "+1.25 pp ([0, +2.5]; about 200 replicates would confirm it); both reach about 99.4 % at the "
+            "paper's size. Convergence rate (accuracy averaged over the iterations / rounds): Algorithm 1 ahead "
+            "by a median +0.7 pp (random) and +0.9 pp (identical), 16 and 15 of 24 replicates, not significant."))
+DIGITS_FIVE = _experiment(
+    "gtv.digits_five_clusters",
+    title="Fig. 7: Algorithm 1 more accurate than IFCA, and faster, on the digits with five clusters",
+    citations=(cite("Section VI-C, Table II, Fig. 7", lines="620-635"),),
+    statement=("Fig. 7 extends the experiment to n = 100 nodes in five clusters of 20 holding the digit pairs of "
+               "Table II: 'Algorithm 1 demonstrates improvements in both ACC^(val) and convergence rate'; checked "
+               "as for two clusters: Algorithm 1's final test accuracy and its accuracy averaged over the "
+               "iterations / rounds above IFCA's (k = 5), over IFCA's unreported initialisation."),
+    hypotheses=("scikit-learn's 8x8 digits: 5 clusters x 20 nodes holding the pairs {0, 1}, ..., {8, 9}, 10 train "
+                "/ 4 validation images per node, 70 held-out test images per cluster (pair {8, 9} has 354 "
+                "images; ci: 5 x 3 nodes)",) + _SETTING[1:2] + (
+                "Algorithm 1: nLasso, theta = 1, R = 50; lambda chosen by validation cross-entropy from "
+                "{0.1, 1, 10} (ci: {0.1, 1})",) + _SETTING[3:] + (
+                "IFCA: k = 5 models, model averaging, 5 local GD steps per round, 50 rounds",),
+    design=DESIGN_FIVE, grid=IFCA_GRID, choices=CHOICES, baselines=(IFCA,),
+    statements=DIGITS_IFCA.statements,
+    what="Fig. 7 (five clusters): Algorithm 1 more accurate than IFCA and converging faster",
+    figures=_figures_five, figure_arms=("local", "pooled", "oracle"), details=_details_five,
+    expected=Verdict.CONFIRMED, expected_by_profile={"ci": Verdict.NOT_CHECKABLE},
+    reason=("At the paper's size Algorithm 1 is above IFCA on both statements at both initialisations (16 "
+            "replicates, first look): final test accuracy +1.5 pp [+0.5, +2.1] (random) and +3.0 pp [+1.6, +4.1] "
+            "(identical), accuracy averaged over the iterations +3.0 pp [+1.7, +4.7] and +3.4 pp [+1.9, +5.6]. "
+            "Median test accuracy 98.6 % (Algorithm 1, validation picks lambda = 10 on 14 of 16), 97.3 % (IFCA), "
+            "99.0 % (oracle), 95.2 % (local), 90.6 % (one pooled model: one linear model no longer fits five "
+            "pairs). ci (5 x 3 nodes, where each node's 4 nearest include other clusters' nodes) does not decide "
+            "in 8 replicates: medians +2.7 to +8.8 pp with lower bounds below 0."))
+
+EXPERIMENTS = (DIGITS_LOCAL, DIGITS_POOLED, DIGITS_IFCA, DIGITS_FIVE)

@@ -1,9 +1,9 @@
-r"""The design of the GTV paper's handwritten-digits experiment (§5.4; seed L594-635) for :mod:`verify.comparisons`:
+r"""The design of the GTV paper's handwritten-digits experiment (§5.4; seed L594-635) for :mod:`verify.harness`:
 :data:`DESIGN` two clusters (Figs. 5-6), :data:`DESIGN_FIVE` the five clusters of Table II (Fig. 7).
 
 Replicate :math:`i` draws one :func:`reference_impl.gtv.data.digits_split` (which images each node holds, its
-train / validation parts, each cluster's held-out test pool, the graph from the training parts) and one seed for IFCA's initial models; every
-arm of the replicate sees them (common random numbers). Arms:
+train / validation parts, each cluster's held-out test pool, the graph from the training parts) and one seed for
+IFCA's initial models; every arm of the replicate sees them (common random numbers). Arms:
 
 * ``algorithm1``: Algorithm 1 (nLasso, the seed's steps θ = 1, R = 50 iterations as in the paper) at every λ of
   the scale's grid; the reported model is the λ with the lowest validation cross-entropy (the paper's loss; the
@@ -33,8 +33,7 @@ from reference_impl.gtv.data import digits_split
 from theory._validate import positive_int
 from theory.gtv import GTVInstance, loss_gradients, loss_values
 from theory.logistic import GLMData, ProximalGLM, solve_proximal_newton
-from verify.comparisons import Design
-from verify.records import CheckContext
+from verify.harness import Design, replicate_seed
 
 __all__ = ["ARMS", "DESIGN", "DESIGN_FIVE", "EXPERIMENT_KEY", "SCALES", "SCALES_FIVE", "TABLE2_PAIRS", "DigitsScale",
            "algorithm1_lambda_path", "fit_logistic", "ifca_logistic", "node_accuracy", "simulate_digits"]
@@ -48,9 +47,9 @@ FIT_GTOL = 1e-9
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class DigitsScale:
     """Sizes of one profile: ``pairs`` (one digit pair per cluster, Table II), ``nodes_per_cluster``, ``split``
-    (train, validation images per node), ``test_per_cluster`` (the held-out test pool), the λ grid ``lams`` searched on validation, Algorithm 1's
-    ``iterations`` R and step rescaling ``theta``, IFCA's ``rounds`` and ``local_steps``, the ridge ``gamma`` and
-    the curves' ``record_every``."""
+    (train, validation images per node), ``test_per_cluster`` (the held-out test pool), the λ grid ``lams`` searched
+    on validation, Algorithm 1's ``iterations`` R and step rescaling ``theta``, IFCA's ``rounds`` and
+    ``local_steps``, the ridge ``gamma`` and the curves' ``record_every``."""
 
     pairs: tuple
     nodes_per_cluster: int
@@ -186,8 +185,8 @@ def ifca_logistic(inst: GTVInstance, rng: np.random.Generator, *, k: int, rounds
 
 # --- simulation ------------------------------------------------------------------------------------------------
 def _seeds(root_seed: int, replicate: int):
-    base = CheckContext(seed=root_seed).seed_sequence(EXPERIMENT_KEY)
-    return np.random.SeedSequence(base.entropy, spawn_key=(replicate,)).spawn(2)
+    """(data seed, IFCA seed) of replicate ``replicate``: streams 0 and 1 of :func:`verify.harness.replicate_seed`."""
+    return [replicate_seed(EXPERIMENT_KEY, root_seed, replicate, stream=s) for s in (0, 1)]
 
 
 def _row(test, val, lam, curve):
@@ -266,9 +265,10 @@ def _arm_key(arm, point, scale, root_seed):
     return (arm, point) if arm == "ifca" else (arm,)
 
 
-#: ci: 8 replicates in one look (8 of 8 on one side, p = 2^-8, decides at the per-claim alpha 0.005 of GTV's family of
-#: 10 experiment claims); the paper's size: 16, 24 (two looks; alpha per look 0.0025 needs at least 14 of 16).
-DESIGN = Design(family=EXPERIMENT_KEY, simulate=simulate_digits, readout=_readout, scales=SCALES,
+#: ci: 8 replicates in one look (8 of 8 on one side, p = 2^-8, decides at the per-claim alpha of GTV's family, 0.05 over
+#: its members, while it has at most 12); the paper's size: 16, 24 (two looks, each at the per-look alpha in the
+#: result's details).
+DESIGN = Design(namespace=EXPERIMENT_KEY, simulate=simulate_digits, readout=_readout, scales=SCALES,
                 stages={"ci": (8,), "thorough": (16, 24)}, chunk={"ci": 4, "thorough": 4}, arm_key=_arm_key)
 #: Fig. 7 (five clusters): the same simulation and replicates' seeds at the five-cluster scales.
 DESIGN_FIVE = dataclasses.replace(DESIGN, scales=SCALES_FIVE)

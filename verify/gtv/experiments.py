@@ -1,4 +1,4 @@
-r"""Table I of the GTV paper (§5.1; seed L551-570) as experiment claims on :mod:`verify.comparisons`.
+r"""Table I of the GTV paper (§5.1; seed L551-570) as experiment claims on :mod:`verify.harness`.
 
 The paper prints one number per method (Algorithm 1 1.42e-05, IFCA 2.82, FedAvg 2.86) from one unreported run.
 Each row is decided over paired replicates of the SBM (:mod:`verify.gtv._experiment_design`) in the review
@@ -18,22 +18,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from verify.comparisons import (
-    Statement,
-    Term,
-    below,
-    curve_figure,
-    decide,
-    experiment,
-    reproduce_experiment,
-    simulate_arms,
-)
 from verify.gtv import cite
 from verify.gtv._experiment_design import ARMS, DESIGN, R2_BAND, R3_RATIO_BAND
-from verify.records import CheckContext, CheckResult, Claim, FigureSpec, Series, Verdict
+from verify.gtv._experiment_family import FAMILY, FEDAVG, IFCA
+from verify.harness import Statement, Term, below, curve_figure, experiment, simulate_arms
+from verify.records import CheckContext, FigureSpec, Series, Verdict
 
-__all__ = ["CLAIMS", "IFCA_GRID", "TABLE1_PRINTED", "band", "check_table1_algorithm1", "check_table1_fedavg",
-           "check_table1_ifca", "check_table1_ordering"]
+__all__ = ["EXPERIMENTS", "IFCA_GRID", "TABLE1_PRINTED", "band"]
 
 #: Table I as printed (seed L551-559).
 TABLE1_PRINTED = {"algorithm1": 1.42e-05, "ifca": 2.82, "fedavg": 2.86}
@@ -89,108 +80,73 @@ def _algorithm1_details(ctx: CheckContext, scale) -> dict:
             "printed": TABLE1_PRINTED}
 
 
-TABLE1_ALGORITHM1 = experiment(
-    claim_id="gtv.table1_algorithm1", design=DESIGN,
-    statements=band("algorithm1", "log10_mse", np.log10(R2_BAND[0]), np.log10(R2_BAND[1]), "log10 MSE"),
-    what="Table I: Algorithm 1's converged MSE inside R2's band [1e-6, 1e-3]", figures=_figures,
-    details=_algorithm1_details)
-TABLE1_FEDAVG = experiment(
-    claim_id="gtv.table1_fedavg", design=DESIGN,
-    statements=band("fedavg", "r3_ratio", *R3_RATIO_BAND, "MSE / R3 expectation"),
-    what="Table I: FedAvg's MSE inside R3's band (2.5-4.3 at the paper's size)", figures=_figures)
-TABLE1_IFCA = experiment(
-    claim_id="gtv.table1_ifca", design=DESIGN, grid=IFCA_GRID, choices=CHOICES,
-    statements=band("ifca", "r3_ratio", *R3_RATIO_BAND, "MSE / R3 expectation"),
-    what="Table I: IFCA's MSE inside R3's band (2.5-4.3 at the paper's size)", figures=_figures)
-TABLE1_ORDERING = experiment(
-    claim_id="gtv.table1_ordering", design=DESIGN, grid=IFCA_GRID, choices=CHOICES,
-    statements=(below("algorithm1", "fedavg", "log10_mse", text="Algorithm 1 below FedAvg (log10 MSE)"),
-                below("algorithm1", "ifca", "log10_mse", text="Algorithm 1 below IFCA (log10 MSE)")),
-    what="Table I: Algorithm 1's MSE below FedAvg's and IFCA's", figures=_figures)
-
-
-def check_table1_algorithm1(ctx: CheckContext) -> CheckResult:
-    return decide(ctx, TABLE1_ALGORITHM1)
-
-
-def check_table1_fedavg(ctx: CheckContext) -> CheckResult:
-    return decide(ctx, TABLE1_FEDAVG)
-
-
-def check_table1_ifca(ctx: CheckContext) -> CheckResult:
-    return decide(ctx, TABLE1_IFCA)
-
-
-def check_table1_ordering(ctx: CheckContext) -> CheckResult:
-    return decide(ctx, TABLE1_ORDERING)
-
-
 _CITE = (cite("Section VI-A-1, Table I", equation="(39)-(41)", lines="551-570"),)
 _SETTING = ("SBM 2 x 100 nodes, p_in = 0.5, p_out = 0.01, d = 100, m_i = 10, sigma = 1e-3, all nodes accessible "
             "(thorough; ci: 2 x 40 nodes, d = 40, m_i = 10 < d)",
             "Algorithm 1: nLasso, lambda = 1e-2, theta = 10 steps, stopped by the R4 fixed-point residual "
             "(the seed's R = 1000 with theta = 1 has not converged, E9)",
             "FedAvg / IFCA: server model averaging, 5 local GD steps, 200 rounds (100 at ci), lr 1/max lambda_max(H_i)",
-            "decision: verify.comparisons (sign-test bounds of the median over paired replicates, family-wise "
+            "decision: verify.harness (sign-test bounds of the median over paired replicates, family-wise "
             "alpha 0.05 over GTV's experiment claims)")
 
-CLAIMS = (
-    Claim(
-        id="gtv.table1_algorithm1",
-        title="Table I: Algorithm 1 reaches MSE 1.42e-05 on the two-cluster SBM",
-        citations=_CITE,
-        statement=("Table I reports the MSE (41) incurred by Algorithm 1 (1.42e-05) on the SBM with two clusters "
-                   "of 100 nodes; checked in the review notes' band R2: converged MSE in [1e-6, 1e-3]."),
-        hypotheses=_SETTING[:2] + _SETTING[3:],
-        check=check_table1_algorithm1, expected=Verdict.CONFIRMED,
-        reason=("Median converged MSE about 3.5e-5 at the paper's size (about 6e-6 at ci), inside [1e-6, 1e-3] on "
-                "every replicate; 1.42e-5 itself lies below the reference runs (it would need about 64 boundary "
-                "edges instead of the expected 100, R2), so only the order of magnitude is asserted. Algorithm 1 "
-                "needs about 400 iterations with theta = 10 (details)."),
-        reproduce=reproduce_experiment,
-    ),
-    Claim(
-        id="gtv.table1_fedavg",
-        title="Table I: FedAvg's MSE 2.86 (one model for two clusters)",
-        citations=_CITE,
-        statement=("Table I reports MSE 2.86 for FedAvg; checked in the band R3: its MSE over the pooled-LS "
-                   "expectation (||w1 - w2||^2/4)(1 + d/(N - d)) in [2.5, 4.3]/3.29."),
-        hypotheses=_SETTING[:1] + _SETTING[2:],
-        check=check_table1_fedavg, expected=Verdict.CONFIRMED,
-        reason=("FedAvg lands within about 2% of the pooled least-squares fixed point on every replicate (ratio "
-                "0.98-1.0 to R3's expectation), inside the band; the printed 2.86 is one draw of a quantity with "
-                "mean about 3.3 and s.d. 0.3 at the paper's size."),
-        reproduce=reproduce_experiment,
-    ),
-    Claim(
-        id="gtv.table1_ifca",
-        title="Table I: IFCA's MSE 2.82 (it does not separate the clusters)",
-        citations=_CITE + (cite("Section VI-A, baselines", lines="559-562"),),
-        statement=("Table I reports MSE 2.82 for IFCA [19], about FedAvg's; checked in the band R3 over the "
-                   "grid of IFCA's unreported initialisation."),
-        hypotheses=_SETTING[:1] + _SETTING[2:] + ("k = 2 IFCA models (the true number of clusters)",),
-        check=check_table1_ifca, expected=Verdict.NOT_CHECKABLE,
-        reason=("Not decided either way over IFCA's unreported initialisation. With random N(0, I) models IFCA "
-                "separates the clusters on most replicates (median MSE about 1e-7 of R3's expectation; the negation "
-                "of the band is shown at the paper's size, 16 replicates); with identical models at 0 it starts as "
-                "FedAvg and mostly stays there (median ratio 1.0), but separates on a minority of replicates, so the "
-                "band is not shown at 24. Our seed-0 recovery (MSE 2.3e-7) is the typical outcome of the random "
-                "initialisation, not seed luck; the printed 2.82 matches an IFCA that kept one model."),
-        reproduce=reproduce_experiment,
-    ),
-    Claim(
-        id="gtv.table1_ordering",
-        title="Table I: Algorithm 1 outperforms IFCA and FedAvg",
-        citations=_CITE,
-        statement=("Table I's comparison: the MSE of Algorithm 1 is below those of IFCA and FedAvg on the "
-                   "two-cluster SBM."),
-        hypotheses=_SETTING + ("IFCA's initialisation decided over a grid (random N(0, I), identical)",),
-        check=check_table1_ordering, expected=Verdict.NOT_CHECKABLE,
-        reason=("Algorithm 1 is about five decades below FedAvg on every replicate. Against IFCA it depends on "
-                "IFCA's initialisation: with random models IFCA recovers the clusters and is about two decades "
-                "below Algorithm 1 (the nLasso bias lambda |dC|/alpha; the negation is shown at the paper's size, 24 "
-                "replicates); with identical models IFCA mostly stays at FedAvg's error, undecided at 24. So the "
-                "table's ordering cannot be refuted from the paper's text."),
-        reproduce=reproduce_experiment,
-    ),
-)
+
+TABLE1_ALGORITHM1 = experiment(
+    family=FAMILY, claim_id="gtv.table1_algorithm1",
+    title="Table I: Algorithm 1 reaches MSE 1.42e-05 on the two-cluster SBM", citations=_CITE,
+    statement=("Table I reports the MSE (41) incurred by Algorithm 1 (1.42e-05) on the SBM with two clusters "
+               "of 100 nodes; checked in the review notes' band R2: converged MSE in [1e-6, 1e-3]."),
+    hypotheses=_SETTING[:2] + _SETTING[3:], design=DESIGN, baselines=(),
+    statements=band("algorithm1", "log10_mse", np.log10(R2_BAND[0]), np.log10(R2_BAND[1]), "log10 MSE"),
+    what="Table I: Algorithm 1's converged MSE inside R2's band [1e-6, 1e-3]", figures=_figures,
+    details=_algorithm1_details, expected=Verdict.CONFIRMED,
+    reason=("Median converged MSE about 3.5e-5 at the paper's size (about 6e-6 at ci), inside [1e-6, 1e-3] on "
+            "every replicate; 1.42e-5 itself lies below the reference runs (it would need about 64 boundary "
+            "edges instead of the expected 100, R2), so only the order of magnitude is asserted. Algorithm 1 "
+            "needs about 400 iterations with theta = 10 (details)."))
+TABLE1_FEDAVG = experiment(
+    family=FAMILY, claim_id="gtv.table1_fedavg",
+    title="Table I: FedAvg's MSE 2.86 (one model for two clusters)", citations=_CITE,
+    statement=("Table I reports MSE 2.86 for FedAvg; checked in the band R3: its MSE over the pooled-LS "
+               "expectation (||w1 - w2||^2/4)(1 + d/(N - d)) in [2.5, 4.3]/3.29."),
+    hypotheses=_SETTING[:1] + _SETTING[2:], design=DESIGN, baselines=(FEDAVG,),
+    statements=band("fedavg", "r3_ratio", *R3_RATIO_BAND, "MSE / R3 expectation"),
+    what="Table I: FedAvg's MSE inside R3's band (2.5-4.3 at the paper's size)", figures=_figures,
+    expected=Verdict.CONFIRMED,
+    reason=("FedAvg lands within about 2% of the pooled least-squares fixed point on every replicate (ratio "
+            "0.98-1.0 to R3's expectation), inside the band; the printed 2.86 is one draw of a quantity with "
+            "mean about 3.3 and s.d. 0.3 at the paper's size."))
+TABLE1_IFCA = experiment(
+    family=FAMILY, claim_id="gtv.table1_ifca",
+    title="Table I: IFCA's MSE 2.82 (it does not separate the clusters)",
+    citations=_CITE + (cite("Section VI-A, baselines", lines="559-562"),),
+    statement=("Table I reports MSE 2.82 for IFCA [19], about FedAvg's; checked in the band R3 over the "
+               "grid of IFCA's unreported initialisation."),
+    hypotheses=_SETTING[:1] + _SETTING[2:] + ("k = 2 IFCA models (the true number of clusters)",),
+    design=DESIGN, grid=IFCA_GRID, choices=CHOICES, baselines=(IFCA,),
+    statements=band("ifca", "r3_ratio", *R3_RATIO_BAND, "MSE / R3 expectation"),
+    what="Table I: IFCA's MSE inside R3's band (2.5-4.3 at the paper's size)", figures=_figures,
+    expected=Verdict.NOT_CHECKABLE,
+    reason=("Not decided either way over IFCA's unreported initialisation. With random N(0, I) models IFCA "
+            "separates the clusters on most replicates (median MSE about 1e-7 of R3's expectation; the negation "
+            "of the band is shown at the paper's size, 16 replicates); with identical models at 0 it starts as "
+            "FedAvg and mostly stays there (median ratio 1.0), but separates on a minority of replicates, so the "
+            "band is not shown at 24. Our seed-0 recovery (MSE 2.3e-7) is the typical outcome of the random "
+            "initialisation, not seed luck; the printed 2.82 matches an IFCA that kept one model."))
+TABLE1_ORDERING = experiment(
+    family=FAMILY, claim_id="gtv.table1_ordering",
+    title="Table I: Algorithm 1 outperforms IFCA and FedAvg", citations=_CITE,
+    statement=("Table I's comparison: the MSE of Algorithm 1 is below those of IFCA and FedAvg on the "
+               "two-cluster SBM."),
+    hypotheses=_SETTING + ("IFCA's initialisation decided over a grid (random N(0, I), identical)",),
+    design=DESIGN, grid=IFCA_GRID, choices=CHOICES, baselines=(FEDAVG, IFCA),
+    statements=(below("algorithm1", "fedavg", "log10_mse", text="Algorithm 1 below FedAvg (log10 MSE)"),
+                below("algorithm1", "ifca", "log10_mse", text="Algorithm 1 below IFCA (log10 MSE)")),
+    what="Table I: Algorithm 1's MSE below FedAvg's and IFCA's", figures=_figures,
+    expected=Verdict.NOT_CHECKABLE,
+    reason=("Algorithm 1 is about five decades below FedAvg on every replicate. Against IFCA it depends on "
+            "IFCA's initialisation: with random models IFCA recovers the clusters and is about two decades "
+            "below Algorithm 1 (the nLasso bias lambda |dC|/alpha; the negation is shown at the paper's size, 24 "
+            "replicates); with identical models IFCA mostly stays at FedAvg's error, undecided at 24. So the "
+            "table's ordering cannot be refuted from the paper's text."))
+
+EXPERIMENTS = (TABLE1_ALGORITHM1, TABLE1_FEDAVG, TABLE1_IFCA, TABLE1_ORDERING)

@@ -1,6 +1,6 @@
 """Property tests of the digits experiment claims (verify/gtv/digits.py, design verify/gtv/digits_design.py).
 
-Each property decides one statement with the harness (:func:`verify.comparisons.evaluate_statement`, exact
+Each property decides one statement with the harness (:func:`verify.harness.evaluate_statement`, exact
 sign-test bounds of the median paired difference) on the ci scale for a drawn root seed; the ``@example`` is the
 root seed of the report. A property asserts that a statement is *shown* (p <= ALPHA), never that something failed
 to reach significance.
@@ -13,7 +13,6 @@ from hypothesis import example, given, settings, target
 from reference_impl.gtv import run_algorithm1
 from reference_impl.gtv.data import digits_split
 from verify.budget import examples
-from verify.comparisons import above, evaluate_statement
 from verify.gtv.digits_design import (
     DESIGN,
     SCALES,
@@ -23,6 +22,7 @@ from verify.gtv.digits_design import (
     ifca_logistic,
     simulate_digits,
 )
+from verify.harness import above, evaluate_statement
 from verify.records import CheckContext
 from verify.strategies import gtv_digits_root_seeds
 
@@ -84,7 +84,7 @@ def test_lambda_path_on_the_union_graph_equals_separate_runs(seed):
     data = digits_split(np.random.default_rng(seed), nodes_per_cluster=3, split=(6, 2), test_per_cluster=5)
     lams = (0.1, 3.0)                                           # a weakly and a strongly coupled run
     path = algorithm1_lambda_path(data.instance, lams, theta=1.0, iterations=10, record_every=0)
-    for lam, w in zip(lams, path):
+    for lam, w in zip(lams, path, strict=True):
         run = run_algorithm1(data.instance.with_(lam=lam), theta=1.0, max_iterations=10, tol=0.0, record_every=0)
         # the per-node Newton solves stop at relative gradient 1e-12; batched with other nodes they may take one more
         np.testing.assert_allclose(w, run.w, atol=1e-9)

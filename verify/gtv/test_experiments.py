@@ -1,6 +1,6 @@
 """Property tests of Table I's experiment claims (verify/gtv/experiments.py).
 
-Each property decides one statement of a claim with the harness (:func:`verify.comparisons.evaluate_statement`,
+Each property decides one statement of a claim with the harness (:func:`verify.harness.evaluate_statement`,
 exact sign-test bounds of the median over paired replicates) on a reduced SBM (2 x 20 nodes, d = 20, m_i = 10 < d)
 for a drawn root seed; the ``@example`` is the root seed of the report. A property asserts that a statement is
 *shown* (p <= ALPHA), never that something failed to reach significance.
@@ -11,10 +11,10 @@ import pytest
 from hypothesis import example, given, settings, target
 
 from verify.budget import examples
-from verify.comparisons import below, evaluate_statement
 from verify.gtv._clusters_chain_design import CHAIN_DESIGN, CHAIN_SCALES, CLUSTERS_DESIGN, CLUSTERS_SCALES
 from verify.gtv._experiment_design import DESIGN, R2_BAND, R3_RATIO_BAND, Scale, simulate_table1
 from verify.gtv.experiments import band
+from verify.harness import below, evaluate_statement
 from verify.records import CheckContext
 from verify.strategies import gtv_chain_boundary_weights, gtv_sbm_seeds
 

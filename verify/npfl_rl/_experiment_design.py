@@ -1,11 +1,11 @@
-r"""The design of NPFL-RL's experiments (spec 7, Figs. 6.1-6.3) for :mod:`verify.comparisons`.
+r"""The design of NPFL-RL's experiments (Figs. 6.1-6.3) for :mod:`verify.harness`.
 
 Replicate :math:`i` draws one I0 instance (spec 6: Erdős-Rényi graph with mean degree 6, Q = 3 uniform clusters,
 :math:`w_q = (1+\delta_q)w_0`, :math:`D_k \sim U\{D_{lo..hi}\}`, :math:`\lambda = 0.1`) from
 ``default_rng([root, i, 0])`` and its SAC draws from ``default_rng([root, i, 1])``, as
 :func:`reference_impl.npfl_rl.simulate_replicates` does, so every arm sees the same instance and the same draws
-(common random numbers) and the CLI reproduces the numbers. ``root`` derives from the check's seed and the
-family key.
+(common random numbers) and the CLI reproduces the numbers: :func:`verify.harness.replicate_seed`'s ``"root-list"``
+scheme, ``root`` derived from the check's seed and the design's key.
 
 An arm's outcome is an array (replicates, N + 1, :data:`CHANNELS`): the printed Test MSE (6.15) and summaries of
 the :math:`\tau_k^{(n)}` trajectories (the clients with the largest, median and smallest :math:`D_k`, as Fig. 6.3
@@ -26,8 +26,7 @@ import numpy as np
 from reference_impl.npfl_rl import PAPER_ARMS, per_component_ridge, run_npfl, test_mse
 from reference_impl.npfl_rl.data import synthetic_problem
 from theory._validate import positive_int
-from verify.comparisons import Design
-from verify.records import CheckContext
+from verify.harness import Design, replicate_seed
 
 __all__ = ["CHANNELS", "DESIGN", "GROUND_TRUTHS", "SCALES", "Arm", "Scale", "cluster_ridge", "replicate_problem",
            "replicate_root", "simulate_npfl"]
@@ -96,13 +95,13 @@ class Arm:
 
 def replicate_root(root_seed: int) -> int:
     """The integer root of the replicate seeds (default_rng([root, i, 0]) and [root, i, 1]) of a check seed."""
-    return int(CheckContext(seed=root_seed).seed_sequence(EXPERIMENT_KEY).generate_state(1)[0])
+    return int(replicate_seed(EXPERIMENT_KEY, root_seed).generate_state(1)[0])
 
 
 @functools.lru_cache(maxsize=256)
 def replicate_problem(scale: Scale, root_seed: int, replicate: int, delta_kind: str = "scalar"):
     """The I0 instance of replicate ``replicate`` (the same for every arm); ``delta_kind`` as in D17."""
-    rng = np.random.default_rng([replicate_root(root_seed), int(replicate), 0])
+    rng = np.random.default_rng(replicate_seed(EXPERIMENT_KEY, root_seed, int(replicate), stream=0, scheme="root-list"))
     return synthetic_problem(rng, delta_kind=delta_kind, **scale.generator)[0]
 
 
@@ -144,11 +143,12 @@ def simulate_npfl(arms, point, scale: Scale, root_seed: int, replicates) -> list
         if name in GROUND_TRUTHS:
             w = [cluster_ridge(p) if name == "cluster_ridge" else per_component_ridge(p, method="normal").w
                  for p in problems]
-            mse = np.array([test_mse(p, wi) for p, wi in zip(problems, w)])
+            mse = np.array([test_mse(p, wi) for p, wi in zip(problems, w, strict=True)])
             out.append(_channels(problems, np.zeros((len(problems), N + 1, scale.K)),
                                  np.repeat(mse[:, None], N + 1, axis=1)))
             continue
-        rngs = [np.random.default_rng([replicate_root(root_seed), int(i), 1]) for i in replicates]
+        rngs = [np.random.default_rng(replicate_seed(EXPERIMENT_KEY, root_seed, int(i), stream=1, scheme="root-list"))
+                for i in replicates]
         run = run_npfl(problems, PAPER_ARMS[name], N, rngs)
         if not np.all(run.finite):
             raise ArithmeticError(f"{arm.label} diverged on replicates {list(replicates)} at {choices}")
@@ -192,5 +192,5 @@ def _readout(name: str, scale: Scale, curves: np.ndarray) -> np.ndarray:
 
 
 #: Replicates: 10 then 20 at ci, 20 then 40 at the paper's size (the paper averages 10).
-DESIGN = Design(family=EXPERIMENT_KEY, simulate=simulate_npfl, readout=_readout, scales=SCALES,
+DESIGN = Design(namespace=EXPERIMENT_KEY, simulate=simulate_npfl, readout=_readout, scales=SCALES,
                 stages={"ci": (10, 20), "thorough": (20, 40)}, chunk={"ci": 10, "thorough": 10}, arm_key=_arm_key)

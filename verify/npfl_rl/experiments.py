@@ -1,4 +1,4 @@
-r"""NPFL-RL's experiments (thesis 6.3, P7 Section IV; spec 7, C1-C9) as experiment claims on :mod:`verify.comparisons`.
+r"""NPFL-RL's experiments (thesis 6.3, P7 Section IV; C1-C9) as experiment claims on :mod:`verify.harness`.
 
 The seed's figures are lost (captions only), so every statement is qualitative; each is one claim, quoted, decided on
 the design of :mod:`verify.npfl_rl._experiment_design` (paired I0 replicates with common random numbers; the printed
@@ -16,26 +16,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from verify.comparisons import (
-    Statement,
-    Term,
-    above,
-    below,
-    curve_figure,
-    decide,
-    experiment,
-    reproduce_experiment,
-    within,
-)
+from verify.harness import Baseline, Statement, Term, above, below, curve_figure, experiment, within
 from verify.npfl_rl import cite
 from verify.npfl_rl._experiment_design import CHANNELS, DESIGN, RL_OF_POLICY, Arm
-from verify.records import CheckContext, CheckResult, Claim, Verdict
+from verify.npfl_rl._experiment_family import FAMILY
+from verify.records import Verdict
 
-__all__ = ["ASSUMED", "CHOICES", "CLAIMS", "EQUIVALENT_DB", "NEAR_ZERO_TAU", "check_c1_nfl",
-           "check_c1_nfl_inter_cluster", "check_c2_cluster_model", "check_c2_component_model", "check_c3_small_tau",
-           "check_c4_large_tau", "check_c4_interior_tau", "check_c5_rl_beats_fixed", "check_c6_sac_beats_dpg",
-           "check_c7_sac_randomness", "check_c8_brl_dpg", "check_c9_dpg_smooth", "check_c9_dpg_smooth_short",
-           "check_c9_large_client", "check_c9_median_client", "check_c9_small_client"]
+__all__ = ["ASSUMED", "CHOICES", "EQUIVALENT_DB", "EXPERIMENTS", "NEAR_ZERO_TAU"]
 
 #: "Its own model" reached (C2): the median paired Test-MSE difference within 1 dB (the seed gives no number).
 EQUIVALENT_DB = 1.0
@@ -115,151 +102,6 @@ _FIG2 = _learning_curves("fig_6_2", "Fig. 6.2 analogue: NPFL-RL and NPFL-BRL aga
 _FIG3 = _tau_trajectories("fig_6_3", (A["rl_dpg"], A["rl_sac"]))
 _T0, _T05 = A["npfl_tau_0"], A["npfl_tau_0.05"]
 
-# ------------------------------------------------------------------------------------------------
-# The specs.
-
-C1 = experiment(
-    claim_id="npfl_rl.experiment_c1_nfl", design=DESIGN, grid=_DELTA, choices=CHOICES, figures=_FIG1,
-    figure_arms=_SWEEP,
-    statements=tuple(above(A["nfl"], arm, "final") for arm in _SWEEP[1:]),
-    what="C1: NFL above every NPFL curve of Fig. 6.1 at the horizon")
-C1_TAU_POSITIVE = experiment(
-    claim_id="npfl_rl.experiment_c1_nfl_inter_cluster", design=DESIGN, grid=_DELTA, choices=CHOICES, figures=_FIG1,
-    figure_arms=_SWEEP, statements=tuple(above(A["nfl"], arm, "final") for arm in _SWEEP[2:]),
-    what="C1 corrected: NFL above every NPFL curve with tau > 0 at the horizon")
-C2 = experiment(
-    claim_id="npfl_rl.experiment_c2_cluster_model", design=DESIGN, figures=_FIG1,
-    statements=(within(_T0, A["cluster_ridge"], "final", margin=EQUIVALENT_DB),),
-    what=f"C2: NPFL tau=0 within {EQUIVALENT_DB:g} dB of its cluster's own model ((6.1), tau = 0) at the horizon")
-C2_COMPONENT = experiment(
-    claim_id="npfl_rl.experiment_c2_component_model", design=DESIGN, figures=_FIG1,
-    statements=(within(_T0, A["component_ridge"], "final", margin=EQUIVALENT_DB),),
-    what=f"C2 corrected: NPFL tau=0 within {EQUIVALENT_DB:g} dB of the per-component ridge model at the horizon")
-C3 = experiment(
-    claim_id="npfl_rl.experiment_c3_small_tau", design=DESIGN, grid=_HORIZON, choices=CHOICES, figures=_FIG1,
-    figure_arms=_SWEEP, statements=(below(_T05, _T0, "early"), below(_T05, _T0, "final")),
-    what="C3: NPFL tau=0.05 below tau=0 early and at the horizon")
-C4 = experiment(
-    claim_id="npfl_rl.experiment_c4_large_tau", design=DESIGN, grid=_HORIZON, choices=CHOICES, figures=_FIG1,
-    figure_arms=_SWEEP, statements=tuple(above(hi, lo, "final") for lo, hi in zip(_SWEEP[2:], _SWEEP[3:])),
-    what="C4: the NPFL steady state rises with tau from 0.05 to 0.1, 0.2 and 0.4")
-C4_INTERIOR = experiment(
-    claim_id="npfl_rl.experiment_c4_interior_tau", design=DESIGN, grid=_HORIZON, choices=CHOICES, figures=_FIG1,
-    figure_arms=_SWEEP, statements=(below(A["npfl_tau_0.1"], _T05, "final"), above(A["npfl_tau_0.4"], A["npfl_tau_0.2"],
-                                                                                   "final")),
-    what="C4 corrected: the NPFL steady state falls from tau = 0.05 to 0.1 and rises from 0.2 to 0.4")
-C5 = experiment(
-    claim_id="npfl_rl.experiment_c5_rl_beats_fixed", design=DESIGN, figures=_FIG2,
-    statements=tuple(below(arm, _T05, at) for arm in _RL for at in ("early", "final")),
-    what="C5: every NPFL-RL/BRL variant below NPFL tau=0.05 early and at the horizon")
-C6 = experiment(
-    claim_id="npfl_rl.experiment_c6_sac_beats_dpg", design=DESIGN, figures=_FIG2, figure_arms=_RL + (_T05,),
-    statements=(below(A["rl_sac"], A["rl_dpg"], "final"),),
-    what="C6: NPFL-RL (SAC) below NPFL-RL (DPG) at the horizon")
-C7 = experiment(
-    claim_id="npfl_rl.experiment_c7_sac_randomness", design=DESIGN, figures=_FIG2, figure_arms=_RL + (_T05,),
-    statements=(above(A["rl_sac"], A["rl_dpg"], "roughness"), below(A["brl_sac"], A["rl_sac"], "roughness")),
-    what="C7: the RL (SAC) curve rougher than RL (DPG), and BRL (SAC) smoother than RL (SAC), over the second half")
-C8 = experiment(
-    claim_id="npfl_rl.experiment_c8_brl_dpg", design=DESIGN, figures=_FIG2, figure_arms=_RL + (_T05,),
-    statements=(below(A["brl_dpg"], A["rl_dpg"], "final"),),
-    what="C8: NPFL-BRL (DPG) below NPFL-RL (DPG) at the horizon")
-C9_SMOOTH = experiment(
-    claim_id="npfl_rl.experiment_c9_dpg_smooth", design=DESIGN, figures=_FIG3,
-    statements=(below(A["rl_dpg"], A["rl_sac"], "tau_curvature"), below(A["rl_dpg"], A["rl_sac"], "tau_adapt")),
-    what="C9: DPG tau trajectories smoother than SAC's and slower to move away from tau^(0) by the early read-out")
-C9_SMOOTH_REACH = experiment(
-    claim_id="npfl_rl.experiment_c9_dpg_smooth_short", design=DESIGN, figures=_FIG3,
-    statements=(below(A["rl_dpg"], A["rl_sac"], "tau_curvature"), below(A["rl_dpg"], A["rl_sac"], "tau_reach")),
-    what="C9 corrected: DPG tau trajectories smoother than SAC's and nearer tau^(0) at the horizon")
-_RLP = A[RL_OF_POLICY]
-C9_LARGE = experiment(
-    claim_id="npfl_rl.experiment_c9_large_client", design=DESIGN, grid=_POLICY, choices=CHOICES, figures=_FIG3,
-    figure_arms=(A["rl_dpg"], A["rl_sac"]),
-    statements=(_level(_RLP, "large_early", "below", 0.0, "largest-D client: tau^(early) below tau^(0)"),
-                _level(_RLP, "large_final", "below", NEAR_ZERO_TAU,
-                       f"largest-D client: tau^(N) below {NEAR_ZERO_TAU:g}")),
-    what="C9: the largest-D client's tau drops at once and settles near 0")
-C9_MEDIAN = experiment(
-    claim_id="npfl_rl.experiment_c9_median_client", design=DESIGN, grid=_POLICY, choices=CHOICES, figures=_FIG3,
-    figure_arms=(A["rl_dpg"], A["rl_sac"]),
-    statements=(_level(_RLP, "median_rise", "above", 0.0, "median-D client: max tau above tau^(0)"),
-                _level(_RLP, "median_fall", "below", 0.0, "median-D client: tau^(N) below max tau"),
-                _level(_RLP, "median_final", "below", NEAR_ZERO_TAU,
-                       f"median-D client: tau^(N) below {NEAR_ZERO_TAU:g}")),
-    what="C9: the median-D client's tau rises first, then falls and settles near 0")
-C9_SMALL = experiment(
-    claim_id="npfl_rl.experiment_c9_small_client", design=DESIGN, grid=_POLICY, choices=CHOICES, figures=_FIG3,
-    figure_arms=(A["rl_dpg"], A["rl_sac"]),
-    statements=(_level(_RLP, "small_rise", "above", 0.0, "smallest-D client: max tau above tau^(0)"),
-                _level(_RLP, "small_fall", "below", 0.0, "smallest-D client: tau^(N) below max tau")),
-    what="C9: the smallest-D client's tau rises first, then falls")
-
-
-def check_c1_nfl(ctx: CheckContext) -> CheckResult:
-    return decide(ctx, C1)
-
-
-def check_c1_nfl_inter_cluster(ctx: CheckContext) -> CheckResult:
-    return decide(ctx, C1_TAU_POSITIVE)
-
-
-def check_c2_cluster_model(ctx: CheckContext) -> CheckResult:
-    return decide(ctx, C2)
-
-
-def check_c2_component_model(ctx: CheckContext) -> CheckResult:
-    return decide(ctx, C2_COMPONENT)
-
-
-def check_c3_small_tau(ctx: CheckContext) -> CheckResult:
-    return decide(ctx, C3)
-
-
-def check_c4_large_tau(ctx: CheckContext) -> CheckResult:
-    return decide(ctx, C4)
-
-
-def check_c4_interior_tau(ctx: CheckContext) -> CheckResult:
-    return decide(ctx, C4_INTERIOR)
-
-
-def check_c5_rl_beats_fixed(ctx: CheckContext) -> CheckResult:
-    return decide(ctx, C5)
-
-
-def check_c6_sac_beats_dpg(ctx: CheckContext) -> CheckResult:
-    return decide(ctx, C6)
-
-
-def check_c7_sac_randomness(ctx: CheckContext) -> CheckResult:
-    return decide(ctx, C7)
-
-
-def check_c8_brl_dpg(ctx: CheckContext) -> CheckResult:
-    return decide(ctx, C8)
-
-
-def check_c9_dpg_smooth(ctx: CheckContext) -> CheckResult:
-    return decide(ctx, C9_SMOOTH)
-
-
-def check_c9_dpg_smooth_short(ctx: CheckContext) -> CheckResult:
-    return decide(ctx, C9_SMOOTH_REACH)
-
-
-def check_c9_large_client(ctx: CheckContext) -> CheckResult:
-    return decide(ctx, C9_LARGE)
-
-
-def check_c9_median_client(ctx: CheckContext) -> CheckResult:
-    return decide(ctx, C9_MEDIAN)
-
-
-def check_c9_small_client(ctx: CheckContext) -> CheckResult:
-    return decide(ctx, C9_SMALL)
-
-
 _CITE = {
     "setup": (cite("Thesis Section 6.3 (set-up, Test MSE (6.15), 10 runs)", "(6.15)", "1714, 1724-1730"),
               cite("Publication 7 Section IV (set-up)", "(15)", "3570-3581")),
@@ -273,174 +115,251 @@ _CITE = {
 _SIZES = ("thorough: the paper's K = 30, Q = 3, d = 60, D_k ~ U{5..35}, rho = 3, N = 300, early read-out n = 30; "
           "ci: d = 30, D_k ~ U{3..17}, N = 200, n = 20")
 _COMMON = (ASSUMED, _SIZES, "printed Test MSE (6.15) in dB; paired replicates (common random numbers)")
-
-
-def _claim(spec, check, title, key, statement, hypotheses, expected, reason, **extra) -> Claim:
-    return Claim(id=spec.claim_id, title=title, citations=_CITE[key] + _CITE["setup"], statement=statement,
-                 hypotheses=_COMMON + tuple(hypotheses), check=check, expected=expected, reason=reason,
-                 reproduce=reproduce_experiment, **extra)
-
-
 _NC = {"ci": Verdict.NOT_CHECKABLE}
+#: NFL, the one baseline of Fig. 6.1 (the NPFL, NPFL-RL and NPFL-BRL curves are the paper's own method).
+_NFL = Baseline(name="NFL", source="paper",
+                provenance="the thesis's Chapter 3 single-model network ADMM over all neighbours, which Section 6.3 "
+                           "compares against (docs/papers/npfl_rl.md)")
 
-CLAIMS = (
-    _claim(C1, check_c1_nfl, "Fig. 6.1: NFL (one universal model) does not reach satisfactory accuracy", "fig1",
-           "'the NFL algorithm does not achieve satisfactory accuracy since it tries to learn a single universal model "
-           "that cannot accommodate client-specific tasks.'",
-           ("read: NFL above every NPFL curve of Fig. 6.1 (tau in {0, 0.05, 0.1, 0.2, 0.4}) at the horizon",
-            "NFL: the Ch3 single-model ADMM over all neighbours with lambda/K (spec 5)",
-            "decided for scalar and elementwise delta_q"),
-           Verdict.REFUTED,
-           ("NFL ends BELOW NPFL tau=0 at the paper's size (median -5.5 dB [-8.7, -1.9], 40 replicates, scalar "
+
+def _experiment(claim_id: str, key: str, title: str, statement: str, hypotheses, **fields):
+    """An NPFL-RL experiment on :data:`DESIGN`, cited at its figure and the set-up, with the common hypotheses."""
+    return experiment(family=FAMILY, claim_id=claim_id, title=title, citations=_CITE[key] + _CITE["setup"],
+                      statement=statement, hypotheses=_COMMON + tuple(hypotheses), design=DESIGN, **fields)
+
+
+# ------------------------------------------------------------------------------------------------
+# The experiments.
+
+C1 = _experiment(
+    "npfl_rl.experiment_c1_nfl", "fig1", "Fig. 6.1: NFL (one universal model) does not reach satisfactory accuracy",
+    "'the NFL algorithm does not achieve satisfactory accuracy since it tries to learn a single universal model "
+    "that cannot accommodate client-specific tasks.'",
+    ("read: NFL above every NPFL curve of Fig. 6.1 (tau in {0, 0.05, 0.1, 0.2, 0.4}) at the horizon",
+     "NFL: the Ch3 single-model ADMM over all neighbours with lambda/K (spec 5)",
+     "decided for scalar and elementwise delta_q"),
+    grid=_DELTA, choices=CHOICES, figures=_FIG1, figure_arms=_SWEEP, baselines=(_NFL,),
+    statements=tuple(above(A["nfl"], arm, "final") for arm in _SWEEP[1:]),
+    what="C1: NFL above every NPFL curve of Fig. 6.1 at the horizon",
+    expected=Verdict.REFUTED, expected_by_profile=_NC,
+    reason=("NFL ends BELOW NPFL tau=0 at the paper's size (median -5.5 dB [-8.7, -1.9], 40 replicates, scalar "
             "delta_q; -2.1 dB [-4.0, -1.7] with elementwise delta_q): with tau = 0 each connected component of a "
             "cluster learns alone on a few clients' data (D12), and one model fitted to all 30 clients does better. "
             "NFL is above every NPFL curve with tau > 0 by 3-6 dB (the corrected claim). At ci the tau = 0 "
             "comparison is undecided at 20 replicates."),
-           expected_by_profile=_NC, corrected_by=C1_TAU_POSITIVE.claim_id, severity="correction_as_useful"),
-    _claim(C1_TAU_POSITIVE, check_c1_nfl_inter_cluster,
-           "C1 corrected: NFL is less accurate than NPFL with inter-cluster learning", "fig1",
-           "NFL (one universal model) ends above every NPFL curve with tau in {0.05, 0.1, 0.2, 0.4} at the horizon.",
-           ("decided for scalar and elementwise delta_q",), Verdict.CONFIRMED,
-           ("NFL is 3.3-4.7 dB above every tau > 0 curve (scalar delta_q, 40 replicates) and 4.5-6.0 dB above "
-            "(elementwise), at both sizes."), corrects=C1.claim_id),
-    _claim(C2, check_c2_cluster_model, "Fig. 6.1: with tau = 0 each cluster builds its own model", "fig1",
-           "'NPFL with tau = 0 implies that each cluster independently builds its own model by relying solely on the "
-           "cooperation among cluster members.'",
-           ("read: at the horizon NPFL tau=0 is within 1 dB (EQUIVALENT_DB) of the Test MSE of its cluster's "
-            "centralised model, (6.1) with tau = 0",),
-           Verdict.REFUTED,
-           ("Under I0 the intra-cluster graphs are disconnected (7.6 components on average instead of 3, spec D12): "
+    corrected_by="npfl_rl.experiment_c1_nfl_inter_cluster", severity="correction_as_useful")
+C1_TAU_POSITIVE = _experiment(
+    "npfl_rl.experiment_c1_nfl_inter_cluster", "fig1",
+    "C1 corrected: NFL is less accurate than NPFL with inter-cluster learning",
+    "NFL (one universal model) ends above every NPFL curve with tau in {0.05, 0.1, 0.2, 0.4} at the horizon.",
+    ("decided for scalar and elementwise delta_q",),
+    grid=_DELTA, choices=CHOICES, figures=_FIG1, figure_arms=_SWEEP, baselines=(_NFL,),
+    statements=tuple(above(A["nfl"], arm, "final") for arm in _SWEEP[2:]),
+    what="C1 corrected: NFL above every NPFL curve with tau > 0 at the horizon",
+    expected=Verdict.CONFIRMED,
+    reason=("NFL is 3.3-4.7 dB above every tau > 0 curve (scalar delta_q, 40 replicates) and 4.5-6.0 dB above "
+            "(elementwise), at both sizes."), corrects="npfl_rl.experiment_c1_nfl")
+C2 = _experiment(
+    "npfl_rl.experiment_c2_cluster_model", "fig1", "Fig. 6.1: with tau = 0 each cluster builds its own model",
+    "'NPFL with tau = 0 implies that each cluster independently builds its own model by relying solely on the "
+    "cooperation among cluster members.'",
+    ("read: at the horizon NPFL tau=0 is within 1 dB (EQUIVALENT_DB) of the Test MSE of its cluster's "
+     "centralised model, (6.1) with tau = 0",),
+    figures=_FIG1, baselines=(),
+    statements=(within(_T0, A["cluster_ridge"], "final", margin=EQUIVALENT_DB),),
+    what=f"C2: NPFL tau=0 within {EQUIVALENT_DB:g} dB of its cluster's own model ((6.1), tau = 0) at the horizon",
+    expected=Verdict.REFUTED,
+    reason=("Under I0 the intra-cluster graphs are disconnected (7.6 components on average instead of 3, spec D12): "
             "with tau = 0 each component, not each cluster, builds its own model (K2), on a fraction of the "
             "cluster's data, and ends 14-23 dB above the cluster's model (median +21.7 dB at the paper's size, "
             "+20 dB at ci; 20 of 20 replicates). Any random graph with mean degree 6 and Q = 3 random clusters has "
             "mean intra-cluster degree 2, so this does not hinge on the Erdos-Renyi choice."),
-           corrected_by=C2_COMPONENT.claim_id, severity="correction_as_useful"),
-    _claim(C2_COMPONENT, check_c2_component_model,
-           "C2 corrected: with tau = 0 each connected component of a cluster builds its own model", "fig1",
-           "With tau = 0, NPFL reaches, within 1 dB of Test MSE at the horizon, the centralised ridge model of each "
-           "connected component of its cluster's communication subgraph (K2).",
-           ("per-component ridge: argmin sum_{k in c} ||y_k - X_k w||^2/D_k + lambda |c|/|C_q| ||w||^2",),
-           Verdict.CONFIRMED,
-           ("Within 0.03 dB at both sizes (median +0.007 dB at the paper's size, +0.026 at ci; the residual is the "
+    corrected_by="npfl_rl.experiment_c2_component_model", severity="correction_as_useful")
+C2_COMPONENT = _experiment(
+    "npfl_rl.experiment_c2_component_model", "fig1",
+    "C2 corrected: with tau = 0 each connected component of a cluster builds its own model",
+    "With tau = 0, NPFL reaches, within 1 dB of Test MSE at the horizon, the centralised ridge model of each "
+    "connected component of its cluster's communication subgraph (K2).",
+    ("per-component ridge: argmin sum_{k in c} ||y_k - X_k w||^2/D_k + lambda |c|/|C_q| ||w||^2",),
+    figures=_FIG1, baselines=(),
+    statements=(within(_T0, A["component_ridge"], "final", margin=EQUIVALENT_DB),),
+    what=f"C2 corrected: NPFL tau=0 within {EQUIVALENT_DB:g} dB of the per-component ridge model at the horizon",
+    expected=Verdict.CONFIRMED,
+    reason=("Within 0.03 dB at both sizes (median +0.007 dB at the paper's size, +0.026 at ci; the residual is the "
             "slowest component still converging, K2)."),
-           corrects=C2.claim_id),
-    _claim(C3, check_c3_small_tau, "Fig. 6.1: a small tau (0.05) improves on tau = 0", "fig1",
-           "'As the value of tau increases (e.g., tau = 0.05), the NPFL performance improves, as it enforces "
-           "similarity between the cluster-specific models.'",
-           ("read: NPFL tau=0.05 below tau=0 at the early read-out and at the horizon",
-            "decided at N = 300 and 1000 (scalar delta_q) and for elementwise delta_q"),
-           Verdict.CONFIRMED,
-           ("tau = 0.05 is below tau = 0 at n = 30 (median -3.8 dB) and at the horizon (-8.1 dB at N = 300 and "
-            "1000, -7.6 dB with elementwise delta_q), 20 of 20 replicates, both sizes.")),
-    _claim(C4, check_c4_large_tau, "Fig. 6.1: over-used inter-cluster learning degrades the steady state", "fig1",
-           "'However, as more similarity is enforced between models for non-identical tasks, the steady-state "
-           "accuracy decreases, as can be seen with NPFL tau = 0.1, tau = 0.2, and tau = 0.4.'",
-           ("read: the Test MSE at the horizon rises from tau = 0.05 to 0.1, from 0.1 to 0.2 and from 0.2 to 0.4",
-            "decided at N = 300 and 1000 (scalar delta_q) and for elementwise delta_q"),
-           Verdict.REFUTED,
-           ("The first step is reversed: tau = 0.1 ends BELOW tau = 0.05 (median -1.1 dB [-2.0, -0.2] at N = 300 "
+    corrects="npfl_rl.experiment_c2_cluster_model")
+C3 = _experiment(
+    "npfl_rl.experiment_c3_small_tau", "fig1", "Fig. 6.1: a small tau (0.05) improves on tau = 0",
+    "'As the value of tau increases (e.g., tau = 0.05), the NPFL performance improves, as it enforces "
+    "similarity between the cluster-specific models.'",
+    ("read: NPFL tau=0.05 below tau=0 at the early read-out and at the horizon",
+     "decided at N = 300 and 1000 (scalar delta_q) and for elementwise delta_q"),
+    grid=_HORIZON, choices=CHOICES, figures=_FIG1, figure_arms=_SWEEP, baselines=(),
+    statements=(below(_T05, _T0, "early"), below(_T05, _T0, "final")),
+    what="C3: NPFL tau=0.05 below tau=0 early and at the horizon",
+    expected=Verdict.CONFIRMED,
+    reason=("tau = 0.05 is below tau = 0 at n = 30 (median -3.8 dB) and at the horizon (-8.1 dB at N = 300 and "
+            "1000, -7.6 dB with elementwise delta_q), 20 of 20 replicates, both sizes."))
+C4 = _experiment(
+    "npfl_rl.experiment_c4_large_tau", "fig1", "Fig. 6.1: over-used inter-cluster learning degrades the steady state",
+    "'However, as more similarity is enforced between models for non-identical tasks, the steady-state "
+    "accuracy decreases, as can be seen with NPFL tau = 0.1, tau = 0.2, and tau = 0.4.'",
+    ("read: the Test MSE at the horizon rises from tau = 0.05 to 0.1, from 0.1 to 0.2 and from 0.2 to 0.4",
+     "decided at N = 300 and 1000 (scalar delta_q) and for elementwise delta_q"),
+    grid=_HORIZON, choices=CHOICES, figures=_FIG1, figure_arms=_SWEEP, baselines=(),
+    statements=tuple(above(hi, lo, "final") for lo, hi in zip(_SWEEP[2:-1], _SWEEP[3:], strict=True)),
+    what="C4: the NPFL steady state rises with tau from 0.05 to 0.1, 0.2 and 0.4",
+    expected=Verdict.REFUTED, expected_by_profile=_NC,
+    reason=("The first step is reversed: tau = 0.1 ends BELOW tau = 0.05 (median -1.1 dB [-2.0, -0.2] at N = 300 "
             "and 1000, 40 replicates; -0.6 dB [-1.05, -0.42] with elementwise delta_q), so under I0 the best fixed "
             "tau is above 0.05; tau = 0.2 vs 0.1 is undecided, tau = 0.4 is above 0.2 (+0.6 dB). Over-use does "
             "degrade the steady state, from an interior optimum (the corrected claim). At ci (20 replicates) "
             "undecided. lambda and eta_k, which set the best tau, are the spec's guesses."),
-           expected_by_profile=_NC, corrected_by=C4_INTERIOR.claim_id, severity="correction_as_useful"),
-    _claim(C4_INTERIOR, check_c4_interior_tau,
-           "C4 corrected: the best fixed tau is interior, and over-use degrades the steady state", "fig1",
-           "Under I0, NPFL with tau = 0.1 ends below tau = 0.05, and tau = 0.4 ends above tau = 0.2, at the horizon.",
-           ("decided at N = 300 and 1000 (scalar delta_q) and for elementwise delta_q",), Verdict.CONFIRMED,
-           ("tau = 0.1 below 0.05 (median -1.1 dB [-2.0, -0.2], N = 300 and 1000; -0.6 dB [-1.05, -0.42] "
+    corrected_by="npfl_rl.experiment_c4_interior_tau", severity="correction_as_useful")
+C4_INTERIOR = _experiment(
+    "npfl_rl.experiment_c4_interior_tau", "fig1",
+    "C4 corrected: the best fixed tau is interior, and over-use degrades the steady state",
+    "Under I0, NPFL with tau = 0.1 ends below tau = 0.05, and tau = 0.4 ends above tau = 0.2, at the horizon.",
+    ("decided at N = 300 and 1000 (scalar delta_q) and for elementwise delta_q",),
+    grid=_HORIZON, choices=CHOICES, figures=_FIG1, figure_arms=_SWEEP, baselines=(),
+    statements=(below(A["npfl_tau_0.1"], _T05, "final"), above(A["npfl_tau_0.4"], A["npfl_tau_0.2"], "final")),
+    what="C4 corrected: the NPFL steady state falls from tau = 0.05 to 0.1 and rises from 0.2 to 0.4",
+    expected=Verdict.CONFIRMED, expected_by_profile=_NC,
+    reason=("tau = 0.1 below 0.05 (median -1.1 dB [-2.0, -0.2], N = 300 and 1000; -0.6 dB [-1.05, -0.42] "
             "elementwise) and tau = 0.4 above 0.2 (+0.6 dB [+0.18, +1.1]; +1.0 dB elementwise) at the paper's size. "
             "At ci the first statement is undecided at 20 replicates (median -0.9 dB [-1.6, +0.6])."),
-           expected_by_profile=_NC, corrects=C4.claim_id),
-    _claim(C5, check_c5_rl_beats_fixed, "Fig. 6.2: every NPFL-RL variant beats NPFL with tau = 0.05", "fig2",
-           "'We see that all the versions of NPFL-RL exhibit better performance in initial learning speed and "
-           "steady-state accuracy compared to NPFL operating with a fixed tau value.'",
-           ("RL (DPG) delta = 0.001; BRL (DPG) 3 epochs, delta = 0.003; RL (SAC) nu = 0.05, delta = 0.1; BRL (SAC) 3 "
-            "epochs, nu = 0.05, delta = 0.04 (the seed's values); 'initial speed' read at n = N/10",),
-           Verdict.CONFIRMED,
-           ("Every variant is below tau = 0.05 at n = 30 (RL DPG -1.0 dB, BRL DPG -2.0, RL SAC -0.54, BRL SAC -0.61) "
+    corrects="npfl_rl.experiment_c4_large_tau")
+C5 = _experiment(
+    "npfl_rl.experiment_c5_rl_beats_fixed", "fig2", "Fig. 6.2: every NPFL-RL variant beats NPFL with tau = 0.05",
+    "'We see that all the versions of NPFL-RL exhibit better performance in initial learning speed and "
+    "steady-state accuracy compared to NPFL operating with a fixed tau value.'",
+    ("RL (DPG) delta = 0.001; BRL (DPG) 3 epochs, delta = 0.003; RL (SAC) nu = 0.05, delta = 0.1; BRL (SAC) 3 "
+     "epochs, nu = 0.05, delta = 0.04 (the seed's values); 'initial speed' read at n = N/10",),
+    figures=_FIG2, baselines=(),
+    statements=tuple(below(arm, _T05, at) for arm in _RL for at in ("early", "final")),
+    what="C5: every NPFL-RL/BRL variant below NPFL tau=0.05 early and at the horizon",
+    expected=Verdict.CONFIRMED, expected_by_profile=_NC,
+    reason=("Every variant is below tau = 0.05 at n = 30 (RL DPG -1.0 dB, BRL DPG -2.0, RL SAC -0.54, BRL SAC -0.61) "
             "and at N = 300 (-2.9 to -3.3 dB), 20 replicates at the paper's size. At ci (N = 200) the DPG variants "
-            "at the horizon are undecided at 20 replicates."),
-           expected_by_profile=_NC),
-    _claim(C6, check_c6_sac_beats_dpg, "Fig. 6.2: NPFL-RL (SAC) is more accurate than NPFL-RL (DPG)", "fig2",
-           "'Further, we also see that NPFL-RL (SAC) exhibites enhanced accuracy over NPFL-RL (DPG).'",
-           ("read: RL (SAC) below RL (DPG) at the horizon",),
-           Verdict.CONFIRMED,
-           ("RL (SAC) ends below RL (DPG) at the paper's size: median -0.32 dB [-0.93, -0.06], 40 replicates (a "
-            "small gap). At ci (d = 30, N = 200) undecided: median -0.09 dB [-1.1, +0.2], 20 replicates."),
-           expected_by_profile=_NC),
-    _claim(C7, check_c7_sac_randomness, "Fig. 6.2: SAC converges with much randomness; BRL (SAC) attenuates it",
-           "fig2",
-           "'This stochastic nature also leads to extensive randomness in the convergence of NPFL-RL (SAC), batch "
-           "reinforcement learning attenuates this issue as can be seen with NPFL-BRL (SAC).'",
-           ("randomness of a learning curve: mean |second difference| of its dB values over the second half of the "
-            "horizon (zero for a smooth curve of any slope); RL (SAC) above RL (DPG), BRL (SAC) below RL (SAC)",),
-           Verdict.CONFIRMED,
-           ("Over the second half of the horizon the RL (SAC) curve is rougher than RL (DPG)'s (mean |second "
+            "at the horizon are undecided at 20 replicates."))
+C6 = _experiment(
+    "npfl_rl.experiment_c6_sac_beats_dpg", "fig2", "Fig. 6.2: NPFL-RL (SAC) is more accurate than NPFL-RL (DPG)",
+    "'Further, we also see that NPFL-RL (SAC) exhibites enhanced accuracy over NPFL-RL (DPG).'",
+    ("read: RL (SAC) below RL (DPG) at the horizon",),
+    figures=_FIG2, figure_arms=_RL + (_T05,), baselines=(),
+    statements=(below(A["rl_sac"], A["rl_dpg"], "final"),),
+    what="C6: NPFL-RL (SAC) below NPFL-RL (DPG) at the horizon",
+    expected=Verdict.CONFIRMED, expected_by_profile=_NC,
+    reason=("RL (SAC) ends below RL (DPG) at the paper's size: median -0.32 dB [-0.93, -0.06], 40 replicates (a "
+            "small gap). At ci (d = 30, N = 200) undecided: median -0.09 dB [-1.1, +0.2], 20 replicates."))
+C7 = _experiment(
+    "npfl_rl.experiment_c7_sac_randomness", "fig2",
+    "Fig. 6.2: SAC converges with much randomness; BRL (SAC) attenuates it",
+    "'This stochastic nature also leads to extensive randomness in the convergence of NPFL-RL (SAC), batch "
+    "reinforcement learning attenuates this issue as can be seen with NPFL-BRL (SAC).'",
+    ("randomness of a learning curve: mean |second difference| of its dB values over the second half of the "
+     "horizon (zero for a smooth curve of any slope); RL (SAC) above RL (DPG), BRL (SAC) below RL (SAC)",),
+    figures=_FIG2, figure_arms=_RL + (_T05,), baselines=(),
+    statements=(above(A["rl_sac"], A["rl_dpg"], "roughness"), below(A["brl_sac"], A["rl_sac"], "roughness")),
+    what="C7: the RL (SAC) curve rougher than RL (DPG), and BRL (SAC) smoother than RL (SAC), over the second half",
+    expected=Verdict.CONFIRMED, expected_by_profile=_NC,
+    reason=("Over the second half of the horizon the RL (SAC) curve is rougher than RL (DPG)'s (mean |second "
             "difference| +0.004 dB [+0.0007, +0.034]) and BRL (SAC)'s smoother than RL (SAC)'s (-0.0013 dB "
-            "[-0.016, -0.0006]), 20 replicates at the paper's size. At ci the SAC-DPG comparison is undecided."),
-           expected_by_profile=_NC),
-    _claim(C8, check_c8_brl_dpg, "Fig. 6.2: batch RL increases the accuracy of DPG", "fig2",
-           "'In the case of deterministic policy gradient, batch reinforcement learning increases the learning "
-           "accuracy.'",
-           ("read: BRL (DPG) below RL (DPG) at the horizon; the cost proportional to the epochs holds by construction "
-            "(E_BRL evaluations of the policy step per iteration) and is not an experiment",),
-           Verdict.NOT_CHECKABLE,
-           ("Undecided at both sizes: BRL (DPG) minus RL (DPG) at the horizon has median +0.06 dB [-0.26, +0.58] "
+            "[-0.016, -0.0006]), 20 replicates at the paper's size. At ci the SAC-DPG comparison is undecided."))
+C8 = _experiment(
+    "npfl_rl.experiment_c8_brl_dpg", "fig2", "Fig. 6.2: batch RL increases the accuracy of DPG",
+    "'In the case of deterministic policy gradient, batch reinforcement learning increases the learning "
+    "accuracy.'",
+    ("read: BRL (DPG) below RL (DPG) at the horizon; the cost proportional to the epochs holds by construction "
+     "(E_BRL evaluations of the policy step per iteration) and is not an experiment",),
+    figures=_FIG2, figure_arms=_RL + (_T05,), baselines=(),
+    statements=(below(A["brl_dpg"], A["rl_dpg"], "final"),),
+    what="C8: NPFL-BRL (DPG) below NPFL-RL (DPG) at the horizon",
+    expected=Verdict.NOT_CHECKABLE,
+    reason=("Undecided at both sizes: BRL (DPG) minus RL (DPG) at the horizon has median +0.06 dB [-0.26, +0.58] "
             "(40 replicates, paper's size), +0.07 dB at ci; batch DPG is faster early (the property test) but "
-            "not more accurate at N = 300. Interval and the replicates that would decide it in details.")),
-    _claim(C9_SMOOTH, check_c9_dpg_smooth, "Fig. 6.3: DPG tau trajectories are smooth but slow; SAC's fast but noisy",
-           "fig3",
-           "'we observe that the evolution of tau_k^(n) is very smooth when using NPFL-RL (DPG) but fails to quickly "
-           "adapt. On the other hand, the NPFL-RL (SAC) algorithm provides sufficient exploration of the policy "
-           "parameter, ensuring that the tau_k^(n) parameters evolve quickly at the cost of extensive randomness'",
-           ("smoothness: mean |second difference| of tau_k^(n) over clients and iterations; speed: mean "
-            "|tau_k^(early) - tau^(0)| over clients; both RL (DPG) below RL (SAC)",),
-           Verdict.REFUTED,
-           ("DPG trajectories are smoother (mean |second difference| -4e-4 [-6e-4, -2e-4]) but DPG moves tau "
+            "not more accurate at N = 300. Interval and the replicates that would decide it in details."))
+C9_SMOOTH = _experiment(
+    "npfl_rl.experiment_c9_dpg_smooth", "fig3",
+    "Fig. 6.3: DPG tau trajectories are smooth but slow; SAC's fast but noisy",
+    "'we observe that the evolution of tau_k^(n) is very smooth when using NPFL-RL (DPG) but fails to quickly "
+    "adapt. On the other hand, the NPFL-RL (SAC) algorithm provides sufficient exploration of the policy "
+    "parameter, ensuring that the tau_k^(n) parameters evolve quickly at the cost of extensive randomness'",
+    ("smoothness: mean |second difference| of tau_k^(n) over clients and iterations; speed: mean "
+     "|tau_k^(early) - tau^(0)| over clients; both RL (DPG) below RL (SAC)",),
+    figures=_FIG3, baselines=(),
+    statements=(below(A["rl_dpg"], A["rl_sac"], "tau_curvature"), below(A["rl_dpg"], A["rl_sac"], "tau_adapt")),
+    what="C9: DPG tau trajectories smoother than SAC's and slower to move away from tau^(0) by the early read-out",
+    expected=Verdict.REFUTED, expected_by_profile=_NC,
+    reason=("DPG trajectories are smoother (mean |second difference| -4e-4 [-6e-4, -2e-4]) but DPG moves tau "
             "FURTHER than SAC by n = 30 (mean |tau_k - tau^(0)| +0.020 [+0.005, +0.041], 40 replicates): with "
             "delta_DPG = 0.001 the gradient step is larger early than SAC's bounded delta nu/2 = 0.0025 per "
             "iteration. What holds instead: DPG stalls, and by the horizon SAC has moved tau further (the "
             "corrected claim). At ci undecided."),
-           expected_by_profile=_NC, corrected_by=C9_SMOOTH_REACH.claim_id, severity="correction_as_useful"),
-    _claim(C9_SMOOTH_REACH, check_c9_dpg_smooth_short,
-           "C9 corrected: DPG tau trajectories are smooth and stall; SAC's are noisy and move further", "fig3",
-           "The tau_k^(n) trajectories of RL (DPG) are smoother than those of RL (SAC), and by the horizon RL (SAC) "
-           "has moved them further from tau^(0).",
-           ("smoothness: mean |second difference| of tau_k^(n); reach: mean |tau_k^(N) - tau^(0)| over clients",),
-           Verdict.CONFIRMED,
-           ("Smoother: -4e-4 [-6e-4, -2e-4]; reach: DPG -0.043 [-0.063, -0.015] below SAC (40 replicates at the "
-            "paper's size); also shown at ci."), corrects=C9_SMOOTH.claim_id),
-    _claim(C9_LARGE, check_c9_large_client, "Fig. 6.3: a client with much data drops tau at once, to about 0", "fig3",
-           "'since client 22 has access to a large amount of data, the tau_22^(n) parameter decreases almost "
-           "immediately and stabilizes around 0 as inter-cluster learning is not valuable for this client.'",
-           ("client 22 -> the client with the largest D_k of each replicate", "'decreases almost immediately': "
-            "tau^(early) below tau^(0); 'around 0': tau^(N) below NEAR_ZERO_TAU = 0.01",
-            "decided for RL (SAC) and RL (DPG)"),
-           Verdict.REFUTED,
-           ("Under both controllers the largest-D client's tau first RISES (tau^(30) - tau^(0): SAC +0.028 "
+    corrected_by="npfl_rl.experiment_c9_dpg_smooth_short", severity="correction_as_useful")
+C9_SMOOTH_REACH = _experiment(
+    "npfl_rl.experiment_c9_dpg_smooth_short", "fig3",
+    "C9 corrected: DPG tau trajectories are smooth and stall; SAC's are noisy and move further",
+    "The tau_k^(n) trajectories of RL (DPG) are smoother than those of RL (SAC), and by the horizon RL (SAC) "
+    "has moved them further from tau^(0).",
+    ("smoothness: mean |second difference| of tau_k^(n); reach: mean |tau_k^(N) - tau^(0)| over clients",),
+    figures=_FIG3, baselines=(),
+    statements=(below(A["rl_dpg"], A["rl_sac"], "tau_curvature"), below(A["rl_dpg"], A["rl_sac"], "tau_reach")),
+    what="C9 corrected: DPG tau trajectories smoother than SAC's and nearer tau^(0) at the horizon",
+    expected=Verdict.CONFIRMED,
+    reason=("Smoother: -4e-4 [-6e-4, -2e-4]; reach: DPG -0.043 [-0.063, -0.015] below SAC (40 replicates at the "
+            "paper's size); also shown at ci."), corrects="npfl_rl.experiment_c9_dpg_smooth")
+_RLP = A[RL_OF_POLICY]
+C9_LARGE = _experiment(
+    "npfl_rl.experiment_c9_large_client", "fig3", "Fig. 6.3: a client with much data drops tau at once, to about 0",
+    "'since client 22 has access to a large amount of data, the tau_22^(n) parameter decreases almost "
+    "immediately and stabilizes around 0 as inter-cluster learning is not valuable for this client.'",
+    ("client 22 -> the client with the largest D_k of each replicate", "'decreases almost immediately': "
+     "tau^(early) below tau^(0); 'around 0': tau^(N) below NEAR_ZERO_TAU = 0.01",
+     "decided for RL (SAC) and RL (DPG)"),
+    grid=_POLICY, choices=CHOICES, figures=_FIG3, figure_arms=(A["rl_dpg"], A["rl_sac"]), baselines=(),
+    statements=(_level(_RLP, "large_early", "below", 0.0, "largest-D client: tau^(early) below tau^(0)"),
+                _level(_RLP, "large_final", "below", NEAR_ZERO_TAU,
+                       f"largest-D client: tau^(N) below {NEAR_ZERO_TAU:g}")),
+    what="C9: the largest-D client's tau drops at once and settles near 0",
+    expected=Verdict.REFUTED, expected_by_profile=_NC,
+    reason=("Under both controllers the largest-D client's tau first RISES (tau^(30) - tau^(0): SAC +0.028 "
             "[+0.018, +0.034], DPG +0.016 [+0.004, +0.056]); under DPG it also ends at 0.056, not near 0; under "
             "SAC it ends at 0 in most replicates. At ci undecided under SAC."),
-           expected_by_profile=_NC, severity="false",
-           uncorrected_because=("every client's tau first rises under both controllers whatever its D_k (C9 "
-                                "median and small), so no data-dependent early drop holds in this set-up")),
-    _claim(C9_MEDIAN, check_c9_median_client, "Fig. 6.3: a client with moderate data raises tau, then drops it to 0",
-           "fig3",
-           "'client 3 has access to an average amount of data. tau_3^(n) increases at first as similarity enforcement "
-           "allows for faster initial convergence, but decreases afterwards and stabilizes around 0'",
-           ("client 3 -> the client with the median D_k", "rise: max_n tau^(n) above tau^(0); fall: tau^(N) below "
-            "the maximum; 'around 0': tau^(N) below 0.01", "decided for RL (SAC) and RL (DPG)"),
-           Verdict.NOT_CHECKABLE,
-           ("Depends on the policy and undecided under SAC: SAC raises the median-D client's tau in most "
+    severity="false",
+    uncorrected_because=("every client's tau first rises under both controllers whatever its D_k (C9 "
+                         "median and small), so no data-dependent early drop holds in this set-up"))
+C9_MEDIAN = _experiment(
+    "npfl_rl.experiment_c9_median_client", "fig3",
+    "Fig. 6.3: a client with moderate data raises tau, then drops it to 0",
+    "'client 3 has access to an average amount of data. tau_3^(n) increases at first as similarity enforcement "
+    "allows for faster initial convergence, but decreases afterwards and stabilizes around 0'",
+    ("client 3 -> the client with the median D_k", "rise: max_n tau^(n) above tau^(0); fall: tau^(N) below "
+     "the maximum; 'around 0': tau^(N) below 0.01", "decided for RL (SAC) and RL (DPG)"),
+    grid=_POLICY, choices=CHOICES, figures=_FIG3, figure_arms=(A["rl_dpg"], A["rl_sac"]), baselines=(),
+    statements=(_level(_RLP, "median_rise", "above", 0.0, "median-D client: max tau above tau^(0)"),
+                _level(_RLP, "median_fall", "below", 0.0, "median-D client: tau^(N) below max tau"),
+                _level(_RLP, "median_final", "below", NEAR_ZERO_TAU,
+                       f"median-D client: tau^(N) below {NEAR_ZERO_TAU:g}")),
+    what="C9: the median-D client's tau rises first, then falls and settles near 0",
+    expected=Verdict.NOT_CHECKABLE,
+    reason=("Depends on the policy and undecided under SAC: SAC raises the median-D client's tau in most "
             "replicates (+0.039 [0, +0.075]) and then lowers it (fall -0.064 [-0.097, -0.05]) to near 0 (median 0 "
-            "[0, +0.037]); DPG ends at 0.053, not near 0. Intervals in details.")),
-    _claim(C9_SMALL, check_c9_small_client, "Fig. 6.3: a client with little data raises tau, then lowers it", "fig3",
-           "'Since client 30 has access to a small amount of data, tau_30^(n) increases linearly at first to enforce "
-           "higher inter-cluster learning. After reaching near-convergence, the tau_30^(n) value decreases'",
-           ("client 30 -> the client with the smallest D_k", "rise: max_n tau^(n) above tau^(0); fall: tau^(N) below "
-            "the maximum (linearity not tested)", "decided for RL (SAC) and RL (DPG)"),
-           Verdict.NOT_CHECKABLE,
-           ("The rise is shown under both controllers (SAC +0.10 [+0.04, +0.37], DPG +0.035 [+0.012, +0.11]) "
+            "[0, +0.037]); DPG ends at 0.053, not near 0. Intervals in details."))
+C9_SMALL = _experiment(
+    "npfl_rl.experiment_c9_small_client", "fig3", "Fig. 6.3: a client with little data raises tau, then lowers it",
+    "'Since client 30 has access to a small amount of data, tau_30^(n) increases linearly at first to enforce "
+    "higher inter-cluster learning. After reaching near-convergence, the tau_30^(n) value decreases'",
+    ("client 30 -> the client with the smallest D_k", "rise: max_n tau^(n) above tau^(0); fall: tau^(N) below "
+     "the maximum (linearity not tested)", "decided for RL (SAC) and RL (DPG)"),
+    grid=_POLICY, choices=CHOICES, figures=_FIG3, figure_arms=(A["rl_dpg"], A["rl_sac"]), baselines=(),
+    statements=(_level(_RLP, "small_rise", "above", 0.0, "smallest-D client: max tau above tau^(0)"),
+                _level(_RLP, "small_fall", "below", 0.0, "smallest-D client: tau^(N) below max tau")),
+    what="C9: the smallest-D client's tau rises first, then falls",
+    expected=Verdict.NOT_CHECKABLE,
+    reason=("The rise is shown under both controllers (SAC +0.10 [+0.04, +0.37], DPG +0.035 [+0.012, +0.11]) "
             "but the later fall is not: median -0.02 [-0.09, 0] (SAC) and -0.001 [-0.012, 0] (DPG) at N = 300, "
-            "many replicates still rising at the horizon. Undecided at 40 replicates.")),
-)
+            "many replicates still rising at the horizon. Undecided at 40 replicates."))
+
+EXPERIMENTS = (C1, C1_TAU_POSITIVE, C2, C2_COMPONENT, C3, C4, C4_INTERIOR, C5, C6, C7, C8, C9_SMOOTH,
+               C9_SMOOTH_REACH, C9_LARGE, C9_MEDIAN, C9_SMALL)

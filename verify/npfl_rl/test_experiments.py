@@ -1,6 +1,6 @@
 """Property tests of NPFL-RL's experiments (thesis 6.3, P7 Section IV; spec 7, C1-C9).
 
-Each property decides statements with the harness (:func:`verify.comparisons.evaluate_statement`, exact sign-test
+Each property decides statements with the harness (:func:`verify.harness.evaluate_statement`, exact sign-test
 bounds of the median paired difference) on a reduced I0 instance (:data:`MINI`: K = 30, d = 20, D_k ~ U{3..12},
 N = 120, 12 replicates) for a drawn root seed; the ``@example`` is root seed 0. A property asserts that a statement
 is *shown* (p <= ALPHA), never that something failed to reach significance; where the paper's statement is not
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import example, given, settings, target
 
 from verify.budget import examples
-from verify.comparisons import Statement, Term, above, below, evaluate_statement, within
+from verify.harness import Statement, Term, above, below, evaluate_statement, within
 from verify.npfl_rl._experiment_design import DESIGN, Arm, Scale
 from verify.records import CheckContext
 from verify.strategies import npfl_experiment_seeds

@@ -1,4 +1,4 @@
-"""Property tests of the PAO-Fed experiment statements X1-X11 (spec 5) at the ci size (SIM-E).
+"""Property tests of the PAO-Fed experiment statements X1-X11 (thesis Section 4.4) at the ci size (SIM-E).
 
 Each claim's statements are evaluated on the replicates its check uses (the first stage at the default grid point,
 common random numbers across arms, tuned baseline steps): on any leading subset of them the exact sign-test bounds
@@ -10,9 +10,10 @@ import pytest
 from hypothesis import example, given, settings, target
 from hypothesis import strategies as st
 
-from verify import comparisons as cmp
 from verify.budget import examples
-from verify.paofed._experiment_design import DESIGN, resolve_steps
+from verify.harness import evaluate_statement
+from verify.paofed._baseline_steps import prepare_steps
+from verify.paofed._experiment_design import DESIGN
 from verify.paofed.experiments import (
     X1_NEXT,
     X1_UNCOORD,
@@ -45,44 +46,70 @@ from verify.registry import get_claim
 
 CI_STAGE = DESIGN.stages["ci"][0]
 _CASES = [
-    pytest.param(X1_NEXT, id="experiment_x1_next_portion_beats_last_received", marks=pytest.mark.claim("paofed.experiment_x1_next_portion_beats_last_received")),
-    pytest.param(X1_UNCOORD, id="experiment_x1_uncoordinated_beats_coordinated", marks=pytest.mark.claim("paofed.experiment_x1_uncoordinated_beats_coordinated")),
-    pytest.param(X2_FASTER, id="experiment_x2_larger_m_faster_initial", marks=pytest.mark.claim("paofed.experiment_x2_larger_m_faster_initial")),
-    pytest.param(X2_HIGHER, id="experiment_x2_larger_m_higher_final", marks=pytest.mark.claim("paofed.experiment_x2_larger_m_higher_final")),
-    pytest.param(X3_DECAYING, id="experiment_x3_decaying_weights_beat_unit_weights", marks=pytest.mark.claim("paofed.experiment_x3_decaying_weights_beat_unit_weights")),
-    pytest.param(X3_C2_U2, id="experiment_x3_c2_approx_u2", marks=pytest.mark.claim("paofed.experiment_x3_c2_approx_u2")),
-    pytest.param(X4_BEATS_FEDSGD, id="experiment_x4_paofed_beats_online_fedsgd", marks=pytest.mark.claim("paofed.experiment_x4_paofed_beats_online_fedsgd")),
-    pytest.param(X4_ONLINE_FED_POOR, id="experiment_x4_online_fed_poor", marks=pytest.mark.claim("paofed.experiment_x4_online_fed_poor")),
-    pytest.param(X4_U2_U1, id="experiment_x4_u2_beats_u1", marks=pytest.mark.claim("paofed.experiment_x4_u2_beats_u1")),
-    pytest.param(X5_LOAD, id="experiment_x5_online_fed_improves_with_load", marks=pytest.mark.claim("paofed.experiment_x5_online_fed_improves_with_load")),
-    pytest.param(X5_FLAT, id="experiment_x5_paofed_nearly_flat_in_load", marks=pytest.mark.claim("paofed.experiment_x5_paofed_nearly_flat_in_load")),
-    pytest.param(X6_IDEAL_C1, id="experiment_x6_ideal_coordinated_matches_full_sharing", marks=pytest.mark.claim("paofed.experiment_x6_ideal_coordinated_matches_full_sharing")),
-    pytest.param(X6_IDEAL_U1, id="experiment_x6_ideal_uncoordinated_slightly_worse", marks=pytest.mark.claim("paofed.experiment_x6_ideal_uncoordinated_slightly_worse")),
-    pytest.param(X6_C2_IDEAL, id="experiment_x6_c2_with_stragglers_matches_ideal", marks=pytest.mark.claim("paofed.experiment_x6_c2_with_stragglers_matches_ideal")),
-    pytest.param(X7_U1, id="experiment_x7_u1_matches_online_fedsgd", marks=pytest.mark.claim("paofed.experiment_x7_u1_matches_online_fedsgd")),
-    pytest.param(X7_C2, id="experiment_x7_c2_best", marks=pytest.mark.claim("paofed.experiment_x7_c2_best")),
-    pytest.param(X8_PSO, id="experiment_x8_pso_fed_not_desirable", marks=pytest.mark.claim("paofed.experiment_x8_pso_fed_not_desirable")),
-    pytest.param(X8_SIGNSGD, id="experiment_x8_signsgd_beats_online_fed", marks=pytest.mark.claim("paofed.experiment_x8_signsgd_beats_online_fed")),
-    pytest.param(X8_C2, id="experiment_x8_c2_best", marks=pytest.mark.claim("paofed.experiment_x8_c2_best")),
-    pytest.param(X9_DEGRADES, id="experiment_x9_full_downlink_degrades_partial_sharing", marks=pytest.mark.claim("paofed.experiment_x9_full_downlink_degrades_partial_sharing")),
-    pytest.param(X9_ADVANTAGE, id="experiment_x9_full_downlink_loses_advantage", marks=pytest.mark.claim("paofed.experiment_x9_full_downlink_loses_advantage")),
-    pytest.param(X10_FEDSGD_U1, id="experiment_x10_online_fedsgd_beats_u1", marks=pytest.mark.claim("paofed.experiment_x10_online_fedsgd_beats_u1")),
-    pytest.param(X10_C2, id="experiment_x10_c2_beats_online_fedsgd", marks=pytest.mark.claim("paofed.experiment_x10_c2_beats_online_fedsgd")),
-    pytest.param(X11_GAP, id="experiment_x11_c2_u1_gap_grows", marks=pytest.mark.claim("paofed.experiment_x11_c2_u1_gap_grows")),
-    pytest.param(X11_C2, id="experiment_x11_c2_beats_online_fedsgd", marks=pytest.mark.claim("paofed.experiment_x11_c2_beats_online_fedsgd")),
+    pytest.param(X1_NEXT, id="experiment_x1_next_portion_beats_last_received",
+                 marks=pytest.mark.claim("paofed.experiment_x1_next_portion_beats_last_received")),
+    pytest.param(X1_UNCOORD, id="experiment_x1_uncoordinated_beats_coordinated",
+                 marks=pytest.mark.claim("paofed.experiment_x1_uncoordinated_beats_coordinated")),
+    pytest.param(X2_FASTER, id="experiment_x2_larger_m_faster_initial",
+                 marks=pytest.mark.claim("paofed.experiment_x2_larger_m_faster_initial")),
+    pytest.param(X2_HIGHER, id="experiment_x2_larger_m_higher_final",
+                 marks=pytest.mark.claim("paofed.experiment_x2_larger_m_higher_final")),
+    pytest.param(X3_DECAYING, id="experiment_x3_decaying_weights_beat_unit_weights",
+                 marks=pytest.mark.claim("paofed.experiment_x3_decaying_weights_beat_unit_weights")),
+    pytest.param(X3_C2_U2, id="experiment_x3_c2_approx_u2",
+                 marks=pytest.mark.claim("paofed.experiment_x3_c2_approx_u2")),
+    pytest.param(X4_BEATS_FEDSGD, id="experiment_x4_paofed_beats_online_fedsgd",
+                 marks=pytest.mark.claim("paofed.experiment_x4_paofed_beats_online_fedsgd")),
+    pytest.param(X4_ONLINE_FED_POOR, id="experiment_x4_online_fed_poor",
+                 marks=pytest.mark.claim("paofed.experiment_x4_online_fed_poor")),
+    pytest.param(X4_U2_U1, id="experiment_x4_u2_beats_u1",
+                 marks=pytest.mark.claim("paofed.experiment_x4_u2_beats_u1")),
+    pytest.param(X5_LOAD, id="experiment_x5_online_fed_improves_with_load",
+                 marks=pytest.mark.claim("paofed.experiment_x5_online_fed_improves_with_load")),
+    pytest.param(X5_FLAT, id="experiment_x5_paofed_nearly_flat_in_load",
+                 marks=pytest.mark.claim("paofed.experiment_x5_paofed_nearly_flat_in_load")),
+    pytest.param(X6_IDEAL_C1, id="experiment_x6_ideal_coordinated_matches_full_sharing",
+                 marks=pytest.mark.claim("paofed.experiment_x6_ideal_coordinated_matches_full_sharing")),
+    pytest.param(X6_IDEAL_U1, id="experiment_x6_ideal_uncoordinated_slightly_worse",
+                 marks=pytest.mark.claim("paofed.experiment_x6_ideal_uncoordinated_slightly_worse")),
+    pytest.param(X6_C2_IDEAL, id="experiment_x6_c2_with_stragglers_matches_ideal",
+                 marks=pytest.mark.claim("paofed.experiment_x6_c2_with_stragglers_matches_ideal")),
+    pytest.param(X7_U1, id="experiment_x7_u1_matches_online_fedsgd",
+                 marks=pytest.mark.claim("paofed.experiment_x7_u1_matches_online_fedsgd")),
+    pytest.param(X7_C2, id="experiment_x7_c2_best",
+                 marks=pytest.mark.claim("paofed.experiment_x7_c2_best")),
+    pytest.param(X8_PSO, id="experiment_x8_pso_fed_not_desirable",
+                 marks=pytest.mark.claim("paofed.experiment_x8_pso_fed_not_desirable")),
+    pytest.param(X8_SIGNSGD, id="experiment_x8_signsgd_beats_online_fed",
+                 marks=pytest.mark.claim("paofed.experiment_x8_signsgd_beats_online_fed")),
+    pytest.param(X8_C2, id="experiment_x8_c2_best",
+                 marks=pytest.mark.claim("paofed.experiment_x8_c2_best")),
+    pytest.param(X9_DEGRADES, id="experiment_x9_full_downlink_degrades_partial_sharing",
+                 marks=pytest.mark.claim("paofed.experiment_x9_full_downlink_degrades_partial_sharing")),
+    pytest.param(X9_ADVANTAGE, id="experiment_x9_full_downlink_loses_advantage",
+                 marks=pytest.mark.claim("paofed.experiment_x9_full_downlink_loses_advantage")),
+    pytest.param(X10_FEDSGD_U1, id="experiment_x10_online_fedsgd_beats_u1",
+                 marks=pytest.mark.claim("paofed.experiment_x10_online_fedsgd_beats_u1")),
+    pytest.param(X10_C2, id="experiment_x10_c2_beats_online_fedsgd",
+                 marks=pytest.mark.claim("paofed.experiment_x10_c2_beats_online_fedsgd")),
+    pytest.param(X11_GAP, id="experiment_x11_c2_u1_gap_grows",
+                 marks=pytest.mark.claim("paofed.experiment_x11_c2_u1_gap_grows")),
+    pytest.param(X11_C2, id="experiment_x11_c2_beats_online_fedsgd",
+                 marks=pytest.mark.claim("paofed.experiment_x11_c2_beats_online_fedsgd")),
 ]
 
 
 def _outcomes(spec, n: int):
     ctx = CheckContext(profile="ci", seed=0)
-    resolved = resolve_steps(ctx, spec)
-    alpha = cmp.FAMILY_ALPHA / cmp.family_size("paofed") / len(DESIGN.stages["ci"])
+    (resolved,) = prepare_steps(ctx, [spec])
+    alpha = spec.alpha / len(DESIGN.stages["ci"])
     point = dict(resolved.points("ci")[0])
-    return alpha, [cmp.evaluate_statement(ctx, DESIGN, s, n, alpha, point=point) for s in resolved.statements]
+    return alpha, [evaluate_statement(ctx, DESIGN, s, n, alpha, point=point) for s in resolved.statements]
 
 
 @pytest.mark.parametrize("spec", _CASES)
-@settings(max_examples=examples("several"))  # slices of the stored replicates: no new simulation after the first example
+# slices of the stored replicates: no new simulation after the first example
+@settings(max_examples=examples("several"))
 @given(n=st.integers(2, CI_STAGE))
 @example(n=CI_STAGE)
 def test_statement_evidence_agrees_with_the_ci_verdict(spec, n):
@@ -92,7 +119,7 @@ def test_statement_evidence_agrees_with_the_ci_verdict(spec, n):
     paper's setting."""
     alpha, outcomes = _outcomes(spec, n)
     gaps = []
-    for statement, o in zip(spec.statements, outcomes):
+    for statement, o in zip(spec.statements, outcomes, strict=True):
         assert o.n == n and o.lower <= o.median <= o.upper
         gaps.append(o.upper - statement.threshold if statement.relation != "above" else statement.threshold - o.lower)
     target(float(np.clip(max(gaps), -1e3, 1e3)), label="confidence bound - threshold (dB)")

@@ -1,4 +1,4 @@
-r"""The design of PGFL's regression experiments R-1 ... R-7 (shared/spec/pgfl.md section 5.1) for :mod:`verify.comparisons`.
+r"""The design of PGFL's regression experiments R-1 ... R-7 (thesis Section 5.4.1) for :mod:`verify.harness`.
 
 Replicate :math:`i` draws a fresh instance of the spec 5.1 setting (server graph, clusters, data,
 :func:`reference_impl.pgfl.synthetic_regression`) and one algorithm seed that every arm uses, so the arms see the
@@ -24,11 +24,10 @@ import numpy as np
 
 from reference_impl.pgfl import PGFLConfig, PGFLProblem, run_pgfl_arms, synthetic_regression
 from theory._validate import positive_int
-from verify.comparisons import Design
-from verify.records import CheckContext
+from verify.harness import Design, replicate_seed
 
-__all__ = ["DESIGN", "SCALES", "Arm", "Scale", "arm_key", "as_single_cluster", "client_nmsd_observer", "simulate_regression",
-           "with_server_graph"]
+__all__ = ["DESIGN", "SCALES", "Arm", "Scale", "arm_key", "as_single_cluster", "client_nmsd_observer",
+           "simulate_regression", "with_server_graph"]
 
 #: Shared seed key: every claim sees the same replicates (as the paper's figures do).
 EXPERIMENT_KEY = "pgfl.experiments.regression"
@@ -233,13 +232,10 @@ class Arm:
         return base
 
 
-
-
 def _replicate_seeds(root_seed: int, replicate: int) -> tuple[np.random.SeedSequence, np.random.SeedSequence]:
-    """(data seed, algorithm seed) of replicate ``replicate``: the ``replicate``-th child of the family's sequence."""
-    base = CheckContext(seed=root_seed).seed_sequence(EXPERIMENT_KEY)
-    child = np.random.SeedSequence(base.entropy, spawn_key=(replicate,))
-    data, algorithm = child.spawn(2)
+    """(data seed, algorithm seed) of replicate ``replicate``: streams 0 and 1 of
+    :func:`verify.harness.replicate_seed`."""
+    data, algorithm = (replicate_seed(EXPERIMENT_KEY, root_seed, replicate, stream=s) for s in (0, 1))
     return data, algorithm
 
 
@@ -258,16 +254,18 @@ def simulate_regression(arms, point, scale: Scale, root_seed: int, replicates) -
     out = [[] for _ in arms]
     for replicate in replicates:
         data_seed, algorithm_seed = _replicate_seeds(root_seed, replicate)
-        instances = {gamma: synthetic_regression(np.random.default_rng(data_seed), gamma=gamma, lam=lam, **scale.sizes)
+        instances = {gamma: synthetic_regression(np.random.default_rng(data_seed), gamma=gamma, lam=lam,
+                                                 **scale.sizes)
                      for gamma in dict.fromkeys(arm.gamma for arm in arms)}
         # rho from the replicate's largest curvature, which gamma does not change (it moves no draw of X)
         rho = rho_factor * instances[arms[0].gamma].max_curvature
         for (gamma, _), members in groups.items():
             base = instances[gamma]
-            curves = run_pgfl_arms(arms[members[0]].problem(base), [arms[i].config(rho, scale, c_factor) for i in members],
+            curves = run_pgfl_arms(arms[members[0]].problem(base),
+                                   [arms[i].config(rho, scale, c_factor) for i in members],
                                    [arms[i].iterations(scale) for i in members], np.random.default_rng(algorithm_seed),
                                    observe=client_nmsd_observer(base.true_models[base.client_cluster]))
-            for i, curve in zip(members, curves):
+            for i, curve in zip(members, curves, strict=True):
                 out[i].append(curve)
     return [np.stack(curves) for curves in out]
 
@@ -289,5 +287,5 @@ def _readout(name: str, scale: Scale, curves: np.ndarray) -> np.ndarray:
 
 
 #: Replicates per profile: 12 then 24 at ci, 20 then 40 at the paper's size.
-DESIGN = Design(family=EXPERIMENT_KEY, simulate=simulate_regression, readout=_readout, scales=SCALES,
+DESIGN = Design(namespace=EXPERIMENT_KEY, simulate=simulate_regression, readout=_readout, scales=SCALES,
                 stages={"ci": (12, 24), "thorough": (20, 40)}, chunk={"ci": 6, "thorough": 4}, arm_key=arm_key)

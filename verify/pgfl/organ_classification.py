@@ -1,4 +1,4 @@
-r"""PGFL MedMNIST experiments O-1 and O-2 (shared/spec/pgfl.md section 5.3) on the user's OrganAMNIST file.
+r"""PGFL MedMNIST experiments O-1 and O-2 (thesis Section 5.4.3) on the user's OrganAMNIST file.
 
 OrganAMNIST needs a download, which fedcheck never does: the claims read a local ``.npz`` named with
 ``fedcheck report --data medmnist=PATH`` (:mod:`verify.data_files`) and are ``not_checkable`` without it, naming
@@ -23,15 +23,15 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from reference_impl.pgfl import PGFLConfig, classification_problem, run_pgfl
-from verify.comparisons import Design, above, curve_figure, decide, experiment
-from verify.data_files import deciding_command, fingerprint, load
+from verify.data_files import load
+from verify.harness import DataFile, Design, above, curve_figure, experiment, replicate_seed
 from verify.papers import SEED_PGFL_J, SEED_THESIS
 from verify.pgfl import cite
+from verify.pgfl._experiment_family import FAMILY
 from verify.pgfl.classification import Scale, accuracy_observer, block_problem
-from verify.records import CheckContext, CheckResult, Claim, Verdict
+from verify.records import Verdict
 
-__all__ = ["CLAIMS", "DESIGN", "ORGAN_TASKS", "SCALES", "OrganScale", "check_o1", "check_o2", "simulate_organs",
-           "with_data"]
+__all__ = ["DESIGN", "EXPERIMENTS", "ORGAN_TASKS", "SCALES", "OrganScale", "simulate_organs"]
 
 #: Per experiment and cluster: (organ labelled 0, organ labelled 1) (journal lines 486, 488).
 ORGAN_TASKS = {
@@ -45,6 +45,8 @@ ZETA = 0.99
 SAMPLES = (2, 2)  # "each client having access to two data samples"
 TAU_0 = 0.4       # O-2's decaying tau: tau_n = TAU_0 * beta^n (spec 5.3 default)
 EXPERIMENT_KEY = "pgfl.experiments.organamnist"
+#: Seed key (verify.harness.replicate_seed) of the scheduling/noise stream of a block of replicates.
+RUN_KEY = (5, 3, 9)
 NO_FILE = "no OrganAMNIST file given"
 
 
@@ -65,11 +67,12 @@ SCALES = {
 
 @functools.lru_cache(maxsize=16)
 def _blocks(setting: str, scale: OrganScale, seed: int, block: int):
-    """Block ``block`` of the replicates (replicate i of block b: child b * replicates + i of one SeedSequence)."""
+    """Block ``block`` of the replicates (replicate i of block b: :func:`verify.harness.replicate_seed` of the global
+    index b * replicates + i)."""
     Xtr, ytr, Xte, yte = load("medmnist", scale.path)
-    entropy = [seed, 5, 3, 0 if setting == "O-1" else 1]
+    key = (5, 3, 0 if setting == "O-1" else 1)
     first = block * scale.replicates
-    tasks = [classification_problem(np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(first + i,))),
+    tasks = [classification_problem(np.random.default_rng(replicate_seed(key, seed, first + i)),
                                     Xtr, ytr, Xte, yte, ORGAN_TASKS[setting], servers=scale.servers,
                                     clients_per_server=scale.clients_per_server, samples=SAMPLES, lam=LAM)
              for i in range(scale.replicates)]
@@ -85,7 +88,7 @@ def _run_block(setting: str, scale: OrganScale, seed: int, block: int, schedule:
     problem, X_test, y_test = _blocks(setting, scale, seed, block)
     config = PGFLConfig(rho=RHO, taus=_taus(schedule, scale.iterations), algorithm="alg2", phi0=phi0, zeta=ZETA,
                         C=1.0)
-    rng = np.random.default_rng(np.random.SeedSequence([seed, 5, 3, 9], spawn_key=(block,)))
+    rng = np.random.default_rng(replicate_seed(RUN_KEY, seed, block))
     with threadpool_limits(limits=1, user_api="blas"):
         run = run_pgfl(problem, config, scale.iterations, rng,
                        observe=accuracy_observer(problem, X_test, y_test, scale.replicates))
@@ -111,16 +114,8 @@ def _readout(name: str, scale: OrganScale, curves: np.ndarray) -> np.ndarray:
     raise ValueError(f"read-out must be 'final' or 'mean', got {name!r}")
 
 
-DESIGN = Design(family=EXPERIMENT_KEY, simulate=simulate_organs, readout=_readout, scales=SCALES,
+DESIGN = Design(namespace=EXPERIMENT_KEY, simulate=simulate_organs, readout=_readout, scales=SCALES,
                 stages={"ci": (16, 40), "thorough": (20, 40)}, chunk={"ci": 8, "thorough": 10})
-
-
-def with_data(spec, path: str):
-    """``spec`` on the user's file: its design's scales carry the path and the file's SHA-256 (so arms of
-    different files never share the arm store)."""
-    digest = fingerprint(path)
-    scales = {p: dataclasses.replace(s, path=str(path), sha256=digest) for p, s in spec.design.scales.items()}
-    return dataclasses.replace(spec, design=dataclasses.replace(spec.design, scales=scales))
 
 
 def _label(schedule: tuple) -> str:
@@ -155,45 +150,6 @@ OUTSIDE = ("decided with the privacy noise removed (at the spec-default privacy,
 O1_ARMS = (("O-1", ("fixed", 0.0)), ("O-1", ("fixed", 0.6)), ("O-1", ("fixed", 0.8)))
 O2_ARMS = (("O-2", ("fixed", 0.0)), ("O-2", ("decay", 0.9)), ("O-2", ("decay", 0.95)), ("O-2", ("decay", 0.98)))
 
-O1 = experiment(
-    claim_id="pgfl.experiment_o1", design=DESIGN, outside_setting=OUTSIDE,
-    statements=(above(O1_ARMS[1], O1_ARMS[0], "final", text="acc(tau = 0.6) above acc(tau = 0), O-1"),
-                above(O1_ARMS[2], O1_ARMS[0], "final", text="acc(tau = 0.8) above acc(tau = 0), O-1")),
-    what="O-1: large fixed tau (0.6, 0.8) raises the test accuracy over tau = 0 (high similarity)",
-    figures=_figures("o1_accuracy", "O-1 (OrganAMNIST, high similarity): test accuracy", O1_ARMS, "final"),
-    details=_private_details("O-1", tuple(a[1] for a in O1_ARMS)))
-O2 = experiment(
-    claim_id="pgfl.experiment_o2", design=DESIGN, outside_setting=OUTSIDE,
-    statements=(above(O2_ARMS[2], O2_ARMS[0], "mean",
-                      text="mean acc over the horizon, tau_n = 0.4 * 0.95^n above tau = 0, O-2"),),
-    what="O-2: a medium decay rate of tau (0.95) raises the accuracy over the horizon vs tau = 0 (low similarity)",
-    figures=_figures("o2_accuracy", "O-2 (OrganAMNIST, low similarity): test accuracy", O2_ARMS, "mean"),
-    figure_arms=(O2_ARMS[1], O2_ARMS[3]),
-    details=_private_details("O-2", tuple(a[1] for a in O2_ARMS)))
-
-
-def _without_file(ctx: CheckContext, claim_id: str) -> CheckResult:
-    command = deciding_command(claim_id, "medmnist")
-    return CheckResult(claim_id=claim_id, verdict=Verdict.NOT_CHECKABLE, seed=ctx.seed,
-                       summary=f"needs OrganAMNIST from a local file ({NO_FILE}); decide it with: {command}",
-                       details={"decided by": command,
-                                "file": "organamnist.npz of MedMNIST v2 (train_images, train_labels, test_images, "
-                                        "test_labels); fedcheck never downloads it"})
-
-
-def _check(ctx: CheckContext, spec) -> CheckResult:
-    path = ctx.data.get("medmnist")
-    return _without_file(ctx, spec.claim_id) if path is None else decide(ctx, with_data(spec, path))
-
-
-def check_o1(ctx: CheckContext) -> CheckResult:
-    return _check(ctx, O1)
-
-
-def check_o2(ctx: CheckContext) -> CheckResult:
-    return _check(ctx, O2)
-
-
 _HYP = ("OrganAMNIST from the user's local .npz (fedcheck report --data medmnist=PATH); 28 x 28 images scaled to "
         "[0, 1] and to the unit ball (C_k = 1)",
         "S = 10 servers (ci: 4), 3 clients per server, 2 samples per client (labels Bernoulli(1/2)), clusters "
@@ -201,37 +157,51 @@ _HYP = ("OrganAMNIST from the user's local .npz (fedcheck report --data medmnist
         "logistic loss, lambda = 1e-2, rho = 1 (unreported), Algorithm 2 without scheduling",
         "decisive regime: no privacy noise (outside the paper's setting, so never refuted); the private arms "
         "(phi0 = 1e-3, zeta = 0.99, C = 1) are reported at thorough",
-        "100 iterations (ci: 40), 20 then 40 replicates (ci: 16 then 40); decision: verify.comparisons")
+        "100 iterations (ci: 40), 20 then 40 replicates (ci: 16 then 40); decision: verify.harness")
 _NO_FILE_REASON = ("Without the user's OrganAMNIST file the statement cannot be decided (fedcheck downloads nothing): "
                    "not_checkable, naming the command that decides it. With the file it is decided on the data under "
                    "the harness's rule; it runs without privacy noise (the paper's privacy parameters for these "
                    "experiments are not reported, and at the spec default every arm stays at chance), so it can then "
                    "be confirmed but not refuted.")
 
-CLAIMS = (
-    Claim(
-        id="pgfl.experiment_o1",
-        title="O-1 (MedMNIST, high similarity): a large inter-cluster tau raises the test accuracy (about 5 %)",
-        citations=(cite("Section V-C, Fig. 11", lines="486", seed=SEED_PGFL_J),
-                   cite("Section 5.4.3, Fig. 5.6(a)", lines="1572-1584", seed=SEED_THESIS)),
-        statement=("Clusters right lung vs left lung, liver vs left lung, right kidney vs left lung (one organ shared): "
-                   "'a large amount of inter-cluster learning leads to significantly improved performances, increasing "
-                   "classification accuracy by about 5%' -- read as: with fixed tau = 0.6 and 0.8 the clients' mean "
-                   "test accuracy at the horizon is above that with tau = 0 (the size is reported against 5 %)."),
-        hypotheses=_HYP, check=check_o1, expected=Verdict.NOT_CHECKABLE, reason=_NO_FILE_REASON,
-        data_files=("medmnist",),
-    ),
-    Claim(
-        id="pgfl.experiment_o2",
-        title="O-2 (MedMNIST, low similarity): a medium decay rate of tau speeds up learning (about 2 %)",
-        citations=(cite("Section V-C, Fig. 12", lines="488", seed=SEED_PGFL_J),
-                   cite("Section 5.4.3, Fig. 5.6(b)", lines="1572-1584", seed=SEED_THESIS)),
-        statement=("Clusters spleen vs left lung, left kidney vs bladder, right kidney vs right lung: 'a medium decay "
-                   "rate of the inter-cluster learning parameter can improve the learning speed, boosting "
-                   "classification accuracy by about 2%' -- read as: with tau_n = 0.4 * 0.95^n (the medium of the "
-                   "decay rates 0.9, 0.95, 0.98) the clients' mean test accuracy averaged over the horizon is above "
-                   "that with tau = 0."),
-        hypotheses=_HYP, check=check_o2, expected=Verdict.NOT_CHECKABLE, reason=_NO_FILE_REASON,
-        data_files=("medmnist",),
-    ),
-)
+#: Without the user's file the claims are not_checkable, naming the command that decides them.
+_DATA = DataFile(name="medmnist", what="OrganAMNIST", absent=NO_FILE,
+                 file="organamnist.npz of MedMNIST v2 (train_images, train_labels, test_images, test_labels); "
+                      "fedcheck never downloads it")
+
+O1 = experiment(
+    family=FAMILY, claim_id="pgfl.experiment_o1",
+    title="O-1 (MedMNIST, high similarity): a large inter-cluster tau raises the test accuracy (about 5 %)",
+    citations=(cite("Section V-C, Fig. 11", lines="486", seed=SEED_PGFL_J),
+               cite("Section 5.4.3, Fig. 5.6(a)", lines="1572-1584", seed=SEED_THESIS)),
+    statement=("Clusters right lung vs left lung, liver vs left lung, right kidney vs left lung (one organ shared): "
+               "'a large amount of inter-cluster learning leads to significantly improved performances, increasing "
+               "classification accuracy by about 5%' -- read as: with fixed tau = 0.6 and 0.8 the clients' mean "
+               "test accuracy at the horizon is above that with tau = 0 (the size is reported against 5 %)."),
+    hypotheses=_HYP, design=DESIGN, outside_setting=OUTSIDE, data=_DATA, baselines=(),
+    statements=(above(O1_ARMS[1], O1_ARMS[0], "final", text="acc(tau = 0.6) above acc(tau = 0), O-1"),
+                above(O1_ARMS[2], O1_ARMS[0], "final", text="acc(tau = 0.8) above acc(tau = 0), O-1")),
+    what="O-1: large fixed tau (0.6, 0.8) raises the test accuracy over tau = 0 (high similarity)",
+    figures=_figures("o1_accuracy", "O-1 (OrganAMNIST, high similarity): test accuracy", O1_ARMS, "final"),
+    details=_private_details("O-1", tuple(a[1] for a in O1_ARMS)),
+    expected=Verdict.NOT_CHECKABLE, reason=_NO_FILE_REASON)
+O2 = experiment(
+    family=FAMILY, claim_id="pgfl.experiment_o2",
+    title="O-2 (MedMNIST, low similarity): a medium decay rate of tau speeds up learning (about 2 %)",
+    citations=(cite("Section V-C, Fig. 12", lines="488", seed=SEED_PGFL_J),
+               cite("Section 5.4.3, Fig. 5.6(b)", lines="1572-1584", seed=SEED_THESIS)),
+    statement=("Clusters spleen vs left lung, left kidney vs bladder, right kidney vs right lung: 'a medium decay "
+               "rate of the inter-cluster learning parameter can improve the learning speed, boosting "
+               "classification accuracy by about 2%' -- read as: with tau_n = 0.4 * 0.95^n (the medium of the "
+               "decay rates 0.9, 0.95, 0.98) the clients' mean test accuracy averaged over the horizon is above "
+               "that with tau = 0."),
+    hypotheses=_HYP, design=DESIGN, outside_setting=OUTSIDE, data=_DATA, baselines=(),
+    statements=(above(O2_ARMS[2], O2_ARMS[0], "mean",
+                      text="mean acc over the horizon, tau_n = 0.4 * 0.95^n above tau = 0, O-2"),),
+    what="O-2: a medium decay rate of tau (0.95) raises the accuracy over the horizon vs tau = 0 (low similarity)",
+    figures=_figures("o2_accuracy", "O-2 (OrganAMNIST, low similarity): test accuracy", O2_ARMS, "mean"),
+    figure_arms=(O2_ARMS[1], O2_ARMS[3]),
+    details=_private_details("O-2", tuple(a[1] for a in O2_ARMS)),
+    expected=Verdict.NOT_CHECKABLE, reason=_NO_FILE_REASON)
+
+EXPERIMENTS = (O1, O2)

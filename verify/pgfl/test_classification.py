@@ -8,7 +8,7 @@ import pytest
 from hypothesis import example, given, settings, target
 
 from verify.budget import examples
-from verify.comparisons import above, evaluate_statement, within
+from verify.harness import above, evaluate_statement, within
 from verify.pgfl.classification import DESIGN
 from verify.records import CheckContext
 from verify.strategies import pgfl_classification_root_seeds

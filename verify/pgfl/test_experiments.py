@@ -1,6 +1,6 @@
 """Property tests of the PGFL regression experiments R-1 ... R-7 (findings and corrected statements).
 
-Each property decides one of the claim's statements with the harness (:func:`verify.comparisons.evaluate_statement`,
+Each property decides one of the claim's statements with the harness (:func:`verify.harness.evaluate_statement`,
 exact sign-test bounds of the median paired dB difference) on a reduced instance (S = 4, 15 clients per server,
 d = 30, 60 iterations, 12 replicates) for a drawn root seed and, where the paper's statement generalises, a drawn
 parameter around the paper's value; the ``@example`` is the paper's value. A property asserts that a statement is
@@ -12,7 +12,7 @@ import pytest
 from hypothesis import example, given, settings, target
 
 from verify.budget import examples
-from verify.comparisons import below, evaluate_statement, within
+from verify.harness import below, evaluate_statement, within
 from verify.pgfl._regression import DESIGN, Arm, Scale
 from verify.pgfl.experiments import (
     LOW_SIMILARITY_GAMMA,
@@ -74,8 +74,8 @@ def test_inter_cluster_learning_speeds_up_the_start(seed, tau):
 def test_gfl_is_within_one_db_of_pgfl_when_clusters_are_similar(seed):
     """Property: with gamma ~ U(-0.15, 0.15), GFL's NMSD at the horizon is less than 1 dB above PGFL's
     (tau = 0.4, the better PGFL curve): the 'significant' superiority of PGFL over GFL is absent."""
-    assert_shown(seed, below(Arm(label="GFL", architecture="gfl", **R1), Arm(label="PGFL", tau=PAPER_TAU, **R1), "horizon",
-                      margin=-NEAR_IDENTICAL_DB))
+    assert_shown(seed, below(Arm(label="GFL", architecture="gfl", **R1), Arm(label="PGFL", tau=PAPER_TAU, **R1),
+                             "horizon", margin=-NEAR_IDENTICAL_DB))
 
 
 @pytest.mark.claim("pgfl.experiment_r1_clusterfl")
@@ -84,8 +84,8 @@ def test_gfl_is_within_one_db_of_pgfl_when_clusters_are_similar(seed):
 @example(seed=0, tau=PAPER_TAU)
 def test_clusterfl_is_worse_than_pgfl(seed, tau):
     """Property: ClusterFL (no server links) has a significantly higher NMSD than PGFL at the horizon."""
-    assert_shown(seed, below(Arm(label="PGFL", tau=tau, **R1), Arm(label="ClusterFL", architecture="clusterfl", tau=tau, **R1),
-                      "horizon"))
+    assert_shown(seed, below(Arm(label="PGFL", tau=tau, **R1),
+                             Arm(label="ClusterFL", architecture="clusterfl", tau=tau, **R1), "horizon"))
 
 
 @pytest.mark.claim("pgfl.experiment_r2_scheduling")
@@ -107,8 +107,8 @@ def test_scheduling_slows_pgfl(seed, tau):
 def test_scheduling_slows_gfl(seed):
     """Property: scheduled GFL has a significantly higher NMSD than full-participation GFL at the horizon
     (so GFL does not perform better with scheduling)."""
-    assert_shown(seed, below(Arm(label="GFL full", architecture="gfl", **R1), Arm(label="GFL scheduled", architecture="gfl", **R2),
-                      "horizon"))
+    assert_shown(seed, below(Arm(label="GFL full", architecture="gfl", **R1),
+                             Arm(label="GFL scheduled", architecture="gfl", **R2), "horizon"))
 
 
 @pytest.mark.claim("pgfl.experiment_r3_privacy_slows")
@@ -128,8 +128,8 @@ def test_privacy_noise_slows_pgfl(seed, tau):
 def test_privacy_cost_exceeds_one_db_at_the_horizon(seed):
     """Property: at the horizon the private NMSD is significantly more than 1 dB above the non-private one
     (C = 1 scaled to the instance), so the two are not 'nearly identical' (the finding)."""
-    assert_shown(seed, below(Arm(label="plain", tau=PAPER_TAU, **R2), Arm(label="private", tau=PAPER_TAU, **R3), "horizon",
-                      margin=NEAR_IDENTICAL_DB))
+    assert_shown(seed, below(Arm(label="plain", tau=PAPER_TAU, **R2), Arm(label="private", tau=PAPER_TAU, **R3),
+                             "horizon", margin=NEAR_IDENTICAL_DB))
 
 
 @pytest.mark.claim("pgfl.experiment_r4_tau_sweep")
@@ -198,8 +198,8 @@ def test_more_privacy_gives_a_higher_nmsd(seed, phi0s):
     """Property: with scheduling, a larger phi0 (less privacy) gives a significantly lower NMSD at the sweep
     iteration than a 30-1000 times smaller one."""
     small, large = phi0s
-    assert_shown(seed, below(_sweep(label="large phi0", **{**R3, "phi0": large}), _sweep(label="small phi0", **{**R3, "phi0": small}),
-                      "sweep"))
+    assert_shown(seed, below(_sweep(label="large phi0", **{**R3, "phi0": large}),
+                             _sweep(label="small phi0", **{**R3, "phi0": small}), "sweep"))
 
 
 @pytest.mark.claim("pgfl.experiment_r7_zeta")
@@ -210,5 +210,5 @@ def test_slower_variance_decay_gives_a_higher_nmsd(seed, zetas):
     """Property: with scheduling and phi0 = 0.001, zeta in [0.9, 0.95] gives a significantly lower NMSD at the
     sweep iteration than zeta in [0.995, 0.999]."""
     small, large = zetas
-    assert_shown(seed, below(_sweep(label="small zeta", **{**R3, "zeta": small}), _sweep(label="large zeta", **{**R3, "zeta": large}),
-                      "sweep"))
+    assert_shown(seed, below(_sweep(label="small zeta", **{**R3, "zeta": small}),
+                             _sweep(label="large zeta", **{**R3, "zeta": large}), "sweep"))

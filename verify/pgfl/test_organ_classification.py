@@ -6,7 +6,7 @@ from hypothesis import example, given, settings
 
 from reference_impl.datasets import synthetic_organ_arrays
 from verify.budget import examples
-from verify.pgfl.organ_classification import check_o1, check_o2
+from verify.pgfl.organ_classification import O1, O2
 from verify.records import CheckContext, Verdict
 from verify.strategies import pgfl_classification_root_seeds
 
@@ -28,7 +28,7 @@ def test_without_the_file_the_claims_name_the_deciding_command(seed):
     """Property: without the user's OrganAMNIST file (fedcheck downloads nothing) O-1 and O-2 are not_checkable
     and their summary names the command that decides them."""
     ctx = CheckContext(profile="ci", seed=seed)
-    for check, claim_id in ((check_o1, "pgfl.experiment_o1"), (check_o2, "pgfl.experiment_o2")):
+    for check, claim_id in ((O1.check, "pgfl.experiment_o1"), (O2.check, "pgfl.experiment_o2")):
         result = check(ctx)
         assert result.verdict is Verdict.NOT_CHECKABLE
         assert f"--only {claim_id}" in result.summary and "--data medmnist=" in result.summary
@@ -44,7 +44,7 @@ def test_with_a_file_the_claims_are_decided_on_its_data_and_never_refuted(organ_
     (intervals over paired replicates, figures drawn), and never refuted, since the decisive regime (no privacy
     noise) is outside the paper's setting."""
     ctx = CheckContext(profile="ci", seed=seed, data={"medmnist": organ_file})
-    for check in (check_o1, check_o2):
+    for check in (O1.check, O2.check):
         result = check(ctx)
         assert result.verdict in (Verdict.CONFIRMED, Verdict.NOT_CHECKABLE)
         assert result.monte_carlo is not None and result.monte_carlo.n >= 16   # the first stage: 16 replicates

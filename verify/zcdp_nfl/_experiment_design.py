@@ -1,4 +1,4 @@
-r"""The design of zCDP-NFL's experiments (spec 6) for :mod:`verify.comparisons`.
+r"""The design of zCDP-NFL's experiments (thesis Section 3.4) for :mod:`verify.harness`.
 
 Replicate :math:`i` draws one instance of the spec 6 setting (connected Erdős-Rényi graph with mean degree 3,
 rows in the unit ball, :math:`w^o \sim N(0, I_P)`, :math:`\sigma_v = 0.1`, :math:`\lambda = 1`; the three
@@ -38,8 +38,7 @@ from reference_impl.zcdp_nfl import (
 )
 from theory._validate import positive_int
 from theory.privacy import zcdp_to_approx_dp_bun_steinke, zcdp_total_geometric
-from verify.comparisons import Design
-from verify.records import CheckContext
+from verify.harness import Design, replicate_seed
 from verify.tolerance import CLARABEL_TOL
 
 __all__ = ["ALGORITHMS", "DESIGN", "SCALES", "Arm", "Scale", "arm_epsilon", "replicate_instance", "simulate_nfl"]
@@ -101,8 +100,8 @@ class Arm:
 
 
 def _replicate_seeds(root_seed: int, replicate: int) -> tuple[int, int]:
-    base = CheckContext(seed=root_seed).seed_sequence(EXPERIMENT_KEY)
-    data, noise = np.random.SeedSequence(base.entropy, spawn_key=(replicate,)).spawn(2)
+    """(data seed, noise seed) of replicate ``replicate``: streams 0 and 1 of :func:`verify.harness.replicate_seed`."""
+    data, noise = (replicate_seed(EXPERIMENT_KEY, root_seed, replicate, stream=s) for s in (0, 1))
     return int(data.generate_state(1)[0]), int(noise.generate_state(1)[0])
 
 
@@ -172,5 +171,5 @@ def _readout(name: str, scale: Scale, curves: np.ndarray) -> np.ndarray:
 
 
 #: Replicates: 10 then 20 at ci, 20 then 40 at the paper's size.
-DESIGN = Design(family=EXPERIMENT_KEY, simulate=simulate_nfl, readout=_readout, scales=SCALES,
+DESIGN = Design(namespace=EXPERIMENT_KEY, simulate=simulate_nfl, readout=_readout, scales=SCALES,
                 stages={"ci": (10, 20), "thorough": (20, 40)}, chunk={"ci": 10, "thorough": 10}, arm_key=_arm_key)

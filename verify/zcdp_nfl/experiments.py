@@ -1,4 +1,4 @@
-r"""zCDP-NFL's experiments (thesis 3.4, P2 Section 5; spec 6) as experiment claims on :mod:`verify.comparisons`.
+r"""zCDP-NFL's experiments (thesis 3.4, P2 Section 5) as experiment claims on :mod:`verify.harness`.
 
 The seed reports no curve data (the figures are lost, only captions survive), only qualitative statements; each
 is one claim, quoted, decided on the design of :mod:`verify.zcdp_nfl._experiment_design` (paired replicates with
@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from verify.comparisons import below, curve_figure, decide, experiment, reproduce_experiment, sign_bounds
-from verify.records import CheckContext, CheckResult, Claim, FigureSpec, Series, Verdict
+from verify.harness import Baseline, below, curve_figure, experiment, sign_bounds
+from verify.records import FigureSpec, Series, Verdict
 from verify.zcdp_nfl import cite
 from verify.zcdp_nfl._experiment_design import DESIGN, Arm, arm_epsilon
+from verify.zcdp_nfl._experiment_family import FAMILY
 
-__all__ = ["BUDGETS", "CHOICES", "GRID", "SIGNIFICANT_DB", "check_elastic_net_eps_delta", "check_elastic_net_grad",
-           "check_elastic_net_tradeoff", "check_lad_eps_delta", "check_lad_grad", "check_ridge_p_admm",
-           "check_ridge_tradeoff"]
+__all__ = ["BUDGETS", "CHOICES", "EXPERIMENTS", "GRID", "SIGNIFICANT_DB"]
 
 #: Operational reading of "significantly outperforms": median paired NE difference below -3 dB (a factor 2).
 SIGNIFICANT_DB = 3.0
@@ -90,8 +89,10 @@ def _tradeoff(name: str, title: str, pairs):
             bands = [sign_bounds(v, 0.025) for v in levels]
             series.append(Series(label=_NAMES[arms[0].algorithm] + " (median, 95% band)", x=eps,
                                  y=[float(np.median(v)) for v in levels],
-                                 lower=[b[0] if np.isfinite(b[0]) else float(v.min()) for b, v in zip(bands, levels)],
-                                 upper=[b[1] if np.isfinite(b[1]) else float(v.max()) for b, v in zip(bands, levels)]))
+                                 lower=[b[0] if np.isfinite(b[0]) else float(v.min())
+                                        for b, v in zip(bands, levels, strict=True)],
+                                 upper=[b[1] if np.isfinite(b[1]) else float(v.max())
+                                        for b, v in zip(bands, levels, strict=True)]))
         caption = "; ".join(f"{s.text}: median {o.median:+.2f} dB [{o.lower:+.2f}, {o.upper:+.2f}]"
                             for s, o in outcomes)
         return [FigureSpec(name=name, title=title, xlabel="total epsilon (Corollary, delta = 1e-5)",
@@ -105,83 +106,6 @@ def _versus(objective: str, baseline: str, margin: float = 0.0):
     nfl, other = _arm("zcdp_nfl", objective), _arm(baseline, objective)
     return nfl, other, below(nfl, other, "final", margin=margin)
 
-
-# ------------------------------------------------------------------------------------------------
-# The specs.
-
-_EN_NFL, _EN_GRAD, _S = _versus("elastic_net", "zcdp_grad_nfl", SIGNIFICANT_DB)
-ELASTIC_NET_GRAD = experiment(
-    claim_id="zcdp_nfl.experiment_elastic_net_grad", design=DESIGN, outside_setting=OUTSIDE, grid=GRID["step"], choices=CHOICES,
-    statements=(_S,), what=f"elastic net: zCDP-NFL more than {SIGNIFICANT_DB:g} dB below zCDP-grad-NFL at n = 200",
-    figures=_curves("learning_curves", "Elastic net: zCDP-NFL and zCDP-grad-NFL (reconstruction)",
-                    [_EN_NFL, _EN_GRAD]))
-_, _EN_EPSD, _S = _versus("elastic_net", "eps_delta_dp_nfl")
-ELASTIC_NET_EPS_DELTA = experiment(
-    claim_id="zcdp_nfl.experiment_elastic_net_eps_delta", design=DESIGN, outside_setting=OUTSIDE, grid=GRID["privacy"], choices=CHOICES,
-    statements=(_S,), what="elastic net: zCDP-NFL below (eps,delta)DP-NFL at equal total (eps, delta), n = 200",
-    figures=_curves("learning_curves", "Elastic net: zCDP-NFL and (eps,delta)DP-NFL (reconstruction)",
-                    [_EN_NFL, _EN_EPSD]))
-_EN_PAIRS = [(_arm("zcdp_nfl", "elastic_net", p), _arm("eps_delta_dp_nfl", "elastic_net", p)) for p in BUDGETS]
-ELASTIC_NET_TRADEOFF = experiment(
-    claim_id="zcdp_nfl.experiment_elastic_net_tradeoff", design=DESIGN, outside_setting=OUTSIDE, grid=GRID["privacy"], choices=CHOICES,
-    statements=tuple(below(a, b, "final") for a, b in _EN_PAIRS),
-    what="elastic net: zCDP-NFL below (eps,delta)DP-NFL at n = 200 at every total privacy loss of the grid",
-    figures=_tradeoff("tradeoff", "Elastic net: privacy-accuracy trade-off", _EN_PAIRS))
-_LAD_NFL, _LAD_GRAD, _S = _versus("lad", "zcdp_grad_nfl", SIGNIFICANT_DB)
-LAD_GRAD = experiment(
-    claim_id="zcdp_nfl.experiment_lad_grad", design=DESIGN, outside_setting=OUTSIDE, grid=GRID["step"], choices=CHOICES,
-    statements=(_S,), what=f"LAD: zCDP-NFL more than {SIGNIFICANT_DB:g} dB below zCDP-grad-NFL at n = 200",
-    figures=_curves("learning_curves", "LAD: zCDP-NFL and zCDP-grad-NFL (reconstruction)", [_LAD_NFL, _LAD_GRAD]))
-_, _LAD_EPSD, _S = _versus("lad", "eps_delta_dp_nfl")
-LAD_EPS_DELTA = experiment(
-    claim_id="zcdp_nfl.experiment_lad_eps_delta", design=DESIGN, outside_setting=OUTSIDE, grid=GRID["privacy"], choices=CHOICES,
-    statements=(_S,), what="LAD: zCDP-NFL below (eps,delta)DP-NFL at equal total (eps, delta), n = 200",
-    figures=_curves("learning_curves", "LAD: zCDP-NFL and (eps,delta)DP-NFL (reconstruction)",
-                    [_LAD_NFL, _LAD_EPSD]))
-_RIDGE_NFL, _RIDGE_PADMM, _S = _versus("ridge", "p_admm")
-RIDGE_P_ADMM = experiment(
-    claim_id="zcdp_nfl.experiment_ridge_p_admm", design=DESIGN, outside_setting=OUTSIDE, grid=GRID["step"], choices=CHOICES,
-    statements=(_S,), what="ridge: zCDP-NFL below P-ADMM-like at n = 200",
-    figures=_curves("learning_curves", "Ridge: zCDP-NFL and P-ADMM-like (reconstruction)",
-                    [_RIDGE_NFL, _RIDGE_PADMM]))
-_RIDGE_PAIRS = [(_arm("zcdp_nfl", "ridge", p), _arm("p_admm", "ridge", p)) for p in BUDGETS]
-RIDGE_TRADEOFF = experiment(
-    claim_id="zcdp_nfl.experiment_ridge_tradeoff", design=DESIGN, outside_setting=OUTSIDE, grid=GRID["step"], choices=CHOICES,
-    statements=tuple(below(a, b, "final") for a, b in _RIDGE_PAIRS),
-    what="ridge: zCDP-NFL below P-ADMM-like at n = 200 at every total privacy loss of the grid",
-    figures=_tradeoff("tradeoff", "Ridge: privacy-accuracy trade-off", _RIDGE_PAIRS))
-
-
-def check_elastic_net_grad(ctx: CheckContext) -> CheckResult:
-    return decide(ctx, ELASTIC_NET_GRAD)
-
-
-def check_elastic_net_eps_delta(ctx: CheckContext) -> CheckResult:
-    return decide(ctx, ELASTIC_NET_EPS_DELTA)
-
-
-def check_elastic_net_tradeoff(ctx: CheckContext) -> CheckResult:
-    return decide(ctx, ELASTIC_NET_TRADEOFF)
-
-
-def check_lad_grad(ctx: CheckContext) -> CheckResult:
-    return decide(ctx, LAD_GRAD)
-
-
-def check_lad_eps_delta(ctx: CheckContext) -> CheckResult:
-    return decide(ctx, LAD_EPS_DELTA)
-
-
-def check_ridge_p_admm(ctx: CheckContext) -> CheckResult:
-    return decide(ctx, RIDGE_P_ADMM)
-
-
-def check_ridge_tradeoff(ctx: CheckContext) -> CheckResult:
-    return decide(ctx, RIDGE_TRADEOFF)
-
-
-# ------------------------------------------------------------------------------------------------
-# Registry.
 
 _CITE = {
     "setup": (cite("Thesis Section 3.4 (set-up: baselines, equal total privacy, matched initial speed)", "", "744-750"),
@@ -202,8 +126,9 @@ _COMMON = ("spec 6 set-up: connected Erdos-Renyi graph, mean degree 3; M_k = 50,
            "zCDP-NFL with the time-varying step eta0/sqrt(n); unreported rho, eta0 decided over a grid (thorough: "
            "(rho, eta0) in {1, 0.3} x {0.5, 2}; ci: (1, 0.5) and (0.3, 2))",
            "baselines are RECONSTRUCTIONS (spec 7), so no claim here can be refuted (outside the paper's setting)",
-           "decision: verify.comparisons (exact sign-test bounds of the median paired dB difference, common random "
-           "numbers, 10 -> 20 replicates at ci, 20 -> 40 thorough; family-wise alpha 0.05 over the 7 claims)")
+           "decision: verify.harness (exact sign-test bounds of the median paired dB difference, common random "
+           "numbers, 10 -> 20 replicates at ci, 20 -> 40 thorough; family-wise alpha 0.05 over zCDP-NFL's experiment "
+           "family)")
 _EPSD = ("(eps,delta)DP-NFL reconstruction: zCDP-NFL's steps, classical Gaussian calibration sigma = Delta sqrt(2 "
          "log(1.25/delta_n))/eps_n, basic composition to zCDP-NFL's accounted (eps, delta); the split of the budget "
          "over rounds (dynamic eps_n ~ tau^-(n-1)/2, or constant) is a grid choice at thorough")
@@ -216,98 +141,129 @@ _EPSD_REASON = ("At equal accounted (eps, delta) the classical Gaussian calibrat
                 "200 times zCDP-NFL's noise variance at phi^(1) = 1e-3, so zCDP-NFL ends 15-35 dB lower at every grid "
                 "point (rho, eta0, split) and both sizes.")
 
-CLAIMS = (
-    Claim(
-        id="zcdp_nfl.experiment_elastic_net_grad",
-        title="Fig. 3.1(a): on the elastic net zCDP-NFL significantly outperforms zCDP-grad-NFL",
-        citations=_CITE["en"] + _CITE["setup"],
-        statement=("'We observe that the proposed ADMM-based algorithm significantly outperforms the subgradient-based "
-                   "algorithm.' (elastic net, learning curves, equal total privacy, tuned to identical initial "
-                   "convergence speeds)"),
-        hypotheses=_COMMON + (_GRAD, _SIGNIFICANT),
-        check=check_elastic_net_grad, expected=Verdict.NOT_CHECKABLE,
-        reason=("Against the reconstruction the negation is shown at every grid point: at the spec defaults (rho = 1, "
-                "eta0 = 0.5) the matched subgradient method ends 8-11 dB BELOW zCDP-NFL, and where zCDP-NFL is "
-                "fastest (rho = 0.3, eta0 = 2) the two are within 1 dB. Since the baseline is a reconstruction and "
-                "rho, eta are the spec's guesses, the paper's statement cannot be refuted here: not checkable. "
-                "Intervals per point in details."),
-        reproduce=reproduce_experiment,
-    ),
-    Claim(
-        id="zcdp_nfl.experiment_elastic_net_eps_delta",
-        title="Fig. 3.1(a): on the elastic net zCDP gives better accuracy than (eps, delta)-DP at the same budget",
-        citations=_CITE["en"] + _CITE["setup"],
-        statement=("'the use of the dynamic zCDP notion as opposed to the dynamic (eps, delta)-DP notion allows for "
-                   "better accuracy given the same privacy budget throughout the computation.' (elastic net)"),
-        hypotheses=_COMMON + (_EPSD,),
-        check=check_elastic_net_eps_delta, expected=Verdict.CONFIRMED, reason=_EPSD_REASON,
-        reproduce=reproduce_experiment,
-    ),
-    Claim(
-        id="zcdp_nfl.experiment_elastic_net_tradeoff",
-        title="Fig. 3.1(b): the zCDP advantage over (eps, delta)-DP holds at every total privacy loss",
-        citations=_CITE["en"] + _CITE["setup"],
-        statement=("'This same fact is illustrated for various total privacy losses on the privacy-accuracy trade-off "
-                   "curve.' (elastic net, NE after 200 iterations vs total privacy loss)"),
-        hypotheses=_COMMON + (_EPSD, "every budget of the grid: the statements are joined (intersection-union test)"),
-        check=check_elastic_net_tradeoff, expected=Verdict.CONFIRMED,
-        reason=("zCDP-NFL is below the (eps,delta)DP-NFL reconstruction at every budget (by 23 dB at phi^(1) = 1e-4, "
-                "4 dB at 1e-2: the gap shrinks as the noise stops dominating) at every grid point and both sizes."),
-        reproduce=reproduce_experiment,
-    ),
-    Claim(
-        id="zcdp_nfl.experiment_lad_grad",
-        title="Fig. 3.2: on LAD zCDP-NFL significantly outperforms zCDP-grad-NFL",
-        citations=_CITE["lad"] + _CITE["setup"],
-        statement=("'We observe once again that the proposed algorithm significantly outperforms its subgradient-based "
-                   "counterpart, as the learning rate required for the zCDP-grad-NFL algorithm to attain a similar "
-                   "initial convergence speed to the ADMM-based algorithms does not allow it to reach high accuracy.'"),
-        hypotheses=_COMMON + (_GRAD, _SIGNIFICANT),
-        check=check_lad_grad, expected=Verdict.NOT_CHECKABLE,
-        reason=("Depends on rho and eta0, and never shown by 3 dB: at the spec defaults the matched subgradient "
-                "reconstruction ends BELOW zCDP-NFL (by 7 dB at K = 50, 10 dB at ci); at rho = 0.3, eta0 = 2 zCDP-NFL "
-                "is below it (the seed's mechanism: the matching step is large, so its noise is large) but by less "
-                "than 3 dB at K = 50 (median 1.2 dB) and by 18 dB at ci. Not refutable against a reconstruction."),
-        reproduce=reproduce_experiment,
-    ),
-    Claim(
-        id="zcdp_nfl.experiment_lad_eps_delta",
-        title="Fig. 3.2: on LAD zCDP gives better accuracy than (eps, delta)-DP",
-        citations=_CITE["lad"] + _CITE["setup"],
-        statement="'In addition, we observe that the use of zCDP allows for better accuracy than (eps, delta)-DP.' (LAD)",
-        hypotheses=_COMMON + (_EPSD,),
-        check=check_lad_eps_delta, expected=Verdict.CONFIRMED, reason=_EPSD_REASON,
-        reproduce=reproduce_experiment,
-    ),
-    Claim(
-        id="zcdp_nfl.experiment_ridge_p_admm",
-        title="Fig. 3.3(a): on ridge zCDP-NFL slightly outperforms P-ADMM",
-        citations=_CITE["ridge"] + _CITE["setup"],
-        statement=("'We observe that the proposed zCDP-NFL algorithm slightly outperforms the P-ADMM algorithm on "
-                   "smooth objectives, despite the inexact ADMM update required to handle nonsmooth objectives.'"),
-        hypotheses=_COMMON + (_PADMM,),
-        check=check_ridge_p_admm, expected=Verdict.NOT_CHECKABLE,
-        reason=("Depends on rho and eta0: at the spec defaults (rho = 1, eta0 = 0.5) the P-ADMM-like constant step ends "
-                "7 dB BELOW zCDP-NFL (eta0/sqrt(n) shrinks the step before the iterates arrive); at eta0 = 2 (rho = "
-                "0.3 or 1) zCDP-NFL is 2-5 dB below it (its decaying step also shrinks Lemma I's sensitivity, hence the "
-                "noise); at rho = 0.3, eta0 = 0.5 undecided. Against a reconstruction: not refutable."),
-        reproduce=reproduce_experiment,
-    ),
-    Claim(
-        id="zcdp_nfl.experiment_ridge_tradeoff",
-        title="Fig. 3.3(b): zCDP-NFL beats P-ADMM at all total privacy losses, thanks to its time-varying step",
-        citations=_CITE["ridge"] + _CITE["setup"],
-        statement=("'As can be observed on the privacy-accuracy trade-off curve, this is the case for all total "
-                   "privacy losses. This better performance is due to the use of the time-varying step size eta^(n) "
-                   "in the proposed algorithm.'"),
-        hypotheses=_COMMON + (_PADMM, "every budget of the grid: the statements are joined (intersection-union test)"),
-        check=check_ridge_tradeoff, expected=Verdict.NOT_CHECKABLE,
-        reason=("Depends on rho and eta0: at (rho, eta0) = (0.3, 2) zCDP-NFL is 4-5.5 dB below the P-ADMM-like "
-                "constant step at every budget (both sizes); at the spec defaults (1, 0.5) the constant step is below "
-                "zCDP-NFL from phi^(1) = 3e-4 on (by 16 dB at 1e-2), at (0.3, 0.5) at 1e-2; at (1, 2) zCDP-NFL is "
-                "below at four budgets, undecided at 1e-2. The time-varying step helps where eta0 is large (a "
-                "smaller step late means a smaller Lemma I sensitivity, hence less noise) and hurts where it is small "
-                "(it stops the iterates early). Against a reconstruction: not refutable."),
-        reproduce=reproduce_experiment,
-    ),
-)
+
+#: The baselines of Section 3.4: the seed names them but gives none of their rules, so each is a reconstruction.
+_B_EPSD = Baseline(name="(eps,delta)DP-NFL", source="reconstruction",
+                   provenance="zCDP-NFL's steps with classical Gaussian calibration and basic composition to its "
+                              "accounted (eps, delta) (thesis Section 3.4 names it; docs/papers/zcdp_nfl.md)")
+_B_GRAD = Baseline(name="zCDP-grad-NFL", source="reconstruction",
+                   provenance="a Metropolis-weighted distributed subgradient method with the same zCDP noise and a "
+                              "step matched to zCDP-NFL's initial speed (thesis Section 3.4; docs/papers/zcdp_nfl.md)")
+_B_PADMM = Baseline(name="P-ADMM", source="reconstruction",
+                    provenance="zCDP-NFL's steps with the constant step eta0 and the same noise; the original (Ding et "
+                               "al. 2019) is not in the paper (thesis Section 3.4.3; docs/papers/zcdp_nfl.md)")
+
+
+def _experiment(claim_id: str, key: str, **fields):
+    """A zCDP-NFL experiment on :data:`DESIGN`, against a reconstruction (outside the paper's setting)."""
+    return experiment(family=FAMILY, claim_id=claim_id, citations=_CITE[key] + _CITE["setup"], design=DESIGN,
+                      outside_setting=OUTSIDE, choices=CHOICES, **fields)
+
+
+# ------------------------------------------------------------------------------------------------
+# The experiments.
+
+_EN_NFL, _EN_GRAD, _S = _versus("elastic_net", "zcdp_grad_nfl", SIGNIFICANT_DB)
+ELASTIC_NET_GRAD = _experiment(
+    "zcdp_nfl.experiment_elastic_net_grad", "en",
+    title="Fig. 3.1(a): on the elastic net zCDP-NFL significantly outperforms zCDP-grad-NFL",
+    statement=("'We observe that the proposed ADMM-based algorithm significantly outperforms the subgradient-based "
+               "algorithm.' (elastic net, learning curves, equal total privacy, tuned to identical initial "
+               "convergence speeds)"),
+    hypotheses=_COMMON + (_GRAD, _SIGNIFICANT), grid=GRID["step"], baselines=(_B_GRAD,),
+    statements=(_S,), what=f"elastic net: zCDP-NFL more than {SIGNIFICANT_DB:g} dB below zCDP-grad-NFL at n = 200",
+    figures=_curves("learning_curves", "Elastic net: zCDP-NFL and zCDP-grad-NFL (reconstruction)",
+                    [_EN_NFL, _EN_GRAD]),
+    expected=Verdict.NOT_CHECKABLE,
+    reason=("Against the reconstruction the negation is shown at every grid point: at the spec defaults (rho = 1, "
+            "eta0 = 0.5) the matched subgradient method ends 8-11 dB BELOW zCDP-NFL, and where zCDP-NFL is "
+            "fastest (rho = 0.3, eta0 = 2) the two are within 1 dB. Since the baseline is a reconstruction and "
+            "rho, eta are the spec's guesses, the paper's statement cannot be refuted here: not checkable. "
+            "Intervals per point in details."))
+_, _EN_EPSD, _S = _versus("elastic_net", "eps_delta_dp_nfl")
+ELASTIC_NET_EPS_DELTA = _experiment(
+    "zcdp_nfl.experiment_elastic_net_eps_delta", "en",
+    title="Fig. 3.1(a): on the elastic net zCDP gives better accuracy than (eps, delta)-DP at the same budget",
+    statement=("'the use of the dynamic zCDP notion as opposed to the dynamic (eps, delta)-DP notion allows for "
+               "better accuracy given the same privacy budget throughout the computation.' (elastic net)"),
+    hypotheses=_COMMON + (_EPSD,), grid=GRID["privacy"], baselines=(_B_EPSD,),
+    statements=(_S,), what="elastic net: zCDP-NFL below (eps,delta)DP-NFL at equal total (eps, delta), n = 200",
+    figures=_curves("learning_curves", "Elastic net: zCDP-NFL and (eps,delta)DP-NFL (reconstruction)",
+                    [_EN_NFL, _EN_EPSD]),
+    expected=Verdict.CONFIRMED, reason=_EPSD_REASON)
+_EN_PAIRS = [(_arm("zcdp_nfl", "elastic_net", p), _arm("eps_delta_dp_nfl", "elastic_net", p)) for p in BUDGETS]
+ELASTIC_NET_TRADEOFF = _experiment(
+    "zcdp_nfl.experiment_elastic_net_tradeoff", "en",
+    title="Fig. 3.1(b): the zCDP advantage over (eps, delta)-DP holds at every total privacy loss",
+    statement=("'This same fact is illustrated for various total privacy losses on the privacy-accuracy trade-off "
+               "curve.' (elastic net, NE after 200 iterations vs total privacy loss)"),
+    hypotheses=_COMMON + (_EPSD, "every budget of the grid: the statements are joined (intersection-union test)"),
+    grid=GRID["privacy"], baselines=(_B_EPSD,),
+    statements=tuple(below(a, b, "final") for a, b in _EN_PAIRS),
+    what="elastic net: zCDP-NFL below (eps,delta)DP-NFL at n = 200 at every total privacy loss of the grid",
+    figures=_tradeoff("tradeoff", "Elastic net: privacy-accuracy trade-off", _EN_PAIRS),
+    expected=Verdict.CONFIRMED,
+    reason=("zCDP-NFL is below the (eps,delta)DP-NFL reconstruction at every budget (by 23 dB at phi^(1) = 1e-4, "
+            "4 dB at 1e-2: the gap shrinks as the noise stops dominating) at every grid point and both sizes."))
+_LAD_NFL, _LAD_GRAD, _S = _versus("lad", "zcdp_grad_nfl", SIGNIFICANT_DB)
+LAD_GRAD = _experiment(
+    "zcdp_nfl.experiment_lad_grad", "lad",
+    title="Fig. 3.2: on LAD zCDP-NFL significantly outperforms zCDP-grad-NFL",
+    statement=("'We observe once again that the proposed algorithm significantly outperforms its subgradient-based "
+               "counterpart, as the learning rate required for the zCDP-grad-NFL algorithm to attain a similar "
+               "initial convergence speed to the ADMM-based algorithms does not allow it to reach high accuracy.'"),
+    hypotheses=_COMMON + (_GRAD, _SIGNIFICANT), grid=GRID["step"], baselines=(_B_GRAD,),
+    statements=(_S,), what=f"LAD: zCDP-NFL more than {SIGNIFICANT_DB:g} dB below zCDP-grad-NFL at n = 200",
+    figures=_curves("learning_curves", "LAD: zCDP-NFL and zCDP-grad-NFL (reconstruction)", [_LAD_NFL, _LAD_GRAD]),
+    expected=Verdict.NOT_CHECKABLE,
+    reason=("Depends on rho and eta0, and never shown by 3 dB: at the spec defaults the matched subgradient "
+            "reconstruction ends BELOW zCDP-NFL (by 7 dB at K = 50, 10 dB at ci); at rho = 0.3, eta0 = 2 zCDP-NFL "
+            "is below it (the seed's mechanism: the matching step is large, so its noise is large) but by less "
+            "than 3 dB at K = 50 (median 1.2 dB) and by 18 dB at ci. Not refutable against a reconstruction."))
+_, _LAD_EPSD, _S = _versus("lad", "eps_delta_dp_nfl")
+LAD_EPS_DELTA = _experiment(
+    "zcdp_nfl.experiment_lad_eps_delta", "lad",
+    title="Fig. 3.2: on LAD zCDP gives better accuracy than (eps, delta)-DP",
+    statement="'In addition, we observe that the use of zCDP allows for better accuracy than (eps, delta)-DP.' (LAD)",
+    hypotheses=_COMMON + (_EPSD,), grid=GRID["privacy"], baselines=(_B_EPSD,),
+    statements=(_S,), what="LAD: zCDP-NFL below (eps,delta)DP-NFL at equal total (eps, delta), n = 200",
+    figures=_curves("learning_curves", "LAD: zCDP-NFL and (eps,delta)DP-NFL (reconstruction)",
+                    [_LAD_NFL, _LAD_EPSD]),
+    expected=Verdict.CONFIRMED, reason=_EPSD_REASON)
+_RIDGE_NFL, _RIDGE_PADMM, _S = _versus("ridge", "p_admm")
+RIDGE_P_ADMM = _experiment(
+    "zcdp_nfl.experiment_ridge_p_admm", "ridge",
+    title="Fig. 3.3(a): on ridge zCDP-NFL slightly outperforms P-ADMM",
+    statement=("'We observe that the proposed zCDP-NFL algorithm slightly outperforms the P-ADMM algorithm on "
+               "smooth objectives, despite the inexact ADMM update required to handle nonsmooth objectives.'"),
+    hypotheses=_COMMON + (_PADMM,), grid=GRID["step"], baselines=(_B_PADMM,),
+    statements=(_S,), what="ridge: zCDP-NFL below P-ADMM-like at n = 200",
+    figures=_curves("learning_curves", "Ridge: zCDP-NFL and P-ADMM-like (reconstruction)",
+                    [_RIDGE_NFL, _RIDGE_PADMM]),
+    expected=Verdict.NOT_CHECKABLE,
+    reason=("Depends on rho and eta0: at the spec defaults (rho = 1, eta0 = 0.5) the P-ADMM-like constant step ends "
+            "7 dB BELOW zCDP-NFL (eta0/sqrt(n) shrinks the step before the iterates arrive); at eta0 = 2 (rho = "
+            "0.3 or 1) zCDP-NFL is 2-5 dB below it (its decaying step also shrinks Lemma I's sensitivity, hence the "
+            "noise); at rho = 0.3, eta0 = 0.5 undecided. Against a reconstruction: not refutable."))
+_RIDGE_PAIRS = [(_arm("zcdp_nfl", "ridge", p), _arm("p_admm", "ridge", p)) for p in BUDGETS]
+RIDGE_TRADEOFF = _experiment(
+    "zcdp_nfl.experiment_ridge_tradeoff", "ridge",
+    title="Fig. 3.3(b): zCDP-NFL beats P-ADMM at all total privacy losses, thanks to its time-varying step",
+    statement=("'As can be observed on the privacy-accuracy trade-off curve, this is the case for all total "
+               "privacy losses. This better performance is due to the use of the time-varying step size eta^(n) "
+               "in the proposed algorithm.'"),
+    hypotheses=_COMMON + (_PADMM, "every budget of the grid: the statements are joined (intersection-union test)"),
+    grid=GRID["step"], baselines=(_B_PADMM,),
+    statements=tuple(below(a, b, "final") for a, b in _RIDGE_PAIRS),
+    what="ridge: zCDP-NFL below P-ADMM-like at n = 200 at every total privacy loss of the grid",
+    figures=_tradeoff("tradeoff", "Ridge: privacy-accuracy trade-off", _RIDGE_PAIRS),
+    expected=Verdict.NOT_CHECKABLE,
+    reason=("Depends on rho and eta0: at (rho, eta0) = (0.3, 2) zCDP-NFL is 4-5.5 dB below the P-ADMM-like "
+            "constant step at every budget (both sizes); at the spec defaults (1, 0.5) the constant step is below "
+            "zCDP-NFL from phi^(1) = 3e-4 on (by 16 dB at 1e-2), at (0.3, 0.5) at 1e-2; at (1, 2) zCDP-NFL is "
+            "below at four budgets, undecided at 1e-2. The time-varying step helps where eta0 is large (a "
+            "smaller step late means a smaller Lemma I sensitivity, hence less noise) and hurts where it is small "
+            "(it stops the iterates early). Against a reconstruction: not refutable."))
+
+EXPERIMENTS = (ELASTIC_NET_GRAD, ELASTIC_NET_EPS_DELTA, ELASTIC_NET_TRADEOFF, LAD_GRAD, LAD_EPS_DELTA, RIDGE_P_ADMM,
+               RIDGE_TRADEOFF)

@@ -1,6 +1,6 @@
 """Property tests of zCDP-NFL's experiments (thesis 3.4, P2 Section 5) against the reconstructed baselines.
 
-Each property decides one statement with the harness (:func:`verify.comparisons.evaluate_statement`, exact
+Each property decides one statement with the harness (:func:`verify.harness.evaluate_statement`, exact
 sign-test bounds of the median paired dB difference) on the ``ci`` instance (:data:`MINI`: K = 20, P = 8,
 M = 50, T = 200, 12 replicates; 30 where a tenth of the instances reverse the ordering) for a drawn root seed
 and, where the statement generalises, a drawn budget; the ``@example`` is the paper's set-up (spec 6 defaults).
@@ -24,7 +24,7 @@ from reference_impl.zcdp_nfl import (
     synthetic_problem,
 )
 from verify.budget import examples
-from verify.comparisons import below, evaluate_statement
+from verify.harness import below, evaluate_statement
 from verify.records import CheckContext
 from verify.strategies import zcdp_nfl_experiment_seeds, zcdp_nfl_privacy_budgets
 from verify.tolerance import CLARABEL_TOL

@@ -14,7 +14,8 @@ import math
 import numpy as np
 from scipy import stats
 
-__all__ = ["POWER", "check_alpha", "critical_count", "needed_replicates", "p_median_above", "p_median_below", "sign_bounds"]
+__all__ = ["POWER", "check_alpha", "critical_count", "needed_replicates", "p_median_above", "p_median_below",
+           "sign_bounds"]
 
 #: Power at which the replicates "that would decide" an undecided statement are estimated.
 POWER = 0.8

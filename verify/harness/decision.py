@@ -1,0 +1,293 @@
+r"""The one decision rule of every experiment claim: statements decided on evidence, and only on evidence.
+
+Decision rule (:data:`DECISION_RULE` is the text the report shows):
+
+* **Intervals.** Exact, distribution-free sign-test bounds for the median paired difference: the one-sided
+  lower bound at level :math:`\alpha` is the order statistic :math:`d_{(k)}` with the largest :math:`k` such
+  that :math:`P(\mathrm{Bin}(n, 1/2) \le k - 1) \le \alpha` (Hahn & Meeker, *Statistical Intervals*, 1991,
+  §5.2); valid at every :math:`n` for any distribution (conservative with ties), so no normality is assumed.
+  An equivalence is shown by two one-sided tests (TOST), each at :math:`\alpha`.
+* **Confirmed** when the statement is shown at level :math:`\alpha`: every statement of the claim (an
+  intersection-union test needs no multiplicity correction).
+* **Refuted** only when the negation of a statement is shown at level :math:`\alpha`: the opposite ordering
+  (:math:`\operatorname{med}(d) \ge c` significant), or non-equivalence (:math:`|\operatorname{med}(d)| \ge m`
+  significant); the claim's statements are Holm-corrected for this (at least one negation shown).
+* **Staged replicates.** Otherwise the replicates grow through the design's stages (e.g. 12 → 24) up to the
+  profile's budget; :math:`\alpha` is split equally over the looks (Bonferroni), so stopping early is valid.
+  Still undecided: ``not_checkable``, with the interval and the replicates that would decide it (80 % power at
+  the observed sign fraction).
+* **Family.** A claim's :math:`\alpha` is its declared family's (:class:`verify.harness.Family`): the family-wise
+  error :data:`~verify.harness.family.FAMILY_ALPHA` = 0.05 split equally over the family's declared members
+  (Bonferroni; Holm over the whole family would make a claim's verdict depend on which other claims ran, and
+  ``fedcheck report --only`` must reproduce every number). Each paper's experiment claims form one family.
+* **Unreported choices.** A claim that depends on a choice the paper leaves unsaid is decided at every point
+  of a small documented grid: confirmed (refuted) only if confirmed (refuted) at every point; a mix is
+  ``not_checkable`` ("depends on X") with the grid table. The per-point decisions are each at the claim's
+  :math:`\alpha` (a conjunction over points is again an intersection-union test).
+* **Outside the paper's setting** (substitute data, privacy removed, a reconstructed baseline, a parameter outside
+  the paper's range): the claim says so and cannot be refuted there (a refutation becomes ``not_checkable``).
+
+:func:`decide` is the single entry point: it applies a design's batching (:attr:`Design.prefetch`,
+:attr:`Design.lockstep`) and preparation (:attr:`Design.prepare`, :attr:`Design.report`), which fill the arm store
+and never change a number, then this rule.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Hashable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from verify.harness import catalog
+from verify.harness.design import Design, Pinned
+from verify.harness.family import FAMILY_ALPHA
+from verify.harness.sign_test import needed_replicates
+from verify.harness.statements import Statement, StatementOutcome, decide_statement
+from verify.harness.store import prefetch_once, simulate_arms
+from verify.records import CheckContext, CheckResult, Evidence, MonteCarlo, Verdict
+
+__all__ = ["DECISION_RULE", "decide", "evaluate_statement", "prefetch", "reproduce_experiment"]
+
+DECISION_RULE = (
+    "Each statement is about the median of the per-replicate paired difference (common random numbers), with "
+    "exact sign-test bounds (distribution-free, valid at every replicate count). Confirmed when the statement is "
+    "shown at level alpha (every statement of the claim; equivalence by two one-sided tests); refuted only when "
+    "its negation is shown at level alpha (the opposite ordering, or non-equivalence; Holm over the claim's "
+    "statements); otherwise the replicates grow in stages up to the profile's budget (alpha split over the looks) "
+    "and the verdict is not_checkable with the interval and the replicates that would decide it. The experiment "
+    "claims of a paper share a family-wise alpha of 0.05, split equally over them. A claim that depends on an "
+    "unreported choice is decided over a small grid of it (holds or fails across the grid, else 'depends on'); a "
+    "claim checked outside the paper's setting cannot be refuted there.")
+
+
+def _contrast(statement: Statement, design: Design, scale, curves: Mapping) -> np.ndarray:
+    return sum(t.weight * np.asarray(design.readout(t.readout, scale, curves[t.arm]), dtype=np.float64)
+               for t in statement.terms)
+
+
+def evaluate_statement(ctx: CheckContext, design: Design, statement: Statement, n: int, alpha: float, *,
+                       point: Mapping[str, Any] | None = None, scale: Hashable | None = None) -> StatementOutcome:
+    """The evidence on one statement from the first ``n`` replicates at ``point`` (property tests use it on their
+    own scales and root seeds: ``ctx.seed``)."""
+    scale = design.scales[ctx.profile] if scale is None else scale
+    key = tuple(sorted((point or {}).items()))
+    curves = simulate_arms(ctx, design, statement.arms, key, n, scale=scale)
+    return decide_statement(statement, _contrast(statement, design, scale, curves), alpha)
+
+
+def _point_decision(outcomes: Sequence[StatementOutcome], alpha_look: float) -> Verdict:
+    """The per-point rule: every statement shown, or (Holm's first step) at least one negation shown."""
+    if all(o.p_confirm <= alpha_look for o in outcomes):
+        return Verdict.CONFIRMED
+    if min(o.p_refute for o in outcomes) <= alpha_look / len(outcomes):
+        return Verdict.REFUTED
+    return Verdict.NOT_CHECKABLE
+
+
+def _undecided(ctx: CheckContext, experiment, design: Design, point: tuple, n: int, alpha_look: float) -> bool:
+    """Neither confirmed nor refuted at ``point`` with ``n`` replicates (the arms are in the store)."""
+    outcomes = [evaluate_statement(ctx, design, s, n, alpha_look, point=dict(point)) for s in experiment.statements]
+    return _point_decision(outcomes, alpha_look) is Verdict.NOT_CHECKABLE
+
+
+def _alpha_look(experiment, profile: str) -> float:
+    return experiment.family.alpha / len(experiment.design.stages[profile])
+
+
+def _stage_ahead(ctx: CheckContext, design: Design, experiments: Sequence, stages: Sequence[int]) -> None:
+    """Simulate, stage by stage, the arms of every grid point of ``experiments`` still predicted open (and at the
+    first stage the figure arms at each default point) in one :func:`simulate_arms` call per stage."""
+    open_points = [e.points(ctx.profile) for e in experiments]
+    for index, n in enumerate(stages):
+        jobs = [Pinned(arm=arm, point=point) for e, points in zip(experiments, open_points, strict=True)
+                for point in points for arm in e.arms]
+        if index == 0:
+            jobs += [Pinned(arm=arm, point=e.points(ctx.profile)[0]) for e in experiments for arm in e.figure_arms]
+        if not jobs:
+            return
+        simulate_arms(ctx, design, jobs, (), n)
+        if index + 1 == len(stages):
+            return
+        open_points = [[p for p in points if _undecided(ctx, e, design, p, n, _alpha_look(e, ctx.profile))]
+                       for e, points in zip(experiments, open_points, strict=True)]
+        if len(experiments) == 1 and len(open_points[0]) < 2:  # one point's arms are simulated together anyway
+            return
+
+
+def prefetch(ctx: CheckContext, experiment) -> None:
+    """Fill the store with the first stages of every experiment declared on ``experiment``'s namespace, once per
+    profile, root seed and scale in a process (:attr:`Design.prefetch`), on ``experiment``'s design (which may carry
+    a user's data file). Only the store changes: each claim then decides on its own."""
+    design = experiment.design
+    looks = design.prefetch.get(ctx.profile, 0)
+    if not looks:
+        return
+    members = [e for e in catalog.declared() if e.design.namespace == design.namespace] or [experiment]
+    key = (design.namespace, ctx.profile, ctx.seed, design.scales[ctx.profile], tuple(e.claim_id for e in members))
+    with prefetch_once(key) as first:
+        if not first:
+            return
+        if design.prepare is not None:
+            members = list(design.prepare(ctx, members))
+        _stage_ahead(ctx, design, members, design.stages[ctx.profile][:looks])
+
+
+def _point_text(point: Mapping) -> str:
+    return ", ".join(f"{k} = {v}" for k, v in point.items()) or "the default setting"
+
+
+def _outcome_text(s: Statement, o: StatementOutcome) -> str:
+    lo = "-inf" if not math.isfinite(o.lower) else f"{o.lower:+.3g}"
+    hi = "+inf" if not math.isfinite(o.upper) else f"{o.upper:+.3g}"
+    return f"{s.text}: median {o.median:+.3g} [{lo}, {hi}] (n = {o.n})"
+
+
+def _decide_point(ctx: CheckContext, experiment, point: tuple, alpha_look: float, scale) -> dict:
+    """Stage through the replicates at one grid point; the per-point record."""
+    design = experiment.design
+    for n in design.stages[ctx.profile]:
+        curves = simulate_arms(ctx, design, experiment.arms, point, n, scale=scale)
+        outcomes = [decide_statement(s, _contrast(s, design, scale, curves), alpha_look)
+                    for s in experiment.statements]
+        decision = _point_decision(outcomes, alpha_look)
+        if decision is not Verdict.NOT_CHECKABLE:
+            break
+    return {"point": dict(point), "decision": decision, "replicates": n, "outcomes": outcomes, "curves": curves}
+
+
+def _needed(record: dict, alpha_look: float, experiment) -> dict:
+    out = {}
+    for s, o in zip(experiment.statements, record["outcomes"], strict=True):
+        if o.p_confirm <= alpha_look:
+            continue
+        out[s.text] = {"to_confirm": needed_replicates(o.confirm_fraction, alpha_look),
+                       "to_refute": needed_replicates(o.refute_fraction, alpha_look / len(experiment.statements))}
+    return out
+
+
+def _plain(scale) -> Any:
+    if dataclasses.is_dataclass(scale):
+        return dataclasses.asdict(scale)
+    return scale if isinstance(scale, (dict, list, tuple, str, int, float)) else repr(scale)
+
+
+def decide(ctx: CheckContext, experiment) -> CheckResult:
+    """Decide an experiment claim by :data:`DECISION_RULE` (its design's batching and preparation first).
+
+    ``experiment``: a :class:`verify.harness.Experiment` (or a copy of one changed with ``dataclasses.replace``, as
+    mutation tests make).
+    """
+    design = experiment.design
+    if ctx.profile not in design.stages:
+        raise ValueError(f"{experiment.claim_id}: the design has no stages for profile {ctx.profile!r}")
+    prefetch(ctx, experiment)
+    if design.prepare is not None:
+        (experiment,) = design.prepare(ctx, [experiment])
+    if design.lockstep:
+        _stage_ahead(ctx, design, [experiment], design.stages[ctx.profile])
+    result = _decide(ctx, experiment)
+    extra = design.report(ctx, experiment) if design.report is not None else {}
+    return dataclasses.replace(result, details={**result.details, **extra}) if extra else result
+
+
+def _decide(ctx: CheckContext, experiment) -> CheckResult:
+    design = experiment.design
+    scale = design.scales[ctx.profile]
+    family = experiment.family
+    alpha_claim = family.alpha
+    alpha_look = alpha_claim / len(design.stages[ctx.profile])
+    records = [_decide_point(ctx, experiment, point, alpha_look, scale) for point in experiment.points(ctx.profile)]
+    decisions = [r["decision"] for r in records]
+    grid_names = experiment.choice_names(ctx.profile)
+    if all(d is Verdict.CONFIRMED for d in decisions):
+        verdict, why = Verdict.CONFIRMED, "holds" + (" at every grid point" if len(records) > 1 else "")
+    elif all(d is Verdict.REFUTED for d in decisions):
+        verdict, why = Verdict.REFUTED, "its negation is shown" + (" at every grid point" if len(records) > 1 else "")
+    elif Verdict.CONFIRMED in decisions and Verdict.REFUTED in decisions:
+        verdict, why = Verdict.NOT_CHECKABLE, f"depends on {', '.join(grid_names)}"
+    else:
+        undecided = [_point_text(r["point"]) for r in records if r["decision"] is Verdict.NOT_CHECKABLE]
+        verdict, why = Verdict.NOT_CHECKABLE, "undecided at " + "; ".join(undecided) + " (too few replicates)"
+    if verdict is Verdict.REFUTED and experiment.outside_setting:
+        verdict, why = (Verdict.NOT_CHECKABLE,
+                        f"its negation is shown, but {experiment.outside_setting}: cannot be refuted there")
+
+    statements = experiment.statements
+    first = records[0]
+    table = [{"point": r["point"], "decision": r["decision"].value, "replicates": r["replicates"],
+              "statements": [{"statement": s.text, **o.as_dict()} for s, o in zip(statements, r["outcomes"],
+                                                                                  strict=True)]}
+             for r in records]
+    if len(records) > 1:
+        texts = [f"[{_point_text(r['point'])}] " + "; ".join(_outcome_text(s, o) for s, o in
+                                                             zip(statements, r["outcomes"], strict=True))
+                 for r in records]
+    else:
+        texts = ["; ".join(_outcome_text(s, o) for s, o in zip(statements, first["outcomes"], strict=True))]
+    details = {"decision_rule": DECISION_RULE, "alpha_family": FAMILY_ALPHA, "family_claims": family.size,
+               "alpha_claim": alpha_claim, "alpha_per_look": alpha_look,
+               "stages": list(design.stages[ctx.profile]), "grid": table,
+               "unreported_choices": {k: experiment.choices[k] for k in grid_names},
+               "scale": _plain(scale)}
+    if experiment.outside_setting:
+        details["outside_paper_setting"] = experiment.outside_setting
+    if verdict is Verdict.NOT_CHECKABLE:
+        details["replicates_that_would_decide"] = [{"point": r["point"], **_needed(r, alpha_look, experiment)}
+                                                   for r in records if r["decision"] is Verdict.NOT_CHECKABLE]
+    if experiment.details is not None:
+        details.update(experiment.details(ctx, scale))
+    # The worst statement at the first non-confirmed point names the measured/bound pair.
+    pick = next((r for r in records if r["decision"] is not Verdict.CONFIRMED), first)
+    index = int(np.argmax([o.p_confirm for o in pick["outcomes"]]))
+    stmt, out = statements[index], pick["outcomes"][index]
+    measured = out.upper if stmt.relation == "below" else (-out.lower if stmt.relation == "above"
+                                                            else max(abs(out.lower), abs(out.upper)))
+    bound = stmt.threshold if stmt.relation != "above" else -stmt.threshold
+    counterexample = None
+    if verdict is Verdict.REFUTED:
+        r_index = int(np.argmin([o.p_refute for o in pick["outcomes"]]))
+        counterexample = {"claim": experiment.claim_id, "profile": ctx.profile, "seed": ctx.seed,
+                          "point": pick["point"], "statement": r_index, "replicates": pick["replicates"],
+                          "text": statements[r_index].text,
+                          "outcome": pick["outcomes"][r_index].as_dict(), "alpha": alpha_look}
+    figures = []
+    if experiment.figures is not None:
+        curves = first["curves"]
+        if experiment.figure_arms:
+            curves = {**curves, **simulate_arms(ctx, design, experiment.figure_arms,
+                                                experiment.points(ctx.profile)[0], first["replicates"],
+                                                scale=scale)}
+        figures = list(experiment.figures(curves, scale, list(zip(statements, first["outcomes"], strict=True))))
+    return CheckResult(
+        claim_id=experiment.claim_id, verdict=verdict, summary=f"{experiment.what}: {why}; " + " | ".join(texts),
+        quantity="sign-test confidence bound of the median paired difference vs the statement's threshold",
+        measured=measured if math.isfinite(measured) else None, bound=bound,
+        margin=(bound - measured) if math.isfinite(measured) else None, counterexample=counterexample,
+        monte_carlo=MonteCarlo(n=max(r["replicates"] for r in records), alpha=alpha_claim, seed=ctx.seed),
+        seed=ctx.seed, figures=tuple(figures), details=details)
+
+
+def reproduce_experiment(counterexample: Mapping[str, Any], experiment=None) -> Evidence:
+    """Re-run the refuted statement of an experiment claim at its recorded profile, seed, point and replicates.
+
+    ``experiment``: the claim's experiment (default: the declared one named by ``counterexample["claim"]``).
+    ``holds`` is False when the negation is still shown at the recorded level.
+    """
+    if experiment is None:
+        experiment = catalog.lookup(counterexample["claim"])
+    ctx = CheckContext(profile=counterexample["profile"], seed=int(counterexample["seed"]))
+    design = experiment.design
+    if design.prepare is not None:
+        (experiment,) = design.prepare(ctx, [experiment])
+    point = tuple(sorted(dict(counterexample["point"]).items()))
+    statement = experiment.statements[int(counterexample["statement"])]
+    scale = design.scales[ctx.profile]
+    curves = simulate_arms(ctx, design, statement.arms, point, int(counterexample["replicates"]), scale=scale)
+    alpha = float(counterexample["alpha"])
+    outcome = decide_statement(statement, _contrast(statement, design, scale, curves), alpha)
+    k = len(experiment.statements)
+    return Evidence(measured=outcome.p_refute, bound=alpha / k, holds=not outcome.p_refute <= alpha / k,
+                    parameters={**counterexample, "outcome": outcome.as_dict()})

@@ -1,4 +1,4 @@
-"""Property tests of K7 (SAC step bound and direction)."""
+"""Property tests of the SAC step bound and direction (docs/papers/npfl_rl.md#k7)."""
 
 import pytest
 from hypothesis import example, given, settings, target

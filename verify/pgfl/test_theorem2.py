@@ -38,8 +38,8 @@ def test_equal_optima_violate_the_bound_for_every_rho(point):
     assert not evidence.holds and evidence.measured > 0.0
 
 
-#: The paper's regression setting (spec 5.1 and 2.7: S = 10, 15 clients per server, Q = 3, d = 60, D_k in 2..9,
-#: lambda = 1, rho = 0.25 L_max, tau = 0.4, phi^(0) = 0.001, zeta = 0.99, nominal C = 1).
+#: The paper's regression setting (docs/papers/pgfl.md#choice-regression-data: S = 10, 15 clients per server, Q = 3,
+#: d = 60, D_k in 2..9, lambda = 1, rho = 0.25 L_max, tau = 0.4, phi^(0) = 0.001, zeta = 0.99, nominal C = 1).
 PAPER_SETTING = {"seed": 0, "servers": 10, "clients_per_server": 15, "clusters": 3, "d": 60, "lam": 1.0,
                  "samples": (2, 9), "data": "gaussian", "rho_factor": 0.25, "taus": (0.4,), **PRIVACY_DEFAULTS,
                  "iterations": 30, "runs": 3, "run_seed": 0}

@@ -24,6 +24,19 @@ def test_sac_increment_follows_the_rule(case, state_seed, delta, nu):
 
 
 @pytest.mark.claim("npfl_rl.sac_step")
+@given(state_seed=st.integers(0, 2**31 - 1))
+@example(state_seed=0)
+def test_sac_step_bound_is_attained_at_the_ends_of_the_exploration_interval(state_seed):
+    """Property: with alpha = +-nu/2 (the ends of the exploration interval) every increment that is not a tie has
+    |Delta t| = delta nu / 2 exactly, at the paper's SAC setting (delta = 0.1, nu = 0.05): the bound cannot be
+    improved."""
+    evidence = evaluate_sac_rule({**paper_point(0), "state_seed": state_seed, "delta": 0.1, "nu": 0.05, "draws": 1,
+                                  "alpha": "extreme"})
+    lhs, rhs = evidence.parameters["sides"]
+    assert evidence.holds and lhs == pytest.approx(rhs, rel=1e-12), evidence.parameters["comparisons"]
+
+
+@pytest.mark.claim("npfl_rl.sac_step")
 @settings(max_examples=examples("few"))
 @given(case=npfl_instances(), run_seed=st.integers(0, 2**31 - 1), epochs=st.sampled_from([1, 3]))
 @example(case=paper_point(1), run_seed=0, epochs=3)

@@ -6,7 +6,8 @@ References
 ----------
 .. [1] seed 004_180cd372987d137b.txt, thesis Chapter 6, eqs. (6.5), (6.11)-(6.13), lines 1637-1701;
    Publication 7, eqs. (5), (11)-(13), Assumption 1, lines 3459, 3489-3555.
-.. [2] shared/spec/npfl_rl.md 3 (corrected (6.11), errata D2-D4), 4 (derivative), K9.
+.. [2] docs/papers/npfl_rl.md#closed-form (corrected (6.11), #erratum-d2 to #erratum-d4), #controller (derivative),
+   #k9.
 """
 
 from __future__ import annotations
@@ -57,15 +58,16 @@ def npfl_primal_closed_form(H, b, m, s, c, omega, a):
 
     Notes
     -----
-    Exact argmin of the corrected (6.5) (norm of each difference, not of the sum, D2; :math:`\rho|N_k\cap C_{(q)}|`,
-    not :math:`\rho|N_k|`, D3; the "+" restored, D4) if and only if :math:`c_k + \omega_k a > 0` (then the Hessian
-    is positive definite); otherwise only a stationary point, or none (K10). The factor :math:`\omega_k` of
-    :math:`a` on the diagonal replaces the printed 1 when a cluster is missing from :math:`N_k` (convention E0/E1).
+    Exact argmin of the corrected (6.5) (norm of each difference, not of the sum, docs/papers/npfl_rl.md#erratum-d2;
+    :math:`\rho|N_k\cap C_{(q)}|`, not :math:`\rho|N_k|`, #erratum-d3; the "+" restored, #erratum-d4) if and only if
+    :math:`c_k + \omega_k a > 0` (then the Hessian is positive definite); otherwise only a stationary point, or none
+    (docs/papers/npfl_rl.md#k10). The factor :math:`\omega_k` of :math:`a` on the diagonal replaces the printed 1 when a
+    cluster is missing from :math:`N_k` (docs/papers/npfl_rl.md#choice-empty-cluster).
 
     References
     ----------
     .. [1] seed 004_180cd372987d137b.txt, thesis eq. (6.11), lines 1689-1690; Publication 7 eq. (11), 3539-3540;
-       corrected per shared/spec/npfl_rl.md 3 (D2-D4).
+       corrected per docs/papers/npfl_rl.md#closed-form (#erratum-d2 to #erratum-d4).
 
     Examples
     --------
@@ -85,13 +87,14 @@ def npfl_primal_closed_form(H, b, m, s, c, omega, a):
 
 
 def npfl_primal_derivative(H, b, m, s, c, omega, a):
-    r""":math:`dP/da = A(a)^{-1}(m - \omega P(a))` with :math:`A(a) = H + (c + \omega a) I` (spec 4, K5).
+    r""":math:`dP/da = A(a)^{-1}(m - \omega P(a))` with :math:`A(a) = H + (c + \omega a) I`
+    (docs/papers/npfl_rl.md#controller, #k5).
 
     Differentiating :math:`A(a)P(a) = b + a m + s` in :math:`a` gives :math:`\omega P + A\,dP/da = m`.
 
     References
     ----------
-    .. [1] shared/spec/npfl_rl.md 4 (the derivative the seed omits, Publication 7 line 3553).
+    .. [1] docs/papers/npfl_rl.md#controller (the derivative the seed omits, Publication 7 line 3553).
 
     Examples
     --------
@@ -125,13 +128,14 @@ def validation_value(Hv, bv, cv, lam_q, w):
 
 
 def validation_value_derivative(H, b, m, s, c, omega, a, Hv, bv, lam_q):
-    r""":math:`\frac{d}{da}V_v(P(a)) = \nabla V_v(P(a))^\top A(a)^{-1}(m - \omega P(a))` (spec 4, the DPG step (6.13)).
+    r""":math:`\frac{d}{da}V_v(P(a)) = \nabla V_v(P(a))^\top A(a)^{-1}(m - \omega P(a))`
+    (docs/papers/npfl_rl.md#controller, the DPG step (6.13)).
 
     :math:`\nabla V_v(w) = 2H_v w - 2b_v + 2\lambda_q w`.
 
     References
     ----------
-    .. [1] seed 004_180cd372987d137b.txt, thesis eq. (6.13), line 1701; shared/spec/npfl_rl.md 4.
+    .. [1] seed 004_180cd372987d137b.txt, thesis eq. (6.13), line 1701; docs/papers/npfl_rl.md#controller.
     """
     P = npfl_primal_closed_form(H, b, m, s, c, omega, a)
     grad = 2.0 * np.einsum("...ij,...j->...i", Hv, P) - 2.0 * np.asarray(bv) + 2.0 * np.asarray(lam_q)[..., None] * P
@@ -149,7 +153,7 @@ def assumption1_eta(w0, deltas):
     References
     ----------
     .. [1] seed 004_180cd372987d137b.txt, Publication 7, Assumption 1, line 3459; experiment set-up line 3570
-       (thesis line 1714); shared/spec/npfl_rl.md K9 and D17.
+       (thesis line 1714); docs/papers/npfl_rl.md#k9, #erratum-d17.
 
     Examples
     --------

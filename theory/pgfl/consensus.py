@@ -1,6 +1,6 @@
 r"""Where PGFL's :math:`\tau = 0` iteration goes: the fixed point (Pc) with its duals, the :math:`\pi`-weighted
-optimum it tends to as :math:`\rho\to\infty`, and the :math:`O(1/\rho)` consensus bias between them (spec pgfl.md
-2.8, E12). The derivation of the bias identity is in :func:`consensus_bias`.
+optimum it tends to as :math:`\rho\to\infty`, and the :math:`O(1/\rho)` consensus bias between them
+(docs/papers/pgfl.md#structure, #erratum-e12). The derivation of the bias identity is in :func:`consensus_bias`.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ def group_curvature(problem: PGFLProblem, q: int):
     for s in range(problem.S):
         members = (problem.client_server == s) & (problem.client_cluster == q)
         if not members.any():
-            raise ValueError(f"group (server {s}, cluster {q}) is empty: the fixed point of spec 2.8 needs every group")
+            raise ValueError(f"group (server {s}, cluster {q}) is empty: the fixed point (Pc) needs every group")
         G[s] = curv[members].mean(axis=0)
         c[s] = problem.linear_terms[members].mean(axis=0)
     return G, c
@@ -97,7 +97,8 @@ def consensus_bias(problem: PGFLProblem, rho: float, fixed_point: np.ndarray) ->
 
 
 def fixed_point_state(problem: PGFLProblem, config) -> tuple[np.ndarray, np.ndarray, float]:
-    r"""The fixed point :math:`u^\star = (w^\star_{s,(q)}, \varphi^\star_k)` of the noise-free :math:`\tau = 0` iteration.
+    r"""The fixed point :math:`u^\star = (w^\star_{s,(q)}, \varphi^\star_k)` of the noise-free :math:`\tau = 0`
+    iteration.
 
     Server models from :func:`theory.pgfl.optima.fixed_point_tau0`. The duals follow from the client
     optimality condition :math:`w_k = w_{s,(q)} + (\varphi_k - \nabla f_k(w_k))/\rho` at the limit of the
@@ -106,7 +107,8 @@ def fixed_point_state(problem: PGFLProblem, config) -> tuple[np.ndarray, np.ndar
     :math:`Av` must reproduce the reference's server models), so :math:`\varphi_k = \nabla f_k(v) + \rho(v - w)`.
 
     Returns ``(u_star, w_star, residual)``: the state vector (server models then duals, as
-    ``verify.pgfl._tau0_iteration.state_vectors``), the server models (S, Q, d) and the worst relative residual of the solves.
+    ``verify.pgfl._tau0_iteration.state_vectors``), the server models (S, Q, d) and the worst relative residual of the
+    solves.
     """
     w_star, residual = fixed_point_tau0(problem, config)
     S, Q, d = problem.S, problem.n_clusters, problem.d

@@ -1,4 +1,4 @@
-r"""PGFL's closed forms (shared/spec/pgfl.md sections 2.5 and 2.8): the cluster optima (Pa), their spread
+r"""PGFL's closed forms (docs/papers/pgfl.md#reference-problems, #structure): the cluster optima (Pa), their spread
 :math:`\eta` (seed 000 eq. (28)) and the tau = 0 fixed point (Pc) of the implemented iteration.
 
 The iteration-dependent quantities for tau > 0 (the affine map, r(T), its fixed point) are built from the
@@ -17,8 +17,9 @@ __all__ = ["CLUSTER_OPTIMUM_GTOL", "cluster_gradient_norm", "cluster_optima", "e
            "fixed_point_tau0"]
 
 #: Gradient-norm tolerance handed to the certified Newton solve of a logistic cluster optimum (Pa), on the members'
-#: mean gradient (rounding included): 4x the certified rounding floor of spec 5.2's clusters (1e-14 to 3e-14), so the
-#: optimum is within 1e-13/(2 lambda/|C_s|) (7.5e-11 at lambda = 1e-2, |C_s| = 15) of the exact one.
+#: mean gradient (rounding included): 4x the certified rounding floor of the classification experiments' clusters
+#: (1e-14 to 3e-14), so the optimum is within 1e-13/(2 lambda/|C_s|) (7.5e-11 at lambda = 1e-2, |C_s| = 15) of the
+#: exact one.
 CLUSTER_OPTIMUM_GTOL = 1e-13
 
 
@@ -48,7 +49,7 @@ def _cluster_glm(problem: PGFLProblem, clusters) -> tuple[ProximalGLM, np.ndarra
     :class:`theory.logistic.ProximalGLM`: every member's samples stacked (weights 1/(D_k |C_(q)|), padded with
     weight 0), curvature the mean of 2 lambda/|C_s(k)|. Also returns the member counts |C_(q)|."""
     members = [np.flatnonzero(problem.client_cluster == q) for q in clusters]
-    for q, idx in zip(clusters, members):
+    for q, idx in zip(clusters, members, strict=True):
         if idx.size == 0:
             raise ValueError(f"cluster {q} has no client: its optimum is undefined")
     n = max(int(problem.samples[idx].sum()) for idx in members)
@@ -102,7 +103,7 @@ def fixed_point_tau0(problem: PGFLProblem, config) -> tuple[np.ndarray, float]:
     r"""(Pc): the fixed point of the implemented iteration for tau = 0, full participation, no noise.
 
     Per cluster, with :math:`g_s(w) = G_s w - c_s` the mean gradient over :math:`C_{s,(q)}` and
-    :math:`A` the row-normalised closed-neighbourhood matrix (spec 2.8 item 2):
+    :math:`A` the row-normalised closed-neighbourhood matrix (docs/papers/pgfl.md#structure):
 
     * Algorithm 1: :math:`(I - A)w + \rho^{-1} A\,g(w) = 0`;
     * Algorithm 2 (``local_aggregate``): :math:`(I - A)v + \rho^{-1} g(v) = 0`, :math:`w = A v`;
@@ -117,7 +118,7 @@ def fixed_point_tau0(problem: PGFLProblem, config) -> tuple[np.ndarray, float]:
     S, Q, d = problem.S, problem.n_clusters, problem.d
     counts = problem.groups.sum(axis=1).reshape(S, Q)
     if np.any(counts == 0):
-        raise ValueError("every (server, cluster) group must hold a client for the fixed point of spec 2.8")
+        raise ValueError("every (server, cluster) group must hold a client for the fixed point (Pc)")
     A = problem.closed_neighbourhoods / problem.closed_neighbourhoods.sum(axis=1, keepdims=True)
     eye_d = np.eye(d)
     curv = problem.hessians + problem.ridge_weights[:, None, None] * eye_d

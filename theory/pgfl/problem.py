@@ -1,4 +1,4 @@
-r"""The PGFL problem record (shared/spec/pgfl.md section 1): server graph, clients, clusters and their data.
+r"""The PGFL problem record (docs/papers/pgfl.md#notation): server graph, clients, clusters and their data.
 
 Seed 000 Section II (problem (2)); seed 004 Chapter 5. The record is pure data with the derived quantities
 the closed forms and the reference implementation share (Hessians, linear terms, group sizes, curvature).
@@ -22,7 +22,8 @@ __all__ = ["PGFLProblem", "cvxpy_data_term", "cvxpy_probe"]
 class PGFLProblem:
     r"""A PGFL instance: server graph, client placement, cluster labels and ridge data.
 
-    Client objective (spec 1.2): :math:`f_k(w) = \\lVert y_k - X_k w\\rVert^2/D_k + (\\lambda/|C_{s(k)}|)\\lVert w\\rVert^2`.
+    Client objective (docs/papers/pgfl.md#notation):
+    :math:`f_k(w) = \\lVert y_k - X_k w\\rVert^2/D_k + (\\lambda/|C_{s(k)}|)\\lVert w\\rVert^2`.
 
     Attributes
     ----------
@@ -40,9 +41,11 @@ class PGFLProblem:
     true_models : (Q, d) array or None
         Data-generating cluster models (for the NMSD metric), when known.
     loss : {"ridge", "logistic", "cvxpy"}
-        Ridge: :math:`\ell_k = \lVert y_k - X_k w\rVert^2`. Logistic (spec 2.1, seed 000 eqs. (54)-(55)):
-        :math:`\ell = \log(1 + e^{w^T x}) - y\,w^T x`, :math:`y \in \{0, 1\}`; regulariser :math:`\lVert w\rVert^2` for all.
-        ``"cvxpy"``: a generic convex per-sample loss given by ``cvxpy_loss`` (spec 2.1, last item),
+        Ridge: :math:`\ell_k = \lVert y_k - X_k w\rVert^2`. Logistic (seed 000 eqs. (54)-(55),
+        docs/papers/pgfl.md#erratum-e22):
+        :math:`\ell = \log(1 + e^{w^T x}) - y\,w^T x`, :math:`y \in \{0, 1\}`; regulariser :math:`\lVert w\rVert^2` for
+        all.
+        ``"cvxpy"``: a generic convex per-sample loss given by ``cvxpy_loss`` (docs/papers/pgfl.md#algorithm-1),
         :math:`f_k(w) = D_k^{-1}\sum_i \ell(z_i, y_i) + (\lambda/|C_s|)\lVert w\rVert^2` with margins :math:`z = X_k w`.
     cvxpy_loss : callable or None
         Only with ``loss="cvxpy"``: ``cvxpy_loss(z, y) -> cvxpy expression`` of the per-sample losses
@@ -76,7 +79,8 @@ class PGFLProblem:
         if not np.array_equal(adj, adj.T) or adj.diagonal().any():
             raise ValueError("adjacency must be symmetric with a zero diagonal (servers are not their own neighbours)")
         S = adj.shape[0]
-        if isinstance(self.n_clusters, bool) or not isinstance(self.n_clusters, (int, np.integer)) or self.n_clusters < 1:
+        if (isinstance(self.n_clusters, bool) or not isinstance(self.n_clusters, (int, np.integer))
+                or self.n_clusters < 1):
             raise ValueError(f"n_clusters must be an integer >= 1, got {self.n_clusters!r}")
         servers = np.asarray(self.client_server)
         clusters = np.asarray(self.client_cluster)
@@ -93,7 +97,7 @@ class PGFLProblem:
         X = tuple(readonly(np.asarray(x, dtype=np.float64)) for x in self.X)
         y = tuple(readonly(np.asarray(v, dtype=np.float64)) for v in self.y)
         d = X[0].shape[1] if X[0].ndim == 2 else -1
-        for k, (xk, yk) in enumerate(zip(X, y)):
+        for k, (xk, yk) in enumerate(zip(X, y, strict=True)):
             if xk.ndim != 2 or xk.shape[1] != d or xk.shape[0] < 1 or yk.shape != (xk.shape[0],):
                 raise ValueError(f"X[{k}] must be (D_k >= 1, d = {d}) and y[{k}] (D_k,), got {xk.shape} and {yk.shape}")
             if not (np.all(np.isfinite(xk)) and np.all(np.isfinite(yk))):
@@ -148,7 +152,8 @@ class PGFLProblem:
         upper bound (1/(4 D_k)) X_k^T X_k for the logistic loss (sigma(1 - sigma) <= 1/4). Undefined for a
         generic CVXPY loss (ValueError)."""
         if self.loss == "cvxpy":
-            raise ValueError("hessians (and max_curvature) are undefined for loss = 'cvxpy': no curvature bound is known")
+            raise ValueError("hessians (and max_curvature) are undefined for loss = 'cvxpy': no curvature bound is "
+                             "known")
         scale = 2.0 if self.loss == "ridge" else 0.25
         return readonly(np.stack([scale / x.shape[0] * x.T @ x for x in self.X]))
 
@@ -159,14 +164,14 @@ class PGFLProblem:
         X = np.zeros((self.K, int(D.max()), self.d))
         y = np.zeros((self.K, int(D.max())))
         weights = np.zeros((self.K, int(D.max())))
-        for k, (xk, yk) in enumerate(zip(self.X, self.y)):
+        for k, (xk, yk) in enumerate(zip(self.X, self.y, strict=True)):
             X[k, : D[k]], y[k, : D[k]], weights[k, : D[k]] = xk, yk, 1.0 / D[k]
         return readonly(X), readonly(y), readonly(weights)
 
     @functools.cached_property
     def linear_terms(self) -> np.ndarray:
         """(2/D_k) X_k^T y_k, shape (K, d)."""
-        return readonly(np.stack([2.0 / x.shape[0] * x.T @ v for x, v in zip(self.X, self.y)]))
+        return readonly(np.stack([2.0 / x.shape[0] * x.T @ v for x, v in zip(self.X, self.y, strict=True)]))
 
     @functools.cached_property
     def ridge_weights(self) -> np.ndarray:
@@ -187,7 +192,8 @@ class PGFLProblem:
 
     @functools.cached_property
     def max_curvature(self) -> float:
-        """L_max = max_k lambda_max(grad^2 f_k) (spec 2.5: rho in [0.1, 0.5] L_max is the tested range)."""
+        """L_max = max_k lambda_max(grad^2 f_k) (docs/papers/pgfl.md#choice-rho-lambda: rho in [0.1, 0.5] L_max is the
+        tested range)."""
         eig = np.linalg.eigvalsh(self.hessians)[:, -1]
         return float(np.max(eig + self.ridge_weights))
 

@@ -1,5 +1,6 @@
 r"""Stability of PGFL's :math:`\tau = 0` iteration: the graph threshold, :math:`r(T)` in closed form, Algorithm 2's
-contraction bound and the slowest cluster curvature (seeds 000 / 003, thesis ch. 5; spec pgfl.md 2.5, 2.8).
+contraction bound and the slowest cluster curvature (seeds 000 / 003, thesis ch. 5;
+docs/papers/pgfl.md#choice-rho-lambda, #structure).
 
 All functions take a :class:`theory.pgfl.PGFLProblem` (ridge: exact Hessians) and, where named ``config``, any
 object with ``rho``, ``taus``, ``algorithm`` and ``dual_ref`` (a :class:`reference_impl.pgfl.PGFLConfig`). The
@@ -151,7 +152,8 @@ def alg2_contraction_bound(problem: PGFLProblem, rho: float) -> float:
     :math:`h_{\min}, h_{\max}` the extreme eigenvalues of all client Hessians :math:`\nabla^2 f_k`. Returns the
     right-hand side's square root. Proof: in the weighted inner product of :func:`iteration_radius`,
     :math:`v = a + b` with :math:`a = Jv \perp b`, :math:`Tv = PBa + (I-P)b`, and
-    :math:`\lVert Pu + (I-P)w\rVert^2 \le \langle u, Pu\rangle + \langle w, (I-P)w\rangle`, :math:`\lVert B\rVert \le 1`.
+    :math:`\lVert Pu + (I-P)w\rVert^2 \le \langle u, Pu\rangle + \langle w, (I-P)w\rangle`,
+    :math:`\lVert B\rVert \le 1`.
     """
     if not (math.isfinite(rho) and rho > 0):
         raise ValueError(f"rho must be a finite real in (0, inf), got {rho!r}")

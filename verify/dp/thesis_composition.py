@@ -1,27 +1,35 @@
-r"""Thesis Chapter 2 composition theorems 2.1-2.4 and DB-10 (shared/spec/dp_background.md 3-5, 10).
+r"""Thesis Chapter 2 composition theorems 2.1-2.4 and the accuracy claim of Section 2.4.5 (docs/papers/dp.md#results,
+docs/papers/dp.md#erratum-db-10).
 
 * **Theorem 2.1** (basic :math:`\varepsilon`-DP composition, line 449): checked exactly on products of randomized
   response mechanisms: the largest log-likelihood ratio over all :math:`2^n` joint outputs is
-  :math:`\sum_i\varepsilon_i` (the bound holds and is attained).
+  :math:`\sum_i\varepsilon_i` (the bound holds and is attained: every point is a hardest point).
 * **Theorem 2.2** (basic :math:`(\varepsilon,\delta)` composition, line 464): checked on Gaussian mechanisms through
   their exact privacy profiles: a chain of Gaussian mechanisms is the Gaussian mechanism with
-  :math:`\mu = (\sum\mu_i^2)^{1/2}` (Dong-Roth-Su; dp_background 7.3 item 2), so
+  :math:`\mu = (\sum\mu_i^2)^{1/2}` (Dong-Roth-Su; docs/papers/dp.md#composition), so
   :math:`\delta_G(\sum\varepsilon_i; \mu) \le \sum\delta_G(\varepsilon_i; \mu_i)` is the statement at every point.
-* **Theorems 2.3 and 2.4** (zCDP composition, lines 472 and 476, with DB-4's reading of the garbled
+  Its hardest points: all but one mechanism nearly trivial (:math:`\mu_i, \varepsilon_i \to 0`), where the chain is
+  the remaining mechanism and the bound is nearly attained.
+* **Theorems 2.3 and 2.4** (zCDP composition, lines 472 and 476, with fedcheck's reading of the garbled
   "M = M_1(x, M_2)"): the Rényi divergence of the joint release :math:`(Y_1, Y_2)`,
   :math:`Y_1 \sim N(q_1(x), \sigma_1^2)`, :math:`Y_2 \sim N(q_2(x; Y_1), \sigma_2^2)`, computed by quadrature over
   :math:`y_1` of :math:`p^\alpha q^{1-\alpha}` times the exact inner Gaussian term; the second query's shift
   :math:`s(y_1)` between neighbours depends on :math:`Y_1` (adaptive, :math:`|s| \le \Delta_2`) or not (2.3). The
-  bound :math:`\alpha(\rho_1 + \rho_2)` holds, with equality when :math:`|s| \equiv \Delta_2`.
-* **DB-10** (lines 468 and 494: CDP/zCDP give better accuracy than :math:`(\varepsilon,\delta)`-DP at identical total
+  bound :math:`\alpha(\rho_1 + \rho_2)` holds, with equality when :math:`|s| \equiv \Delta_2` (the declared hardest
+  points; docs/papers/dp.md#erratum-db-4 for the reading).
+* **Section 2.4.5's accuracy claim** (lines 468 and 494: CDP/zCDP give better accuracy than
+  :math:`(\varepsilon,\delta)`-DP at identical total
   privacy when several messages are exchanged): the per-round Gaussian noise that meets a total
   :math:`(\varepsilon, \delta)` over :math:`T` rounds under zCDP accounting with the thesis's own conversion (BS16
   Prop. 1.3) against basic :math:`(\varepsilon,\delta)` composition (Theorem 2.2, rounds at
-  :math:`(\varepsilon/T, \delta/T)`) with the classical (where valid) and the analytic calibration.
+  :math:`(\varepsilon/T, \delta/T)`) with the classical (where valid) and the analytic calibration. The hardest
+  points are the fewest messages (T = 2, 3) and small total budgets (:math:`\varepsilon = 0.01, 0.1`), where the
+  zCDP conversion's slack weighs most.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import warnings
@@ -38,7 +46,7 @@ from theory.privacy import (
     gaussian_sigma_classical,
 )
 from verify.dp import cite
-from verify.evidence import result_from_evidence, sample_evidence
+from verify.evidence import HARD_POINT, report_counterexample, result_from_evidence, sample_evidence
 from verify.records import (
     CheckContext,
     CheckResult,
@@ -51,11 +59,17 @@ from verify.records import (
 )
 from verify.tolerance import CONVERSION_RTOL, QUAD_EPSREL, UNIT_ROUNDOFF, gamma
 
-__all__ = ["CLAIMS", "adaptive_renyi_divergence", "check_adaptive_composition", "check_approx_composition",
-           "check_db10", "check_db10_corrected", "check_pure_composition", "check_zcdp_composition",
-           "evaluate_adaptive_composition", "evaluate_approx_composition", "evaluate_db10", "evaluate_pure_composition"]
+__all__ = ["APPROX_HARD_POINTS", "CLAIMS", "adaptive_renyi_divergence", "check_adaptive_composition",
+           "check_approx_composition", "check_db10", "check_db10_corrected", "check_pure_composition",
+           "check_zcdp_composition", "evaluate_adaptive_composition", "evaluate_approx_composition", "evaluate_db10",
+           "evaluate_pure_composition"]
 
 _PROFILE = {"ci": {"batches": 2, "per_batch": 4}, "thorough": {"batches": 8, "per_batch": 12}}
+
+
+def _hard(evidence: Evidence, label: str) -> Evidence:
+    """Mark one point as a declared hardest point (:data:`verify.evidence.HARD_POINT`)."""
+    return dataclasses.replace(evidence, parameters={**evidence.parameters, HARD_POINT: label})
 
 
 # --------------------------------------------------------------------------------------------------
@@ -91,6 +105,8 @@ def check_pure_composition(ctx: CheckContext, *, compose=sum) -> CheckResult:
     evidence = [evaluate_pure_composition([0.1] * 8, compose=compose),
                 evaluate_pure_composition([1.0, 2.0], compose=compose)]
     evidence += sample_evidence(ctx, "dp.thesis_theorem2_1", _pure_batch, p["batches"], (p["per_batch"], compose))
+    # randomized response is the extremal eps-DP mechanism: every point attains the bound
+    evidence = [_hard(e, "randomized response (extremal eps-DP mechanism: the bound is attained)") for e in evidence]
     ns = list(range(1, 9))
     figure = FigureSpec(name="pure_composition",
                         title=r"$n$ randomized-response mechanisms at $\varepsilon = 0.3$ each",
@@ -131,10 +147,18 @@ def _approx_batch(rng: np.random.Generator, count: int) -> list[Evidence]:
     return out
 
 
+#: Theorem 2.2's hardest points: all but one mechanism nearly trivial (mu_i and eps_i -> 0, delta_i -> 0), so the chain
+#: is the remaining mechanism at a slightly larger eps and sum delta_i is nearly attained; eps_i = 0 (total variation).
+APPROX_HARD_POINTS = ((((1e-6, 1.0), (1e-3, 0.5)), "one of two mechanisms nearly trivial (mu_1 = 1e-6, eps_1 = 1e-3)"),
+                      (((1e-4, 2.0), (1e-6, 1.0)), "one of two mechanisms nearly trivial (mu_1 = 1e-4, eps_1 = 1e-6)"),
+                      (((1e-3, 1.0), (0.0, 0.0)), "eps_i = 0 (total variation), one mechanism nearly trivial"))
+
+
 def check_approx_composition(ctx: CheckContext) -> CheckResult:
     p = _PROFILE[ctx.profile]
     evidence = [evaluate_approx_composition([0.2] * 10, [0.1] * 10),
                 evaluate_approx_composition([1.0, 1.0], [1.0, 1.0])]
+    evidence += [_hard(evaluate_approx_composition(mus, eps), label) for (mus, eps), label in APPROX_HARD_POINTS]
     evidence += sample_evidence(ctx, "dp.thesis_theorem2_2", _approx_batch, p["batches"], (p["per_batch"],))
     ks = [1, 2, 5, 10, 20, 50, 100]
     figure = FigureSpec(name="approx_composition",
@@ -224,6 +248,9 @@ def _chain_check(ctx: CheckContext, claim_id: str, shifts, rho_fn, what: str) ->
     evidence = [evaluate_adaptive_composition(1.0, 2.0, 0.5, 1.0, a, s, rho_fn=rho_fn) for a in (1.5, 4.0)
                 for s in shifts]
     evidence += sample_evidence(ctx, claim_id, _chain_batch, p["batches"], (p["per_batch"], tuple(shifts), rho_fn))
+    # |s| = Delta_2 everywhere (constant, sign): the joint divergence equals the bound
+    evidence = [_hard(e, "|shift| = Delta_2 for every y_1 (the bound is attained)")
+                if e.parameters["shift"] in ("constant", "sign") else e for e in evidence]
     alphas = [1.25, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0]
     series = [Series(label=rf"joint $D_\alpha/\alpha$, second query shift: {s}", x=alphas, style="points", group=s,
                      y=[adaptive_renyi_divergence(1.0, 2.0, 0.5, 1.0, a, s)[0] / a for a in alphas]) for s in shifts]
@@ -249,7 +276,8 @@ def check_adaptive_composition(ctx: CheckContext, *, rho_fn=None) -> CheckResult
 
 
 # --------------------------------------------------------------------------------------------------
-# DB-10: zCDP accounting against basic (eps, delta) composition at identical total privacy
+# Section 2.4.5 (docs/papers/dp.md#erratum-db-10): zCDP accounting against basic (eps, delta) composition at
+# identical total privacy
 
 _CONVERSIONS = {"bun_steinke": approx_dp_to_zcdp_bun_steinke, "cks": approx_dp_to_zcdp_cks,
                 "exact_gaussian": approx_dp_to_zcdp_exact_gaussian}
@@ -273,7 +301,17 @@ def evaluate_db10(epsilon: float, delta: float, rounds: int, *, conversion: str 
                                 "sigma_basic_classical": sigma_c})
 
 
-DB10_GRID = {"epsilon": (0.5, 1.0, 4.0, 10.0), "delta": (1e-3, 1e-5, 1e-8), "rounds": (2, 3, 10, 100, 1000)}
+DB10_GRID = {"epsilon": (0.01, 0.1, 0.5, 1.0, 4.0, 10.0), "delta": (1e-3, 1e-5, 1e-8), "rounds": (2, 3, 10, 100, 1000)}
+#: The comparison is hardest with the fewest messages and the smallest total budgets (the zCDP conversion's additive
+#: slack weighs most there).
+DB10_HARD = {"rounds": (2, 3), "epsilon": (0.01, 0.1)}
+
+
+def _db10_hard(evidence: Evidence) -> Evidence:
+    p = evidence.parameters
+    labels = [f"T = {p['rounds']} (fewest messages)"] if p["rounds"] in DB10_HARD["rounds"] else []
+    labels += [f"eps = {p['epsilon']:g} (small total budget)"] if p["epsilon"] in DB10_HARD["epsilon"] else []
+    return _hard(evidence, ", ".join(labels)) if labels else evidence
 
 
 def check_db10(ctx: CheckContext, *, corrected: bool = False) -> CheckResult:
@@ -284,9 +322,9 @@ def check_db10(ctx: CheckContext, *, corrected: bool = False) -> CheckResult:
     if corrected:
         wide = [(float(e), d, t) for e in np.geomspace(0.01, 20.0, 12) for d in (0.1, 1e-3, 1e-5, 1e-12)
                 for t in DB10_GRID["rounds"]]
-        evidence = [evaluate_db10(e, d, t, conversion="exact_gaussian") for e, d, t in wide]
+        evidence = [_db10_hard(evaluate_db10(e, d, t, conversion="exact_gaussian")) for e, d, t in wide]
     else:
-        evidence = [evaluate_db10(e, d, t) for e, d, t in cells]
+        evidence = [_db10_hard(evaluate_db10(e, d, t)) for e, d, t in cells]
     single = [evaluate_db10(e, 1e-5, 1) for e in DB10_GRID["epsilon"]]
     tighter = {c: max(evaluate_db10(e, 1e-5, t, conversion=c).measured for e in DB10_GRID["epsilon"]
                       for t in DB10_GRID["rounds"]) for c in ("cks", "exact_gaussian")}
@@ -298,15 +336,26 @@ def check_db10(ctx: CheckContext, *, corrected: bool = False) -> CheckResult:
         series=tuple(Series(label=rf"$\varepsilon = {e:g}$", x=ts, y=[evaluate_db10(e, 1e-5, t).measured for t in ts])
                      for e in DB10_GRID["epsilon"]) + (Series(label="equal accuracy", x=(1, 1000), y=(1.0, 1.0),
                                                               style="dashed"),))
-    return result_from_evidence(
+    violated_by_rounds = {t: sum(not e.holds for e in evidence if e.parameters["rounds"] == t)
+                          for t in DB10_GRID["rounds"]}
+    result = result_from_evidence(
         claim_id, evidence, ctx=ctx,
         quantity=(r"$\sigma_{\mathrm{zCDP}}/\sigma_{(\varepsilon,\delta)}$ per round at the same total "
                   r"$(\varepsilon, \delta)$ ($< 1$: zCDP more accurate)"),
         what=r"zCDP accounting needs less noise than $(\varepsilon, \delta)$ composition for $T \ge 2$ messages",
         figures=[figure],
-        details={"grid": DB10_GRID, "conversion": "Bun-Steinke Prop. 1.3 (the thesis's own, line 608)",
+        details={"grid": DB10_GRID, "conversion": ("exact Gaussian profile of the composed releases" if corrected
+                                                   else "Bun-Steinke Prop. 1.3 (the thesis's own, line 608)"),
                  "single_message_ratio_T1": {f"{e.parameters['epsilon']:g}": e.measured for e in single},
-                 "max_ratio_with_tighter_conversions_delta_1e-5": tighter})
+                 "max_ratio_with_tighter_conversions_delta_1e-5": tighter,
+                 "violated_cells_by_rounds": violated_by_rounds})
+    failing = [e for e in evidence if not e.holds]
+    if not failing:
+        return result
+    # the most messages at which zCDP accounting still needs more noise: unambiguously "several" messages
+    chosen = max(failing, key=lambda e: (e.parameters["rounds"], e.measured))
+    return report_counterexample(result, chosen, f"the most messages among the violating cells, T = "
+                                                 f"{chosen.parameters['rounds']}")
 
 
 def check_db10_corrected(ctx: CheckContext) -> CheckResult:
@@ -340,8 +389,9 @@ CLAIMS = (
                     r"$2^n$ outputs)"),
         check=check_pure_composition, expected=Verdict.CONFIRMED,
         reason=(r"Exact enumeration: the largest log-likelihood ratio of the joint output equals "
-                r"$\sum_i \varepsilon_i$ to rounding (the bound holds and is attained); the thesis cites Dwork & "
-                "Roth's result under another number, which does not change the content."),
+                r"$\sum_i \varepsilon_i$ to rounding (the bound holds and is attained at every point: randomized "
+                r"response is the extremal $\varepsilon$-DP mechanism); the thesis's citation numbering "
+                "(docs/papers/dp.md#erratum-db-5) does not change the content."),
     ),
     Claim(
         id="dp.thesis_theorem2_2",
@@ -356,9 +406,11 @@ CLAIMS = (
                      r"$n \in \{2, \ldots, 20\}$, $\delta_i$ their exact profile values")),
         check=check_approx_composition, expected=Verdict.CONFIRMED,
         reason=(r"A chain of Gaussian mechanisms is exactly the Gaussian mechanism with $\mu = \|\mu\|_2$, so its "
-                r"exact $\delta$ at $\sum_i \varepsilon_i$ is computable; it stays below $\sum_i \delta_i$ everywhere "
-                "(the theorem is loose: far below for many small releases, which is the point of Section 2.4.3's "
-                "claim checked in dp.thesis_db10)."),
+                r"exact $\delta$ at $\sum_i \varepsilon_i$ is computable; it stays below $\sum_i \delta_i$ "
+                r"everywhere. The bound is nearly tight at its hardest points, all but one mechanism nearly trivial "
+                r"(ratio 0.9999 at $\mu = (10^{-4}, 2)$, $\varepsilon = (10^{-6}, 1)$), and far below it for many "
+                r"small releases (0.06 for ten releases at $\mu = 0.2$, $\varepsilon = 0.1$), which is the point of "
+                "Section 2.4.5 (docs/papers/dp.md#erratum-db-10)."),
     ),
     Claim(
         id="dp.thesis_theorem2_3",
@@ -386,8 +438,9 @@ CLAIMS = (
                      r"\Delta_2$"), r"$\alpha \in \{1.5, 2, 4, 8\}$"),
         check=check_adaptive_composition, expected=Verdict.CONFIRMED,
         reason=_reason_chain(r"The printed form $M_1(x, M_2)$ does not type-check under the hypotheses ($M_1$ takes no "
-                             "second argument); the verdict is on the reading above, the only one with content, and "
-                             "the garbling is a notational slip rather than a false statement."),
+                             r"second argument); the verdict is on the reading $x \mapsto (M_1(x), M_2(x, M_1(x)))$ "
+                             "(docs/papers/dp.md#erratum-db-4), the only one with content, and the garbling is a "
+                             "notational slip rather than a false statement."),
     ),
     Claim(
         id="dp.thesis_db10",
@@ -405,17 +458,21 @@ CLAIMS = (
                     (r"grid $\varepsilon \in \{0.5, 1, 4, 10\}$, $\delta \in \{10^{-3}, 10^{-5}, 10^{-8}\}$, "
                      r"$T \in \{2, 3, 10, 100, 1000\}$")),
         check=check_db10, expected=Verdict.REFUTED,
-        reason=(r"Exact arithmetic (no Monte Carlo): with the thesis's own conversion (BS16) two messages are not "
-                r"'several' enough: at $T = 2$, $\delta = 10^{-3}$ zCDP accounting needs 18 % "
-                r"($\varepsilon = 0.5$) and 8.5 % ($\varepsilon = 1$) more noise per release than basic "
-                r"$(\varepsilon, \delta)$ composition with the analytic calibration. Everywhere else on the grid "
-                r"($T \ge 3$, or $T = 2$ with $\delta \le 10^{-5}$ or $\varepsilon \ge 4$) it needs less, down to "
-                r"~0.04 of the noise at $T = 1000$ (the gain grows like $\sqrt{T}$); for one release the "
-                r"$(\varepsilon, \delta)$ calibration always wins. With the classical calibration instead (the "
-                r"thesis's default baseline, valid only where $\varepsilon/T < 1$) zCDP wins in every valid cell "
-                r"(sigma_basic_classical in the details): the verdict is for the smallest valid "
-                r"$(\varepsilon, \delta)$ noise, since the claim compares the privacy notions. It is a property of the "
-                "accounting, not a theorem."),
+        reason=(r"Exact arithmetic (no Monte Carlo): with the thesis's own conversion (BS16) zCDP accounting needs "
+                r"more noise per release than basic $(\varepsilon, \delta)$ composition with the analytic "
+                r"calibration at 11 of the 90 grid cells, and not only for two messages: at $T = 10$ messages, "
+                r"$\delta = 10^{-3}$, $\varepsilon = 0.01$ it needs 25 % more (the reported counterexample, where "
+                r"'several messages' is not in doubt), at $T = 3$ 129 % ($\varepsilon = 0.01$) and 25 % "
+                r"($\varepsilon = 0.1$) more, at $T = 2$, $\varepsilon = 0.5$ 18 % more. These are the declared "
+                r"hardest cells, few messages and small total budgets, where the conversion's additive slack "
+                r"$2\sqrt{\rho\log(1/\delta)}$ weighs most; elsewhere zCDP needs less, down to ~0.04 of the noise "
+                r"at $T = 1000$ (the gain grows like $\sqrt{T}$); for one release the $(\varepsilon, \delta)$ "
+                r"calibration always wins. With the classical calibration instead (fedcheck's default for the "
+                r"thesis's baseline, docs/papers/dp.md#choice-eps-delta-calibration, valid only where "
+                r"$\varepsilon/T < 1$) the comparison moves in zCDP's favour (sigma_basic_classical in the details): "
+                r"the verdict is for the smallest valid $(\varepsilon, \delta)$ noise, since the claim compares the "
+                "privacy notions. It is a property of the accounting, not a theorem "
+                "(docs/papers/dp.md#erratum-db-10)."),
         severity="correction_as_useful", reproduce=reproduce_db10, corrected_by="dp.thesis_db10_corrected",
     ),
     Claim(
@@ -437,9 +494,11 @@ CLAIMS = (
         check=check_db10_corrected, expected=Verdict.CONFIRMED,
         reason=(r"'No more' is proved: basic composition's $\sigma$ makes the joint release $(\varepsilon, \delta)$-DP "
                 r"(Theorem 2.2), and the exact profile of the composed Gaussian gives the smallest $\sigma$ that does. "
-                r"'Strictly less for $T \ge 2$' is checked: the ratio is at most ~0.88 on the grid. Hypothesis found "
-                r"the BS16 conversion failing at $T = 3$ ($\varepsilon = 0.25$, $\delta = 10^{-3}$: ratio 1.066) and "
-                r"CKS at $T = 2$ ($\varepsilon = 0.01$, $\delta = 0.1$: 1.065), so the conversion matters."),
+                r"'Strictly less for $T \ge 2$' is checked: the ratio is at most ~0.88 on the grid, reached at the "
+                r"declared hardest cells ($T = 2$), so the comparison is nearly tight there. Hypothesis found the BS16 "
+                r"conversion failing at $T = 3$ ($\varepsilon = 0.25$, $\delta = 10^{-3}$: ratio 1.066) and CKS at "
+                r"$T = 2$ ($\varepsilon = 0.01$, $\delta = 0.1$: 1.065), so the conversion matters "
+                "(docs/papers/dp.md#erratum-db-10)."),
         corrects="dp.thesis_db10",
     ),
 )

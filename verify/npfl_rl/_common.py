@@ -10,12 +10,14 @@ from reference_impl.npfl_rl.data import NPFLProblem, synthetic_problem
 
 __all__ = ["PAPER", "paper_point", "problem_and_draws", "problem_from", "random_settings"]
 
-#: The paper's set-up (thesis line 1714, P7 3570) with the spec's I0 choices (A) for what it leaves open.
+#: The paper's set-up (thesis line 1714, Publication 7 line 3570) with fedcheck's choices for what it leaves open
+#: (docs/papers/npfl_rl.md#instance-i0).
 PAPER = {"K": 30, "d": 60, "D_lo": 5, "D_hi": 35, "mean_degree": 6.0, "lam": 0.1, "symmetric": False}
 
 
 def paper_point(seed: int) -> dict:
-    """Settings of the I0 instance of replicate ``seed`` at the paper's size."""
+    """Settings of the standard instance (docs/papers/npfl_rl.md#instance-i0) of replicate ``seed`` at the paper's
+    size."""
     return {"seed": int(seed), **PAPER}
 
 
@@ -41,7 +43,8 @@ def problem_from(settings: dict) -> NPFLProblem:
 
 
 def random_settings(rng: np.random.Generator, *, symmetric: bool = False) -> dict:
-    """A small instance as :func:`verify.strategies.npfl_instances` draws them (sparse, or K4's symmetric case)."""
+    """A small instance as :func:`verify.strategies.npfl_instances` draws them (sparse, or the symmetric case of
+    docs/papers/npfl_rl.md#k4)."""
     if symmetric:
         K, d = int(rng.integers(9, 13)), int(rng.integers(3, 7))
         return {"seed": int(rng.integers(2**31)), "K": K, "d": d, "D_lo": 2, "D_hi": d + 3,

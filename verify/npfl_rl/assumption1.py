@@ -1,8 +1,10 @@
-r"""K9: Assumption 1 of P7 (:math:`\|w^*_q - w^*_r\|^2 \le \eta`) holds for the experiment's generator with
-:math:`\eta = (\max_q\delta_q - \min_q\delta_q)^2\|w_0\|^2` (scalar :math:`\delta_q`, D17).
+r"""Assumption 1 of Publication 7 (:math:`\|w^*_q - w^*_r\|^2 \le \eta`) holds for the experiment's generator with
+:math:`\eta = (\max_q\delta_q - \min_q\delta_q)^2\|w_0\|^2` (scalar :math:`\delta_q`; docs/papers/npfl_rl.md#k9,
+docs/papers/npfl_rl.md#erratum-d17).
 
 Compared with the largest pairwise squared distance of the generated cluster models. The assumption is never used in
-a result of the seed (D19); this checks the closed form :func:`theory.npfl_rl.assumption1_eta` on the generator.
+a result of the seed (docs/papers/npfl_rl.md#erratum-d19); this checks the closed form
+:func:`theory.npfl_rl.assumption1_eta` on the generator: an identity (the smallest admissible eta), not a bound.
 """
 
 from __future__ import annotations
@@ -50,21 +52,26 @@ def check_assumption1(ctx: CheckContext) -> CheckResult:
                      series=(Series(label="instances", x=mx, y=eta, style="points"),
                              Series(label="y = x", x=(min(mx), max(mx)), y=(min(mx), max(mx)), style="dashed")))
     return result_from_evidence(claim_id, evidence, ctx=ctx, quantity="relative mismatch / NPFL_ETA_RTOL",
-                                what="eta = (max delta - min delta)^2 ||w0||^2", figures=[fig])
+                                what="eta = (max delta - min delta)^2 ||w0||^2", figures=[fig],
+                                form="identity",
+                                form_reason=("the smallest eta of Assumption 1 equals a closed form (the largest "
+                                             "pairwise squared distance), checked to rounding"))
 
 
 CLAIMS = (
     Claim(
         id="npfl_rl.assumption1_eta",
-        title="Assumption 1 (P7) holds for the generator with eta = (max delta_q - min delta_q)^2 ||w_0||^2 (K9)",
+        title="Assumption 1 (Publication 7) holds for the generator with eta = (max delta_q - min delta_q)^2 ||w_0||^2",
         citations=(cite("Publication 7, Assumption 1", "", "3459"),
                    cite("Thesis Chapter 6, experiment set-up (w_q = w_0 + delta_q w_0)", "", "1714")),
-        statement=("For the experiment's cluster models w_q = (1 + delta_q) w_0 with scalar delta_q, ||w_q - w_r||^2 <= "
-                   "eta for all q, r, with the smallest such eta equal to (max_q delta_q - min_q delta_q)^2 ||w_0||^2."),
-        hypotheses=("scalar delta_q ~ U(-0.5, 0.5) (D17)", "w_0 any", "Q >= 1"),
+        statement=("For the experiment's cluster models w_q = (1 + delta_q) w_0 with scalar delta_q, "
+                   "||w_q - w_r||^2 <= eta for all q, r, with the smallest such eta equal to "
+                   "(max_q delta_q - min_q delta_q)^2 ||w_0||^2."),
+        hypotheses=("scalar delta_q ~ U(-0.5, 0.5) (docs/papers/npfl_rl.md#erratum-d17)", "w_0 any", "Q >= 1"),
         check=check_assumption1,
         expected=Verdict.CONFIRMED,
         reason=("The closed form equals the largest pairwise squared distance to <= 1e-12 relative at the paper's size "
-                "and on random instances. Assumption 1 itself is not used by any result of the seed (D19)."),
+                "and on random instances. Assumption 1 itself is not used by any result of the seed "
+                "(docs/papers/npfl_rl.md#erratum-d19)."),
     ),
 )

@@ -1,4 +1,4 @@
-"""Property tests of K9 (Assumption 1's eta in closed form for the generator)."""
+"""Property tests of Assumption 1's eta in closed form for the generator (docs/papers/npfl_rl.md#k9)."""
 
 import pytest
 from hypothesis import example, given, settings, target

@@ -1,4 +1,4 @@
-"""Property tests of K1: the closed form (6.11) against the CVXPY argmin of (6.5)."""
+"""Property tests of the closed form (6.11) against the CVXPY argmin of (6.5) (docs/papers/npfl_rl.md#k1)."""
 
 import pytest
 from hypothesis import example, given, settings, target

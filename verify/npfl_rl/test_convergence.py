@@ -1,4 +1,5 @@
-"""Property tests of K2, K3 and erratum D1 (the dual sign of (6.6))."""
+"""Property tests of the tau = 0 and NFL convergence and of the dual sign of (6.6) (docs/papers/npfl_rl.md#k2, #k3,
+#erratum-d1)."""
 
 import pytest
 from hypothesis import example, given, settings, target

@@ -1,4 +1,4 @@
-"""Property tests of K5 (DPG derivative) and K6 (descent of a small DPG step)."""
+"""Property tests of the DPG derivative and the descent of a small DPG step (docs/papers/npfl_rl.md#k5, #k6)."""
 
 import pytest
 from hypothesis import example, given, settings, target

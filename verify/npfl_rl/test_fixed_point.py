@@ -1,4 +1,5 @@
-"""Property tests of K4 (coupled fixed point) and D14 ((6.1) with the raw tau is not the limit)."""
+"""Property tests of the coupled fixed point and of (6.1) with the raw tau, which is not the limit
+(docs/papers/npfl_rl.md#k4, #erratum-d14)."""
 
 import pytest
 from hypothesis import example, given, settings, target

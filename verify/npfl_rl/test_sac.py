@@ -1,4 +1,4 @@
-"""Property tests of K7 (SAC step bound and direction)."""
+"""Property tests of the SAC step bound and direction (docs/papers/npfl_rl.md#k7)."""
 
 import pytest
 from hypothesis import example, given, settings, target
@@ -21,6 +21,19 @@ def test_sac_increment_follows_the_rule(case, state_seed, delta, nu):
     evidence = evaluate_sac_rule({**case, "state_seed": state_seed, "delta": delta, "nu": nu})
     target(evidence.measured, label="rule deviation")
     assert evidence.holds, evidence.parameters["comparisons"]
+
+
+@pytest.mark.claim("npfl_rl.sac_step")
+@given(state_seed=st.integers(0, 2**31 - 1))
+@example(state_seed=0)
+def test_sac_step_bound_is_attained_at_the_ends_of_the_exploration_interval(state_seed):
+    """Property: with alpha = +-nu/2 (the ends of the exploration interval) every increment that is not a tie has
+    |Delta t| = delta nu / 2 exactly, at the paper's SAC setting (delta = 0.1, nu = 0.05): the bound cannot be
+    improved."""
+    evidence = evaluate_sac_rule({**paper_point(0), "state_seed": state_seed, "delta": 0.1, "nu": 0.05, "draws": 1,
+                                  "alpha": "extreme"})
+    lhs, rhs = evidence.parameters["sides"]
+    assert evidence.holds and lhs == pytest.approx(rhs, rel=1e-12), evidence.parameters["comparisons"]
 
 
 @pytest.mark.claim("npfl_rl.sac_step")

@@ -1,4 +1,5 @@
-"""Property tests of K10 (well-posedness of every primal step) and its literal, unprojected failure (D11)."""
+"""Property tests of the well-posedness of every primal step and its literal, unprojected failure
+(docs/papers/npfl_rl.md#k10, #erratum-d11)."""
 
 import numpy as np
 import pytest
@@ -36,8 +37,8 @@ def test_projection_keeps_every_step_well_posed(case, policy, run_seed):
 @example(case=PAPER_CASE, run_seed=0, delta=1e-3)
 def test_unprojected_runs_flag_exactly_the_ill_posed_steps(case, run_seed, delta):
     """Property: in the literal, unprojected mode (DPG) a run reports an ill-posed evaluation of P_k(a) exactly when
-    some tau_k^(n) leaves the region lambda_min(H_k) + c_k + omega_k tau > 0; the paper's DPG (delta = 1e-3) on I0
-    replicate 9 leaves it (so the literal algorithm is not always well posed)."""
+    some tau_k^(n) leaves the region lambda_min(H_k) + c_k + omega_k tau > 0; the paper's DPG (delta = 1e-3) on the
+    standard instance's replicate 9 leaves it (so the literal algorithm is not always well posed)."""
     problem = problem_from(case)
     run = run_npfl(problem, NPFLConfig(policy="dpg", delta=delta, projection=False), 60)
     pm = npfl_primal_map(problem, NPFLConfig(), run.w[0], run.gamma[0])

@@ -57,11 +57,12 @@ def build_instance(params: Mapping[str, Any]) -> PGFLProblem:
     Every group :math:`\mathcal C_{s,(q)}` is non-empty by construction: the first Q clients of each
     server take the Q clusters in a random order, the others a uniform cluster (requires
     ``clients_per_server >= clusters``). Cluster models :math:`w^\circ_{(q)} = (1+\gamma_q)w_0`,
-    :math:`\gamma_q \sim U(-0.15, 0.15)`, :math:`w_0 \sim N(0, I)`, observation noise variance 0.1 (spec 2.7, 5.1).
+    :math:`\gamma_q \sim U(-0.15, 0.15)`, :math:`w_0 \sim N(0, I)`, observation noise variance 0.1
+    (docs/papers/pgfl.md#choice-regression-data).
 
     ``data``:
 
-    * ``"gaussian"``: :math:`x \sim N(0, I_d)` (spec 5.1);
+    * ``"gaussian"``: :math:`x \sim N(0, I_d)` (docs/papers/pgfl.md#choice-regression-data);
     * ``"identical"``: every client has the same feature matrix (the sharp case of the stability
       threshold of Algorithm 1) and its own responses;
     * ``"conditioned"``: :math:`X_k = U\,\mathrm{diag}(\sigma)V^\top` with :math:`U, V` random orthonormal and
@@ -155,14 +156,15 @@ def single_server_instance(hessians, optima) -> PGFLProblem:
     d = hessians[0].shape[0]
     # ridge client loss (1/D)||y - X w||^2 has data Hessian (2/D) X^T X = H when X = sqrt(D/2) H^(1/2)
     X = tuple(math.sqrt(d / 2.0) * _sqrtm_psd(h) for h in hessians)
-    y = tuple(x @ w for x, w in zip(X, optima))
+    y = tuple(x @ w for x, w in zip(X, optima, strict=True))
     Q = len(hessians)
     return PGFLProblem(adjacency=np.zeros((1, 1), dtype=bool), client_server=np.zeros(Q, dtype=np.int64),
                        client_cluster=np.arange(Q), n_clusters=Q, X=X, y=y, lam=0.0)
 
 
 def equal_optima_instance(a1: float, a2: float, w0: float) -> PGFLProblem:
-    """Review note R-a: S = 1, Q = 2, d = 1, f_q(w) = a_q (w - w0)^2 (Hessian 2 a_q; both optima w0, eta = 0)."""
+    """docs/papers/pgfl.md#erratum-r-a: S = 1, Q = 2, d = 1, f_q(w) = a_q (w - w0)^2 (Hessian 2 a_q; both optima w0,
+    eta = 0)."""
     return single_server_instance([[[2.0 * a1]], [[2.0 * a2]]], [[w0], [w0]])
 
 
@@ -196,7 +198,7 @@ def TAU0_INSTANCES(draw, *, min_servers: int = 1, max_servers: int = 4, tree_onl
 
     S in [min_servers, max_servers], Q in {2, 3}, clients per server in [Q, 5] (every group C_{s,(q)} non-empty by
     construction), d in [2, 4], D_k in [d, 10], lambda in [1e-3, 1] (log-uniform), a connected graph (spanning tree
-    plus drawn edges; a tree when ``tree_only``), data ``gaussian`` (spec 5.1) or ``identical`` (the sharp case of
+    plus drawn edges; a tree when ``tree_only``), data ``gaussian`` (the paper's) or ``identical`` (the sharp case of
     the stability threshold; drawn unless ``data`` is given), and rho/L_max uniform in
     [max(0.1, 1.1 m/(1+m)), 0.5] (m = -lambda_min(A_srv), at most 1/3 for S <= 4, so the range is non-empty).
     """
@@ -244,7 +246,7 @@ def SINGLE_STEP_INSTANCES(draw) -> dict:
     """Ridge instances of the single-step server-update claims (V0; built by :func:`build_instance`): S in [2, 5]
     with a connected graph (spanning tree plus drawn edges), Q in [1, 3], clients per server in [max(Q, 2), 5] (every
     group non-empty by construction), d in [1, 4], D_k in [2, 9], lambda in [1e-2, 10^0.5] and rho/L_max in
-    [0.05, 10] (log-uniform), gaussian data (spec 5.1); tau = 0 is the claims'."""
+    [0.05, 10] (log-uniform), gaussian data (the paper's); tau = 0 is the claims'."""
     S = draw.integers(2, 5)
     Q = draw.integers(1, 3)
     return {"seed": draw.seed(), "servers": S, "clients_per_server": draw.integers(max(Q, 2), 5), "clusters": Q,

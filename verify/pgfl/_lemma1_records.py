@@ -19,7 +19,8 @@ from verify.pgfl._neighbour_search import adversarial_neighbour_gap, solve_neigh
 from verify.records import CheckContext
 from verify.sampling import sampler
 
-__all__ = ["HUBER_ATTAINING_INSTANCES", "LAMS", "NEIGHBOURING_INSTANCES", "PROFILE", "RHOS", "STREAM", "attained_huber_instance", "attained_huber_record", "conditioning_sweep",
+__all__ = ["HUBER_ATTAINING_INSTANCES", "LAMS", "NEIGHBOURING_INSTANCES", "PROFILE", "RHOS", "STREAM",
+           "attained_huber_instance", "attained_huber_record", "conditioning_sweep",
            "gap_record", "instance_record", "neighbour_gap_records", "neighbour_record", "paper_first_iteration_record",
            "problem_from_record", "sample_instance", "unit_rows"]
 
@@ -61,7 +62,8 @@ def _penalty(draw) -> float:
 
 @sampler
 def NEIGHBOURING_INSTANCES(draw, *, losses=("logistic", "huber"), max_dim: int = 8, max_samples: int = 10) -> dict:
-    r"""A client subproblem (4) and a replace-one neighbour satisfying Assumption 3 (shared/spec/pgfl.md R3, widened).
+    r"""A client subproblem (4) and a replace-one neighbour satisfying Assumption 3
+    (docs/papers/pgfl.md#instance-lemma1, widened).
 
     The loss from ``losses``, :math:`d \in [2, max\_dim]`, :math:`D_k \in [1, max\_samples]`, every feature (also the
     replacement) on the sphere of radius :math:`B = 10^{U(-0.5, 0.5)}`, logistic labels in {0, 1} or Huber responses
@@ -164,7 +166,7 @@ def attained_huber_instance(params: Mapping[str, Any]) -> dict[str, Any]:
     minimisers (margin :math:`m = 2\kappa B^2/(\rho D) + 1`), the replaced sample on opposite pieces with
     the same :math:`x`: then :math:`w = c - \frac{\kappa}{\rho D}(\sum_{i<D}s_i x_i + x_D)`,
     :math:`w' = c - \frac{\kappa}{\rho D}(\sum_{i<D}s_i x_i - x_D)` with :math:`c = w_{s,(q)} + \varphi_k/\rho`,
-    and :math:`w - w' = -2\kappa x_D/(\rho D)` (shared/spec/pgfl.md Review note R-c). Returns the gap record
+    and :math:`w - w' = -2\kappa x_D/(\rho D)` (docs/papers/pgfl.md#erratum-r-c). Returns the gap record
     of the solver on this pair.
     """
     B, kappa, rho = float(params["feature_radius"]), float(params["huber_threshold"]), float(params["rho"])

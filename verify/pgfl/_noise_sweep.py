@@ -1,5 +1,5 @@
 r"""Theorem II with privacy noise: the :math:`\tau\times\rho` sweep of Algorithm 2 with common random numbers
-(recipe R2.2-R2.4 of spec pgfl.md, amended by Review note R-a), its sizes per profile and its horizon rule.
+(docs/papers/pgfl.md#choice-coupling, #erratum-r-a), its sizes per profile and its horizon rule.
 
 For ridge the iteration is affine in the noise, so run by run the gap is the noise-free gap plus a
 data-independent, mean-zero response and :math:`E\lVert \bar w - w\rVert^2 \ge \lVert \bar w - w\rVert^2_{\xi = 0}`
@@ -10,6 +10,7 @@ violation in expectation. The estimator and its limits are described in :func:`s
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
@@ -29,21 +30,22 @@ __all__ = ["PRIVACY_DEFAULTS", "RHO_GRID", "RHO_GRID_PAPER_SIZE", "SWEEP_COLUMNS
            "sweep_horizon", "sweep_penalty"]
 
 
-#: Penalties swept, as multiples of L_max, on the small ci instances (spec R2.3 and Review note R-a go up to
+#: Penalties swept, as multiples of L_max, on the small ci instances (docs/papers/pgfl.md#erratum-r-a goes up to
 #: 25 L_max; we go further where it is cheap).
 RHO_GRID = (0.1, 0.5, 1.0, 2.5, 5.0, 10.0, 25.0, 100.0)
 
 
-#: Penalties swept at the paper's size: Review note R-a's range, 0.1 to 25 L_max. The horizon grows like rho / mu_min
-#: (about 15,000-21,000 iterations at 100 L_max, over half of all the sweeps' iterations), while max_n D_n / B_n has
-#: all but reached its rho-independent limit by 25 L_max: earlier thorough runs up to 100 L_max moved it by under 1 %
-#: from 25 to 100 L_max on every instance and tau, with every status unchanged.
+#: Penalties swept at the paper's size: the range of docs/papers/pgfl.md#erratum-r-a, 0.1 to 25 L_max. The horizon
+#: grows like rho / mu_min (about 15,000-21,000 iterations at 100 L_max, over half of all the sweeps' iterations),
+#: while max_n D_n / B_n has all but reached its rho-independent limit by 25 L_max: earlier thorough runs up to
+#: 100 L_max moved it by under 1 % from 25 to 100 L_max on every instance and tau, with every status unchanged.
 RHO_GRID_PAPER_SIZE = RHO_GRID[:-1]
 
 
-#: Privacy parameters of the noisy column: phi^(0) = 0.001 and zeta = 0.99 are the paper's regression values (spec
-#: pgfl.md 2.5 and experiment R-3; seed 003 line 436), C = 1.0 the nominal ridge value of spec 2.7 (ridge has no
-#: gradient bound, E10), noise convention I (spec 2.7 default).
+#: Privacy parameters of the noisy column: phi^(0) = 0.001 and zeta = 0.99 are the paper's regression values
+#: (experiment R-3, seed 003 line 436; docs/papers/pgfl.md#exp-r3), C = 1.0 the nominal ridge value (ridge has no
+#: gradient bound, docs/papers/pgfl.md#erratum-e10, #choice-gradient-bound), noise index convention I
+#: (docs/papers/pgfl.md#choice-noise-index).
 PRIVACY_DEFAULTS = MappingProxyType({"phi0": 1e-3, "zeta": 0.99, "C": 1.0})
 
 
@@ -73,7 +75,8 @@ class SweepScale:
     ----------
     servers, clients_per_server, d, clusters : int
         Instance sizes for :func:`reference_impl.pgfl.synthetic_regression`; every other field of the instance is
-        its default (the paper's setting, spec 5.1 and 2.7: :math:`\lambda = 1`, observation noise variance 0.1,
+        its default (the paper's setting, docs/papers/pgfl.md#choice-regression-data: :math:`\lambda = 1`, observation
+        noise variance 0.1,
         :math:`D_k \in \{2..9\}`, :math:`\gamma = 0.15`, average degree 3).
     taus : tuple of float
         Constant inter-cluster weights, each in [0, 1].
@@ -112,7 +115,7 @@ class SweepScale:
         if not taus or any(not 0.0 <= t <= 1.0 for t in taus):
             raise ValueError(f"taus must be a non-empty sequence in [0, 1], got {self.taus!r}")
         grid = tuple(float(m) for m in self.rho_grid)
-        increasing = all(b > a for a, b in zip(grid, grid[1:]))
+        increasing = all(b > a for a, b in itertools.pairwise(grid))
         if not grid or not increasing or any(not (math.isfinite(m) and m > 0) for m in grid):
             raise ValueError(f"rho_grid must be a non-empty strictly increasing sequence in (0, inf), "
                              f"got {self.rho_grid!r}")
@@ -140,9 +143,9 @@ def sweep_horizon(rho: float, mu_min: float, base: int, factor: float = 1.0) -> 
     r""":math:`N = \max(\text{base}, \lceil f\,\rho/\mu_{min}\rceil)` iterations.
 
     :math:`\max_n D_n/B_n` peaks at :math:`n \approx (0.35\text{--}0.6)\,\rho/\mu_{min}` on the paper-size instances
-    (found by fedcheck; spec Review note R-a: the peak moves to :math:`n \propto \rho`), so ``factor = 1`` covers the
-    peak about twice over. A sweep cell whose ratio still rises at the horizon is reported as inconclusive, never as
-    holding.
+    (found by fedcheck; docs/papers/pgfl.md#erratum-r-a: the peak moves to :math:`n \propto \rho`), so ``factor = 1``
+    covers the peak about twice over. A sweep cell whose ratio still rises at the horizon is reported as inconclusive,
+    never as holding.
     """
     if not (math.isfinite(rho) and rho > 0):
         raise ValueError(f"rho must be a finite real in (0, inf), got {rho!r}")
@@ -246,7 +249,7 @@ def sweep_penalty(item: tuple) -> dict:
 
     # privacy column: batches of runs, each batch from its own seed, CRN inside a batch; Chan's pooled moments
     count, mean, m2, plain = 0, {}, {}, {}
-    for b, batch_seed in zip(batches, seeds[1:]):
+    for b, batch_seed in zip(batches, seeds[1:], strict=True):
         centred = {tau: np.empty((G, b, S, Q)) for tau in scale.taus}
         raw = {tau: np.empty((G, b, S, Q)) for tau in scale.taus}
 
@@ -302,7 +305,7 @@ def sweep_penalty(item: tuple) -> dict:
 def noise_sweep(scale: SweepScale, instance_seed: int, seed: int, *, executor=None,
                 privacy: Mapping[str, float] = PRIVACY_DEFAULTS, alpha: float = RECORDED_ALPHA) -> dict:
     r"""Theorem II on one instance over ``scale.taus`` :math:`\times` ``scale.rho_grid``, with and without privacy
-    noise (recipe R2.2-R2.4 of spec pgfl.md, amended by Review note R-a).
+    noise (docs/papers/pgfl.md#choice-coupling, #erratum-r-a).
 
     Returns ``{"table": [row per (tau, rho)], "smallest_rho": [{"tau", "noiseless", "privacy_noise"}],
     "curves": {rho_over_Lmax: {tau: {...}}}, "instance": {...}}``; rows have the keys :data:`SWEEP_COLUMNS`
@@ -313,7 +316,7 @@ def noise_sweep(scale: SweepScale, instance_seed: int, seed: int, *, executor=No
     ----------
     Theorem II: seed 000 eqs. (27)-(28), lines 258-264 (seed 004
     Theorem 5.2). Privacy noise: Algorithm 2, seed 000 lines 118-151, with Lemma 1 / Theorem III calibration
-    :math:`\delta_k^{2(n)} = \zeta^n (2C/(\rho D_k))^2/(2\phi^{(0)})` (spec pgfl.md 2.3, convention I).
+    :math:`\delta_k^{2(n)} = \zeta^n (2C/(\rho D_k))^2/(2\phi^{(0)})` (docs/papers/pgfl.md#algorithm-2, convention I).
     """
     if not isinstance(scale, SweepScale):
         raise TypeError(f"scale must be a SweepScale, got {type(scale).__name__}")
@@ -324,7 +327,8 @@ def noise_sweep(scale: SweepScale, instance_seed: int, seed: int, *, executor=No
                C=float(privacy["C"]))                                                 # validates the values
     alpha_cell = bonferroni(alpha, len(scale.taus) * len(scale.rho_grid))
     seeds = np.random.SeedSequence(int(seed)).generate_state(len(scale.rho_grid))
-    items = [(scale, int(instance_seed), m, int(s), alpha_cell, dict(privacy)) for m, s in zip(scale.rho_grid, seeds)]
+    items = [(scale, int(instance_seed), m, int(s), alpha_cell, dict(privacy))
+             for m, s in zip(scale.rho_grid, seeds, strict=True)]
     if executor is None:
         parts = [sweep_penalty(item) for item in items]
     else:
@@ -340,7 +344,7 @@ def noise_sweep(scale: SweepScale, instance_seed: int, seed: int, *, executor=No
                                                                               [r["noisy_status"] for r in cells])})
     first = parts[0]
     return {"table": table, "smallest_rho": smallest,
-            "curves": {m: part["curves"] for m, part in zip(scale.rho_grid, parts)},
+            "curves": {m: part["curves"] for m, part in zip(scale.rho_grid, parts, strict=True)},
             "instance": {"seed": int(instance_seed), **scale.sizes, "lam": 1.0, "observation_noise_variance": 0.1,
                          "eta": first["eta"], "L_max": first["L_max"], "mu_min": first["mu_min"]},
             "privacy": dict(privacy), "alpha": alpha, "alpha_per_cell": alpha_cell}

@@ -17,7 +17,7 @@ __all__ = ["RATE_WINDOW", "affine_parts", "exact_log_mean_square", "exact_mean_s
            "rate_assessment", "relative_distance", "run_errors", "state_vectors"]
 
 
-#: Fit window for the rate: relative state error between these values (spec R1.2).
+#: Fit window for the rate: relative state error between these values.
 RATE_WINDOW = (1e-11, 1e-3)
 
 
@@ -96,7 +96,7 @@ def rate_assessment(problem: PGFLProblem, config: PGFLConfig, u_star: np.ndarray
                      radius: float) -> dict:
     r"""Is the observed decay "linear with rate :math:`r(T)`"? Returns the fits and a severity (holds iff <= 1).
 
-    Spec R1.2 compares the rate fitted over the window :math:`e_n \in [10^{-11}, 10^{-3}]` with :math:`r(T)`.
+    The recipe compares the rate fitted over the window :math:`e_n \in [10^{-11}, 10^{-3}]` with :math:`r(T)`.
     That window need not be asymptotic: when the slowest eigenmode is weakly excited by the start
     :math:`u^{(0)} = 0`, faster modes dominate it and the fit lies below :math:`r(T) - 0.05` (found by the
     property test; e.g. fitted 0.557 against :math:`r(T)` = 0.613 with a slowest-mode weight of 0.035).
@@ -106,13 +106,13 @@ def rate_assessment(problem: PGFLProblem, config: PGFLConfig, u_star: np.ndarray
     over the same window within ``RATE_BAND[1]`` (the run is this affine map) and (ii) the asymptotic rate,
     the mean of :math:`\log(\lVert e_{n+1}\rVert/\lVert e_n\rVert)` over the last 200 of
     :math:`N + 2000` steps, to lie in :math:`[r(T) - 0.05, r(T) + 0.01]`. Above that dimension (the paper's
-    size) only spec R1.2's band is applied to the observed fit.
+    size) only the band is applied to the observed fit.
     """
     fit = fit_contraction_factor(errors)
     out = {"fitted_rate": fit["factor"], "fit_window": fit["window"],
-           "spec_r1_2_band_severity": _rate_severity(fit["factor"], radius)}
+           "rate_band_severity": _rate_severity(fit["factor"], radius)}
     if u_star.size > 4000:
-        out["rate_severity"] = out["spec_r1_2_band_severity"]
+        out["rate_severity"] = out["rate_band_severity"]
         return out
     T = affine_parts(problem, config, with_noise=False)[0]
     e = -u_star / np.linalg.norm(u_star)
@@ -137,8 +137,9 @@ def rate_assessment(problem: PGFLProblem, config: PGFLConfig, u_star: np.ndarray
 
 def _homogeneous_step(problem: PGFLProblem, config: PGFLConfig, servers: np.ndarray, duals: np.ndarray,
                       noise: np.ndarray) -> np.ndarray:
-    """Linear part of one tau = 0 iteration (data terms dropped), written from spec 2.2-2.3 independently of
-    :mod:`reference_impl.pgfl`: batch of server models (R, S, Q, d), duals (R, K, d), noise (R, K, d) -> u'."""
+    """Linear part of one tau = 0 iteration (data terms dropped), written from Algorithms 1-2
+    (docs/papers/pgfl.md#algorithm-1) independently of :mod:`reference_impl.pgfl`: batch of server models
+    (R, S, Q, d), duals (R, K, d), noise (R, K, d) -> u'."""
     rho, d = config.rho, problem.d
     s_k, q_k = problem.client_server, problem.client_cluster
     curv = problem.hessians + (problem.ridge_weights + rho)[:, None, None] * np.eye(d)
@@ -147,7 +148,7 @@ def _homogeneous_step(problem: PGFLProblem, config: PGFLConfig, servers: np.ndar
     groups = problem.groups                                                                       # (S*Q, K)
     tilde = np.einsum("gk,rkd->rgd", groups, released - duals / rho) / groups.sum(axis=1)[None, :, None]
     tilde = tilde.reshape(servers.shape)                                                          # eq. (8)/(12)
-    new_servers = np.einsum("sp,rpqd->rsqd", mixing_matrix(problem), tilde)                             # eq. (9), tau = 0
+    new_servers = np.einsum("sp,rpqd->rsqd", mixing_matrix(problem), tilde)                       # eq. (9), tau = 0
     literal = config.algorithm == "alg2" and config.dual_ref == "local_aggregate"
     reference = (tilde if literal else new_servers)[:, s_k, q_k, :]
     new_duals = duals + rho * (reference - released)                                              # eq. (5)
@@ -190,9 +191,10 @@ def exact_mean_square(problem: PGFLProblem, config: PGFLConfig, u_star: np.ndarr
 
 def exact_log_mean_square(problem: PGFLProblem, config: PGFLConfig, u_star: np.ndarray,
                               iterations: int) -> np.ndarray:
-    """log E||u^(n) - u*||^2, n = 1..iterations (natural log, rescaled every step so nothing underflows), from the homogeneous recursions e_n = T e_{n-1} (deterministic part,
-    started from one noise-free step of the reference) and Cov_n = T Cov_{n-1} T^T + B diag(delta_k^2(n)) B^T: both
-    are homogeneous, so relative accuracy is kept down to any level (no eps * ||u*|| floor as in a run)."""
+    """log E||u^(n) - u*||^2, n = 1..iterations (natural log, rescaled every step so nothing underflows), from the
+    homogeneous recursions e_n = T e_{n-1} (deterministic part, started from one noise-free step of the reference) and
+    Cov_n = T Cov_{n-1} T^T + B diag(delta_k^2(n)) B^T: both are homogeneous, so relative accuracy is kept down to any
+    level (no eps * ||u*|| floor as in a run)."""
     T, B = affine_parts(problem, config)
     noise_free = PGFLConfig(**{**config.__dict__, "phi0": None})
     first = run_pgfl(problem, noise_free, 1, np.random.default_rng(0), observe=lambda st: state_vectors(st))

@@ -19,7 +19,7 @@ def error_figure(cases: list[tuple[str, np.ndarray, float]], name: str, title: s
         ref_n = np.array([1, errors.size])
         series.append(Series(label=f"{label}: r(T)^n = {radius:.4f}^n", x=ref_n,
                              y=np.maximum(radius ** ref_n.astype(float), 1e-300), style="dashed", group=label))
-    series.append(Series(label="lower end of the fit window (spec R1.2)", x=(1, max(c[1].size for c in cases)),
+    series.append(Series(label="lower end of the fit window", x=(1, max(c[1].size for c in cases)),
                          y=(RATE_WINDOW[0],) * 2, style="dashed"))
     return FigureSpec(name=name, title=title, xlabel="iteration n", ylabel="relative state error", yscale="log",
                       series=tuple(series))

@@ -4,17 +4,19 @@ Lemma 1 (seed 000 eqs. (42)/(45), lines 346-370) states, for the exact minimiser
 (4) and the minimiser :math:`w'` on a replace-one neighbouring data set with the same conditioning inputs
 (Definition 1, eq. (41)), :math:`\Delta_{k,2}^{(n)} = \max\lVert w - w'\rVert = 2C_k/(\rho D_k)`.
 
-``pgfl.lemma1`` (the "=", refuted). Logistic loss with :math:`\lVert x\rVert \le B` (:math:`C_k = B`): the maximum
-is bracketed per instance, below by the adversarial search (:mod:`verify.pgfl._neighbour_search`), above by a
-certificate valid for every neighbouring pair (:func:`theory.pgfl.sensitivity.certified_logistic_sensitivity`);
+``pgfl.lemma1`` (the "=", an identity; refuted). Logistic loss with :math:`\lVert x\rVert \le B` (:math:`C_k = B`):
+the maximum is bracketed per instance, below by the adversarial search (:mod:`verify.pgfl._neighbour_search`), above
+by a certificate valid for every neighbouring pair (:func:`theory.pgfl.sensitivity.certified_logistic_sensitivity`);
 the certified bound is below :math:`2C_k/(\rho D_k)` at every instance, which is only the supremum over
 unbounded conditioning inputs.
 
-``pgfl.lemma1_upper_bound`` (corrected, confirmed): :math:`\le 2C_k/(\rho D_k)`, attained for Huber in its linear
-region with :math:`\lambda = 0` (spec Review note R-c); the derivation's tighter :math:`2C_k/((\rho+\mu)D_k)` too.
+``pgfl.lemma1_upper_bound`` (corrected, confirmed; a bound): :math:`\le 2C_k/(\rho D_k)`, attained for Huber in its
+linear region with :math:`\lambda = 0` (docs/papers/pgfl.md#erratum-r-c, the declared hardest points: slack ratio 1);
+the derivation's tighter :math:`2C_k/((\rho+\mu)D_k)` too.
 
-``pgfl.theorem3`` (seed 000 eq. (46)): with :math:`\delta^2 = \Delta^2/(2\phi)` the Rényi divergence of the two
-releases at the measured gaps is at most :math:`\alpha\phi` for :math:`\alpha \in \{1.5, 2, 4\}` (spec R4.3).
+``pgfl.theorem3`` (seed 000 eq. (46); a bound): with :math:`\delta^2 = \Delta^2/(2\phi)` the Rényi divergence of the
+two releases at the measured gaps is at most :math:`\alpha\phi` for :math:`\alpha \in \{1.5, 2, 4\}`, attained at the
+Huber instances (the declared hardest points).
 
 Tolerance policy. Each solve stops at gradient norm (plus its counted rounding) ``gtol`` = 1e-11, so the true gap
 lies in ``gap +- (err + err' + gamma(d+4) gap)``. A bound is confirmed at a point when the upper limit is below
@@ -32,7 +34,7 @@ import numpy as np
 
 from theory.pgfl.sensitivity import certified_logistic_sensitivity
 from theory.privacy import gaussian_sigma_for_zcdp, renyi_divergence_gaussians, sensitivity_pgfl
-from verify.evidence import result_from_evidence
+from verify.evidence import HARD_POINT, declare_form, result_from_evidence
 from verify.papers import SEED_THESIS
 from verify.pgfl import cite
 from verify.pgfl._lemma1_records import PROFILE, STREAM, conditioning_sweep, neighbour_gap_records, problem_from_record
@@ -55,13 +57,17 @@ __all__ = [
 ]
 
 
-#: Rényi orders of the mechanism-level check (shared/spec/pgfl.md R4).
+#: Rényi orders of the mechanism-level check.
 ORDERS = (1.5, 2.0, 4.0)
 
 
 #: Per-iteration zCDP parameters: the paper's phi^(0) = 0.001 and phi^(300) = 0.001 * 0.99^-300
 #: (seed 004 line 1521), plus a random one per instance.
 PAPER_PHIS = (0.001, 0.001 * 0.99 ** -300)
+#: The declared hardest points of the sensitivity bound and of Theorem III: where Lemma 1's bound is attained.
+_ATTAINED = "Huber loss in its linear region, lambda = 0 (Lemma 1's bound attained)"
+_EQUALITY = ("the printed '=' (an equality): the claimed value must lie inside the certified bracket of the maximum "
+             "over all neighbouring data sets")
 
 
 def _claimed(record: Mapping[str, Any], sensitivity_fn) -> float:
@@ -117,7 +123,7 @@ def evaluate_upper_bound(record: Mapping[str, Any], *, sensitivity_fn=sensitivit
 
     ``measured`` = gap / bound.
 
-    The tighter form :math:`2C/((\rho+\mu)D)` of the derivation (spec pgfl.md Lemma 1, R3.4;
+    The tighter form :math:`2C/((\rho+\mu)D)` of the derivation (docs/papers/pgfl.md#lemma-1;
     :math:`\mu = 2\lambda/|\mathcal C_s|`) is held to the same policy.
     """
     bound = _claimed(record, sensitivity_fn)
@@ -140,12 +146,13 @@ def evaluate_attainment(record: Mapping[str, Any], *, sensitivity_fn=sensitivity
     inside = gap - err <= bound * (1.0 + gamma(4)) and bound * (1.0 - gamma(4)) <= gap + err
     return Evidence(measured=gap / bound, bound=1.0, holds=bool(inside),
                     parameters={**_summary_parameters(record), "gap": gap, "gap_error": err, "bound": bound,
-                                "status": "attained" if inside else "not attained"})
+                                "status": "attained" if inside else "not attained", HARD_POINT: _ATTAINED})
 
 
 def evaluate_theorem3(record: Mapping[str, Any], phi_zcdp: float, alpha: float, *, sensitivity_fn=sensitivity_pgfl,
                       sigma_fn=gaussian_sigma_for_zcdp) -> Evidence:
-    r"""Rényi divergence of the releases :math:`\mathcal N(w, \delta^2 I)`, :math:`\mathcal N(w', \delta^2 I)` vs :math:`\alpha\phi`.
+    r"""Rényi divergence of the releases :math:`\mathcal N(w, \delta^2 I)`, :math:`\mathcal N(w', \delta^2 I)` vs
+    :math:`\alpha\phi`.
 
     :math:`\delta` = ``sigma_fn(Delta, phi)`` with :math:`\Delta` = ``sensitivity_fn(C, rho, D)``
     (Theorem III's calibration :math:`\delta^2 = \Delta^2/(2\phi)`). The divergence is evaluated at both
@@ -163,7 +170,8 @@ def evaluate_theorem3(record: Mapping[str, Any], phi_zcdp: float, alpha: float, 
     return Evidence(measured=renyi_divergence_gaussians(gap, sigma, alpha) / target, bound=1.0, holds=holds,
                     parameters={**_summary_parameters(record), "phi_zcdp": phi_zcdp, "alpha": alpha,
                                 "sigma": sigma, "sensitivity": delta, "renyi_upper": hi, "alpha_phi": target,
-                                "status": status})
+                                "status": status,
+                                **({HARD_POINT: _ATTAINED} if record["kind"] == "huber_attained" else {})})
 
 
 def _sorted_ratio_figure(name: str, title: str, groups: Mapping[str, list[float]], *, ylabel: str) -> FigureSpec:
@@ -209,16 +217,19 @@ def check_lemma1_equality(ctx: CheckContext, *, sensitivity_fn=sensitivity_pgfl)
                "solver_gtol": 1e-11}
     if not failing:
         worst = max(evidence, key=lambda e: abs(e.measured - 1.0))
-        return CheckResult(claim_id="pgfl.lemma1", verdict=Verdict.CONFIRMED,
-                           summary="the claimed sensitivity lies inside the certified bracket at every instance",
-                           quantity="certified max ||w - w'|| / claimed", measured=worst.measured, bound=1.0,
-                           margin=0.0, seed=ctx.seed, figures=figures, details=details)
+        return declare_form(CheckResult(claim_id="pgfl.lemma1", verdict=Verdict.CONFIRMED,
+                                        summary="the claimed sensitivity lies inside the certified bracket at every "
+                                                "instance",
+                                        quantity="certified max ||w - w'|| / claimed", measured=worst.measured,
+                                        bound=1.0, margin=0.0, seed=ctx.seed, figures=figures, details=details),
+                            "identity", _EQUALITY)
     # The counterexample: the paper's own first iteration (deterministic conditioning inputs).
-    paper = [(r, e) for r, e in zip(records, evidence) if r["kind"] == "paper_first_iteration" and not e.holds]
-    record, ev = paper[0] if paper else next((r, e) for r, e in zip(records, evidence) if not e.holds)
+    pairs = list(zip(records, evidence, strict=True))
+    paper = [(r, e) for r, e in pairs if r["kind"] == "paper_first_iteration" and not e.holds]
+    record, ev = paper[0] if paper else next((r, e) for r, e in pairs if not e.holds)
     counterexample = {k: v for k, v in record.items() if k != "certified"}
     counterexample.update(ev.parameters)
-    return CheckResult(
+    return declare_form(CheckResult(
         claim_id="pgfl.lemma1", verdict=Verdict.REFUTED,
         summary=(f"max over all neighbours is certified below 2C/(rho D) at {len(failing)} of {len(evidence)} "
                  f"logistic instances (certified ratio {min(cert_ratios):.3g}-{max(cert_ratios):.3g}, "
@@ -226,7 +237,8 @@ def check_lemma1_equality(ctx: CheckContext, *, sensitivity_fn=sensitivity_pgfl)
                  f"iteration the ratio is <= {ev.measured:.3g}"),
         quantity="certified max over neighbours of ||w - w'|| / (2C/(rho D))",
         measured=ev.measured, bound=1.0, margin=1.0 - ev.measured, counterexample=counterexample,
-        corrected_claim="pgfl.lemma1_upper_bound", seed=ctx.seed, figures=figures, details=details)
+        corrected_claim="pgfl.lemma1_upper_bound", seed=ctx.seed, figures=figures, details=details),
+        "identity", _EQUALITY)
 
 
 def check_lemma1_upper_bound(ctx: CheckContext, *, sensitivity_fn=sensitivity_pgfl) -> CheckResult:
@@ -235,11 +247,11 @@ def check_lemma1_upper_bound(ctx: CheckContext, *, sensitivity_fn=sensitivity_pg
     evidence = [evaluate_attainment(r, sensitivity_fn=sensitivity_fn) if r["kind"] == "huber_attained"
                 else evaluate_upper_bound(r, sensitivity_fn=sensitivity_fn) for r in records]
     groups = {"logistic (adversarial)": [], "Huber (adversarial)": [], "Huber, constructed (lambda = 0)": []}
-    for r, e in zip(records, evidence):
+    for r, e in zip(records, evidence, strict=True):
         key = ("Huber, constructed (lambda = 0)" if r["kind"] == "huber_attained"
                else "logistic (adversarial)" if r["loss"] == "logistic" else "Huber (adversarial)")
         groups[key].append(e.measured)
-    attained = [e for r, e in zip(records, evidence) if r["kind"] == "huber_attained"]
+    attained = [e for r, e in zip(records, evidence, strict=True) if r["kind"] == "huber_attained"]
     figure = _sorted_ratio_figure("gap_ratios", "PGFL Lemma 1 as an upper bound: ||w - w'|| / (2C/(rho D))", groups,
                                   ylabel="ratio to 2C/(rho D)")
     status = [e.parameters["status"] for e in evidence]
@@ -259,7 +271,7 @@ def check_lemma1_upper_bound(ctx: CheckContext, *, sensitivity_fn=sensitivity_pg
 
 def check_theorem3(ctx: CheckContext, *, sensitivity_fn=sensitivity_pgfl,
                    sigma_fn=gaussian_sigma_for_zcdp) -> CheckResult:
-    """Mechanism level (R4.3): D_alpha of the two releases at the Lemma 1 gaps, noise from Theorem III."""
+    """Mechanism level: D_alpha of the two releases at the Lemma 1 gaps, noise from Theorem III."""
     records = neighbour_gap_records(ctx)
     rng = np.random.default_rng(ctx.seed_sequence("pgfl.theorem3"))
     evidence = []
@@ -305,9 +317,13 @@ CLAIMS = (
                 "(strong monotonicity plus the exact diameter of the logistic gradient set) puts the maximum "
                 "strictly below 2C/(rho D) at every instance; at the paper's first iteration (w = 0, phi = 0, "
                 "rho = 1, B = 1) it is at most ~0.55 of it. The bound is only the supremum over unbounded "
-                "conditioning inputs (lambda = 0), and is attained for Huber (spec pgfl.md Lemma 1, R3, R-c). "
+                "conditioning inputs (lambda = 0), and is attained for Huber (docs/papers/pgfl.md#lemma-1, "
+                "#erratum-r-c). "
                 "The seed prints '=' (000 eq. (42)) while its own proof and Theorem III only use '<='. "
-                "Policy for a printed '=' where '<=' is meant (applied to pgfl.lemma1 and zcdp_nfl.lemma1 alike): the verdict is on the relation as printed, so '=' is refuted when some admissible instance gives '<', and the severity is 'typo' when the '<=' form holds, is attained in the hypothesis class and is what the paper uses."),
+                "Policy for a printed '=' where '<=' is meant (applied to pgfl.lemma1 and zcdp_nfl.lemma1 alike): "
+                "the verdict is on the relation as printed, so '=' is refuted when some admissible instance gives "
+                "'<', and the severity is 'typo' when the '<=' form holds, is attained in the hypothesis class and is "
+                "what the paper uses."),
         severity="typo",
         reproduce=reproduce_lemma1_equality,
         corrected_by="pgfl.lemma1_upper_bound",
@@ -326,7 +342,8 @@ CLAIMS = (
         expected=Verdict.CONFIRMED,
         reason=("(4) is (rho + mu)-strongly convex and swapping one sample changes its gradient by at most "
                 "2C/D; the adversarial search never exceeds the bound and the constructed Huber instances "
-                "attain it within solver tolerance (spec pgfl.md Lemma 1 [derived], Review note R-c)."),
+                "attain it within solver tolerance (docs/papers/pgfl.md#lemma-1, #erratum-r-c): slack ratio 1 at "
+                "the declared hardest points, so the constant cannot be improved under Assumption 3."),
         corrects="pgfl.lemma1",
     ),
     Claim(
@@ -346,6 +363,7 @@ CLAIMS = (
         expected=Verdict.CONFIRMED,
         reason=("D_alpha = alpha ||w - w'||^2/(2 delta^2) (Bun & Steinke Lemma 2.4, checked in dp.gaussian_zcdp) "
                 "and ||w - w'|| <= Delta; it is attained at the Huber instances, so the calibration has no slack. "
-                "A's proof drops the square on Delta in its last line (E8); (46) itself is right."),
+                "Version A's proof drops the square on Delta in its last line (docs/papers/pgfl.md#erratum-e8); "
+                "(46) itself is right."),
     ),
 )

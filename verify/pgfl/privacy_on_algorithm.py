@@ -19,6 +19,7 @@ from scipy import stats
 
 from reference_impl.pgfl import PGFLConfig, PGFLState, run_pgfl, synthetic_regression
 from theory.privacy import gaussian_zcdp, sensitivity_pgfl, zcdp_total_variance_decay
+from verify.evidence import declare_form
 from verify.records import CheckContext, CheckResult, Citation, Claim, FigureSpec, MonteCarlo, Series, Verdict
 from verify.tolerance import CHI2_ALPHA, gamma, relative_gap
 
@@ -67,15 +68,17 @@ def check_privacy_on_algorithm(ctx: CheckContext, *, variance_scale: float = 1.0
     per_client = accounted.reshape(-1)
     order = np.sort(per_client)
     figure = FigureSpec(
-        name="accounted_totals", title=f"Per-client accounted zCDP after {iterations} iterations (2 of 5 clients per server scheduled)",
+        name="accounted_totals", title=f"Per-client accounted zCDP after {iterations} iterations "
+              "(2 of 5 clients per server scheduled)",
         xlabel="client (sorted)", ylabel="total zCDP",
         series=(Series(label="accounted from the implementation's variances", x=np.arange(order.size), y=order,
                        style="points"),
-                Series(label="full participation (closed form)", x=(0, order.size - 1), y=(full, full), style="dashed")))
+                Series(label="full participation (closed form)", x=(0, order.size - 1), y=(full, full),
+                       style="dashed")))
     details = {"chi2_statistic": statistic, "chi2_dof": dof, "chi2_interval": [float(lo), float(hi)],
                "accounting_max_relative_gap": gap, "full_participation_gap": full_gap, "tolerance": tol,
                "accounted_total_range": [float(order[0]), float(order[-1])]}
-    return CheckResult(
+    result = CheckResult(
         claim_id="pgfl.privacy_on_algorithm", verdict=verdict,
         summary=(f"chi2 = {statistic:.6g} in [{lo:.6g}, {hi:.6g}] ({dof} dof); accounted totals match "
                  f"sum of phi0 zeta^-n over releases to {gap:.2g}"),
@@ -83,6 +86,8 @@ def check_privacy_on_algorithm(ctx: CheckContext, *, variance_scale: float = 1.0
         margin=float(hi) - statistic,
         counterexample=None if verdict is Verdict.CONFIRMED else {"seed": seed, "variance_scale": variance_scale},
         monte_carlo=MonteCarlo(n=dof, alpha=CHI2_ALPHA, seed=seed), seed=ctx.seed, figures=(figure,), details=details)
+    return declare_form(result, "identity", "the released noise has the calibrated law (two-sided chi-square test) and "
+                                            "the accounted totals equal the theory to rounding: equalities")
 
 
 CLAIMS = (
@@ -95,7 +100,9 @@ CLAIMS = (
         statement=("In privacy-preserving PGFL, the release of client k at iteration n carries noise "
                    "N(0, zeta^n Delta_k^2/(2 phi0) I) with Delta_k = 2C/(rho D_k), hence is phi0 zeta^-n-zCDP, and the "
                    "client's total is the sum over the iterations in which it released."),
-        hypotheses=("Algorithm 2 with client scheduling", "noise convention I (release n uses zeta^n delta2(0))"),
+        hypotheses=("Algorithm 2 with client scheduling",
+                    "noise index convention I (release n uses zeta^n delta2(0); "
+                    "docs/papers/pgfl.md#choice-noise-index)"),
         check=check_privacy_on_algorithm, expected=Verdict.CONFIRMED,
         reason="Chi-square test of all released noise passes; accounted totals equal the theory to rounding.",
     ),

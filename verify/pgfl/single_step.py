@@ -1,4 +1,4 @@
-r"""PGFL single-step server update (variant V0, spec pgfl.md 2.6 and erratum E5).
+r"""PGFL single-step server update (variant V0, docs/papers/pgfl.md#single-step and #erratum-e5).
 
 The papers present a single-step server update (seed 000 eqs. (6)-(7), lines 90-98;
 seed 004 eqs. (5.6)-(5.7), lines 1236-1250) and then replace it by the multi-step
@@ -23,7 +23,7 @@ point. The cause is two sign errors: the consensus term :math:`(\rho/2)\sum_p(w_
 :math:`\nabla f_k(w) = \varphi_k`, the server step gives :math:`\psi_s = -(2/\rho)\,g_s(w)` with
 :math:`g_s` the mean gradient over :math:`\mathcal C_{s,(q)}`, and :math:`\sum_s\psi_s = 0` is preserved by
 the antisymmetric dual step, so :math:`\sum_s g_s(w) = 0`]. Unlike the multi-step update, whose limit is
-biased by :math:`O(1/\rho)` (spec 2.8 item 2), the corrected single-step limit does not depend on
+biased by :math:`O(1/\rho)` (docs/papers/pgfl.md#structure), the corrected single-step limit does not depend on
 :math:`\rho`; it still weights each server's groups equally, so it is (Pa) only when the group sizes are equal.
 """
 
@@ -48,7 +48,7 @@ __all__ = ["CLAIMS", "PAPER_LIKE_INSTANCE", "check_single_step_corrected", "chec
            "single_step_affine_map"]
 
 
-#: The spec's kind of instance (spec 2.6: "prototype, tau = 0"; the regression setting of 5.1 reduced to a size
+#: The paper's regression setting (docs/papers/pgfl.md#exp-r1) reduced to a size
 #: whose iteration matrix is formed exactly): S = 4 servers, 4 clients per server, Q = 2, d = 3, ridge.
 PAPER_LIKE_INSTANCE = {"seed": 7, "servers": 4, "clients_per_server": 4, "clusters": 2, "d": 3, "lam": 1.0,
                        "samples": (2, 9), "data": "gaussian", "average_degree": 3.0, "rho_factor": 0.25}
@@ -98,8 +98,8 @@ def single_step_affine_map(problem: PGFLProblem, config: PGFLConfig) -> tuple[np
 
 
 def group_weighted_optimum(problem: PGFLProblem) -> tuple[np.ndarray, float]:
-    r""":math:`\arg\min_w\sum_s |\mathcal C_{s,(q)}|^{-1}\sum_{k\in\mathcal C_{s,(q)}} f_k(w)` per cluster (ridge), (Q, d),
-    with the condition number of the largest of the Q linear systems solved."""
+    r""":math:`\arg\min_w\sum_s |\mathcal C_{s,(q)}|^{-1}\sum_{k\in\mathcal C_{s,(q)}} f_k(w)` per cluster (ridge),
+    (Q, d), with the condition number of the largest of the Q linear systems solved."""
     Q, d = problem.n_clusters, problem.d
     out, worst_cond = np.empty((Q, d)), 1.0
     curv = problem.hessians + problem.ridge_weights[:, None, None] * np.eye(d)
@@ -108,7 +108,8 @@ def group_weighted_optimum(problem: PGFLProblem) -> tuple[np.ndarray, float]:
         for s in range(problem.S):
             m = (problem.client_server == s) & (problem.client_cluster == q)
             if not m.any():
-                raise ValueError(f"group C_(s={s}, q={q}) is empty: the single-step variant needs every group non-empty")
+                raise ValueError(f"group C_(s={s}, q={q}) is empty: the single-step variant needs every group "
+                                 "non-empty")
             lhs += curv[m].mean(axis=0)
             rhs += problem.linear_terms[m].mean(axis=0)
         out[q] = np.linalg.solve(lhs, rhs)
@@ -180,7 +181,7 @@ def _figure(params: Mapping[str, Any]) -> FigureSpec:
 
 
 def check_single_step_printed(ctx: CheckContext, *, server_update: str = "single_step_printed") -> CheckResult:
-    """Random connected multi-server ridge instances (tau = 0) and the spec-like instance; refuted when r(T) >= 1."""
+    """Random connected multi-server ridge instances (tau = 0) and the paper-like instance; refuted when r(T) >= 1."""
     prof = _PROFILE[ctx.profile]
     evidence = [evaluate_single_step_printed(PAPER_LIKE_INSTANCE, server_update=server_update)]
     evidence += sample_evidence(ctx, "pgfl.single_step_update", _batch, prof["batches"],
@@ -189,7 +190,10 @@ def check_single_step_printed(ctx: CheckContext, *, server_update: str = "single
                                   quantity="spectral radius r(T) of the tau = 0 iteration (converges iff < 1)",
                                   what=f"{server_update} iteration converges", figures=[_figure(PAPER_LIKE_INSTANCE)],
                                   corrected_claim="pgfl.single_step_update_corrected",
-                                  details={"radii": [e.measured for e in evidence]})
+                                  details={"radii": [e.measured for e in evidence]},
+                                  form="decision",
+                                  form_reason="convergence or not: the spectral radius of the affine iteration "
+                                              "against 1")
     return with_minimal_counterexample(result, evidence,
                                        lambda e: e.parameters["servers"] * e.parameters["clients_per_server"]
                                        * e.parameters["d"], "S * clients per server * d")
@@ -207,7 +211,10 @@ def check_single_step_corrected(ctx: CheckContext, *, limit_fn=group_weighted_op
         what="corrected V0 contracts to consensus at the group-weighted optimum",
         figures=[_figure(PAPER_LIKE_INSTANCE)],
         details={"radii": [e.parameters["spectral_radius"] for e in evidence],
-                 "max_relative_gap": max(e.parameters["relative_gap_to_limit"] for e in evidence)})
+                 "max_relative_gap": max(e.parameters["relative_gap_to_limit"] for e in evidence)},
+        form="identity",
+        form_reason=("the solved fixed point equals the group-weighted optimum to the solves' rounding (and r(T) < 1, "
+                     "so the iteration reaches it): an equality, no slack"))
 
 
 _CITE = (cite(label="Section II-A, single-step server update", equation="(6)-(7)", lines="90-102"),
@@ -226,9 +233,10 @@ CLAIMS = (
                     "full participation, no noise", "every group C_{s,(q)} non-empty"),
         check=check_single_step_printed,
         expected=Verdict.REFUTED,
-        reason=("The tau = 0 iteration is affine; its spectral radius exceeds 1 on every instance drawn (spec E5: "
+        reason=("The tau = 0 iteration is affine; its spectral radius exceeds 1 on every instance drawn "
+                "(docs/papers/pgfl.md#erratum-e5: "
                 "prototype diverges), so the iterates blow up (overflow after a few hundred iterations on the "
-                "spec-like instance). Two sign errors turn the consensus step into an ascent on the disagreement."),
+                "paper-like instance). Two sign errors turn the consensus step into an ascent on the disagreement."),
         severity="typo",
         reproduce=evaluate_single_step_printed,
         corrected_by="pgfl.single_step_update_corrected",
@@ -237,7 +245,8 @@ CLAIMS = (
         id="pgfl.single_step_update_corrected",
         title="Sign-corrected single-step update converges to consensus at the group-weighted optimum",
         citations=_CITE,
-        statement=("Corrected statement (spec 2.6): with (rho/2) sum_p (w_s + w_p) and psi += rho sum_p (w_s - w_p), "
+        statement=("Corrected statement (docs/papers/pgfl.md#erratum-e5): with (rho/2) sum_p (w_s + w_p) and "
+                   "psi += rho sum_p (w_s - w_p), "
                    "the tau = 0 iteration contracts (r(T) < 1) for every rho > 0 tried, and every server model "
                    "converges to argmin_w sum_s (1/|C_s,(q)|) sum_{k in C_s,(q)} f_k(w) (exact consensus, no "
                    "O(1/rho) bias)."),

@@ -20,21 +20,21 @@ from verify.strategies import pgfl_huber_attaining_instances, pgfl_neighbouring_
 from verify.tolerance import gamma
 
 #: The paper's first iteration (w^(0) = 0, phi^(0) = 0; seed 000 Algorithm 1) with OrganAMNIST's
-#: D_k = 2 (seed 003 line 484) and normalised features ||x|| <= 1 (C_k = 1, spec pgfl.md 5.2);
+#: D_k = 2 (seed 003 line 484) and normalised features ||x|| <= 1 (C_k = 1, docs/papers/pgfl.md#choice-classification);
 #: rho is not reported (rho = 1), |C_s| = 15 (seed 000 line 410).
 PAPER_FIRST_ITERATION = {"loss": "logistic", "feature_radius": 1.0, "X": np.array([[1.0, 0.0], [0.0, 1.0]]),
                          "y": np.array([1.0, 0.0]), "x_new": np.array([0.0, -1.0]), "y_new": 0.0,
                          "w_server": np.zeros(2), "phi_dual": np.zeros(2), "rho": 1.0, "lam": 0.0,
                          "n_server_clients": 15, "huber_threshold": 1.0}
 _digits = np.random.default_rng(2024)
-#: The MNIST substitute of spec pgfl.md 5.2 (load_digits: d = 64, features in [0, 1] scaled to
+#: The MNIST substitute of docs/papers/pgfl.md#choice-classification (load_digits: d = 64, features in [0, 1] scaled to
 #: ||x|| <= 1, D_k = 4 in the low-similarity range [2, 4]); pixels drawn here, not read from the data set.
 DIGITS_LIKE = {"loss": "logistic", "feature_radius": 1.0,
                "X": (lambda a: a / np.linalg.norm(a, axis=1, keepdims=True))(_digits.uniform(0.0, 1.0, (4, 64))),
                "y": np.array([0.0, 1.0, 1.0, 0.0]), "x_new": np.full(64, 1 / 8.0), "y_new": 1.0,
                "w_server": _digits.normal(0.0, 0.1, 64), "phi_dual": _digits.normal(0.0, 0.01, 64), "rho": 1.0,
                "lam": 0.01, "n_server_clients": 15, "huber_threshold": 1.0}
-#: R-c's Huber instance: D_k = 1, lambda = 0, both residuals in the linear region.
+#: The Huber instance of docs/papers/pgfl.md#erratum-r-c: D_k = 1, lambda = 0, both residuals in the linear region.
 HUBER_D1 = {"X": np.array([[0.6, 0.8]]), "signs": np.array([1.0]), "w_server": np.array([1.0, -2.0]),
             "phi_dual": np.array([0.5, 0.0]), "rho": 1.0, "huber_threshold": 1.0, "feature_radius": 1.0,
             "n_server_clients": 1}
@@ -75,7 +75,7 @@ def test_gap_never_exceeds_two_c_over_rho_d(params):
 def test_huber_in_the_linear_region_attains_the_bound(params):
     """Property: for the Huber loss with lambda = 0 and every residual in the linear region (opposite
     pieces for the replaced sample), ||w - w'|| = 2C/(rho D) within the solver's certified error, so
-    the bound cannot be improved under Assumption 3 alone (spec pgfl.md Review note R-c)."""
+    the bound cannot be improved under Assumption 3 alone (docs/papers/pgfl.md#erratum-r-c)."""
     record = attained_huber_instance(params)
     evidence = evaluate_attainment(record)
     target(abs(evidence.measured - 1.0), label="|gap / bound - 1|")
@@ -115,7 +115,7 @@ def test_theorem3_calibration_is_exact_where_lemma1_is_attained(params, phi, alp
 @example(delta=2.0 / (1.0 * 2), phi=0.001)
 def test_variance_and_zcdp_parameter_round_trip(delta, phi):
     """Property: delta^2 = Delta^2/(2 phi) <=> phi = Delta^2/(2 delta^2) (Theorem III's two forms),
-    within a few ulps (spec pgfl.md R4.1)."""
+    within a few ulps."""
     sigma = gaussian_sigma_for_zcdp(delta, phi)
     back = gaussian_zcdp(delta, sigma)
     target(abs(back - phi) / phi, label="relative round-trip error")

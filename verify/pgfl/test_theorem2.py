@@ -38,8 +38,21 @@ def test_equal_optima_violate_the_bound_for_every_rho(point):
     assert not evidence.holds and evidence.measured > 0.0
 
 
-#: The paper's regression setting (spec 5.1 and 2.7: S = 10, 15 clients per server, Q = 3, d = 60, D_k in 2..9,
-#: lambda = 1, rho = 0.25 L_max, tau = 0.4, phi^(0) = 0.001, zeta = 0.99, nominal C = 1).
+@pytest.mark.claim("pgfl.corollary")
+@given(point=equal_optima_points(), n=st.integers(min_value=2, max_value=30))
+@example(point=(1.0, 3.0, 1.0, 100.0, 0.9), n=20)  # the check's reported counterexample
+def test_corollary_fails_with_its_hypothesis_non_vacuous(point, n):
+    """Property: after n - 1 >= 1 steps of tau = 0 and one of tau on the equal-optima instance (eta = 0, so the
+    Corollary's bound tau eta is 0) the exact gap tau^2 w0^2 (r_2^n - r_1^n)^2 is positive, and the simulation agrees
+    with it wherever it is resolvable: the Corollary fails although its hypothesis tau^(i) = 0 (i < n) holds."""
+    evidence = evaluate_equal_optima(*point, n)
+    target(float(evidence.parameters["resolvable"]), label="resolvable in floating point")
+    assert evidence.parameters["closed_form_agrees"], evidence
+    assert evidence.parameters["exact_positive"] and not evidence.holds, evidence
+
+
+#: The paper's regression setting (docs/papers/pgfl.md#choice-regression-data: S = 10, 15 clients per server, Q = 3,
+#: d = 60, D_k in 2..9, lambda = 1, rho = 0.25 L_max, tau = 0.4, phi^(0) = 0.001, zeta = 0.99, nominal C = 1).
 PAPER_SETTING = {"seed": 0, "servers": 10, "clients_per_server": 15, "clusters": 3, "d": 60, "lam": 1.0,
                  "samples": (2, 9), "data": "gaussian", "rho_factor": 0.25, "taus": (0.4,), **PRIVACY_DEFAULTS,
                  "iterations": 30, "runs": 3, "run_seed": 0}

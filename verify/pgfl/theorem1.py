@@ -2,22 +2,28 @@ r"""PGFL Theorem I: linear convergence without inter-cluster learning (:math:`\t
 
 Theorem I (seed 000 line 229, seed 003 line 268, thesis Theorem 5.1 line 1399) states that with
 :math:`\tau^{(n)} = 0` PGFL "converges to the optimal solution of (2) in linear time for each cluster": (Pa) of
-shared/spec/pgfl.md 1.3, :math:`w^\star_{(q)} = \arg\min_w\sum_{k\in\mathcal C_{(q)}} f_k(w)`. Ridge instances
-(strongly convex, spec E11) of :mod:`verify.pgfl._instances`.
+docs/papers/pgfl.md#reference-problems, :math:`w^\star_{(q)} = \arg\min_w\sum_{k\in\mathcal C_{(q)}} f_k(w)`. Ridge
+instances (strongly convex, docs/papers/pgfl.md#erratum-e11) of :mod:`verify.pgfl._instances`.
 
-``pgfl.theorem1`` (as stated; refuted). One server: global-consensus ADMM, reaches (Pa). Several servers: linear
-convergence at rate :math:`r(T)` to the fixed point (Pc) of spec 2.8, which is not (Pa) (:math:`O(1/\rho)`
-disagreement plus a :math:`\pi`-weighting bias, spec E12); and Algorithm 1 diverges for small :math:`\rho`
-(:func:`theory.pgfl.stability.identical_clients_threshold`).
+``pgfl.theorem1`` (as stated; refuted; a decision: the limit is the optimum or it is not). One server:
+global-consensus ADMM, reaches (Pa). Several servers: linear convergence at rate :math:`r(T)` to the fixed point (Pc)
+(docs/papers/pgfl.md#structure), which is not (Pa) (:math:`O(1/\rho)` disagreement plus a :math:`\pi`-weighting bias,
+docs/papers/pgfl.md#erratum-e12); and Algorithm 1 diverges for small :math:`\rho`
+(:func:`theory.pgfl.stability.identical_clients_threshold`). The refutation does not rest on which regulariser
+weighting "(2)" is read with (docs/papers/pgfl.md#erratum-e4): where the servers' models of a cluster still disagree
+at the limit (``consensus_gap`` > 0) it is the consensus optimum of no problem; where they agree (two servers joined
+by an edge average the same aggregates) the limit weights each server's group by its mean gradient (the
+:math:`\pi`-weighted optimum), not each client, so it is not the optimum of a client sum whatever the regulariser.
 
 ``pgfl.theorem1_fixed_point`` (corrected; confirmed). With the stability condition: limit (Pc), = (Pa) for
 :math:`S = 1`, within an explicit :math:`O(1/\rho)` of the :math:`\pi`-weighted optimum
-(:func:`theory.pgfl.consensus.consensus_bias`).
+(:func:`theory.pgfl.consensus.consensus_bias`). Its one inequality, the :math:`O(1/\rho)` bias bound, carries the
+result's tightness; the other conditions (stability, limit, rate, :math:`S = 1` target) are not bound points.
 
-Acceptance constants (spec R1; the claim's resolution, not rounding tolerances): (Pa) reached to ``TARGET_RTOL``
-when :math:`S = 1`, the iterate within ``FIXED_POINT_RTOL`` of (Pc), the rate band :math:`[r(T) - 0.05, r(T) +
-0.01]` of spec R1.2 applied as :func:`verify.pgfl._tau0_iteration.rate_assessment` explains. The private
-versions are in :mod:`verify.pgfl.theorem1_private`.
+Acceptance constants (the claim's resolution, not rounding tolerances): (Pa) reached to ``TARGET_RTOL`` when
+:math:`S = 1`, the iterate within ``FIXED_POINT_RTOL`` of (Pc), the rate band :math:`[r(T) - 0.05, r(T) + 0.01]`
+applied as :func:`verify.pgfl._tau0_iteration.rate_assessment` explains. The private versions are in
+:mod:`verify.pgfl.theorem1_private`.
 """
 
 from __future__ import annotations
@@ -38,7 +44,7 @@ from theory.pgfl.consensus import (
     pi_weighted_optimum,
 )
 from theory.pgfl.stability import identical_clients_threshold, iteration_radius, stability_threshold_factor
-from verify.evidence import result_from_evidence, sample_evidence
+from verify.evidence import HARD_POINT, SIDES, result_from_evidence, sample_evidence
 from verify.papers import SEED_PGFL_J, SEED_THESIS
 from verify.pgfl import cite
 from verify.pgfl._instances import (
@@ -101,13 +107,19 @@ def evaluate_theorem1(params: Mapping[str, Any], *, optimum_fn: Callable = pa_op
     dist_pa = relative_distance(models, target)
     dist_pc = relative_distance(models, w_pc)
     linear = radius < 1.0 and rate["rate_severity"] <= 1.0
-    # one server: (Pa) must be reached exactly (spec R1.1); several: within the fixed-point tolerance
+    # disagreement of the servers' models of a cluster at the limit: a limit that is not a consensus is the optimum
+    # of no consensus problem, whichever regulariser weighting "(2)" is read with
+    spread = max(float(np.max(np.linalg.norm(w_pc[:, q, None, :] - w_pc[None, :, q, :], axis=-1)))
+                 for q in range(w_pc.shape[1]))
+    consensus_gap = spread / max(float(np.max(np.linalg.norm(w_pc, axis=-1))), 1e-300)
+    # one server: (Pa) must be reached exactly; several: within the fixed-point tolerance
     tol = TARGET_RTOL if problem.S == 1 else FIXED_POINT_RTOL
     return Evidence(measured=dist_pa, bound=tol, holds=bool(linear and dist_pa <= tol),
                     parameters={**dict(params), "iterations": int(errors.size), "spectral_radius": radius, **rate,
                                 "relative_distance_to_Pa": dist_pa, "relative_distance_to_Pc": dist_pc,
                                 "fixed_point_residual": residual,
-                                "relative_distance_Pc_to_Pa": relative_distance(w_pc, target)})
+                                "relative_distance_Pc_to_Pa": relative_distance(w_pc, target),
+                                "consensus_gap": consensus_gap})
 
 
 def _theorem1_batch(rng: np.random.Generator, count: int, optimum_fn: Callable) -> list[Evidence]:
@@ -151,11 +163,12 @@ def smallest_stable_rho(problem: PGFLProblem, grid=None, *, algorithm: str = "al
 
 
 def _stability_report(ctx: CheckContext) -> dict:
-    """Smallest stable rho/L_max of Algorithm 1 on spec-5.1-style instances, and the sharp 4-cycle example."""
+    """Smallest stable rho/L_max of Algorithm 1 on instances shaped like the paper's regression setting, and the sharp
+    4-cycle example."""
     rng = np.random.default_rng(ctx.seed_sequence("pgfl.theorem1.stability").generate_state(1)[0])
     rows = []
     count = 4 if not ctx.thorough else 8
-    for i in range(count):
+    for _ in range(count):
         d = int(rng.integers(2, 5))
         params = {"seed": int(rng.integers(2**32)), "servers": int(rng.integers(3, 7)), "clients_per_server": 4,
                   "clusters": 2, "d": d, "lam": 0.1, "samples": (2, 9), "data": "gaussian", "average_degree": 3.0}
@@ -175,14 +188,15 @@ def _stability_report(ctx: CheckContext) -> dict:
     scan = smallest_stable_rho(c4, np.geomspace(0.05, 1.0, 41))
     at_01 = iteration_spectral_radius(c4, PGFLConfig(rho=0.1 * c4.max_curvature))
     a = 0.1 / 1.1
-    return {"spec_5_1_style_instances": rows,
+    return {"paper_style_instances": rows,
             "four_cycle_identical_clients": {
                 "params": four_cycle_identical_params(0.1), "closed_form_threshold_rho_over_Lmax": threshold,
                 "grid_smallest_stable_rho_over_Lmax": scan["smallest_stable_rho_over_Lmax"],
                 "grid_largest_unstable_rho_over_Lmax": scan["largest_unstable_rho_over_Lmax"],
                 "r(T)_at_0.1_Lmax": at_01, "closed_form_r_at_0.1_Lmax": 4.0 / 3.0 - 5.0 / 3.0 * a},
-            "note": ("Algorithm 1 is unstable below a threshold; spec 2.5's 0.03-0.08 L_max describes "
-                     "spec-5.1 data, where L_max is set by outlying clients. With identical clients the "
+            "note": ("Algorithm 1 is unstable below a threshold; the 0.03-0.08 L_max seen on the paper's kind of "
+                     "data (docs/papers/pgfl.md#choice-rho-lambda) holds where L_max is set by outlying clients. With "
+                     "identical clients the "
                      "threshold is L_max m/(1+m) (0.25 L_max on a 4-cycle), so rho >= 0.1 L_max is not "
                      "always stable.")}
 
@@ -237,12 +251,16 @@ def check_theorem1(ctx: CheckContext, *, optimum_fn: Callable = pa_optimum) -> C
         "rate_fits": [{"servers": e.parameters["servers"], "r(T)": e.parameters["spectral_radius"],
                        "fitted": e.parameters["fitted_rate"], "predicted": e.parameters.get("predicted_window_fit"),
                        "asymptotic": e.parameters.get("asymptotic_rate")} for e in evidence],
-        "spec_R1_2_band_violations": sum(e.parameters["spec_r1_2_band_severity"] > 1.0 for e in evidence),
+        "rate_band_violations": sum(e.parameters["rate_band_severity"] > 1.0 for e in evidence),
         "rho_sweep_on_worst_instance": sweep, "loglog_exponents": exponents,
         "stability": _stability_report(ctx),
     }
+    details["multi_server_consensus_gap"] = [e.parameters["consensus_gap"] for e in multi]
     return result_from_evidence(
         "pgfl.theorem1", evidence, ctx=ctx, quantity="max_{s,q} ||w_{s,(q)}^(N) - w*_(q)|| / max_q ||w*_(q)|| (Pa)",
+        form="decision", form_reason=("convergence to the optimum of (2) or not: the run converges (to the solved "
+                                      "fixed point (Pc)) and its distance to (Pa) is compared with the fixed-point "
+                                      "tolerance; the paper gives no rate constant to bound"),
         what="Algorithm 1 (tau = 0) converges linearly to (Pa)", figures=figures,
         corrected_claim="pgfl.theorem1_fixed_point", details=details)
 
@@ -257,7 +275,8 @@ def reproduce_theorem1(counterexample: Mapping[str, Any]) -> Evidence:
 # --------------------------------------------------------------------------------------------------
 
 
-def _bias_evidence(problem: PGFLProblem, rho: float, params: Mapping[str, Any], pi_optimum_fn: Callable) -> Evidence:
+def _bias_evidence(problem: PGFLProblem, rho: float, params: Mapping[str, Any],
+                   pi_optimum_fn: Callable) -> list[Evidence]:
     r"""Distance of (Pc) to the :math:`\pi`-weighted optimum against
     :math:`\kappa\lVert g_\pi\rVert/(\rho' - \kappa G_{\max})`.
 
@@ -268,6 +287,11 @@ def _bias_evidence(problem: PGFLProblem, rho: float, params: Mapping[str, Any], 
     :math:`\gamma_{16Sd+16}(\mathrm{cond}(\bar G) + \mathrm{cond}(\text{fixed-point system}))\sqrt{Sd}\max|w|`
     (the fixed-point system's condition grows like :math:`\rho'`). ``measured`` is the worst ratio
     distance / (bound + allowance).
+
+    Two points: every row, and (a declared hardest point) the rows at the largest :math:`\rho'`, the bound's
+    first-order regime, where :math:`\rho'\lVert e\rVert \to \lVert N(I - A)^\# A\,g\rVert` and only the slack of
+    the operator norm :math:`\kappa` remains. ``parameters["sides"]``: (distance, bound) of the row with the largest
+    ratio, rows at the rounding allowance left out.
     """
     w_pi_ref = pi_weighted_optimum(problem)
     w_pi = np.asarray(pi_optimum_fn(problem))
@@ -296,10 +320,28 @@ def _bias_evidence(problem: PGFLProblem, rho: float, params: Mapping[str, Any], 
     identity = max(cb["identity_gap"] / (gamma(16 * S * d + 16) * (cb["scale"] + rho * float(np.max(np.abs(w_rho))))
                                          * cond_rho + 1e-300) for cb in clusters)
     measured = max(worst, identity)
-    return Evidence(measured=measured, bound=1.0, holds=measured <= 1.0,
-                    parameters={**dict(params), "condition": "O(1/rho) distance to the pi-weighted optimum",
-                                "kappa": [cb["kappa"] for cb in clusters], "bias_rows": rows,
-                                "identity_ratio": identity})
+    largest = max(r["rho"] for r in rows)
+
+    def sides(subset):
+        # slack ratio of the bound: distance / bound at the row where it is largest (rows whose distance is at the
+        # rounding allowance carry no information about the bound and are left out)
+        rated = [r for r in subset if r["bound"] > 0 and r["distance"] > 10.0 * r["allowance"]]
+        tight = max(rated, key=lambda r: r["distance"] / r["bound"]) if rated else None
+        return ((tight["distance"], tight["bound"]) if tight else None,
+                {"rho": tight["rho"], "drawn_rho": tight["rho"] == rho, "cluster": tight["cluster"]} if tight else None)
+
+    limit_rows = [r for r in rows if r["rho"] == largest]
+    limit_ratio = max(r["distance"] / (r["bound"] * (1.0 + gamma(8 * S * d)) + r["allowance"]) for r in limit_rows)
+    all_sides, all_at = sides(rows)
+    limit_sides, limit_at = sides(limit_rows)
+    base = {**dict(params), "condition": "O(1/rho) distance to the pi-weighted optimum",
+            "kappa": [cb["kappa"] for cb in clusters]}
+    return [Evidence(measured=measured, bound=1.0, holds=measured <= 1.0,
+                     parameters={**base, "bias_rows": rows, "identity_ratio": identity, SIDES: all_sides,
+                                 "tightest_row": all_at}),
+            Evidence(measured=limit_ratio, bound=1.0, holds=limit_ratio <= 1.0,
+                     parameters={**base, "rho_prime": largest, SIDES: limit_sides, "tightest_row": limit_at,
+                                 HARD_POINT: "largest rho' (the O(1/rho) bound's first-order regime)"})]
 
 
 def evaluate_theorem1_fixed_point(params: Mapping[str, Any], *, fixed_point_fn: Callable = fixed_point_state,
@@ -317,7 +359,8 @@ def evaluate_theorem1_fixed_point(params: Mapping[str, Any], *, fixed_point_fn: 
     radius_closed = iteration_radius(problem, config)
     base = {**dict(params), "spectral_radius": radius, "closed_form_radius": radius_closed,
             "stability_threshold_factor": stability_threshold_factor(problem.adjacency)}
-    out = [Evidence(measured=radius, bound=1.0, holds=radius < 1.0, parameters={**base, "condition": "r(T) < 1"})]
+    out = [Evidence(measured=radius, bound=1.0, holds=radius < 1.0,
+                    parameters={**base, "condition": "r(T) < 1", SIDES: None})]
     if radius >= 1.0:
         return out
     u_star, w_pc, residual = fixed_point_fn(problem, config)
@@ -326,17 +369,17 @@ def evaluate_theorem1_fixed_point(params: Mapping[str, Any], *, fixed_point_fn: 
     dist_pc = relative_distance(state.w_servers[0], w_pc)
     info = {**base, "iterations": int(errors.size), **rate, "fixed_point_residual": residual}
     out.append(Evidence(measured=dist_pc, bound=FIXED_POINT_RTOL, holds=dist_pc <= FIXED_POINT_RTOL,
-                        parameters={**info, "condition": "limit is (Pc)"}))
+                        parameters={**info, "condition": "limit is (Pc)", SIDES: None}))
     severity = rate["rate_severity"]
     out.append(Evidence(measured=severity, bound=1.0, holds=severity <= 1.0,
                         parameters={**info, "condition": "linear rate r(T): asymptotic rate in [r(T) - 0.05, "
-                                                         "r(T) + 0.01], window fit = prediction of T"}))
+                                                         "r(T) + 0.01], window fit = prediction of T", SIDES: None}))
     if problem.S == 1:
         pa = cluster_optima(problem)
         dist = max(relative_distance(w_pc, pa), relative_distance(state.w_servers[0], pa))
         out.append(Evidence(measured=dist, bound=TARGET_RTOL, holds=dist <= TARGET_RTOL,
-                            parameters={**info, "condition": "S = 1: limit is (Pa)"}))
-    out.append(_bias_evidence(problem, config.rho, base, pi_optimum_fn))
+                            parameters={**info, "condition": "S = 1: limit is (Pa)", SIDES: None}))
+    out += _bias_evidence(problem, config.rho, base, pi_optimum_fn)
     return out
 
 
@@ -375,7 +418,7 @@ def check_theorem1_fixed_point(ctx: CheckContext, *, fixed_point_fn: Callable = 
         label = f"S = {e.parameters['servers']}, {e.parameters['data']}"
         cases.append((label, errors, e.parameters["spectral_radius"]))
     bias_rows = [row for e in evidence if e.parameters["condition"].startswith("O(1/rho)")
-                 for row in e.parameters["bias_rows"] if row["bound"] > 0]
+                 for row in e.parameters.get("bias_rows", ()) if row["bound"] > 0]
     figure_bias = FigureSpec(
         name="pi_bias_vs_rho", title="Corrected Theorem I: ||(Pc) - pi-weighted optimum|| against its O(1/rho) bound",
         xlabel="rho", ylabel="distance (per cluster)", xscale="log", yscale="log",
@@ -397,7 +440,7 @@ def check_theorem1_fixed_point(ctx: CheckContext, *, fixed_point_fn: Callable = 
                             "fitted": e.parameters["fitted_rate"],
                             "predicted": e.parameters.get("predicted_window_fit"),
                             "asymptotic": e.parameters.get("asymptotic_rate")} for e in rate_points],
-                 "spec_R1_2_band_violations": sum(e.parameters["spec_r1_2_band_severity"] > 1.0 for e in rate_points)})
+                 "rate_band_violations": sum(e.parameters["rate_band_severity"] > 1.0 for e in rate_points)})
 
 
 # --------------------------------------------------------------------------------------------------
@@ -416,18 +459,24 @@ CLAIMS = (
         citations=_CITATIONS,
         statement=("Under Assumption 1, if tau^(n) = tau = 0 for all n, the proposed PGFL algorithm converges to the "
                    "optimal solution of (2) in linear time for each cluster (the optimum of (2) with tau = 0 is (Pa), "
-                   "argmin_w sum_{k in C_(q)} f_k(w), shared/spec/pgfl.md 1.3)."),
-        hypotheses=("Assumption 1 (convex, smooth f_k); instances are strongly convex ridge problems (spec E11)",
+                   "argmin_w sum_{k in C_(q)} f_k(w), docs/papers/pgfl.md#reference-problems)."),
+        hypotheses=("Assumption 1 (convex, smooth f_k); instances are strongly convex ridge problems "
+                    "(docs/papers/pgfl.md#erratum-e11)",
                     "tau^(n) = 0", "full participation, no privacy noise (Algorithm 1)",
                     "rho/L_max uniform in [max(0.1, 1.1 m/(1+m)), 0.5] (m = max(0, -lambda_min(A_srv))) so that "
                     "r(T) < 1"),
         check=check_theorem1, expected=Verdict.REFUTED,
         reason=("With one server the iteration is global-consensus ADMM and reaches (Pa) (to 1e-10). With several "
-                "servers it converges linearly at rate r(T) to the fixed point (Pc) of spec 2.8 (to 1e-9), which is "
+                "servers it converges linearly at rate r(T) to the fixed point (Pc) (docs/papers/pgfl.md#structure; "
+                "to 1e-9), which is "
                 "O(1e-2) relative away from (Pa): O(1/rho) server disagreement plus a pi-weighting bias that does not "
                 "vanish as rho -> infinity (the distance to (Pa) levels off, the distance to the pi-weighted optimum "
-                "falls like 1/rho). The proof (seed 000 eqs. (13)-(22)) analyses a client-level decentralised ADMM, not "
-                "steps (8)-(10) (spec E12). The theorem also has no condition on rho, and Algorithm 1 diverges for "
+                "falls like 1/rho). The proof (seed 000 eqs. (13)-(22)) analyses a client-level decentralised ADMM, "
+                "not steps (8)-(10) (docs/papers/pgfl.md#erratum-e12). The refutation does not depend on the reading "
+                "of (2)'s regulariser weight: where the servers' models of a cluster disagree at the limit (details: "
+                "multi_server_consensus_gap, 0.04-0.21 relative) it is the consensus optimum of no problem, and where "
+                "they agree (S = 2) it weights the servers' groups, not the clients. The theorem also has no "
+                "condition on rho, and Algorithm 1 diverges for "
                 "rho < L_max m/(1+m) with identical clients (4-cycle: r(T) = 1.18 at rho = 0.1 L_max)."),
         severity="false",
         reproduce=reproduce_theorem1, corrected_by="pgfl.theorem1_fixed_point",
@@ -437,12 +486,14 @@ CLAIMS = (
         title="Corrected Theorem I: linear convergence at rate r(T) to the fixed point (Pc), (Pa) only for one server",
         citations=_CITATIONS,
         statement=("With tau = 0, full participation, no noise and rho in [0.1, 0.5] L_max with "
-                   "rho > L_max m/(1+m), m = max(0, -lambda_min(A_srv)) (the stability threshold, exact for identical "
-                   "clients), the Algorithm 1 iteration has r(T) < 1 and converges linearly with rate r(T) to the fixed "
-                   "point (Pc) of spec 2.8, which equals (Pa) when S = 1 and lies within "
+                   "rho > L_max m/(1+m), m = max(0, -lambda_min(A_srv)) (the stability threshold, exact for "
+                   "identical clients), the Algorithm 1 iteration has r(T) < 1 and converges linearly with rate r(T) "
+                   "to the fixed point (Pc) (docs/papers/pgfl.md#structure), which equals (Pa) when S = 1 and lies "
+                   "within "
                    "kappa ||g(1 w_pi)|| / (rho - kappa max_s ||G_s||) = O(1/rho) of the pi-weighted optimum "
                    "argmin sum_s |N_s|/|C_{s,(q)}| sum_{k in C_{s,(q)}} f_k (kappa = ||N (I - A)^# A||)."),
-        hypotheses=("ridge f_k with lambda in [1e-3, 1] (strongly convex)", "tau^(n) = 0", "full participation, no noise",
+        hypotheses=("ridge f_k with lambda in [1e-3, 1] (strongly convex)", "tau^(n) = 0",
+                    "full participation, no noise",
                     "connected server graph, every group C_{s,(q)} non-empty",
                     "rho in [0.1, 0.5] L_max and rho > L_max m/(1+m)"),
         check=check_theorem1_fixed_point, expected=Verdict.CONFIRMED,

@@ -6,7 +6,7 @@ noise) with zero-mean noise, so :math:`E w^{(n)}` is the noise-free iterate and 
 (:mod:`verify.pgfl.theorem1`).
 
 ``pgfl.theorem1_private_rate`` (corrected; confirmed). :math:`E\lVert u^{(n)} - u^\star\rVert^2` decays with factor
-:math:`\max(r(T)^2, \zeta)` (spec 2.8 item 3, R1.4), checked on both branches: noise-dominated (Monte Carlo with
+:math:`\max(r(T)^2, \zeta)` (docs/papers/pgfl.md#structure), checked on both branches: noise-dominated (Monte Carlo with
 jackknife limits) and iteration-dominated (the exact mean-square curve of
 :func:`verify.pgfl._tau0_iteration.affine_parts`). Algorithm 2 (literal) contracts for every :math:`\rho`
 (:func:`theory.pgfl.stability.alg2_contraction_bound`), which is how the instances meet :math:`\zeta \ge r(T)^2 +
@@ -88,7 +88,8 @@ def _jackknife_factor(sq_errors: np.ndarray, n: np.ndarray, alpha: float) -> dic
 
 
 def private_target_factor(radius: float, zeta: float) -> float:
-    r"""Per-iteration factor of :math:`E\lVert u^{(n)} - u^\star\rVert^2` (spec 2.8 item 3): :math:`\max(r(T)^2, \zeta)`."""
+    r"""Per-iteration factor of :math:`E\lVert u^{(n)} - u^\star\rVert^2` (docs/papers/pgfl.md#structure):
+    :math:`\max(r(T)^2, \zeta)`."""
     if not (0.0 <= radius and 0.0 < zeta <= 1.0):
         raise ValueError(f"radius must be >= 0 and zeta in (0, 1], got {radius!r}, {zeta!r}")
     return max(radius**2, zeta)
@@ -154,8 +155,9 @@ def _iteration_branch(problem: PGFLProblem, config: PGFLConfig, params: Mapping[
                       bound: float, target: float, u_star: np.ndarray, residual: float, runs: int,
                       seed: int) -> Evidence:
     """zeta < r(T)^2: the factor of the exact mean-square curve (homogeneous recursions) over the window where the
-    noise term and the sub-dominant eigenmodes of T have fallen by 1e-6 relative to the dominant one, within ``FACTOR_BAND`` of r(T)^2; a Monte Carlo of the first
-    iterations must agree with that curve (recorded as max |MC mean - exact| / standard error)."""
+    noise term and the sub-dominant eigenmodes of T have fallen by 1e-6 relative to the dominant one, within
+    ``FACTOR_BAND`` of r(T)^2; a Monte Carlo of the first iterations must agree with that curve (recorded as
+    max |MC mean - exact| / standard error)."""
     zeta = config.zeta
     moduli = np.abs(np.linalg.eigvals(affine_parts(problem, config, with_noise=False)[0]))
     # the sub-dominant modes: largest modulus m with r(T)^2 - m^2 > FACTOR_BAND / 10 (closer ones move the fitted
@@ -209,15 +211,16 @@ def check_theorem1_private_rate(ctx: CheckContext, *, factor_fn: Callable = priv
     evidence = []
     for i in range(count):
         zeta = (0.9, 0.97)[i % 2]
-        evidence.append(evaluate_private_factor(PRIVATE_INSTANCES.sample(rng, zeta=zeta), runs=p["runs"], seed=mc_seed + i,
-                                                alpha=alpha, factor_fn=factor_fn))
+        evidence.append(evaluate_private_factor(PRIVATE_INSTANCES.sample(rng, zeta=zeta), runs=p["runs"],
+                                                seed=mc_seed + i, alpha=alpha, factor_fn=factor_fn))
     rng_it = np.random.default_rng(ctx.seed_sequence("pgfl.theorem1_private_rate.iteration").generate_state(1)[0])
     for i in range(count):
-        evidence.append(evaluate_private_factor(ITERATION_BRANCH_INSTANCES.sample(rng_it), runs=p["runs"], seed=mc_seed + count + 1 + i,
-                                                alpha=alpha, factor_fn=factor_fn))
+        evidence.append(evaluate_private_factor(ITERATION_BRANCH_INSTANCES.sample(rng_it), runs=p["runs"],
+                                                seed=mc_seed + count + 1 + i, alpha=alpha, factor_fn=factor_fn))
     skipped, looks = [], []
     if ctx.thorough:
-        # the paper's size and data (spec 5.1: gaussian features, D_k in 2..9), rho = 0.1 L_max, zeta = 0.97: the
+        # the paper's size and data (docs/papers/pgfl.md#exp-r1: gaussian features, D_k in 2..9), rho = 0.1 L_max,
+        # zeta = 0.97: the
         # first drawn graph and data with r(T)^2 + 0.05 <= zeta (the claim's hypothesis; r(T) by Arnoldi)
         for _ in range(20):
             params = {**paper_params(int(rng.integers(2**32)), rho_factor=0.1), "zeta": 0.97, "phi0": 0.05, "C": 1.0}
@@ -258,6 +261,10 @@ def check_theorem1_private_rate(ctx: CheckContext, *, factor_fn: Callable = priv
         quantity=("distance of the fitted factor from max(r(T)^2, zeta): jackknife confidence limits (zeta > r^2), "
                   "exact-curve fit and endpoint ratio (zeta < r^2)"),
         what="E||u^(n) - u*||^2 decays with factor max(r(T)^2, zeta)", figures=[figure],
+        form="rate",
+        form_reason=("a fitted per-iteration factor of the last iterate's mean-square error (no averaging makes it "
+                     "automatic), against max(r(T)^2, zeta): jackknife confidence limits over a window of "
+                     "log(1e-6)/log(zeta) iterations (noise branch), the exact mean-square curve (iteration branch)"),
         monte_carlo=MonteCarlo(n=min(e.parameters["runs"] for e in stripped), alpha=MC_ALPHA, seed=mc_seed),
         details={"points": [{k: e.parameters[k] for k in _PRIVATE_DETAIL_KEYS if k in e.parameters} for e in stripped],
                  "alpha_per_limit": alpha, "paper_size_draws_outside_hypothesis": skipped,
@@ -290,7 +297,8 @@ def evaluate_private_limit(params: Mapping[str, Any], *, runs: int = 100, seed: 
     run = run_pgfl(problem, config, n_end, np.random.default_rng(seed), runs=runs,
                    observe=lambda st: np.max(np.sum((st.w_servers - target) ** 2, axis=-1).reshape(runs, -1), axis=1))
     final = run.observations[-1] / scale
-    return Evidence(measured=distance, bound=FIXED_POINT_RTOL, holds=bool(radius < 1.0 and distance <= FIXED_POINT_RTOL),
+    return Evidence(measured=distance, bound=FIXED_POINT_RTOL,
+                    holds=bool(radius < 1.0 and distance <= FIXED_POINT_RTOL),
                     parameters={**dict(params), "spectral_radius": radius, "relative_distance_Pc_to_Pa": distance,
                                 "fixed_point_residual": residual, "iterations": n_end, "runs": runs, "mc_seed": seed,
                                 "mc_mean_square_relative_distance_to_Pa": float(final.mean()),
@@ -317,7 +325,10 @@ def check_theorem1_private(ctx: CheckContext, *, optimum_fn: Callable = pa_optim
     return result_from_evidence(
         "pgfl.theorem1_private", evidence, ctx=ctx,
         quantity="max_{s,q} ||w_Pc - w_Pa|| / max_q ||w_Pa||: the private iterates' mean limit vs the optimum of (2)",
-        what="private PGFL (tau = 0) converges to the optimum (Pa) of (2)", corrected_claim="pgfl.theorem1_private_rate",
+        what="private PGFL (tau = 0) converges to the optimum (Pa) of (2)",
+        corrected_claim="pgfl.theorem1_private_rate",
+        form="decision", form_reason=("convergence to the optimum of (2) or not: the mean iterate's limit (Pc) against "
+                                      "(Pa), compared with the fixed-point tolerance"),
         figures=[figure],
         details={"points": [{k: e.parameters[k] for k in ("servers", "zeta", "rho_factor", "spectral_radius",
                                                           "relative_distance_Pc_to_Pa",
@@ -342,7 +353,8 @@ _CITATIONS = (cite(label="Abstract and Section III (Theorem I for the private ve
 CLAIMS = (
     Claim(
         id="pgfl.theorem1_private",
-        title="Theorem I for the private algorithm: with tau = 0, private PGFL converges linearly to the optimum of (2)",
+        title=("Theorem I for the private algorithm: with tau = 0, private PGFL converges linearly to the optimum of "
+               "(2)"),
         citations=_CITATIONS,
         statement=("As stated for the privacy-preserving version: PGFL with privacy noise (Algorithm 2), tau = 0 and "
                    "decaying noise variance delta_k^2(n) = zeta delta_k^2(n-1), zeta < 1, converges linearly to the "

@@ -104,11 +104,15 @@ def check_bound_identity(ctx: CheckContext, *, bound=intercluster_bound) -> Chec
         what="sum-of-products = eta(1 - prod(1 - tau)) = recursion, 0 <= B_n <= eta min(1, sum tau)",
         figures=[_bound_figure()],
         details={"max_sequence_length": p["max_len"]},
+        form="identity",
+        form_reason=("an algebraic identity (three evaluations of the same closed form agree to their certified "
+                     "rounding), not a bound on the algorithm"),
     )
 
 
 def evaluate_corollary_value(n: int, tau_n: float, eta: float, *, bound=intercluster_bound) -> Evidence:
-    r"""With :math:`\tau^{(i)} = 0` for :math:`i < n`, every evaluation of :math:`B_n` must equal :math:`\tau^{(n)}\eta`."""
+    r"""With :math:`\tau^{(i)} = 0` for :math:`i < n`, every evaluation of :math:`B_n` must equal
+    :math:`\tau^{(n)}\eta`."""
     taus = np.zeros(n)
     taus[-1] = tau_n
     target = corollary_single_step_bound(tau_n, eta)
@@ -142,7 +146,8 @@ def check_corollary_value(ctx: CheckContext, *, bound=intercluster_bound) -> Che
     return result_from_evidence(
         "pgfl.corollary.bound_value", evidence, ctx=ctx,
         quantity="max relative gap to tau_n * eta / certified rounding-error bound",
-        what="B_n = tau_n eta when tau_i = 0 for i < n", figures=[figure])
+        what="B_n = tau_n eta when tau_i = 0 for i < n", figures=[figure],
+        form="identity", form_reason="an algebraic identity (the sum of products reduces to one term), to rounding")
 
 
 CLAIMS = (
@@ -158,7 +163,7 @@ CLAIMS = (
         hypotheses=("tau_j in [0, 1] for every j", "eta >= 0", "n >= 1"),
         check=check_bound_identity,
         expected=Verdict.CONFIRMED,
-        reason=("Telescoping identity (derived in shared/spec/pgfl.md, Theorem II); the three "
+        reason=("Telescoping identity (docs/papers/pgfl.md#theorem-2); the three "
                 "evaluations agree within their certified rounding-error bounds. It concerns the "
                 "bound only: B_n does not shrink once tau_n -> 0 (B_200 ~ eta for tau = 0.4 * 0.98^n)."),
     ),

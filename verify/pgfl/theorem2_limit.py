@@ -1,12 +1,12 @@
 r"""PGFL Theorem II in the limit :math:`n\to\infty` (constant :math:`\tau`, no noise).
 
-``pgfl.theorem2_steady_state`` (the weaker reading :math:`\lim_n D_n \le \eta`; refuted, found by fedcheck, not in
-the spec): with anisotropic cluster Hessians the :math:`\tau`-run's fixed point is pulled toward the
+``pgfl.theorem2_steady_state`` (fedcheck's weaker reading :math:`\lim_n D_n \le \eta`, a bound; refuted, found by
+fedcheck): with anisotropic cluster Hessians the :math:`\tau`-run's fixed point is pulled toward the
 Hessian-weighted pooled optimum and :math:`\lim_n D_n` exceeds :math:`\eta` by two orders of magnitude (one
 server, two clusters, d = 2: :func:`verify.pgfl._instances.anisotropic_instance`).
 
-``pgfl.theorem2_limit_identity`` (corrected; confirmed): :math:`\lim_n D_n` is the squared gap of the fixed points
-of the two affine iterations, computed by one linear solve each.
+``pgfl.theorem2_limit_identity`` (corrected; confirmed; an identity): :math:`\lim_n D_n` is the squared gap of the
+fixed points of the two affine iterations, computed by one linear solve each.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from reference_impl.pgfl import (
     run_pgfl,
     synthetic_regression,
 )
-from verify.evidence import result_from_evidence
+from verify.evidence import HARD_POINT, result_from_evidence
 from verify.pgfl._coupled_runs import gap_sequence
 from verify.pgfl._instances import anisotropic_instance
 from verify.pgfl.theorem2 import THEOREM2_CITATIONS
@@ -53,7 +53,9 @@ def evaluate_steady_state(rho: float, tau: float, iterations: int = 3000) -> Evi
     return Evidence(measured=limit, bound=eta, holds=limit <= eta,
                     parameters={"rho": rho, "tau": tau, "iterations": iterations, "eta": eta, "D_limit": limit,
                                 "D_simulated_at_iterations": simulated, "spectral_radius": max(r_mixed, r_bar),
-                                "fixed_point_residual": max(res_mixed, res_bar), "instance": "anisotropic_instance()"})
+                                "fixed_point_residual": max(res_mixed, res_bar), "instance": "anisotropic_instance()",
+                                HARD_POINT: "anisotropic cluster Hessians (the tau-run's limit leaves the segment "
+                                            "between the optima)"})
 
 
 def check_steady_state(ctx: CheckContext) -> CheckResult:
@@ -64,7 +66,8 @@ def check_steady_state(ctx: CheckContext) -> CheckResult:
         name="limit_over_eta", title="lim D_n / eta on a two-cluster instance with anisotropic Hessians",
         xlabel="rho / L_max", ylabel="lim_n D_n / eta", xscale="log", yscale="log",
         series=tuple(Series(label=f"tau = {tau:g}", x=(0.1, 0.5, 1.0), style="points",
-                            y=[e.measured / e.bound for e in evidence if e.parameters["tau"] == tau]) for tau in (0.1, 0.4))
+                            y=[e.measured / e.bound for e in evidence if e.parameters["tau"] == tau])
+        for tau in (0.1, 0.4))
         + (Series(label="Theorem II limit (ratio 1)", x=(0.1, 1.0), y=(1.0, 1.0), style="dashed"),))
     return result_from_evidence("pgfl.theorem2_steady_state", evidence, ctx=ctx,
                                 quantity="lim_n D_n against eta", what="lim_n D_n <= eta", figures=[figure])
@@ -72,7 +75,8 @@ def check_steady_state(ctx: CheckContext) -> CheckResult:
 
 def evaluate_limit_identity(seed: int, servers: int, tau: float, rho_mult: float, *, problem: PGFLProblem | None = None,
                             fixed_point_fn=fixed_point) -> Evidence:
-    r"""lim_n D_n = D_inf := max_{s,q} ||w_bar*_{s,(q)} - w*_{tau,s,(q)}||^2, from the two affine iterations' fixed points.
+    r"""lim_n D_n = D_inf := max_{s,q} ||w_bar*_{s,(q)} - w*_{tau,s,(q)}||^2, from the two affine iterations' fixed
+    points.
 
     Both runs (tau = 0 and constant tau, noise-free, full participation) are affine maps u -> T u + c; when both
     spectral radii are < 1 they converge to the solved fixed points (``fixed_point_fn``, residual recorded). The
@@ -152,7 +156,9 @@ def check_limit_identity(ctx: CheckContext, *, fixed_point_fn=fixed_point) -> Ch
         "pgfl.theorem2_limit_identity", evidence, ctx=ctx,
         quantity="|D_N - D_inf| against 2 sqrt(D_inf) delta_N + delta_N^2 (runs converged to the solved fixed points)",
         what="lim_n D_n = ||w_bar* - w*_tau||^2 (fixed points of the two affine iterations)", figures=[figure],
-        details={"D_inf_over_eta": [e.parameters["D_inf_over_eta"] for e in evidence]})
+        details={"D_inf_over_eta": [e.parameters["D_inf_over_eta"] for e in evidence]},
+        form="identity", form_reason=("an equality (the simulated limit against the solved fixed points) within a "
+                                      "first-order allowance"))
 
 
 def _reproduce_steady_state(counterexample) -> Evidence:
@@ -162,7 +168,7 @@ def _reproduce_steady_state(counterexample) -> Evidence:
 CLAIMS = (
     Claim(
         id="pgfl.theorem2_steady_state",
-        title="Weaker reading of Theorem II: the bound holds in the limit n -> infinity",
+        title="fedcheck's weaker reading of Theorem II: the bound holds in the limit n -> infinity",
         citations=THEOREM2_CITATIONS,
         statement=("For constant tau and no noise, lim_n E||w_bar_{s,(q)}^(n) - w_{s,(q)}^(n)||^2 <= eta "
                    "(the limit of B_n)."),
@@ -170,7 +176,8 @@ CLAIMS = (
         check=check_steady_state, expected=Verdict.REFUTED,
         reason=("With anisotropic cluster Hessians the tau-run's fixed point is pulled toward the Hessian-weighted "
                 "pooled optimum (H_1 + H_2)^{-1}(H_1 w_1 + H_2 w_2), which can lie far outside the segment between "
-                "the optima: lim D_n / eta up to ~140 on a 2-D instance. Found by fedcheck; not in the spec."),
+                "the optima: lim D_n / eta up to ~140 on a 2-D instance (the declared hardest point). Found by "
+                "fedcheck."),
         severity="false",
         reproduce=_reproduce_steady_state, corrected_by="pgfl.theorem2_limit_identity",
     ),
@@ -178,8 +185,8 @@ CLAIMS = (
         id="pgfl.theorem2_limit_identity",
         title="Corrected limit of Theorem II: lim D_n is the squared gap of two fixed points, not bounded by eta",
         citations=THEOREM2_CITATIONS,
-        statement=("For constant tau in (0, 1), no noise, full participation and rho such that both the tau = 0 and the "
-                   "tau iterations are contractive (r < 1), lim_n D_n = D_inf := max_{s,q} ||w_bar*_{s,(q)} - "
+        statement=("For constant tau in (0, 1), no noise, full participation and rho such that both the tau = 0 and "
+                   "the tau iterations are contractive (r < 1), lim_n D_n = D_inf := max_{s,q} ||w_bar*_{s,(q)} - "
                    "w*_{tau,s,(q)}||^2, where w_bar* (= (Pc)) and w*_tau are the fixed points of the two affine "
                    "iterations (one linear solve each). D_inf depends on the cluster Hessians and is not bounded by "
                    "eta (D_inf/eta about 140 on the anisotropic instance)."),

@@ -35,7 +35,7 @@ NOT_BOUNDS = {
 }
 #: Papers whose checks were audited for tightness: their claims run here at the ci profile on every test run; the
 #: whole registry runs in the slow test (about 10 minutes on a loaded two-core machine).
-AUDITED_PAPERS = ("zcdp_nfl", "gtv")
+AUDITED_PAPERS = ("zcdp_nfl", "gtv", "fedpdm")
 
 
 def _point(measured, bound, *, holds=None, **parameters):

@@ -36,7 +36,7 @@ NOT_BOUNDS = {
 #: whole registry runs in the slow test (about 10 minutes on a loaded two-core machine). pgfl, npfl_rl and dp add
 #: about 2.3 minutes (31 s of CPU) on a loaded two-core machine (their 46 non-experiment claims; pgfl.lemma1's records
 #: and dp.accountants_agree's PLD accountant take a quarter of it).
-AUDITED_PAPERS = ("zcdp_nfl", "gtv", "pgfl", "npfl_rl", "dp")
+AUDITED_PAPERS = ("zcdp_nfl", "gtv", "pgfl", "npfl_rl", "dp", "fedpdm")
 #: Audited papers whose refuted results declare their form too (a refuted bound carries the slack ratios it was decided
 #: on, where any is defined).
 EVERY_RESULT_DECLARED = ("pgfl", "npfl_rl", "dp")

@@ -27,7 +27,7 @@ import numpy as np
 from theory.privacy.conversions import gaussian_delta_exact
 from theory.privacy.history import history_factor_limit_fedpdm, history_factors_fedpdm
 from theory.privacy.subsampled import noise_multiplier_fedpdm
-from verify.evidence import report_counterexample, result_from_evidence, sample_evidence
+from verify.evidence import HARD_POINT, report_counterexample, result_from_evidence, sample_evidence
 from verify.fedpdm._common import CITE_THEOREM1, SEED
 from verify.fedpdm.upload_simulation import (
     evaluate_upload_sensitivity,
@@ -182,7 +182,12 @@ def check_history_corrected(ctx: CheckContext, *, factor_fn=history_factors_fedp
     claim_id = "fedpdm.theorem1_history_corrected"
     prof = _PROFILE[ctx.profile]
     bound_fn = _history_bound(factor_fn)
-    evidence = _config_points(bound_fn, True)
+    # hardest points: the adversarial construction (which attains kappa_n s_n) at the tabulated configurations, from
+    # b = (1 - eta rho)^Q near 1 (eta = 0.001: kappa ~ 60) to b near -1/3, the edge of the warm start's bounded range
+    evidence = [e if e.parameters["construction"] != "adversarial" else
+                Evidence(measured=e.measured, bound=e.bound, holds=e.holds,
+                         parameters={**e.parameters, HARD_POINT: "adversarial pair at a tabulated configuration"})
+                for e in _config_points(bound_fn, True)]
     evidence += sample_evidence(ctx, claim_id, _history_batch, prof["batches"],
                                 (prof["per_batch"], bound_fn, True, ("adversarial", "random")))
     evidence += sample_evidence(ctx, claim_id + ".e25", _e25_batch, prof["e25_draws"], (1, bound_fn, True))

@@ -220,6 +220,19 @@ def _log_log_slope(epsilon: float, delta: float, n: int) -> float:
     return float(np.polyfit(x, y, 1)[0])
 
 
+_RATE_REASON = ("the exponent of q in (20) (q^2 printed, q corrected): decided by the flatness in q of the "
+                "constant fitted to each exponent over q in [0.02, 0.3] (spread <= 1.5), with the log-log slope of the "
+                "accountant's total in q/sqrt(1-q) and the range of its local slopes recorded; the totals are "
+                "deterministic (an accountant), so the slope's interval is that range, not a sampling interval")
+
+
+def _local_slopes(epsilon: float, delta: float, n: int) -> list[float]:
+    """Slopes of ln eps_total against ln(q/sqrt(1-q)) between consecutive q of the grid (the fitted slope's range)."""
+    x = np.log([q / math.sqrt(1.0 - q) for q in Q_GRID])
+    y = np.log([epsilon_total("rdp", epsilon, delta, n, q)[0] for q in Q_GRID])
+    return (np.diff(y) / np.diff(x)).tolist()
+
+
 def _c0_figure() -> FigureSpec:
     qs = np.geomspace(0.02, 0.3, 9)
     series = []
@@ -270,7 +283,8 @@ def check_printed_scaling(ctx: CheckContext, *, formula=total_epsilon_fedpdm_pri
     result = result_from_evidence(
         claim_id, evidence, ctx=ctx, quantity="max_q c0 / min_q c0 of the fitted constant, k = 2 (q in [0.02, 0.3])",
         what="c0 = eps_total / (q^2 eps sqrt(pT/(1-q))) is constant in q", figures=[_c0_figure()],
-        corrected_claim="fedpdm.theorem2_corrected", details=details)
+        corrected_claim="fedpdm.theorem2_corrected", form="rate", form_reason=_RATE_REASON,
+        details={**details, "local_slopes_eps0.5_delta1e-5_n15": _local_slopes(0.5, 1e-5, 15)})
     return report_counterexample(result, chosen, "per-round eps = 0.5, delta = 1e-5, pT = 15 (Poisson RDP)")
 
 
@@ -319,7 +333,10 @@ def check_linear_scaling(ctx: CheckContext, *, formula=total_epsilon_fedpdm_line
         claim_id, evidence, ctx=ctx,
         quantity="max_q c0 / min_q c0 of the fitted constant, k = 1 (<= 1.5); RDP cross-check gap / allowance (<= 1)",
         what="c0 = eps_total / (q eps sqrt(pT/(1-q))) is constant in q within 1.5x", figures=[_c0_figure()],
-        details=details)
+        form="rate", form_reason=_RATE_REASON,
+        details={**details, "log_log_slope": {f"eps={e:g}": _log_log_slope(e, 1e-5, 15) for e in (0.5, 1.0)},
+                 "local_slopes_eps0.5_delta1e-5_n15": _local_slopes(0.5, 1e-5, 15),
+                 "local_slopes_eps1_delta1e-5_n15": _local_slopes(1.0, 1e-5, 15)})
 
 
 @functools.lru_cache(maxsize=64)

@@ -72,7 +72,8 @@ def _figure() -> FigureSpec:
                       series=(Series(label="B2 coefficient (rho - 4L)(rho + 2L)/(2 rho)", x=L, y=b2),
                               Series(label="B3 coefficient 8/rho + L/(4L - 2)", x=L[~np.isnan(b3)],
                                      y=np.array(b3)[~np.isnan(b3)], style="points"),
-                              Series(label="seed's lower bound 2 sqrt5 - 4", x=(L_LOWER_SEED, L_LOWER_SEED), y=(-10, 10),
+                              Series(label="seed's lower bound 2 sqrt5 - 4", x=(L_LOWER_SEED, L_LOWER_SEED),
+                                     y=(-10, 10),
                                      style="dashed"),
                               Series(label="L = 1/2 and L = rho/4", x=(0.5, 0.5, 2.5, 2.5), y=(-10, 10, 10, -10),
                                      style="dashed")))
@@ -88,6 +89,10 @@ def _seed_points() -> list[dict]:
     return pts
 
 
+_FORM_REASON = ("a yes/no property: are the reconstructed constants finite and positive at each (L, rho, N, K); no "
+                "slack to measure")
+
+
 def reproduce_conditions(counterexample) -> Evidence:
     return evaluate_conditions(counterexample)
 
@@ -98,9 +103,10 @@ def check_conditions_seed(ctx: CheckContext) -> CheckResult:
     chosen = evaluate_conditions(CONDITION_COUNTEREXAMPLE)
     at_quarter = evaluate_conditions({"L": 2.5, "rho": 10.0, "N": 10, "K": 10})
     result = result_from_evidence(
-        "fedpdm.theorem3_conditions", evidence, ctx=ctx, quantity="1 if some constant of Lemmas 2-3 is <= 0 or undefined",
+        "fedpdm.theorem3_conditions", evidence, ctx=ctx, quantity="1 if some constant of Lemmas 2-3 is <= 0 or "
+                                                                  "undefined",
         what="2 sqrt5 - 4 <= L <= rho/4 makes B2, B3, B8, theta1, C0..C2 positive and finite", figures=[_figure()],
-        corrected_claim="fedpdm.theorem3_conditions_corrected",
+        corrected_claim="fedpdm.theorem3_conditions_corrected", form="decision", form_reason=_FORM_REASON,
         details={"at_L_equal_rho_over_4": at_quarter.parameters,
                  "lower_bound_is_root_of": "L^2 + 8L - 4 (2 sqrt5 - 4 = 0.4721), while 4L - 2 > 0 needs L > 1/2",
                  "spec_example_L1_rho10_N10_K10": theorem3_constants(1.0, 10.0, 10, 10)})
@@ -117,7 +123,8 @@ def check_conditions_corrected(ctx: CheckContext, *, lower: float = 0.5) -> Chec
     evidence = [evaluate_conditions(p) for p in pts]
     return result_from_evidence(
         "fedpdm.theorem3_conditions_corrected", evidence, ctx=ctx, quantity="1 if some constant is <= 0 or undefined",
-        what="1/2 < L < rho/4 makes every constant positive and finite", figures=[_figure()])
+        what="1/2 < L < rho/4 makes every constant positive and finite", figures=[_figure()], form="decision",
+        form_reason=_FORM_REASON)
 
 
 _CITE = (cite("Theorem 3", "(22)", "221-227"), cite("Lemma 2", "(B.1)", "343-350"), cite("Lemma 3", "(B.2)", "352-359"))
@@ -128,12 +135,15 @@ CLAIMS = (
         title="Theorem 3's condition 2 sqrt5 - 4 <= L <= rho/4 makes the constants of (22) positive and finite",
         citations=_CITE,
         statement=("Under 2 sqrt5 - 4 <= L <= rho/4, the coefficients of Lemma 2 (B2 = rho/2 - 4L^2/rho - L, "
-                   "B3 = 8/rho + L/(4L - 2)) and Lemma 3 (B8 = L^2/(4L - 2) + ...) are positive, theta_1 = min{B1, B2} > 0 "
+                   "B3 = 8/rho + L/(4L - 2)) and Lemma 3 (B8 = L^2/(4L - 2) + ...) are positive, theta_1 = min{B1, "
+                   "B2} > 0 "
                    "and C_0 = theta_2/theta_1, C_1, C_2 are finite positive constants depending on rho and L."),
-        hypotheses=("2 sqrt5 - 4 <= L <= rho/4 (the seed's range, endpoints included)", "constants as reconstructed in spec 3.11"),
+        hypotheses=("2 sqrt5 - 4 <= L <= rho/4 (the seed's range, endpoints included)", "constants as reconstructed "
+                                                                                        "in spec 3.11"),
         check=check_conditions_seed,
         expected=Verdict.REFUTED,
-        reason=("At the seed's own endpoint L = 2 sqrt5 - 4 = 0.472 (rho = 10), 4L - 2 = -0.111 and B3 = 0.8 - 4.25 < 0, "
+        reason=("At the seed's own endpoint L = 2 sqrt5 - 4 = 0.472 (rho = 10), 4L - 2 = -0.111 and B3 = 0.8 - 4.25 < "
+                "0, "
                 "B8 < 0 (the bound is the root of L^2 + 8L - 4, not of 4L - 2, E18); at L = 1/2 they are undefined; at "
                 "L = rho/4 the B2 coefficient (rho - 4L)(rho + 2L)/(2 rho) is 0, so theta_1 = 0 and C_0 = inf (E17)."),
         severity="correction_as_useful",

@@ -84,7 +84,7 @@ def simulate_uploads(x_init, lam_init, x0s, etas, Qs, rho: float, gradient: Call
     ex = np.zeros_like(x)
     elam = np.zeros_like(x)
     ys, errors = [], []
-    for j, (eta, Q) in enumerate(zip(etas, Qs)):
+    for j, (eta, Q) in enumerate(zip(etas, Qs, strict=True)):
         x0 = np.asarray(x0s[j], dtype=np.float64)
         if local_start == "global":
             x = np.broadcast_to(x0, x.shape).copy()
@@ -129,7 +129,8 @@ def _in_ball(rng: np.random.Generator, shape: tuple[int, ...], radius: float) ->
 
 def evaluate_upload_sensitivity(params: Mapping[str, Any], *, bound_fn=paper_sensitivity_bound,
                                 require_tight: bool = False) -> Evidence:
-    r"""Simulate two neighbours' uploads and compare :math:`\lVert\Delta y_n\rVert` at the last participation with ``bound_fn``.
+    r"""Simulate two neighbours' uploads and compare :math:`\lVert\Delta y_n\rVert` at the last participation with
+    ``bound_fn``.
 
     ``params``: ``etas``, ``Qs`` (one entry per participation), ``rho``, ``G``, ``d``, ``local_start``,
     ``construction`` and ``seed`` (initial state, public :math:`x_0` sequence and random draws; the

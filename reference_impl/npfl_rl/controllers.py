@@ -19,7 +19,14 @@ import numpy as np
 
 from reference_impl.npfl_rl.config import NPFLConfig, one_blas_thread
 from reference_impl.npfl_rl.data import NPFLProblem
-from reference_impl.npfl_rl.primal import Structure, build_structure, primal_at, validation_value, value_derivative
+from reference_impl.npfl_rl.primal import (
+    Structure,
+    build_structure,
+    graph_product,
+    primal_at,
+    validation_value,
+    value_derivative,
+)
 
 __all__ = ["PrimalMap", "dpg_step", "npfl_primal_map", "sac_step"]
 
@@ -90,6 +97,6 @@ def npfl_primal_map(problem: NPFLProblem, config: NPFLConfig, w, gamma) -> Prima
     if w.shape != S.b.shape or gamma.shape != S.b.shape:
         raise ValueError(f"w and gamma must have shape (K, d) = {S.b.shape[1:]}, got {w.shape[1:]} and "
                          f"{gamma.shape[1:]}")
-    m = np.einsum("rkl,rld->rkd", S.B, w)
-    s = 0.5 * config.rho * (S.deg_in[..., None] * w + np.einsum("rkl,rld->rkd", S.A_in, w)) - 0.5 * gamma
+    m = graph_product(S.B, w)
+    s = 0.5 * config.rho * (S.deg_in[..., None] * w + graph_product(S.A_in, w)) - 0.5 * gamma
     return PrimalMap(structure=S, m=m[0], s=s[0])

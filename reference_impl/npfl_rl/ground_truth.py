@@ -35,7 +35,7 @@ def _cvxpy_ridge(Xs, ys, Ds, reg, tol):
 
     d = Xs[0].shape[1]
     w = cp.Variable(d)
-    obj = sum(cp.sum_squares(X @ w - y) / D for X, y, D in zip(Xs, ys, Ds)) + reg * cp.sum_squares(w)
+    obj = sum(cp.sum_squares(X @ w - y) / D for X, y, D in zip(Xs, ys, Ds, strict=True)) + reg * cp.sum_squares(w)
     prob = cp.Problem(cp.Minimize(obj))
     prob.solve(solver=cp.CLARABEL, tol_gap_abs=tol, tol_gap_rel=tol, tol_feas=tol, max_iter=500)
     if prob.status != cp.OPTIMAL or w.value is None:
@@ -82,7 +82,8 @@ def per_component_ridge(problem: NPFLProblem, *, method: str = "cvxpy", tol: flo
 
 
 def global_ridge(problem: NPFLProblem, *, method: str = "cvxpy", tol: float = 1e-10) -> GroundTruth:
-    r"""K3: :math:`w^* = \arg\min\sum_k\frac1{D_k}\|y_k - X_k w\|^2 + \lambda\|w\|^2` (G connected), for every client."""
+    r"""K3: :math:`w^* = \arg\min\sum_k\frac1{D_k}\|y_k - X_k w\|^2 + \lambda\|w\|^2` (G connected), for every
+    client."""
     return ridge_groups(problem, np.zeros(problem.K, dtype=np.int64), np.array([problem.lam]), method, tol)
 
 
@@ -109,7 +110,7 @@ def coupled_fixed_point(problem: NPFLProblem, tau, *, convention: str = "E0") ->
     lam_q = problem.lam / problem.cluster_sizes
     diag = problem.H + (lam_q + tau * om.sum(axis=1))[:, None, None] * np.eye(d)  # (K, d, d)
     M = np.einsum("kc,kij->cij", S, diag)  # block diagonal part (C, d, d)
-    coupling = (S.T * tau) @ Bm @ S  # (C, C): sum_k in c tau_k sum_l B_kl [c(l) = c']
+    coupling = (S.T * tau) @ (Bm @ S)  # (C, C): sum_k in c tau_k sum_l B_kl [c(l) = c'], Bm sparse (no K x K)
     big = np.kron(-coupling, np.eye(d))
     for c in range(C):  # assemble the diagonal blocks
         big[c * d:(c + 1) * d, c * d:(c + 1) * d] += M[c]

@@ -22,12 +22,12 @@ Iteration :math:`n = 1..N` (docs/papers/npfl_rl.md):
 with :math:`c_k = \lambda/|C_{(q)}| + \rho|N_k\cap C_{(q)}|` (corrected, D3; ``diagonal="printed"`` uses
 :math:`\rho|N_k|`). :math:`H_k = U\Lambda U^\top` is diagonalised once, so :math:`P(a)` costs :math:`O(d^2)`.
 
-The inter-cluster parameter :math:`\tau_k^{(n)}` is fixed (NPFL), or set by a controller (spec 4): DPG
+The inter-cluster parameter :math:`\tau_k^{(n)}` is fixed (NPFL), or set by a controller (docs/papers/npfl_rl.md): DPG
 (6.13) :math:`t \leftarrow t - \delta\,\frac{d}{da}V_v(P(a))|_{a=t}`, or SAC (6.14)
 :math:`t \leftarrow t - \delta\,\mathrm{sign}(V_v(P(t+\alpha)) - V_v(P(t)))\,\alpha`,
 :math:`\alpha\sim U[-\nu/2,\nu/2]`,
 ``epochs`` inner steps per iteration (BRL), each followed by the projection :math:`\Pi = [0, \tau_{\max}]` when
-enabled. NFL (spec 5, baselines) is the single-task ADMM over all neighbours with :math:`\lambda/K`.
+enabled. NFL (the baseline) is the single-task ADMM over all neighbours with :math:`\lambda/K`.
 
 Ground truths: :func:`per_component_ridge` (K2), :func:`global_ridge` (K3), :func:`coupled_fixed_point` and
 :func:`symmetric_fixed_point_cvxpy` (K4); each carries a certificate.
@@ -36,7 +36,7 @@ References
 ----------
 .. [1] seed 004_180cd372987d137b.txt, thesis Chapter 6, eqs. (6.5)-(6.14), Algorithm 6, lines 1637-1722;
    Publication 7, eqs. (5)-(14), Algorithm 1, lines 3489-3562.
-.. [2] shared/spec/npfl_rl.md 3-6 and 9 (errata D1-D4, D11-D14) and its Review notes.
+.. [2] docs/papers/npfl_rl.md: the algorithm as fedcheck runs it, errata D1-D4 and D11-D14, readings C-npfl-1..9.
 """
 
 from reference_impl.npfl_rl.admm import NPFLRun, run_npfl, test_mse

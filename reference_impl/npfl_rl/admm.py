@@ -1,4 +1,4 @@
-r"""The NPFL(-RL) / NFL iteration (spec 5, Algorithm 6), vectorised over runs and clients: no Python loop over
+r"""The NPFL(-RL) / NFL iteration (Algorithm 6), vectorised over runs and clients: no Python loop over
 clients in an iteration.
 
 .. math::
@@ -14,7 +14,7 @@ References
 ----------
 .. [1] seed 004_180cd372987d137b.txt, thesis Chapter 6, eqs. (6.5)-(6.14), Algorithm 6, lines 1637-1722;
    Publication 7, eqs. (5)-(14), Algorithm 1, lines 3489-3562.
-.. [2] shared/spec/npfl_rl.md 3-6 and 9 (errata D1-D4, D11-D14) and its Review notes.
+.. [2] docs/papers/npfl_rl.md: the algorithm as fedcheck runs it, errata D1-D4 and D11-D14, readings C-npfl-1..9.
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ class NPFLRun:
 
     @property
     def test_mse_db(self) -> np.ndarray:
-        """Run-averaged (linear domain) printed Test MSE in dB, n = 0..N (spec K11)."""
+        """Run-averaged (linear domain) printed Test MSE in dB, n = 0..N (K11 in docs/papers/npfl_rl.md)."""
         with np.errstate(divide="ignore", invalid="ignore"):
             return 10.0 * np.log10(np.mean(self.test_mse, axis=0))
 

@@ -9,7 +9,7 @@ References
 ----------
 .. [1] seed 004_180cd372987d137b.txt, thesis Chapter 6, lines 1606-1625 (problem), 1714 (set-up);
    Publication 7, lines 3457-3477, 3570-3575.
-.. [2] shared/spec/npfl_rl.md 1-2 (conventions E0/E1, D12), 6 (generator I0, every (A) choice), D16-D17.
+.. [2] docs/papers/npfl_rl.md: conventions E0/E1 (C-npfl-1, D12), the generator I0 (C-npfl-6), D16-D17.
 """
 
 from __future__ import annotations
@@ -353,9 +353,9 @@ def synthetic_problem(rng: np.random.Generator, *, K: int = 30, Q: int = 3, d: i
                       lam: float = 0.1, delta_half_width: float = 0.5, delta_kind: str = "scalar",
                       symmetric: bool = False, max_draws: int = 10_000,
                       sampler: str = "auto") -> tuple[NPFLProblem, dict]:
-    r"""Generator I0 (spec 6): ER graph redrawn until connected, uniform labels, :math:`w_q = (1+\delta_q) w_0`.
+    r"""Generator I0 (C-npfl-6): ER graph redrawn until connected, uniform labels, :math:`w_q = (1+\delta_q) w_0`.
 
-    Every choice the seed leaves open is an argument (spec 7, 8): Erdős–Rényi with
+    Every choice the seed leaves open is an argument (C-npfl-6): Erdős–Rényi with
     :math:`p = \text{mean\_degree}/(K-1)` (D16), :math:`w_0 \sim N(0, I_d)`, :math:`\delta_q \sim U(\pm
     \text{delta\_half\_width})` scalar or elementwise (D17), :math:`D_k \sim U\{D_{\min},\dots,D_{\max}\}`, Gaussian
     features, noise variance :math:`\eta_k \sim U(\text{noise\_range})` (renamed :math:`\sigma_k^2`, D18), validation

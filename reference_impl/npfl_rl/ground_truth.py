@@ -1,11 +1,11 @@
-r"""Ground truths of NPFL-RL (spec 6): :func:`per_component_ridge` (K2), :func:`global_ridge` (K3),
+r"""Ground truths of NPFL-RL (docs/papers/npfl_rl.md): :func:`per_component_ridge` (K2), :func:`global_ridge` (K3),
 :func:`coupled_fixed_point` and :func:`symmetric_fixed_point_cvxpy` (K4); each carries a certificate.
 
 References
 ----------
 .. [1] seed 004_180cd372987d137b.txt, thesis Chapter 6, eqs. (6.5)-(6.14), Algorithm 6, lines 1637-1722;
    Publication 7, eqs. (5)-(14), Algorithm 1, lines 3489-3562.
-.. [2] shared/spec/npfl_rl.md 3-6 and 9 (errata D1-D4, D11-D14) and its Review notes.
+.. [2] docs/papers/npfl_rl.md: the algorithm as fedcheck runs it, errata D1-D4 and D11-D14, readings C-npfl-1..9.
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ def per_component_ridge(problem: NPFLProblem, *, method: str = "cvxpy", tol: flo
     r"""K2: for every component :math:`c` of every :math:`G_q`,
     :math:`w_c^* = \arg\min\sum_{k\in c}\frac1{D_k}\|y_k - X_k w\|^2 + \frac{\lambda|c|}{|C_{(q)}|}\|w\|^2`.
 
-    The limit of NPFL with :math:`\tau = 0` (spec K2, D12). ``certificate``: relative residual of the normal
+    The limit of NPFL with :math:`\tau = 0` (K2, D12). ``certificate``: relative residual of the normal
     equations at the returned point.
     """
     comp = problem.components
@@ -125,7 +125,7 @@ def symmetric_fixed_point_cvxpy(problem: NPFLProblem, tau, *, tol: float = 1e-10
 
     Requires every :math:`G_q` connected, every :math:`N_k^{(r)} \ne\emptyset` and :math:`T_q = \sum_{k\in C_{(q)}}
     \tau_k > 0`; :math:`\Phi_q(w) = \sum_{k\in C_{(q)}}\frac1{D_k}\|y_k - X_k w\|^2 + \lambda\|w\|^2`. Its stationarity
-    conditions are those of :func:`coupled_fixed_point` (spec K4; the raw-:math:`\tau` (6.1) is not, D14).
+    conditions are those of :func:`coupled_fixed_point` (K4; the raw-:math:`\tau` (6.1) is not, D14).
     ``certificate``: relative stationarity residual of the returned point.
     """
     import cvxpy as cp

@@ -1,4 +1,4 @@
-r"""The primal map of one NPFL iteration (spec 3-4): the corrected closed form (6.11) in the eigenbasis of
+r"""The primal map of one NPFL iteration: the corrected closed form (6.11) in the eigenbasis of
 :math:`H_k`, the validation value :math:`V_v` (6.12) and :math:`\frac{d}{da}V_v(P(a))`, batched over runs and clients.
 
 .. math::
@@ -12,7 +12,7 @@ References
 ----------
 .. [1] seed 004_180cd372987d137b.txt, thesis Chapter 6, eqs. (6.5)-(6.14), Algorithm 6, lines 1637-1722;
    Publication 7, eqs. (5)-(14), Algorithm 1, lines 3489-3562.
-.. [2] shared/spec/npfl_rl.md 3-6 and 9 (errata D1-D4, D11-D14) and its Review notes.
+.. [2] docs/papers/npfl_rl.md: the algorithm as fedcheck runs it, errata D1-D4 and D11-D14, readings C-npfl-1..9.
 """
 
 from __future__ import annotations
@@ -131,7 +131,7 @@ def validation_value(S: Structure, w):
 
 
 def value_derivative(S: Structure, m, s, a):
-    """d/da V_v(P(a)) (spec 4) and P(a)."""
+    """d/da V_v(P(a)) and P(a)."""
     P = primal_at(S, m, s, a)
     grad = 2.0 * np.einsum("rkij,rkj->rki", S.Hv, P) - 2.0 * S.bv + 2.0 * S.lam_k[..., None] * P
     dP = solve_shifted(S, S.c + S.omega * a, m - S.omega[..., None] * P)

@@ -2,11 +2,13 @@ r"""NPFL-RL (thesis Algorithm 6 / P7 Algorithm 1) for ridge regression, vectoris
 
 Modules: :mod:`.config` (settings), :mod:`.primal` (the closed form (6.11) and V_v), :mod:`.controllers` (DPG,
 SAC, the primal map), :mod:`.admm` (the iteration), :mod:`.arms` (the paper's experiment arms),
-:mod:`.ground_truth` (K2-K4). This package re-exports every public name.
+:mod:`.ground_truth` (K2-K4), :mod:`.cost` (a run's cost from the sizes). This package re-exports every public name.
 
 Every client is a row of arrays of shape ``(R, K, ...)``, ``R`` the Monte-Carlo runs (stacked instances with
-the same K and d, or one instance repeated for the SAC draws); neighbour sums are products with (R, K, K)
-matrices, so there is no Python loop over clients in an iteration. Iteration :math:`n = 1..N` (spec 5):
+the same K and d, or one instance repeated for the SAC draws); neighbour sums are products with sparse
+block-diagonal graph operators (one stored entry per directed edge), so there is no Python loop over clients
+and no K x K array in an iteration: its time and memory are linear in K d^2 and the edges (:func:`estimate_run_cost`).
+Iteration :math:`n = 1..N` (docs/papers/npfl_rl.md):
 
 .. math::
 
@@ -20,11 +22,12 @@ matrices, so there is no Python loop over clients in an iteration. Iteration :ma
 with :math:`c_k = \lambda/|C_{(q)}| + \rho|N_k\cap C_{(q)}|` (corrected, D3; ``diagonal="printed"`` uses
 :math:`\rho|N_k|`). :math:`H_k = U\Lambda U^\top` is diagonalised once, so :math:`P(a)` costs :math:`O(d^2)`.
 
-The inter-cluster parameter :math:`\tau_k^{(n)}` is fixed (NPFL), or set by a controller (spec 4): DPG
+The inter-cluster parameter :math:`\tau_k^{(n)}` is fixed (NPFL), or set by a controller (docs/papers/npfl_rl.md): DPG
 (6.13) :math:`t \leftarrow t - \delta\,\frac{d}{da}V_v(P(a))|_{a=t}`, or SAC (6.14)
-:math:`t \leftarrow t - \delta\,\mathrm{sign}(V_v(P(t+\alpha)) - V_v(P(t)))\,\alpha`, :math:`\alpha\sim U[-\nu/2,\nu/2]`,
+:math:`t \leftarrow t - \delta\,\mathrm{sign}(V_v(P(t+\alpha)) - V_v(P(t)))\,\alpha`,
+:math:`\alpha\sim U[-\nu/2,\nu/2]`,
 ``epochs`` inner steps per iteration (BRL), each followed by the projection :math:`\Pi = [0, \tau_{\max}]` when
-enabled. NFL (spec 5, baselines) is the single-task ADMM over all neighbours with :math:`\lambda/K`.
+enabled. NFL (the baseline) is the single-task ADMM over all neighbours with :math:`\lambda/K`.
 
 Ground truths: :func:`per_component_ridge` (K2), :func:`global_ridge` (K3), :func:`coupled_fixed_point` and
 :func:`symmetric_fixed_point_cvxpy` (K4); each carries a certificate.
@@ -33,13 +36,14 @@ References
 ----------
 .. [1] seed 004_180cd372987d137b.txt, thesis Chapter 6, eqs. (6.5)-(6.14), Algorithm 6, lines 1637-1722;
    Publication 7, eqs. (5)-(14), Algorithm 1, lines 3489-3562.
-.. [2] shared/spec/npfl_rl.md 3-6 and 9 (errata D1-D4, D11-D14) and its Review notes.
+.. [2] docs/papers/npfl_rl.md: the algorithm as fedcheck runs it, errata D1-D4 and D11-D14, readings C-npfl-1..9.
 """
 
 from reference_impl.npfl_rl.admm import NPFLRun, run_npfl, test_mse
 from reference_impl.npfl_rl.arms import PAPER_ARMS, run_arm, simulate_replicates
 from reference_impl.npfl_rl.config import ALGORITHMS, DIAGONALS, DUAL_SIGNS, POLICIES, TIMINGS, NPFLConfig
 from reference_impl.npfl_rl.controllers import PrimalMap, npfl_primal_map
+from reference_impl.npfl_rl.cost import RunCost, estimate_run_cost
 from reference_impl.npfl_rl.ground_truth import (
     GroundTruth,
     coupled_fixed_point,
@@ -59,7 +63,9 @@ __all__ = [
     "NPFLConfig",
     "NPFLRun",
     "PrimalMap",
+    "RunCost",
     "coupled_fixed_point",
+    "estimate_run_cost",
     "global_ridge",
     "npfl_primal_map",
     "per_component_ridge",

@@ -1,4 +1,4 @@
-r"""The NPFL(-RL) / NFL iteration (spec 5, Algorithm 6), vectorised over runs and clients: no Python loop over
+r"""The NPFL(-RL) / NFL iteration (Algorithm 6), vectorised over runs and clients: no Python loop over
 clients in an iteration.
 
 .. math::
@@ -14,7 +14,7 @@ References
 ----------
 .. [1] seed 004_180cd372987d137b.txt, thesis Chapter 6, eqs. (6.5)-(6.14), Algorithm 6, lines 1637-1722;
    Publication 7, eqs. (5)-(14), Algorithm 1, lines 3489-3562.
-.. [2] shared/spec/npfl_rl.md 3-6 and 9 (errata D1-D4, D11-D14) and its Review notes.
+.. [2] docs/papers/npfl_rl.md: the algorithm as fedcheck runs it, errata D1-D4 and D11-D14, readings C-npfl-1..9.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import numpy as np
 from reference_impl.npfl_rl.config import NPFLConfig, one_blas_thread
 from reference_impl.npfl_rl.controllers import dpg_step, sac_step
 from reference_impl.npfl_rl.data import NPFLProblem
-from reference_impl.npfl_rl.primal import build_structure, primal_at
+from reference_impl.npfl_rl.primal import build_structure, graph_product, primal_at
 
 __all__ = ["NPFLRun", "run_npfl", "test_mse"]
 
@@ -81,13 +81,14 @@ class NPFLRun:
 
     @property
     def test_mse_db(self) -> np.ndarray:
-        """Run-averaged (linear domain) printed Test MSE in dB, n = 0..N (spec K11)."""
+        """Run-averaged (linear domain) printed Test MSE in dB, n = 0..N (K11 in docs/papers/npfl_rl.md)."""
         with np.errstate(divide="ignore", invalid="ignore"):
             return 10.0 * np.log10(np.mean(self.test_mse, axis=0))
 
 
 def test_mse(problem: NPFLProblem, w, *, squared: bool = False) -> np.ndarray:
-    r"""Test MSE (6.15): :math:`\frac1K\sum_k\|w_k - w_{(q_k)}\|^2/\|w_{(q_k)}\|` (``squared``: :math:`\|w_{(q)}\|^2`, D9).
+    r"""Test MSE (6.15): :math:`\frac1K\sum_k\|w_k - w_{(q_k)}\|^2/\|w_{(q_k)}\|` (``squared``:
+    :math:`\|w_{(q)}\|^2`, D9).
 
     ``w`` has shape (..., K, d). Requires the problem's true models.
     """
@@ -191,10 +192,10 @@ def run_npfl(problems, config: NPFLConfig, iterations: int, rng: np.random.Gener
     record(0, w)
     prev_map = None
     w_prev = w
+    nb_in = graph_product(S.A_in, w)  # sum over l in N_k cap C_q of w_l; the dual update's product is reused
     for n in range(1, N + 1):
         with np.errstate(over="ignore", invalid="ignore"):
-            nb_in = np.einsum("rkl,rld->rkd", S.A_in, w)
-            m = np.einsum("rkl,rld->rkd", S.B, w)
+            m = graph_product(S.B, w)
             s = 0.5 * config.rho * (S.deg_in[..., None] * w + nb_in) - 0.5 * gamma
             if config.policy != "fixed" and n > 1:
                 mm, ss = prev_map if config.timing == "literal" else (m, s)
@@ -221,7 +222,8 @@ def run_npfl(problems, config: NPFLConfig, iterations: int, rng: np.random.Gener
             prev_map = (m, s)
             note(tau)
             w_new = primal_at(S, m, s, tau)
-            gamma = gamma + sign * config.rho * (S.deg_in[..., None] * w_new - np.einsum("rkl,rld->rkd", S.A_in, w_new))
+            nb_in = graph_product(S.A_in, w_new)
+            gamma = gamma + sign * config.rho * (S.deg_in[..., None] * w_new - nb_in)
         w_prev, w = w, w_new
         taus[:, n] = tau
         finite &= np.all(np.isfinite(w), axis=(1, 2)) & np.all(np.isfinite(tau), axis=1)

@@ -1,10 +1,11 @@
-r"""The arms of the seed's figures (spec 7) and their simulation on I0 replicates (common random numbers).
+r"""The arms of the seed's figures (docs/papers/npfl_rl.md, C-npfl-7) and their simulation on I0 replicates
+(common random numbers).
 
 References
 ----------
 .. [1] seed 004_180cd372987d137b.txt, thesis Chapter 6, eqs. (6.5)-(6.14), Algorithm 6, lines 1637-1722;
    Publication 7, eqs. (5)-(14), Algorithm 1, lines 3489-3562.
-.. [2] shared/spec/npfl_rl.md 3-6 and 9 (errata D1-D4, D11-D14) and its Review notes.
+.. [2] docs/papers/npfl_rl.md: the algorithm as fedcheck runs it, errata D1-D4 and D11-D14, readings C-npfl-1..9.
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ from reference_impl.npfl_rl.data import synthetic_problem
 
 __all__ = ["PAPER_ARMS", "run_arm", "simulate_replicates"]
 
-#: The arms of the seed's figures (thesis 1734-1749, P7 3585-3600) with the spec's choices for what is unstated
-#: (tau0 = 0.05 for the controllers, projection onto [0, 1], SAC candidates projected, literal timing, E0).
+#: The arms of the seed's figures (thesis 1734-1749, P7 3585-3600) with the choices of docs/papers/npfl_rl.md for what
+#: is unstated (tau0 = 0.05 for the controllers, projection onto [0, 1], SAC candidates projected, literal timing, E0).
 #: Fig. 6.1: NFL and NPFL(tau); Fig. 6.2: RL/BRL with DPG and SAC against NPFL(0.05); Fig. 6.3: tau of RL (DPG, SAC).
 PAPER_ARMS = {
     "nfl": NPFLConfig(algorithm="nfl"),
@@ -33,7 +34,7 @@ PAPER_ARMS = {
 
 
 def run_arm(config: NPFLConfig, iterations: int, seed: int, *, generator: dict | None = None) -> dict:
-    """One arm on one replicate seed: the I0 instance of ``seed`` (spec 6), Test-MSE curve and tau trajectories.
+    """One arm on one replicate seed: the I0 instance of ``seed`` (C-npfl-6), Test-MSE curve and tau trajectories.
 
     The building block of the C1-C9 comparisons (plugged into ``verify.comparisons`` later). The instance is
     drawn from ``numpy.random.default_rng([seed, 0])`` and the SAC draws from ``default_rng([seed, 1])``, so every

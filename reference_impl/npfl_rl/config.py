@@ -1,11 +1,11 @@
-r"""NPFL-RL settings: :class:`NPFLConfig` (every choice the seed leaves open is a field, spec 5, 8) and the
+r"""NPFL-RL settings: :class:`NPFLConfig` (every choice the seed leaves open is a field, C-npfl-1..9) and the
 single-BLAS-thread decorator of the solvers.
 
 References
 ----------
 .. [1] seed 004_180cd372987d137b.txt, thesis Chapter 6, eqs. (6.5)-(6.14), Algorithm 6, lines 1637-1722;
    Publication 7, eqs. (5)-(14), Algorithm 1, lines 3489-3562.
-.. [2] shared/spec/npfl_rl.md 3-6 and 9 (errata D1-D4, D11-D14) and its Review notes.
+.. [2] docs/papers/npfl_rl.md: the algorithm as fedcheck runs it, errata D1-D4 and D11-D14, readings C-npfl-1..9.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def _choice(name, value, allowed):
 
 @dataclass(frozen=True, kw_only=True)
 class NPFLConfig:
-    r"""Algorithm settings; every choice the seed leaves open is a field (spec 5, 8).
+    r"""Algorithm settings; every choice the seed leaves open is a field (docs/papers/npfl_rl.md, C-npfl-1..9).
 
     Attributes
     ----------

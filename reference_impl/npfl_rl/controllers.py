@@ -1,4 +1,4 @@
-r"""The controllers of :math:`\tau_k` (spec 4) and the primal map they act on.
+r"""The controllers of :math:`\tau_k` (docs/papers/npfl_rl.md) and the primal map they act on.
 
 DPG (6.13): :math:`t \leftarrow t - \delta\,\frac{d}{da}V_v(P(a))|_{a=t}`; SAC (6.14):
 :math:`t \leftarrow t - \delta\,\mathrm{sign}(V_v(P(t+\alpha)) - V_v(P(t)))\,\alpha`,
@@ -8,7 +8,7 @@ References
 ----------
 .. [1] seed 004_180cd372987d137b.txt, thesis Chapter 6, eqs. (6.5)-(6.14), Algorithm 6, lines 1637-1722;
    Publication 7, eqs. (5)-(14), Algorithm 1, lines 3489-3562.
-.. [2] shared/spec/npfl_rl.md 3-6 and 9 (errata D1-D4, D11-D14) and its Review notes.
+.. [2] docs/papers/npfl_rl.md: the algorithm as fedcheck runs it, errata D1-D4 and D11-D14, readings C-npfl-1..9.
 """
 
 from __future__ import annotations
@@ -19,7 +19,14 @@ import numpy as np
 
 from reference_impl.npfl_rl.config import NPFLConfig, one_blas_thread
 from reference_impl.npfl_rl.data import NPFLProblem
-from reference_impl.npfl_rl.primal import Structure, build_structure, primal_at, validation_value, value_derivative
+from reference_impl.npfl_rl.primal import (
+    Structure,
+    build_structure,
+    graph_product,
+    primal_at,
+    validation_value,
+    value_derivative,
+)
 
 __all__ = ["PrimalMap", "dpg_step", "npfl_primal_map", "sac_step"]
 
@@ -38,7 +45,7 @@ def sac_step(S: Structure, m, s, t, alpha, delta):
 
 @dataclass(frozen=True)
 class PrimalMap:
-    r"""The map :math:`a \mapsto P_k^{(n)}(a)` of every client of one instance at one state (spec 3-4).
+    r"""The map :math:`a \mapsto P_k^{(n)}(a)` of every client of one instance at one state.
 
     Built by :func:`npfl_primal_map` from :math:`w^{(n-1)}, \gamma^{(n-1)}`; arrays have shape (K, ...) and ``a``
     has shape (K,) (complex allowed: complex-step derivatives). The DPG and SAC updates of :func:`run_npfl` are
@@ -69,7 +76,7 @@ class PrimalMap:
         return validation_value(self.structure, primal_at(self.structure, self.m[None], self.s[None], self._a(a)))[0]
 
     def derivative(self, a) -> np.ndarray:
-        """:math:`\frac{d}{da}V_v(P_k(a))` at :math:`a_k` (spec 4), shape (K,)."""
+        """:math:`\frac{d}{da}V_v(P_k(a))` at :math:`a_k`, shape (K,)."""
         return value_derivative(self.structure, self.m[None], self.s[None], self._a(a))[0][0]
 
     def dpg_step(self, t, delta) -> np.ndarray:
@@ -90,6 +97,6 @@ def npfl_primal_map(problem: NPFLProblem, config: NPFLConfig, w, gamma) -> Prima
     if w.shape != S.b.shape or gamma.shape != S.b.shape:
         raise ValueError(f"w and gamma must have shape (K, d) = {S.b.shape[1:]}, got {w.shape[1:]} and "
                          f"{gamma.shape[1:]}")
-    m = np.einsum("rkl,rld->rkd", S.B, w)
-    s = 0.5 * config.rho * (S.deg_in[..., None] * w + np.einsum("rkl,rld->rkd", S.A_in, w)) - 0.5 * gamma
+    m = graph_product(S.B, w)
+    s = 0.5 * config.rho * (S.deg_in[..., None] * w + graph_product(S.A_in, w)) - 0.5 * gamma
     return PrimalMap(structure=S, m=m[0], s=s[0])

@@ -9,14 +9,14 @@ References
 ----------
 .. [1] seed 004_180cd372987d137b.txt, thesis Chapter 6, lines 1606-1625 (problem), 1714 (set-up);
    Publication 7, lines 3457-3477, 3570-3575.
-.. [2] shared/spec/npfl_rl.md 1-2 (conventions E0/E1, D12), 6 (generator I0, every (A) choice), D16-D17.
+.. [2] docs/papers/npfl_rl.md: conventions E0/E1 (C-npfl-1, D12), the generator I0 (C-npfl-6), D16-D17.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
@@ -24,8 +24,8 @@ from scipy.sparse import csgraph
 
 from theory._validate import readonly
 
-__all__ = ["CONVENTIONS", "GRAPH_SAMPLERS", "PAIRS_SAMPLER_MAX_PAIRS", "NPFLProblem", "estimate_graph_draws",
-           "intra_cluster_components", "synthetic_problem"]
+__all__ = ["CONVENTIONS", "GRAPH_SAMPLERS", "PAIRS_SAMPLER_MAX_PAIRS", "NPFLProblem", "as_graph",
+           "estimate_graph_draws", "intra_cluster_components", "synthetic_problem"]
 
 CONVENTIONS = ("E0", "E1")
 #: Graph samplers of :func:`synthetic_problem`.
@@ -46,9 +46,12 @@ def _same_cluster(adjacency, labels: np.ndarray):
     """The edges of ``adjacency`` (dense bool or sparse) that join clients of one cluster, in the same format."""
     if not sp.issparse(adjacency):
         return np.asarray(adjacency, dtype=bool) & (labels[:, None] == labels[None, :])
-    coo = sp.coo_array(adjacency)
-    keep = labels[coo.row] == labels[coo.col]
-    return sp.csr_array((np.ones(int(keep.sum()), dtype=bool), (coo.row[keep], coo.col[keep])), shape=coo.shape)
+    A = sp.csr_array(adjacency, copy=True)
+    A.sum_duplicates()
+    A.eliminate_zeros()
+    rows = np.repeat(np.arange(A.shape[0]), np.diff(A.indptr))
+    keep = labels[rows] == labels[A.indices]
+    return _bool_csr(rows[keep], A.indices[keep], A.shape[0])
 
 
 def intra_cluster_components(adjacency, labels) -> np.ndarray:
@@ -58,14 +61,62 @@ def intra_cluster_components(adjacency, labels) -> np.ndarray:
     return _components(_same_cluster(adjacency, labels))
 
 
+def _bool_csr(rows: np.ndarray, cols: np.ndarray, K: int) -> sp.csr_array:
+    """The (K, K) bool CSR with ones at (``rows``, ``cols``) (distinct pairs, sorted by row then column)."""
+    indptr = np.zeros(K + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=K), out=indptr[1:])
+    A = sp.csr_array((np.ones(rows.size, dtype=bool), np.asarray(cols, dtype=np.int64), indptr), shape=(K, K))
+    A.has_sorted_indices = True
+    return A
+
+
+def as_graph(adjacency) -> sp.csr_array:
+    """A symmetric (K, K) adjacency with a zero diagonal, dense (every nonzero entry is an edge) or scipy.sparse, as
+    a canonical read-only bool ``scipy.sparse.csr_array`` (sorted indices, no duplicates, no stored zeros).
+
+    Checks in time linear in the edges for sparse input. ValueError names ``adjacency``.
+
+    >>> G = as_graph(np.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]]))
+    >>> (G.nnz, G.dtype.name, G.toarray()[1].tolist())
+    (4, 'bool', [True, False, True])
+    """
+    if sp.issparse(adjacency):
+        A = sp.csr_array(adjacency, copy=True)
+    else:
+        A = np.asarray(adjacency)
+        if A.ndim != 2 or A.dtype.kind not in "biuf":
+            raise ValueError(f"adjacency must be a square (K, K) matrix with K >= 2, got shape {A.shape} dtype "
+                             f"{A.dtype}")
+        A = sp.csr_array(A.astype(bool))
+    if A.ndim != 2 or A.shape[0] != A.shape[1] or A.shape[0] < 2:
+        raise ValueError(f"adjacency must be a square (K, K) matrix with K >= 2, got shape {A.shape}")
+    K = A.shape[0]
+    A.sum_duplicates()
+    A.data = A.data.astype(bool)
+    A.eliminate_zeros()
+    rows = np.repeat(np.arange(K, dtype=np.int64), np.diff(A.indptr))
+    cols = A.indices.astype(np.int64)
+    # symmetric iff the transposed pairs, sorted by (row, column), are the same pairs
+    t_order = np.lexsort((rows, cols))
+    if np.any(rows == cols) or not (np.array_equal(cols[t_order], rows) and np.array_equal(rows[t_order], cols)):
+        raise ValueError("adjacency must be symmetric with a zero diagonal")
+    G = _bool_csr(rows, cols, K)
+    for part in (G.data, G.indices, G.indptr):
+        part.setflags(write=False)
+    return G
+
+
 @dataclass(frozen=True, kw_only=True)
 class NPFLProblem:
     r"""One NPFL instance: graph :math:`G`, cluster labels :math:`q_k`, data, :math:`\lambda` and the true models.
 
+    The graph is stored sparse (:attr:`graph`); :attr:`adjacency` and :attr:`same_cluster_adjacency` are dense
+    (K, K) copies made on demand (for tests and per-client checks; nothing on the run path uses them).
+
     Attributes
     ----------
-    adjacency : (K, K) bool
-        Symmetric, zero diagonal.
+    adjacency : (K, K) array_like or scipy.sparse, init only
+        Symmetric, zero diagonal; every nonzero entry is an edge. Stored as :attr:`graph`.
     labels : (K,) int
         Cluster :math:`q_k \in \{0, \dots, Q-1\}`; every cluster non-empty.
     X, y : tuple of arrays
@@ -76,9 +127,12 @@ class NPFLProblem:
         :math:`\lambda > 0`.
     true_models : (Q, d) array, optional
         Generating models :math:`w_{(q)}` (for the Test-MSE (6.15)).
+    graph : scipy.sparse.csr_array (K, K) bool
+        The edges of :math:`G` (each undirected edge stored twice, sorted indices, read-only): memory linear in the
+        edges.
     """
 
-    adjacency: np.ndarray
+    adjacency: InitVar[object]
     labels: np.ndarray
     X: tuple
     y: tuple
@@ -89,6 +143,7 @@ class NPFLProblem:
     lam: float
     true_models: np.ndarray | None = None
     # derived (filled in __post_init__)
+    graph: sp.csr_array = field(init=False, repr=False)
     H: np.ndarray = field(init=False, repr=False)
     b: np.ndarray = field(init=False, repr=False)
     Hv: np.ndarray = field(init=False, repr=False)
@@ -99,14 +154,9 @@ class NPFLProblem:
     ct: np.ndarray = field(init=False, repr=False)
     D: np.ndarray = field(init=False, repr=False)
 
-    def __post_init__(self) -> None:
-        A = np.asarray(self.adjacency)
-        if A.ndim != 2 or A.shape[0] != A.shape[1] or A.shape[0] < 2:
-            raise ValueError(f"adjacency must be a square (K, K) matrix with K >= 2, got shape {A.shape}")
-        A = A.astype(bool)
-        if not np.array_equal(A, A.T) or np.any(np.diag(A)):
-            raise ValueError("adjacency must be symmetric with a zero diagonal")
-        K = A.shape[0]
+    def __post_init__(self, adjacency) -> None:
+        G = as_graph(adjacency)
+        K = G.shape[0]
         labels = np.asarray(self.labels)
         if labels.shape != (K,) or labels.dtype.kind not in "iu":
             raise ValueError(f"labels must be K = {K} integers, got {self.labels!r}")
@@ -142,7 +192,7 @@ class NPFLProblem:
             object.__setattr__(self, "b" + key, readonly(bs, np.float64))
             if key:
                 object.__setattr__(self, "c" + key, readonly(cs, np.float64))
-        object.__setattr__(self, "adjacency", readonly(A, bool))
+        object.__setattr__(self, "graph", G)
         object.__setattr__(self, "labels", readonly(labels, np.int64))
         object.__setattr__(self, "D", readonly(D, np.int64))
         object.__setattr__(self, "lam", float(self.lam))
@@ -170,26 +220,45 @@ class NPFLProblem:
         return np.bincount(self.labels, minlength=self.Q)[self.labels]
 
     @property
+    def degrees(self) -> np.ndarray:
+        """:math:`|N_k|` of every client, shape (K,) int."""
+        return np.diff(self.graph.indptr).astype(np.int64)
+
+    @property
+    def n_edges(self) -> int:
+        """Number of undirected edges :math:`|E|` (the graph stores each twice)."""
+        return int(self.graph.nnz // 2)
+
+    @property
+    def same_cluster_graph(self) -> sp.csr_array:
+        """Edges of :math:`N_k \\cap C_{(q_k)}` (the intra-cluster graphs :math:`G_q`), sparse bool (K, K)."""
+        return _same_cluster(self.graph, self.labels)
+
+    @property
     def same_cluster_adjacency(self) -> np.ndarray:
-        """Edges of :math:`N_k \\cap C_{(q_k)}` (the intra-cluster graphs :math:`G_q`)."""
-        return self.adjacency & (self.labels[:, None] == self.labels[None, :])
+        """:attr:`same_cluster_graph` as a dense (K, K) bool array, made on demand (memory quadratic in K)."""
+        return self.same_cluster_graph.toarray()
 
     @property
     def components(self) -> np.ndarray:
-        """Component index of every client in its cluster's subgraph :math:`G_q` (spec D12)."""
-        return intra_cluster_components(self.adjacency, self.labels)
+        """Component index of every client in its cluster's subgraph :math:`G_q` (docs/papers/npfl_rl.md, D12)."""
+        return intra_cluster_components(self.graph, self.labels)
 
     def neighbour_counts(self) -> np.ndarray:
-        """:math:`|N_k^{(r)}| = |N_k \\cap C_{(r)}|`, shape (K, Q)."""
-        onehot = np.eye(self.Q, dtype=np.int64)[self.labels]
-        return self.adjacency.astype(np.int64) @ onehot
+        """:math:`|N_k^{(r)}| = |N_k \\cap C_{(r)}|`, shape (K, Q) int (time linear in the edges)."""
+        K, Q = self.K, self.Q
+        rows = np.repeat(np.arange(K), np.diff(self.graph.indptr))
+        return np.bincount(rows * Q + self.labels[self.graph.indices], minlength=K * Q).reshape(K, Q)
 
-    def inter_cluster_weights(self, convention: str = "E0") -> tuple[np.ndarray, np.ndarray]:
-        r""":math:`\omega_{k,r}` (K, Q) and the averaging matrix :math:`B` (K, K) with :math:`m_k = (B w)_k`.
+    def inter_cluster_weights(self, convention: str = "E0") -> tuple[np.ndarray, sp.csr_array]:
+        r""":math:`\omega_{k,r}` (K, Q) and the sparse averaging matrix :math:`B` (K, K) with :math:`m_k = (B w)_k`.
 
         E0: :math:`\omega_{k,r} = 1/(Q-1)` if :math:`N_k^{(r)} \ne \emptyset` else 0 (missing clusters dropped, the
-        factor kept); E1: :math:`1/|R_k|` over the present clusters (spec 2, D12). :math:`\omega_{k,q_k} = 0`.
-        :math:`B_{kl} = \omega_{k,q_l}/|N_k^{(q_l)}|` for :math:`l \in N_k \setminus C_{(q_k)}`.
+        factor kept); E1: :math:`1/|R_k|` over the present clusters (docs/papers/npfl_rl.md, D12).
+        :math:`\omega_{k,q_k} = 0`. :math:`B_{kl} = \omega_{k,q_l}/|N_k^{(q_l)}|` for
+        :math:`l \in N_k \setminus C_{(q_k)}`, stored as a ``scipy.sparse.csr_array`` of float64 with one entry per
+        inter-cluster edge direction (time and memory linear in K Q and the edges; ``B.toarray()`` is the dense
+        matrix).
         """
         if convention not in CONVENTIONS:
             raise ValueError(f"convention must be one of {CONVENTIONS}, got {convention!r}")
@@ -203,9 +272,26 @@ class NPFLProblem:
             n_present = present.sum(axis=1, keepdims=True)
             omega = np.where(present, 1.0 / np.maximum(n_present, 1), 0.0)
         per_edge = omega / np.maximum(counts, 1)  # (K, Q)
-        B = np.where(self.adjacency, per_edge[:, self.labels], 0.0)
-        B = np.where(self.labels[:, None] == self.labels[None, :], 0.0, B)
+        G = self.graph
+        rows = np.repeat(np.arange(self.K), np.diff(G.indptr))
+        cols = G.indices
+        inter = self.labels[rows] != self.labels[cols]
+        rows, cols = rows[inter], cols[inter]
+        indptr = np.zeros(self.K + 1, dtype=np.int64)
+        np.cumsum(np.bincount(rows, minlength=self.K), out=indptr[1:])
+        B = sp.csr_array((per_edge[rows, self.labels[cols]], cols.astype(np.int64), indptr), shape=(self.K, self.K))
+        B.has_sorted_indices = True
         return omega, B
+
+
+def _dense_adjacency(problem: NPFLProblem) -> np.ndarray:
+    A = problem.graph.toarray()
+    A.setflags(write=False)
+    return A
+
+
+NPFLProblem.adjacency = property(_dense_adjacency, doc="""The graph as a dense (K, K) bool array (read-only), made on
+    demand from :attr:`NPFLProblem.graph`: memory quadratic in K, for tests and per-client checks only.""")
 
 
 def _connected(A) -> bool:
@@ -267,9 +353,9 @@ def synthetic_problem(rng: np.random.Generator, *, K: int = 30, Q: int = 3, d: i
                       lam: float = 0.1, delta_half_width: float = 0.5, delta_kind: str = "scalar",
                       symmetric: bool = False, max_draws: int = 10_000,
                       sampler: str = "auto") -> tuple[NPFLProblem, dict]:
-    r"""Generator I0 (spec 6): ER graph redrawn until connected, uniform labels, :math:`w_q = (1+\delta_q) w_0`.
+    r"""Generator I0 (C-npfl-6): ER graph redrawn until connected, uniform labels, :math:`w_q = (1+\delta_q) w_0`.
 
-    Every choice the seed leaves open is an argument (spec 7, 8): Erdős–Rényi with
+    Every choice the seed leaves open is an argument (C-npfl-6): Erdős–Rényi with
     :math:`p = \text{mean\_degree}/(K-1)` (D16), :math:`w_0 \sim N(0, I_d)`, :math:`\delta_q \sim U(\pm
     \text{delta\_half\_width})` scalar or elementwise (D17), :math:`D_k \sim U\{D_{\min},\dots,D_{\max}\}`, Gaussian
     features, noise variance :math:`\eta_k \sim U(\text{noise\_range})` (renamed :math:`\sigma_k^2`, D18), validation
@@ -280,7 +366,7 @@ def synthetic_problem(rng: np.random.Generator, *, K: int = 30, Q: int = 3, d: i
     draws every recorded result was made with), ``"linear"`` only the edges (geometric gaps; time linear in K and the
     edges; connectivity by breadth-first search), ``"auto"`` (default) the first up to
     :data:`PAIRS_SAMPLER_MAX_PAIRS` pairs and the second above. Both are exact G(K, p) samplers; one seed gives
-    different graphs. The instance itself (:class:`NPFLProblem`) keeps a dense K x K adjacency. At a fixed mean degree
+    different graphs. The instance (:class:`NPFLProblem`) stores the graph sparse either way. At a fixed mean degree
     a connected draw becomes exponentially rare as K grows (:func:`estimate_graph_draws`).
 
     Returns
@@ -340,7 +426,5 @@ def synthetic_problem(rng: np.random.Generator, *, K: int = 30, Q: int = 3, d: i
             Xs.append(x)
             ys.append(x @ W[labels[k]] + math.sqrt(noise_var[k]) * rng.normal(size=int(D[k])))
         sets["X" + key], sets["y" + key] = tuple(Xs), tuple(ys)
-    if sp.issparse(A):
-        A = A.toarray()  # the instance keeps a dense adjacency
     problem = NPFLProblem(adjacency=A, labels=labels, lam=lam, true_models=W, **sets)
     return problem, {"w0": w0, "deltas": deltas, "noise_var": noise_var, "p": p}

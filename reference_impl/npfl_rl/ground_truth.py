@@ -1,11 +1,11 @@
-r"""Ground truths of NPFL-RL (spec 6): :func:`per_component_ridge` (K2), :func:`global_ridge` (K3),
+r"""Ground truths of NPFL-RL (docs/papers/npfl_rl.md): :func:`per_component_ridge` (K2), :func:`global_ridge` (K3),
 :func:`coupled_fixed_point` and :func:`symmetric_fixed_point_cvxpy` (K4); each carries a certificate.
 
 References
 ----------
 .. [1] seed 004_180cd372987d137b.txt, thesis Chapter 6, eqs. (6.5)-(6.14), Algorithm 6, lines 1637-1722;
    Publication 7, eqs. (5)-(14), Algorithm 1, lines 3489-3562.
-.. [2] shared/spec/npfl_rl.md 3-6 and 9 (errata D1-D4, D11-D14) and its Review notes.
+.. [2] docs/papers/npfl_rl.md: the algorithm as fedcheck runs it, errata D1-D4 and D11-D14, readings C-npfl-1..9.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def _cvxpy_ridge(Xs, ys, Ds, reg, tol):
 
     d = Xs[0].shape[1]
     w = cp.Variable(d)
-    obj = sum(cp.sum_squares(X @ w - y) / D for X, y, D in zip(Xs, ys, Ds)) + reg * cp.sum_squares(w)
+    obj = sum(cp.sum_squares(X @ w - y) / D for X, y, D in zip(Xs, ys, Ds, strict=True)) + reg * cp.sum_squares(w)
     prob = cp.Problem(cp.Minimize(obj))
     prob.solve(solver=cp.CLARABEL, tol_gap_abs=tol, tol_gap_rel=tol, tol_feas=tol, max_iter=500)
     if prob.status != cp.OPTIMAL or w.value is None:
@@ -70,7 +70,7 @@ def per_component_ridge(problem: NPFLProblem, *, method: str = "cvxpy", tol: flo
     r"""K2: for every component :math:`c` of every :math:`G_q`,
     :math:`w_c^* = \arg\min\sum_{k\in c}\frac1{D_k}\|y_k - X_k w\|^2 + \frac{\lambda|c|}{|C_{(q)}|}\|w\|^2`.
 
-    The limit of NPFL with :math:`\tau = 0` (spec K2, D12). ``certificate``: relative residual of the normal
+    The limit of NPFL with :math:`\tau = 0` (K2, D12). ``certificate``: relative residual of the normal
     equations at the returned point.
     """
     comp = problem.components
@@ -82,7 +82,8 @@ def per_component_ridge(problem: NPFLProblem, *, method: str = "cvxpy", tol: flo
 
 
 def global_ridge(problem: NPFLProblem, *, method: str = "cvxpy", tol: float = 1e-10) -> GroundTruth:
-    r"""K3: :math:`w^* = \arg\min\sum_k\frac1{D_k}\|y_k - X_k w\|^2 + \lambda\|w\|^2` (G connected), for every client."""
+    r"""K3: :math:`w^* = \arg\min\sum_k\frac1{D_k}\|y_k - X_k w\|^2 + \lambda\|w\|^2` (G connected), for every
+    client."""
     return ridge_groups(problem, np.zeros(problem.K, dtype=np.int64), np.array([problem.lam]), method, tol)
 
 
@@ -109,7 +110,7 @@ def coupled_fixed_point(problem: NPFLProblem, tau, *, convention: str = "E0") ->
     lam_q = problem.lam / problem.cluster_sizes
     diag = problem.H + (lam_q + tau * om.sum(axis=1))[:, None, None] * np.eye(d)  # (K, d, d)
     M = np.einsum("kc,kij->cij", S, diag)  # block diagonal part (C, d, d)
-    coupling = (S.T * tau) @ Bm @ S  # (C, C): sum_k in c tau_k sum_l B_kl [c(l) = c']
+    coupling = (S.T * tau) @ (Bm @ S)  # (C, C): sum_k in c tau_k sum_l B_kl [c(l) = c'], Bm sparse (no K x K)
     big = np.kron(-coupling, np.eye(d))
     for c in range(C):  # assemble the diagonal blocks
         big[c * d:(c + 1) * d, c * d:(c + 1) * d] += M[c]
@@ -124,7 +125,7 @@ def symmetric_fixed_point_cvxpy(problem: NPFLProblem, tau, *, tol: float = 1e-10
 
     Requires every :math:`G_q` connected, every :math:`N_k^{(r)} \ne\emptyset` and :math:`T_q = \sum_{k\in C_{(q)}}
     \tau_k > 0`; :math:`\Phi_q(w) = \sum_{k\in C_{(q)}}\frac1{D_k}\|y_k - X_k w\|^2 + \lambda\|w\|^2`. Its stationarity
-    conditions are those of :func:`coupled_fixed_point` (spec K4; the raw-:math:`\tau` (6.1) is not, D14).
+    conditions are those of :func:`coupled_fixed_point` (K4; the raw-:math:`\tau` (6.1) is not, D14).
     ``certificate``: relative stationarity residual of the returned point.
     """
     import cvxpy as cp

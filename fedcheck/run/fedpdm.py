@@ -227,7 +227,12 @@ def load(v) -> Setup:
 
 
 def estimate(s: Setup) -> list[Cost]:
+    """The data, the smoothness bracket (:func:`reference_impl.fedpdm.estimate_smoothness_cost`), the schedule, the
+    state and the rounds."""
+    from reference_impl.fedpdm import estimate_smoothness_cost
+
     c, N, n, nf, m = s.config, s.N, s.n, s.n_features, s.n_classes
+    smooth = estimate_smoothness_cost(N, n, nf, m)
     d = nf * m
     src = s.v["problem.source"]
     data_field = {"nc": "problem.n", "digits": "problem.N", "mnist_like": "problem.n_train",
@@ -240,9 +245,9 @@ def estimate(s: Setup) -> list[Cost]:
     per_round = float(c.K) * c.Q_max * c.batch_size * d * 4 + (float(N) * n + s.n_test) * d * 2 + N * d * 4
     return [
         Cost(phase="the data", field=data_field, memory=data * 2, work=data * 10),
-        Cost(phase="the smoothness constant L (one d x d Gram matrix per client and class)",
-             field="problem.d" if src == "nc" else data_field, memory=float(N) * nf * nf,
-             work=2.0 * m * (float(N) * n * nf * nf + 10.0 * N * nf ** 3)),
+        Cost(phase="the certified smoothness bracket of L (estimate_smoothness_cost, every client's rows in one "
+                   "class at worst)", field="problem.d" if src == "nc" else data_field,
+             memory=smooth.peak_elements, work=smooth.work),
         Cost(phase="the participation schedule runs x rounds x N", field=rounds_label, memory=3.0 * R * T * N,
              work=float(R) * T * N * 30),
         Cost(phase="the state runs x N x d", field="argument --runs", memory=4.0 * R * N * d),

@@ -8,7 +8,9 @@ Every file the CLI reads goes through :func:`read_config_text` (TOML), :func:`lo
 * for ``.npy``/``.npz``: a file that is not one (an ``.npz`` where an ``.npy`` is expected, a corrupt or
   empty zip), a header whose shape claims more bytes than the file holds or than
   :data:`MAX_ARRAY_BYTES`, and every dtype but real floating and integer (complex, bool, object,
-  strings, structured) -- the data are read with ``allow_pickle=False``.
+  strings, structured) -- the data are read with ``allow_pickle=False``. The ``.npy``/``.npz`` reader itself is
+  :mod:`reference_impl.datasets`' guarded reader (the simulations read users' files through it too); its
+  :class:`~reference_impl.datasets.DataFileError` becomes :class:`FileError` here.
 
 :func:`real_array` and :func:`integer_array` then check dtype, finiteness and shape of one array, and
 :func:`check_budget` refuses a computation whose size estimate exceeds a documented cap, with the
@@ -18,14 +20,12 @@ estimate in the message. All errors are :class:`FileError` / :class:`fedcheck._c
 
 from __future__ import annotations
 
-import os
-import stat
-import zipfile
 from pathlib import Path
 
 import numpy as np
 
 from fedcheck._errors import ConfigError
+from reference_impl.datasets import MAX_ARRAY_BYTES as _MAX_ARRAY_BYTES
 
 __all__ = [
     "MAX_ARRAY_BYTES",
@@ -44,8 +44,8 @@ __all__ = [
 
 #: Largest TOML configuration read (bytes): configs are small; this stops ``/dev/zero``-like inputs.
 MAX_CONFIG_BYTES = 16 * 2**20
-#: Largest single array read from an ``.npy``/``.npz`` (bytes, after decompression).
-MAX_ARRAY_BYTES = 2**30
+#: Largest single array read from an ``.npy``/``.npz`` (bytes, after decompression; the guarded reader's limit).
+MAX_ARRAY_BYTES = _MAX_ARRAY_BYTES
 #: Largest state a command allocates (float64 elements, 8 bytes each: 10**8 is 800 MB).
 MAX_STATE_ELEMENTS = 10**8
 #: Largest work estimate (iterations x runs x state elements) a command accepts.
@@ -62,20 +62,13 @@ def _label(path: Path, field: str) -> str:
 
 def regular_file(path, field: str = "") -> Path:
     """``path`` as a :class:`Path` if it names an existing regular file; :class:`FileError` otherwise."""
-    path = Path(path)
+    from reference_impl.datasets import DataFileError
+    from reference_impl.datasets import regular_file as _regular
+
     try:
-        info = os.stat(path)
-    except FileNotFoundError:
-        raise FileError(f"{_label(path, field)} does not exist") from None
-    except PermissionError:
-        raise FileError(f"{_label(path, field)} cannot be read (permission denied)") from None
-    except OSError as exc:
-        raise FileError(f"{_label(path, field)} cannot be read ({exc.strerror or exc})") from None
-    if stat.S_ISDIR(info.st_mode):
-        raise FileError(f"{_label(path, field)} is a directory, not a file")
-    if not stat.S_ISREG(info.st_mode):
-        raise FileError(f"{_label(path, field)} is not a regular file (a FIFO, device or socket)")
-    return path
+        return _regular(path, _label(Path(path), field))
+    except DataFileError as exc:
+        raise FileError(str(exc)) from None
 
 
 def _read_bytes(path: Path, field: str, limit: int) -> bytes:
@@ -107,108 +100,41 @@ def read_config_text(path, field: str = "CONFIG") -> str:
                         f"{data[exc.start:exc.start + 1]!r})") from None
 
 
-def _check_dtype(dtype: np.dtype, name: str, *, bool_ok: bool = False) -> None:
-    if dtype.names is not None or dtype.kind == "V":
-        raise FileError(f"{name} holds a structured array (dtype {dtype}); it must be a plain real array")
-    if dtype.kind == "c":
-        raise FileError(f"{name} holds complex numbers (dtype {dtype}); it must be real")
-    if dtype.kind == "b" and not bool_ok:
-        raise FileError(f"{name} holds booleans (dtype {dtype}); it must hold real numbers")
-    if dtype.kind == "O":
-        raise FileError(f"{name} holds Python objects (dtype object); it must be a plain real array")
-    if dtype.kind not in "iufb":
-        raise FileError(f"{name} holds dtype {dtype}; it must hold real floating or integer numbers")
+def _check_dtype(dtype: np.dtype, name: str) -> None:
+    from reference_impl.datasets import DataFileError, check_real_dtype
 
-
-def _read_array(fh, name: str, available: int, *, bool_ok: bool = False) -> np.ndarray:
-    """Read one ``.npy`` stream after checking its header against ``available`` bytes and the caps."""
-    fmt = np.lib.format
     try:
-        version = fmt.read_magic(fh)
-        if version == (1, 0):
-            shape, fortran, dtype = fmt.read_array_header_1_0(fh)
-        elif version in ((2, 0), (3, 0)):
-            shape, fortran, dtype = fmt.read_array_header_2_0(fh)
-        else:
-            raise ValueError(f"unsupported .npy format version {version}")
-    except (ValueError, OSError, EOFError, SyntaxError, TypeError) as exc:
-        raise FileError(f"{name} is not a valid .npy array ({' '.join(str(exc).split())[:120]})") from None
-    _check_dtype(dtype, name, bool_ok=bool_ok)
-    try:
-        available -= fh.tell()  # the data follow the header
-    except (OSError, AttributeError, ValueError):
-        pass
-    count = 1
-    for n in shape:
-        count *= int(n)
-    nbytes = count * dtype.itemsize
-    if nbytes > MAX_ARRAY_BYTES:
-        raise FileError(f"{name}: its header claims shape {tuple(shape)} ({nbytes} bytes), more than the limit of "
-                        f"{MAX_ARRAY_BYTES} bytes")
-    if nbytes > available:
-        raise FileError(f"{name}: its header claims shape {tuple(shape)} ({nbytes} bytes) but the file holds only "
-                        f"{max(available, 0)} bytes of data (truncated, or a header claiming a huge shape)")
-    try:
-        data = fh.read(nbytes) if count else b""
-    except (ValueError, OSError, EOFError) as exc:
-        raise FileError(f"{name} could not be read ({' '.join(str(exc).split())[:120]})") from None
-    if len(data) != nbytes:
-        raise FileError(f"{name}: its header claims {nbytes} bytes of data but the file holds only {len(data)} "
-                        f"(truncated or corrupt)")
-    arr = np.frombuffer(data, dtype=dtype, count=count).reshape(shape, order="F" if fortran else "C")
-    return arr.copy()
+        check_real_dtype(dtype, name)
+    except DataFileError as exc:
+        raise FileError(str(exc)) from None
 
 
 def load_npy(path, field: str) -> np.ndarray:
-    """One array from an ``.npy`` file named by config field ``field`` (header checked before reading)."""
-    path = regular_file(path, field)
-    name = _label(path, field)
+    """One array from an ``.npy`` file named by config field ``field`` (header checked before reading).
+
+    The guarded reader is :func:`reference_impl.datasets.read_npy_array` (so the simulations read users' files the
+    same way); its error becomes :class:`FileError`.
+    """
+    from reference_impl.datasets import DataFileError, read_npy_array
+
     try:
-        with open(path, "rb") as fh:
-            head = fh.read(6)
-            if head.startswith(b"PK"):
-                raise FileError(f"{name} is an .npz (zip) archive; {field or 'it'} must name an .npy file")
-            if head != b"\x93NUMPY":
-                raise FileError(f"{name} is not an .npy file (no .npy header)")
-            fh.seek(0)
-            size = path.stat().st_size
-            arr = _read_array(fh, name, size)
-    except PermissionError:
-        raise FileError(f"{name} cannot be read (permission denied)") from None
-    except OSError as exc:
-        raise FileError(f"{name} cannot be read ({exc.strerror or exc})") from None
-    return arr
+        return read_npy_array(path, _label(Path(path), field))
+    except DataFileError as exc:
+        raise FileError(str(exc)) from None
 
 
 def load_npz(path, field: str, *, bool_keys: tuple[str, ...] = ()) -> dict[str, np.ndarray]:
     """Every array of an ``.npz`` file named by ``field``: ``{key: array}`` (headers checked before reading).
 
-    Boolean arrays are refused except under the keys ``bool_keys`` (e.g. a 0/1 adjacency matrix).
+    Boolean arrays are refused except under the keys ``bool_keys`` (e.g. a 0/1 adjacency matrix). The guarded
+    reader is :func:`reference_impl.datasets.read_npz_arrays`; its error becomes :class:`FileError`.
     """
-    path = regular_file(path, field)
-    name = _label(path, field)
-    out: dict[str, np.ndarray] = {}
+    from reference_impl.datasets import DataFileError, read_npz_arrays
+
     try:
-        with zipfile.ZipFile(path) as zf:
-            members = zf.infolist()
-            total = sum(info.file_size for info in members)
-            if total > 4 * MAX_ARRAY_BYTES:
-                raise FileError(f"{name} expands to {total} bytes, more than the limit of {4 * MAX_ARRAY_BYTES} bytes")
-            for info in members:
-                if not info.filename.endswith(".npy"):
-                    raise FileError(f"{name} holds {info.filename!r}, which is not an .npy array")
-                key = info.filename[:-4]
-                with zf.open(info) as fh:
-                    out[key] = _read_array(fh, f"{name} array {key!r}", info.file_size, bool_ok=key in bool_keys)
-    except zipfile.BadZipFile:
-        raise FileError(f"{name} is not an .npz file (not a valid zip archive)") from None
-    except PermissionError:
-        raise FileError(f"{name} cannot be read (permission denied)") from None
-    except (OSError, EOFError, zipfile.LargeZipFile, NotImplementedError) as exc:
-        raise FileError(f"{name} could not be read ({' '.join(str(exc).split())[:120]})") from None
-    if not out:
-        raise FileError(f"{name} holds no arrays")
-    return out
+        return read_npz_arrays(path, _label(Path(path), field), bool_keys=bool_keys)
+    except DataFileError as exc:
+        raise FileError(str(exc)) from None
 
 
 def real_array(value, name: str, *, shape: tuple | None = None, finite: bool = True) -> np.ndarray:

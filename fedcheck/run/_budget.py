@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 from fedcheck._errors import ConfigError
 
-__all__ = ["GRAPH_DRAWS", "MAX_WORK", "STEP_WORK", "WORK_PER_SECOND", "Cost", "check", "connected_gnm", "seconds"]
+__all__ = ["DRAW_MARGIN", "GRAPH_DRAWS", "MAX_WORK", "STEP_WORK", "WORK_PER_SECOND", "Cost", "check", "connected_er",
+           "connected_gnm", "seconds", "smallest_mean_degree"]
 
 #: Largest total work of one command, in floating-point operations (about 20 minutes at WORK_PER_SECOND).
 MAX_WORK = 10**12
@@ -119,29 +120,89 @@ def _duration(s: float) -> str:
 
 #: Work of one networkx node or edge operation (pure Python: a few microseconds).
 GRAPH_ELEMENT_WORK = 3 * 10**3
-#: Draws of a random graph tried until one is connected (the generators' own cap).
+#: Float64-equivalents of one networkx node or edge (a Python dict entry and its objects, about 200 bytes).
+GRAPH_ELEMENT_MEMORY = 25
+#: Draws of a random graph tried until one is connected (zCDP-NFL's and PGFL's generators' own cap).
 GRAPH_DRAWS = 1000
+#: A draw loop is refused when it expects more than ``max_draws / DRAW_MARGIN`` draws: then all ``max_draws`` draws
+#: fail with probability above exp(-DRAW_MARGIN) = 0.7 %.
+DRAW_MARGIN = 5.0
+
+
+def _expected_draws(n: int, mean_degree: float) -> float:
+    """Expected Erdos-Renyi draws until a connected one (:func:`reference_impl.npfl_rl.data.estimate_graph_draws`)."""
+    from reference_impl.npfl_rl.data import estimate_graph_draws
+
+    return estimate_graph_draws(int(n), float(mean_degree))["expected_draws"]
+
+
+def _round_up(x: float) -> float:
+    """``x`` rounded up to 3 significant digits."""
+    exponent = math.floor(math.log10(x)) - 2
+    return float(f"{math.ceil(x / 10.0**exponent - 1e-9) * 10.0**exponent:.3g}")
+
+
+def smallest_mean_degree(n: int, max_draws: int, *, log_p_other: float = 0.0) -> float | None:
+    r"""The smallest mean degree (3 significant digits, rounded up) at which a connected Erdos-Renyi graph on ``n``
+    nodes is expected within ``max_draws / DRAW_MARGIN`` draws; None when no mean degree below :math:`n - 1` is.
+
+    ``log_p_other``: the log-probability (<= 0) of another condition every draw must meet too (NPFL-RL: every cluster
+    label used). From :math:`n(1-p)^{n-1} = \mu^st`, :math:`\mu^st = \ln(	ext{max\_draws}/	ext{DRAW\_MARGIN}) +
+    \ln p_{	ext{other}}` (the isolated-node limit of :func:`_expected_draws`), then checked with it.
+    """
+    target = math.log(max_draws / DRAW_MARGIN) + log_p_other
+    if target <= 0.0 or n <= 2:
+        return None
+    p = -math.expm1(math.log(target / n) / (n - 1)) if target < n else 0.0
+    degree = _round_up(max(p * (n - 1), 1e-3))
+    for _ in range(400):
+        if degree > n - 1:
+            return None
+        if _expected_draws(n, degree) * math.exp(-log_p_other) <= max_draws / DRAW_MARGIN:
+            return degree
+        degree = _round_up(degree * 1.005)
+    return None  # pragma: no cover - the isolated-node limit is within a few percent
+
+
+def connected_er(n: int, mean_degree: float, field: str, *, max_draws: int = GRAPH_DRAWS, what: str = "G(n, p)",
+                 log_p_other: float = 0.0, other: str = "", draw_work: float | None = None,
+                 draw_memory: float | None = None) -> Cost:
+    """The cost of drawing an Erdos-Renyi graph until it is connected (at most ``max_draws`` draws).
+
+    The expected number of draws is :func:`reference_impl.npfl_rl.data.estimate_graph_draws` (divided by the
+    probability ``exp(log_p_other)`` of the condition ``other``, e.g. every cluster label used). Refuses, naming
+    ``field`` and the smallest mean degree that works (:func:`smallest_mean_degree`), when more than
+    ``max_draws / DRAW_MARGIN`` draws are expected. ``draw_work`` / ``draw_memory``: one draw's work and largest
+    array (default: networkx's, linear in nodes and edges).
+    """
+    edges = n * mean_degree / 2.0
+    if n <= 1:
+        return Cost(phase=f"drawing {what}", field=field, steps=1)
+    if edges < n - 1:
+        raise ConfigError(f"{field}: {what} with n = {n} nodes and mean degree {mean_degree:g} ({edges:.0f} edges) is "
+                          f"never connected (it needs at least n - 1 = {n - 1} edges, mean degree "
+                          f"{2.0 * (n - 1) / n:.3g})")
+    draws = _expected_draws(n, mean_degree) * math.exp(-log_p_other)
+    if not draws <= max_draws / DRAW_MARGIN:
+        least = smallest_mean_degree(n, max_draws, log_p_other=log_p_other)
+        fix = (f"raise the mean degree to at least {least:g} or use fewer nodes" if least is not None else
+               "use fewer nodes" + (f" or relax {other}" if other else ""))
+        shown = "more than 10^300" if not math.isfinite(draws) else f"about {draws:.3g}"
+        raise ConfigError(f"{field}: a connected {what} with n = {n} nodes at mean degree {mean_degree:g}"
+                          f"{' (and ' + other + ')' if other else ''} is too unlikely: {shown} draws expected, "
+                          f"{max_draws} are tried; {fix}")
+    one_work = (n + edges) * GRAPH_ELEMENT_WORK if draw_work is None else draw_work
+    one_memory = (n + edges) * GRAPH_ELEMENT_MEMORY if draw_memory is None else draw_memory
+    return Cost(phase=f"drawing {what} until connected (about {draws:.3g} draws expected)", field=field,
+                memory=one_memory, work=min(draws, max_draws) * one_work)
 
 
 def connected_gnm(n: int, m: int, field: str, *, what: str = "G(n, m)") -> Cost:
-    """The cost of drawing G(n, m) until it is connected (at most :data:`GRAPH_DRAWS` draws).
-
-    Refuses, naming ``field``, when no connected draw is likely: fewer than n - 1 edges (never connected), or
-    a probability of a connected draw so small that the draws would probably all fail. The probability is
-    Erdos-Renyi's :math:`\\exp(-n e^{-2m/n})` (isolated nodes are the obstruction near the threshold).
-    """
+    """The cost of drawing G(n, m) until it is connected (at most :data:`GRAPH_DRAWS` draws): :func:`connected_er`
+    at mean degree 2m/n (G(n, m) and G(n, p) at p = m / (n(n - 1)/2) agree on connectivity to leading order)."""
     if n <= 1:
         return Cost(phase=f"drawing {what}", field=field, steps=1)
     if m < n - 1:
         raise ConfigError(f"{field}: {what} with n = {n} nodes and m = {m} edges is never connected (it needs at "
                           f"least n - 1 = {n - 1} edges)")
-    c = 2.0 * m / n
-    log_p = -n * math.exp(-c)                       # log P(connected), Erdos-Renyi near the threshold
-    if log_p < math.log(5.0 / GRAPH_DRAWS):
-        raise ConfigError(f"{field}: a connected {what} with n = {n} nodes and m = {m} edges (mean degree "
-                          f"{c:.3g}) is too unlikely (about 10^{log_p / math.log(10):.3g} per draw; "
-                          f"{GRAPH_DRAWS} draws are tried): raise the mean degree to at least about "
-                          f"{math.log(n / -math.log(5.0 / GRAPH_DRAWS)):.3g} or use fewer nodes")
-    draws = min(GRAPH_DRAWS, math.exp(-log_p))
-    return Cost(phase=f"drawing {what} until connected (about {draws:.3g} draws)", field=field,
-                memory=n * n if n * n > 0 else 0, work=draws * (n + m) * GRAPH_ELEMENT_WORK)
+    return connected_er(n, min(2.0 * m / n, n - 1.0), field, what=what)

@@ -8,7 +8,7 @@ import threading
 import time
 from collections.abc import Iterable
 
-__all__ = ["Progress", "fmt", "print_json", "print_summary", "strict"]
+__all__ = ["Progress", "fmt", "fmt_bracket", "print_json", "print_summary", "strict"]
 
 
 def strict(obj):
@@ -48,6 +48,38 @@ def fmt(value, digits: int = 4) -> str:
             return "[" + ", ".join(fmt(v, digits) for v in value) + "]"
         return f"{len(value)} values, {fmt(value[0], digits)} .. {fmt(value[-1], digits)}"
     return str(value)
+
+
+def _round_sig(x: float, digits: int, direction: str) -> float:
+    """``x`` rounded to ``digits`` significant digits toward ``direction`` ("down" / "up")."""
+    if x == 0.0 or not math.isfinite(x):
+        return x
+    exponent = math.floor(math.log10(abs(x))) - digits + 1
+    scaled = x / 10.0**exponent
+    scaled = math.floor(scaled) if direction == "down" else math.ceil(scaled)
+    return float(f"{scaled * 10.0**exponent:.{digits}g}")
+
+
+def fmt_bracket(lo, hi, digits: int = 4) -> str:
+    """A certified bracket ``[lo, hi]`` for people: one value when its ends agree to ``digits`` significant digits
+    (``0.6721``, never ``[0.672131, 0.672131]``), else ``[a, b]`` with the fewest significant digits (at least 2) that
+    separate the ends, rounded outward so that ``[a, b]`` still contains ``[lo, hi]``.
+
+    >>> fmt_bracket(0.672131, 0.672131), fmt_bracket(0.0981, 0.0990), fmt_bracket(1.0, 2.5)
+    ('0.6721', '[0.098, 0.099]', '[1, 2.5]')
+    """
+    if lo is None or hi is None:
+        return "n/a"
+    lo, hi = float(lo), float(hi)
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return f"[{fmt(lo, digits)}, {fmt(hi, digits)}]"
+    if f"{lo:.{digits}g}" == f"{hi:.{digits}g}":
+        return f"{lo:.{digits}g}"
+    for k in range(2, 18):
+        a, b = _round_sig(lo, k, "down"), _round_sig(hi, k, "up")
+        if f"{lo:.{k}g}" != f"{hi:.{k}g}":
+            return f"[{a:.{k}g}, {b:.{k}g}]"
+    return f"[{lo!r}, {hi!r}]"  # pragma: no cover - ends that differ only beyond 17 digits
 
 
 def print_summary(title: str, rows: Iterable[tuple[str, object]]) -> None:

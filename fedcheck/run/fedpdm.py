@@ -1,12 +1,18 @@
 """``fedcheck run fedpdm CONFIG.toml``: FedPDM-DP (seed 001, Algorithm 1) or a reconstructed DP baseline.
 
 See ``docs/papers/fedpdm.md``. ``--json`` prints ``{"arm", "rounds", "runs", "seed", "problem", "curves", "noise",
-"privacy", "status"}``: curves are means over runs for t = 0..T (``loss`` = F(x_0^t) of (24), ``accuracy`` on the
-test set or null, ``stationarity`` = P of (21) for FedPDM); ``noise`` the noise multiplier z and the largest
-per-round sigma; ``privacy`` the accounted total per client at its realised participation count (run 0):
-dp-accounting's RDP accountant for every client and its PLD accountant for the busiest one (Poisson-subsampled
-Gaussian at q = Q_max b/|D_i|, the seed's moments-accountant model). Non-finite values are null and ``status`` says
-why.
+"privacy", "notes", "status"}``: curves are means over runs for t = 0..T (``loss`` = F(x_0^t) of (24), ``accuracy`` on
+the test set or null, ``stationarity`` = P of (21) for FedPDM); ``problem.smoothness`` the certified bracket of the
+smoothness constant (``L_lower``, ``L_smooth``, ``converged``, ``route``); ``noise`` the noise multiplier z and the
+largest per-round sigma; ``notes`` why a finite run did not learn, in words.
+
+``privacy`` of FedPDM-DP is :func:`reference_impl.fedpdm.account_run` under ``algorithm.privacy_model`` for run 0
+(``model``, ``is_bound``, ``status``, ``delta``, ``q``, ``participations``, ``epsilon_per_client``, ``epsilon_max``,
+``worst_client``, ``mu_per_client``): by default ``history_gaussian``, a proven bound for the algorithm as run;
+beside it ``paper``, the paper's subsampled accountant, labelled as not a bound (the client keeps its state across
+rounds: fedcheck claim ``fedpdm.theorem2_carryover``). A baseline's ``privacy`` is dp-accounting's per-client totals
+(RDP for every client, PLD for the busiest; Poisson-subsampled Gaussian at q = E b/|D_i|) under the
+independent-rounds model, labelled as such. Non-finite values are null and ``status`` says why.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from fedcheck.run import ConfigError, Cost, Field, Option, Schema, Section, read_npz
+from fedcheck.run._output import fmt_bracket
 from fedcheck.run._schema import clean_message
 
 NAME = "fedpdm"
@@ -29,6 +36,11 @@ MAX_NOISE_MULTIPLIER = 1e6
 #: Smallest delta accepted: a normal double (subnormal deltas break the accountants' logarithms).
 MIN_DELTA = 1e-300
 MNIST_KEYS = ("x_train", "y_train", "x_test", "y_test")
+#: The accounting models of ``algorithm.privacy_model`` (reference_impl.fedpdm.PRIVACY_MODELS).
+PRIVACY_MODELS = ("history_gaussian", "paper")
+#: How the baselines' per-client totals are labelled: dp-accounting's accountants compose the rounds as
+#: independent Poisson-subsampled Gaussian releases, which a client that keeps state between rounds voids.
+BASELINE_MODEL = "independent-rounds model (not a bound with kept state)"
 
 
 def _one_of(key, kinds) -> str:
@@ -86,16 +98,23 @@ SCHEMA = Schema(sections=(
               doc="'dp' (sigma = z s of (18)-(19)), 'none' (no noise) or 'fixed' (sigma on every upload)"),
         Field(name="sigma", kind="real", lo=0.0, default=0.0, applies=lambda v: v["algorithm.noise"] == "fixed",
               when="algorithm.noise = 'fixed'", doc="per-coordinate noise standard deviation"),
-        Field(name="dp_calibration", kind="choice", choices=("per_round_eps", "target_total_eps"),
+        Field(name="dp_calibration", kind="choice", choices=("per_round_eps", "target_total_eps_bound",
+                                                             "target_total_eps"),
               default="per_round_eps", doc="'per_round_eps': z = sqrt(2 ln(1.25/delta))/epsilon (18); "
-                                           "'target_total_eps': the smallest z whose RDP total at the busiest "
-                                           "client's realised participation count is epsilon_total", **_DP),
+                                           "'target_total_eps_bound': the smallest z for which every client's "
+                                           "history_gaussian total (a bound for the algorithm as run) is "
+                                           "epsilon_total at delta (needs nu = 0 or Q_max = 1); "
+                                           "'target_total_eps': the smallest z whose total under the paper's "
+                                           "subsampled accountant at the busiest client's realised participation "
+                                           "count is epsilon_total (NOT a bound for the algorithm as run)", **_DP),
         Field(name="epsilon", kind="real", lo=0.0, lo_open=True, default=1.0,
               applies=lambda v: v["algorithm.noise"] == "dp" and v["algorithm.dp_calibration"] == "per_round_eps",
               when="algorithm.noise = 'dp' and dp_calibration = 'per_round_eps'", doc="per-round epsilon"),
         Field(name="epsilon_total", kind="real", lo=0.0, lo_open=True, default=7.0,
-              applies=lambda v: v["algorithm.noise"] == "dp" and v["algorithm.dp_calibration"] == "target_total_eps",
-              when="algorithm.noise = 'dp' and dp_calibration = 'target_total_eps'", doc="target total epsilon"),
+              applies=lambda v: v["algorithm.noise"] == "dp" and v["algorithm.dp_calibration"] in (
+                  "target_total_eps", "target_total_eps_bound"),
+              when="algorithm.noise = 'dp' and dp_calibration is 'target_total_eps_bound' or 'target_total_eps'",
+              doc="target total epsilon at delta"),
         Field(name="delta", kind="real", lo=MIN_DELTA, hi=1.0, hi_open=True, default=1e-5,
               doc="per-round delta and the accounting target", **_DP),
         Field(name="noise_Q", kind="choice", choices=("adaptive", "cap"), default="cap",
@@ -107,6 +126,13 @@ SCHEMA = Schema(sections=(
         Field(name="sensitivity_model", kind="choice", choices=("eq19", "history"), default="eq19",
               doc="'eq19': sigma = z s; 'history': sigma = z kappa_n s with the client's history factor "
                   "(needs noise_Q = 'cap')", **_DP),
+        Field(name="privacy_model", kind="choice", choices=PRIVACY_MODELS, default="history_gaussian",
+              applies=lambda v: v.raw("arm.name", "fedpdm") == "fedpdm", when="arm.name = 'fedpdm'",
+              doc="how the run's privacy totals are accounted: 'history_gaussian' (a proven bound for Algorithm 1 as "
+                  "run: each upload a Gaussian mechanism of sensitivity kappa_n s_n given the released history, "
+                  "composed exactly, no subsampling amplification; a bound only with a fixed number of local steps, "
+                  "nu = 0 or Q_max = 1) or 'paper' (Theorem 2's subsampled accountant, reported as NOT a bound: the "
+                  "client keeps (x_i, lambda_i) across rounds)"),
     )),
     Section(name="arm", doc="FedPDM-DP or a reconstructed DP baseline.", fields=(
         Field(name="name", kind="choice", choices=ARMS, default="fedpdm",
@@ -129,7 +155,8 @@ OPTIONS = (
 
 _CONFIG_FIELDS = ("K", "rounds", "batch_size", "batch_rule", "rho", "eta0", "eta_schedule", "nu", "Q_max",
                   "local_start", "init", "init_scale", "first_round_all", "noise", "sigma", "dp_calibration", "epsilon",
-                  "epsilon_total", "delta", "noise_Q", "G", "prox_threshold_factor", "sensitivity_model")
+                  "epsilon_total", "delta", "noise_Q", "G", "prox_threshold_factor", "sensitivity_model",
+                  "privacy_model")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -227,7 +254,12 @@ def load(v) -> Setup:
 
 
 def estimate(s: Setup) -> list[Cost]:
+    """The data, the smoothness bracket (:func:`reference_impl.fedpdm.estimate_smoothness_cost`), the schedule, the
+    state and the rounds."""
+    from reference_impl.fedpdm import estimate_smoothness_cost
+
     c, N, n, nf, m = s.config, s.N, s.n, s.n_features, s.n_classes
+    smooth = estimate_smoothness_cost(N, n, nf, m)
     d = nf * m
     src = s.v["problem.source"]
     data_field = {"nc": "problem.n", "digits": "problem.N", "mnist_like": "problem.n_train",
@@ -240,9 +272,9 @@ def estimate(s: Setup) -> list[Cost]:
     per_round = float(c.K) * c.Q_max * c.batch_size * d * 4 + (float(N) * n + s.n_test) * d * 2 + N * d * 4
     return [
         Cost(phase="the data", field=data_field, memory=data * 2, work=data * 10),
-        Cost(phase="the smoothness constant L (one d x d Gram matrix per client and class)",
-             field="problem.d" if src == "nc" else data_field, memory=float(N) * nf * nf,
-             work=2.0 * m * (float(N) * n * nf * nf + 10.0 * N * nf ** 3)),
+        Cost(phase="the certified smoothness bracket of L (estimate_smoothness_cost, every client's rows in one "
+                   "class at worst)", field="problem.d" if src == "nc" else data_field,
+             memory=smooth.peak_elements, work=smooth.work),
         Cost(phase="the participation schedule runs x rounds x N", field=rounds_label, memory=3.0 * R * T * N,
              work=float(R) * T * N * 30),
         Cost(phase="the state runs x N x d", field="argument --runs", memory=4.0 * R * N * d),
@@ -303,7 +335,8 @@ def account_clients(counts, z: float, q: float, delta: float, *, pld: bool = Tru
 
 
 def _history_factor(result, config) -> dict:
-    """History factor kappa of the busiest client's last upload (run 0), from its actual eta/Q sequence."""
+    """History factor kappa of the busiest client's last upload (run 0), from its actual eta/Q sequence, and what the
+    noise calibration means for the totals."""
     import numpy as np
 
     from theory.privacy.history import history_factors_fedpdm
@@ -315,13 +348,80 @@ def _history_factor(result, config) -> dict:
         kappa = float(history_factors_fedpdm(result.etas[rounds], Qs, config.rho, local_start=config.local_start)[-1])
     except ValueError as exc:  # (19) itself overflows (eta rho > 2)
         return {"history_factor_busiest_client": None, "history_factor_status": f"not computable: {exc}"}
-    covered = config.sensitivity_model == "history"
+    if not math.isfinite(kappa):
+        status = "kappa overflows (warm start with (1 - eta rho)^Q <= -1/3)"
+    elif config.sensitivity_model == "history":
+        status = ("noise calibrated to kappa s: each upload is (epsilon, delta)-DP given the released history, but the "
+                  "paper's subsampled totals do not hold for it (fedcheck claim fedpdm.theorem2_history_subsampled); "
+                  "the history_gaussian model accounts it without subsampling amplification")
+    else:
+        status = ("noise calibrated to s of (19): given the released history an upload's sensitivity is kappa s; the "
+                  "history_gaussian model accounts kappa s, the paper's accountant assumes kappa = 1")
     return {"history_factor_busiest_client": kappa if math.isfinite(kappa) else None,
-            "history_factor_status": (
-                ("noise calibrated to kappa s: the accounted totals hold given the released history" if covered else
-                 "noise calibrated to s of (19): given the released history the per-round sensitivity is kappa s, so "
-                 "the accounted totals assume kappa = 1 (set algorithm.sensitivity_model = 'history')")
-                if math.isfinite(kappa) else "kappa overflows (warm start with (1 - eta rho)^Q <= -1/3)")}
+            "history_factor_status": status}
+
+
+def _privacy_fedpdm(problem, config, result) -> dict:
+    """The ``privacy`` block of a FedPDM-DP run: :func:`reference_impl.fedpdm.account_run` under
+    ``config.privacy_model`` (run 0), and beside a history_gaussian account the paper's numbers under ``paper``."""
+    from reference_impl.fedpdm import account_run
+
+    try:
+        privacy = account_run(problem, config, result).to_json()
+    except ValueError as exc:  # a history factor or a sensitivity (19) of the schedule leaves the double range
+        counts = [int(c) for c in result.participation_counts[0]]
+        return {"model": config.privacy_model, "is_bound": False,
+                "status": f"not a bound: the totals are not computable ({clean_message(exc)})", "delta": config.delta,
+                "q": config.q(problem), "participations": counts, "epsilon_per_client": [None] * len(counts),
+                "epsilon_max": None, "worst_client": None, "pT": config.K / problem.N * config.rounds}
+    privacy["pT"] = config.K / problem.N * config.rounds
+    if config.privacy_model == "history_gaussian" and config.noise == "dp":
+        paper = account_run(problem, config, result, model="paper").to_json()
+        privacy["paper"] = {"label": "the paper's accountant (Theorem 2, eq. (20)): not a bound for Algorithm 1 as run",
+                            **{k: paper[k] for k in ("model", "is_bound", "status", "q", "epsilon_per_client",
+                                                     "epsilon_max", "worst_client")}}
+    if config.noise == "dp":
+        privacy.update(_history_factor(result, config))
+    return privacy
+
+
+def _privacy_baseline(problem, config, baseline, result) -> dict:
+    """The ``privacy`` block of a baseline: dp-accounting's per-client totals under the independent-rounds model."""
+    counts = result.participation_counts[0]
+    steps = baseline.local_steps or config.Q_max
+    q = steps * config.batch_size / problem.n
+    privacy: dict = {"model": "independent_rounds", "label": BASELINE_MODEL, "is_bound": False, "delta": config.delta,
+                     "q": q, "participations": [int(c) for c in counts], "pT": config.K / problem.N * config.rounds,
+                     "accountant": "Poisson-subsampled Gaussian, dp-accounting"}
+    if config.noise != "dp":
+        privacy["status"] = f"algorithm.noise = {config.noise!r}: no DP accounting"
+    elif q >= 1.0:
+        privacy["status"] = "q = Q_max b/|D_i| >= 1: the subsampled accountant does not apply"
+    else:
+        scaffold = baseline.name == "scaffold"
+        privacy.update(account_clients(counts, result.z * (2.0 if scaffold else 1.0) ** -0.5, q, config.delta))
+        privacy["status"] = (f"{BASELINE_MODEL}: each round a Poisson-subsampled Gaussian, rounds independent"
+                             + (" (SCAFFOLD releases two Gaussians per round: accounted as one at z/sqrt(2))"
+                                if scaffold else ""))
+    return privacy
+
+
+def _learning_notes(curves: dict, sigma_max: list, config, n_classes: int) -> list[str]:
+    """Why a finite run did not learn, in words (the status says only whether the numbers are finite)."""
+    notes = []
+    loss = curves.get("loss") or []
+    if len(loss) >= 2 and all(x is not None and math.isfinite(x) for x in (loss[0], loss[-1])) and loss[-1] > loss[0]:
+        noisy = [x for x in sigma_max if math.isfinite(x)]
+        cause = (f"the privacy noise dominates the updates (largest sigma {max(noisy):.3g} per coordinate and upload)"
+                 if config.noise != "none" and noisy and max(noisy) > 0 else
+                 "the step size is too large for this problem (try a smaller algorithm.eta0)")
+        notes.append(f"the training loss rose from {loss[0]:.3g} to {loss[-1]:.3g}: {cause}; compare with "
+                     f"algorithm.noise = 'none', or allow a larger epsilon")
+    accuracy = curves.get("accuracy") or []
+    if accuracy and accuracy[-1] is not None and n_classes > 1 and accuracy[-1] <= 1.5 / n_classes:
+        notes.append(f"the test accuracy {100 * accuracy[-1]:.3g} % is no better than guessing among the "
+                     f"{n_classes} classes ({100 / n_classes:.3g} %): the model has not learned")
+    return notes
 
 
 def run(s: Setup, rng) -> dict:
@@ -352,47 +452,54 @@ def run(s: Setup, rng) -> dict:
     sigma_max = [float(x) for x in result.sigma.max(axis=(0, 2))]
     if not all(math.isfinite(x) for x in sigma_max):
         status.append("noise.sigma_max_per_round: overflow of (19) (eta rho > 2) is null")
-    counts = result.participation_counts[0]
-    steps = config.Q_max if s.baseline is None else (s.baseline.local_steps or config.Q_max)
-    q = steps * config.batch_size / problem.n
-    privacy: dict = {"delta": config.delta, "q": q, "participations": [int(c) for c in counts],
-                     "pT": config.K / problem.N * config.rounds,
-                     "accountant": "Poisson-subsampled Gaussian, dp-accounting"}
-    if config.noise != "dp":
-        privacy["status"] = f"algorithm.noise = {config.noise!r}: no DP accounting"
-    elif q >= 1.0:
-        privacy["status"] = "q = Q_max b/|D_i| >= 1: the subsampled accountant does not apply"
-    else:
-        privacy.update(account_clients(counts, result.z * (2.0 if arm == "scaffold" else 1.0) ** -0.5, q,
-                                       config.delta))
-        privacy["status"] = ("ok" if arm != "scaffold" else
-                             "ok (SCAFFOLD releases two Gaussians per round: accounted as one at z/sqrt(2))")
-    if arm == "fedpdm" and config.noise == "dp":
-        privacy.update(_history_factor(result, config))
+    with SCHEMA.blame("algorithm"):
+        privacy = (_privacy_fedpdm(problem, config, result) if arm == "fedpdm" else
+                   _privacy_baseline(problem, config, s.baseline, result))
+    bracket = problem.smoothness
     return {"arm": arm, "rounds": config.rounds, "runs": s.runs, "seed": s.seed,
             "problem": {"source": s.v["problem.source"], "N": problem.N, "n": problem.n, "d": problem.d,
                         "L_smooth": problem.L_smooth, "G": result.G,
+                        "smoothness": {"L_lower": bracket.L_lower, "L_smooth": bracket.L_smooth,
+                                       "converged": bracket.converged, "route": bracket.route},
                         "theorem3_conditions": theorem3_conditions(problem.L_smooth, config.rho)},
             "curves": curves, "noise": {"mode": config.noise, "z": result.z, "sigma_max_per_round": sigma_max},
-            "privacy": privacy, "status": "; ".join(status) or "ok"}
+            "privacy": privacy, "notes": _learning_notes(curves, sigma_max, config, problem.n_classes),
+            "status": "; ".join(status) or "ok"}
 
 
 def summarize(s: Setup, r: dict):
-    loss, p = r["curves"]["loss"], r["privacy"]
+    loss, p, pr = r["curves"]["loss"], r["privacy"], r["problem"]
     rows = [("training loss F(x_0)", f"{_g(loss[0])} -> {_g(loss[-1])}")]
     if r["curves"].get("accuracy"):
         rows.append(("test accuracy", r["curves"]["accuracy"][-1]))
+    sm = pr["smoothness"]
+    shown = fmt_bracket(sm["L_lower"], sm["L_smooth"])
+    rows.append(("smoothness L (certified bracket)", shown + (" (both ends)" if not shown.startswith("[") else "")
+                 + ("" if sm["converged"] else "; not converged: the upper end is still certified")))
     rows.append((f"noise multiplier z ({r['noise']['mode']})", r["noise"]["z"]))
-    if "epsilon_rdp_max_client" in p:
-        rows += [("busiest client's participations", f"{p['max_count']} (pT = {p['pT']:g})"),
-                 (f"its epsilon at delta = {p['delta']:g}: RDP, PLD",
-                  [p["epsilon_rdp_max_client"], p.get("epsilon_pld_max_client")])]
+    if p.get("model") == "independent_rounds":
+        if "epsilon_rdp_max_client" in p:
+            rows += [("busiest client's participations", f"{p['max_count']} (pT = {p['pT']:.3g})"),
+                     (f"its epsilon at delta = {p['delta']:g}: RDP, PLD",
+                      [p["epsilon_rdp_max_client"], p.get("epsilon_pld_max_client")]),
+                     ("privacy model", BASELINE_MODEL)]
+        else:
+            rows.append(("privacy", p["status"]))
     else:
-        rows.append(("privacy", p["status"]))
+        bound = "a bound" if p["is_bound"] else "NOT a bound"
+        why = p["status"].split(": ", 1)[1] if not p["is_bound"] and ": " in p["status"] else ""
+        rows.append((f"privacy ({p['model']})", bound + (f" ({why})" if why else "")))
+        if p["epsilon_max"] is not None:
+            worst = p["worst_client"]
+            rows.append((f"epsilon_max at delta = {p['delta']:g}",
+                         f"{_g(p['epsilon_max'])} (client {worst}, {p['participations'][worst]} participations)"))
+        if "paper" in p and p["paper"]["epsilon_max"] is not None:
+            rows.append(("the paper's accountant (NOT a bound)", f"epsilon_max {_g(p['paper']['epsilon_max'])}"))
+    for note in r.get("notes", []):
+        rows.append(("note", note))
     if r["status"] != "ok":
         rows.append(("status", r["status"]))
     rows.append(("curves and per-client privacy", "use --json"))
-    pr = r["problem"]
     return (f"{r['arm']} on {pr['source']}: N = {pr['N']}, |D_i| = {pr['n']}, d = {pr['d']}, T = {r['rounds']}, "
             f"{r['runs']} run(s), seed {r['seed']}"), rows
 

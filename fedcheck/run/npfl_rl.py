@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from fedcheck.run import ConfigError, Cost, Field, Option, Schema, Section
+from fedcheck.run._budget import DRAW_MARGIN, connected_er
 
 NAME = "npfl-rl"
 TITLE = "NPFL-RL / NPFL / NFL (thesis ch. 6) from a TOML configuration"
@@ -121,22 +122,34 @@ def load(v) -> Setup:
 
 
 def estimate(s: Setup) -> list[Cost]:
+    """The graph draws (:func:`reference_impl.npfl_rl.data.estimate_graph_draws`, refused near ``max_draws``), the
+    data, the per-client maps and the iterations. The run's own estimate is this plug-in's: the iteration of this
+    version keeps a dense K x K adjacency per instance and forms K^2 d neighbour products per inner step."""
+    from reference_impl.npfl_rl.data import PAIRS_SAMPLER_MAX_PAIRS
+
     K, Q, d, c = s.instance["K"], s.instance["Q"], s.instance["d"], s.instance["mean_degree"]
-    log_conn = -K * math.exp(-c)                                   # P(G(K, p) connected), Erdos-Renyi
     log_labels = Q * math.log1p(-math.exp(min(K * math.log1p(-1.0 / Q), 0.0))) if Q > 1 else 0.0
-    log_p = log_conn + log_labels
-    if log_p < math.log(5.0 / MAX_DRAWS):
-        raise ConfigError(f"instance.mean_degree: a connected graph with K = {K} clients at mean degree {c:g} (and "
-                          f"every one of Q = {Q} labels used) is too unlikely (about 10^{log_p / math.log(10):.3g} per "
-                          f"draw; {MAX_DRAWS} draws are tried): raise instance.mean_degree or use fewer clients")
-    draws = min(MAX_DRAWS, math.exp(-log_p))
-    sweeps = 4 + 2 * math.log2(K)
+    if log_labels < math.log(DRAW_MARGIN / MAX_DRAWS):
+        raise ConfigError(f"instance.Q: a draw of K = {K} uniform labels uses all Q = {Q} clusters with probability "
+                          f"about 10^{log_labels / math.log(10):.3g}, too unlikely in {MAX_DRAWS} draws; use fewer "
+                          f"clusters or more clients")
+    pairs = K * (K - 1) / 2.0
+    edges = K * c / 2.0
+    if pairs <= PAIRS_SAMPLER_MAX_PAIRS:   # one uniform per pair, the K x K mask and the pair indices (16 bytes each)
+        draw_work, draw_memory = 10.0 * pairs + 20.0 * (K + edges), 2.5 * pairs + K * K / 8.0
+    else:                                  # only the edges (geometric gaps) and a breadth-first search
+        draw_work, draw_memory = 60.0 * (K + edges), 8.0 * (K + edges)
+    graph = connected_er(K, c, "instance.mean_degree" if s.v.given("instance.mean_degree") else "instance.K",
+                         max_draws=MAX_DRAWS, what="G(K, p)", log_p_other=log_labels,
+                         other=f"every one of Q = {Q} cluster labels used", draw_work=draw_work * s.runs,
+                         draw_memory=draw_memory)
     mean_D = (s.instance["D_range"][0] + s.instance["D_range"][1]) / 2
     cfg = s.config
     inner = 1 + 2 * (cfg.epochs if cfg.policy != "fixed" else 0)
     return [
-        Cost(phase=f"drawing the graph until connected (about {draws:.3g} draws of K^2)", field="instance.K",
-             memory=4.0 * K * K, work=float(s.runs) * draws * K * K * sweeps * 4),
+        graph,
+        Cost(phase="the dense K x K adjacency and neighbour-count matrices of each instance", field="instance.K",
+             memory=4.0 * K * K, work=4.0 * s.runs * K * K),
         Cost(phase="the data runs x K x 3 D_max x d", field="instance.D_max",
              memory=3.0 * s.runs * K * s.instance["D_range"][1] * d, work=3.0 * s.runs * K * mean_D * d),
         Cost(phase="the per-client maps runs x K x d^2", field="instance.d", memory=2.0 * s.runs * K * d * d,

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fedcheck.run import ConfigError, Cost, Field, NotConverged, Option, Schema, Section, read_npz
-from fedcheck.run._budget import connected_gnm
+from fedcheck.run._budget import GRAPH_DRAWS, connected_er
 from fedcheck.run._graphs import GENERATORS, check_params, generator_cost, pairs_graph
 from fedcheck.run._schema import clean_message
 
@@ -226,31 +226,60 @@ def _check_accounting(v, problem, config, T: int) -> None:
                           f"guarantee over {v.label('simulation.iterations')} = {T}); use a smaller budget")
 
 
+#: Defaults of the sizes (the field that drives a phase is the one furthest above its default).
+_SIZE_DEFAULTS = {"K": 50, "M": 50, "P": 8}
+
+
+def _n_edges(s: Setup) -> int:
+    """Undirected edges of the configured graph (its expected count for a generator), in [K - 1, K(K - 1)/2]."""
+    v, K = s.v, s.K
+    src = v["graph.source"]
+    if src == "erdos_renyi":
+        m = int(round(K * v["graph.mean_degree"] / 2.0))
+    elif src == "edges":
+        m = len({tuple(sorted(e)) for e in v["graph.edges"]})
+    else:
+        m = int(min(GENERATORS[v["graph.generator"]].size(s.graph_params)[1], 2.0**62))
+    return min(max(m, K - 1), K * (K - 1) // 2)
+
+
 def estimate(s: Setup) -> list[Cost]:
+    """The graph, the CVXPY ground truth, and the run by :func:`reference_impl.zcdp_nfl.estimate_run_cost`."""
+    from reference_impl.zcdp_nfl import estimate_run_cost
+
     v, K, P, M = s.v, s.K, s.P, s.M
     src = v["graph.source"]
+    kfield = {"erdos_renyi": "graph.K", "edges": "graph.edges", "generator": "graph.params"}[src]
     if src == "erdos_renyi":
         m = int(round(K * v["graph.mean_degree"] / 2.0))
         if not K - 1 <= m <= K * (K - 1) // 2:
             raise ConfigError(f"graph.mean_degree must give between K - 1 and K(K - 1)/2 edges for K = {K}, got "
                               f"{v['graph.mean_degree']!r}")
-        graph = connected_gnm(K, m, "graph.mean_degree" if v.given("graph.mean_degree") else "graph.K",
-                              what="G(K, m)")
+        graph = connected_er(K, 2.0 * m / K, "graph.mean_degree" if v.given("graph.mean_degree") else "graph.K",
+                             max_draws=GRAPH_DRAWS, what="G(K, m)")
     elif src == "edges":
         graph = Cost(phase="the edge list", field="graph.edges", work=len(v["graph.edges"]) * 10)
     else:
         graph = generator_cost(v["graph.generator"], s.graph_params)[0]
-    kfield = {"erdos_renyi": "graph.K", "edges": "graph.edges", "generator": "graph.params"}[src]
+    E, T, R = _n_edges(s), s.iterations, s.runs
+    clip = v["model.clip"] is not None
+    sizes = {"K": (K, kfield), "M": (M, "data.M"), "P": (P, "data.P")}
+    size_field = "data.path" if s.X is not None else sizes[max(sizes, key=lambda k: sizes[k][0] / _SIZE_DEFAULTS[k])][1]
+    one = estimate_run_cost(K, M, P, E, iterations=1, runs=1, clip=clip)
+    full = estimate_run_cost(K, M, P, E, iterations=T, runs=R, clip=clip)
+    # what grows with runs (the state: 16 K P + 4 K M per run) and with T (the schedules 8 T K, the curve 2 (T + 1))
+    per_run = 16.0 * K * P + 4.0 * K * M + (2.0 * K * M * P if clip else 0.0)
+    runs_field = v.label("simulation.runs") if R * per_run >= 8.0 * T * K else v.label("simulation.iterations")
     data = float(K) * M * P
     return [graph,
-            Cost(phase="the dense adjacency K^2", field=kfield, memory=float(K) * K, work=float(K) * K),
-            Cost(phase="the data K x M x P", field="data.path" if s.X is not None else (
-                "data.P" if P >= M else "data.M"), memory=data, work=data),
-            Cost(phase="the ground truth (CVXPY on K M rows of P features)", field=kfield, memory=20 * data,
-                 work=200.0 * K * M * (P + 1) ** 2),
-            Cost(phase="the state runs x K x P", field=v.label("simulation.runs"), memory=float(s.runs) * K * P * 4),
-            Cost(phase="the work iterations x runs x (K M P + K^2 P)", field=v.label("simulation.iterations"),
-                 work=float(s.iterations) * s.runs * (data + float(K) * K * P), steps=s.iterations)]
+            Cost(phase="the instance and one run (data K x M x P, sparse adjacency; estimate_run_cost)",
+                 field=size_field, memory=one.peak_elements, work=data),
+            Cost(phase="the ground truth (CVXPY on K M rows of P features)", field=kfield if s.X is None else
+                 "data.path", memory=20 * data, work=200.0 * K * M * (P + 1) ** 2),
+            Cost(phase="the schedules T x K and the states runs x K x (P, M) (estimate_run_cost)", field=runs_field,
+                 memory=full.peak_elements),
+            Cost(phase="the work iterations x runs x (K M P + |E| P) (estimate_run_cost)",
+                 field=v.label("simulation.iterations"), work=full.work, steps=T)]
 
 
 def _graph(v, K):
@@ -306,8 +335,8 @@ def _problem(s: Setup):
                 clip=model["clip"], graph=graph)
             if model["lam1"] is not None:
                 problem = NFLProblem(adjacency=problem.adjacency, X=problem.X, y=problem.y, **model)
-    else:
-        A = nx.to_numpy_array(graph, nodelist=range(s.K), dtype=np.int64)
+    else:  # the adjacency stays sparse (CSR): memory linear in the edges, never K x K
+        A = nx.to_scipy_sparse_array(graph, nodelist=range(s.K), dtype=np.int64, format="csr")
         with SCHEMA.blame("model", X="data.path", y="data.path"):
             problem = NFLProblem(adjacency=A, X=s.X, y=s.y, **model)
     return problem, label

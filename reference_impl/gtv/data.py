@@ -450,13 +450,16 @@ def save_npz_instance(path, inst: GTVInstance) -> None:
 
 def load_npz_instance(path, *, lam: float, penalty: str = "l2", loss: str = "squared", Q=None,
                       gamma: float = 0.0) -> GTVInstance:
-    """Read a user's data set (keys :data:`NPZ_KEYS`, optional ``clusters``); ValueError names a bad key."""
+    """Read a user's data set (keys :data:`NPZ_KEYS`, optional ``clusters``); ValueError names a bad key.
+
+    The file goes through the guarded reader :func:`reference_impl.datasets.read_npz_arrays` (a regular file, every
+    header checked against the file's size and the array limit before its data are read, real numbers only, no
+    pickles); its error names ``path``.
+    """
+    from reference_impl.datasets import read_npz_arrays
+
     path = Path(path)
-    try:
-        with np.load(path, allow_pickle=False) as f:
-            arrays = {k: f[k] for k in f.files}
-    except (OSError, ValueError) as exc:
-        raise ValueError(f"path must name a readable .npz file, got {str(path)!r} ({exc})") from None
+    arrays = read_npz_arrays(path, f"path {str(path)!r}")
     missing = [k for k in NPZ_KEYS if k not in arrays]
     if missing:
         raise ValueError(f"the .npz file must hold arrays {', '.join(NPZ_KEYS)}; missing {', '.join(missing)}")

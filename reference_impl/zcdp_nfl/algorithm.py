@@ -191,7 +191,9 @@ class NFLRun:
     (None without ``w_c``); ``etas``: :math:`\eta^{(1..T)}`;
     ``variances``/``budgets``: :math:`\sigma_k^2(n)`, :math:`\phi_k^{(n)}` (T, K); ``total_zcdp``:
     :math:`\max_k\sum_n\phi_k^{(n)}` (inf without noise); ``epsilon``: Bun-Steinke
-    :math:`\Phi + 2\sqrt{\Phi\log(1/\delta)}`; ``privacy_certified``: whether the calibration's ``c1`` bounds the
+    :math:`\Phi + 2\sqrt{\Phi\log(1/\delta)}` (inf when the total is not finite); ``privacy_status``: ``"accounted"``,
+    ``"no noise: ..."`` or why the total is not finite (a per-round budget or their sum leaves the double range: no
+    finite guarantee, ``epsilon = inf``); ``privacy_certified``: whether the calibration's ``c1`` bounds the
     problem's per-sample subgradients; ``trajectory``: with ``keep_trajectory``, a dict of arrays
     ``w``, ``w_tilde``, ``gamma``, ``xi`` of shape (runs, T + 1, K, P) (index n = iteration n); ``diverged``:
     whether an iterate became non-finite (the run stops there and fills the rest with nan).
@@ -210,6 +212,7 @@ class NFLRun:
     privacy_certified: bool
     diverged: bool
     trajectory: dict | None = None
+    privacy_status: str = "accounted"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -309,16 +312,18 @@ def run_zcdp_nfl(problem: NFLProblem, config: NFLConfig, iterations: int, rng: n
     Vectorised: each round is a handful of array operations on (runs, K, P) blocks and two products with
     the sparse adjacency (time linear in K and the edges); no Python loop over agents. The privacy accounting
     (``budgets``, ``total_zcdp``, ``epsilon``) is that of Theorem I composed over rounds (P2 App. C, zCDP composition),
-    converted with Bun & Steinke 2016, Prop. 1.3.
+    converted with Bun & Steinke 2016, Prop. 1.3. The total is known before the first round (it depends on the
+    schedules only); a total that is not finite is reported as ``epsilon = inf`` with ``privacy_status`` saying why,
+    never as an error after the run.
     """
-    from theory.privacy.conversions import zcdp_to_approx_dp_bun_steinke
-
     iterations, runs = positive_int("iterations", iterations), positive_int("runs", runs)
     K, P, T, rho = problem.K, problem.P, iterations, config.rho
     etas = config.step.etas(T)
     variances = config.privacy.variances(problem, rho, etas)
     budgets = config.privacy.budgets(problem, rho, etas)
     sigma = np.sqrt(variances)
+    noisy = config.privacy.kind != "none"
+    total, epsilon, privacy_status = _accounted_total(budgets, config.privacy.delta, noisy)
     A = problem.adjacency.astype(np.float64)  # sparse, converted once
     d = problem.degree.astype(np.float64)[:, None]
     if w_c is not None:
@@ -336,7 +341,6 @@ def run_zcdp_nfl(problem: NFLProblem, config: NFLConfig, iterations: int, rng: n
     traj = None
     if keep_trajectory:
         traj = {name: np.zeros((runs, T + 1, K, P)) for name in ("w", "w_tilde", "gamma", "xi")}
-    noisy = config.privacy.kind != "none"
     diverged = False
     for n in range(1, T + 1):
         w, w_tilde, gamma, xi = nfl_round(problem, rho, etas[n - 1], sigma[n - 1] if noisy else None, w_tilde, gamma,
@@ -350,15 +354,29 @@ def run_zcdp_nfl(problem: NFLProblem, config: NFLConfig, iterations: int, rng: n
         if not np.all(np.abs(w_tilde) < divergence_threshold):
             diverged = True
             break
-    total = float(np.max(budgets.sum(axis=0))) if noisy else math.inf
-    epsilon = float(zcdp_to_approx_dp_bun_steinke(total, config.privacy.delta)) if noisy else math.inf
     bound = problem.gradient_bound
     # rows normalised to ||x|| = 1 carry a few ulps of rounding: allow 8 eps relative
     certified = bool(noisy and bound is not None and bound <= config.privacy.c1 * (1.0 + 8.0 * np.finfo(float).eps))
     return NFLRun(w=w, w_tilde=w_tilde, gamma=gamma, w_hat=w_sum / n, ne=ne, etas=readonly(etas, np.float64),
                   variances=readonly(variances, np.float64), budgets=readonly(budgets, np.float64),
-                  total_zcdp=total, epsilon=epsilon,
+                  total_zcdp=total, epsilon=epsilon, privacy_status=privacy_status,
                   privacy_certified=certified, diverged=diverged, trajectory=traj)
+
+
+def _accounted_total(budgets: np.ndarray, delta: float, noisy: bool) -> tuple[float, float, str]:
+    r"""``(total, epsilon, status)``: :math:`\max_k\sum_n\phi_k^{(n)}` and its Bun-Steinke epsilon at ``delta``;
+    without noise ``(inf, inf, "no noise: ...")``; a total that is not finite (a budget or the sum overflows) gives
+    ``epsilon = inf`` and a status saying so instead of an error after the run."""
+    from theory.privacy.conversions import zcdp_to_approx_dp_bun_steinke
+
+    if not noisy:
+        return math.inf, math.inf, "no noise: no privacy guarantee"
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = float(np.max(budgets.sum(axis=0)))
+    if not math.isfinite(total):
+        return total, math.inf, (f"total zCDP = {total!r}: a per-round budget or their sum leaves the double range, "
+                                 f"so no finite (epsilon, delta) guarantee (epsilon = inf)")
+    return total, float(zcdp_to_approx_dp_bun_steinke(total, delta)), "accounted"
 
 
 def nfl_round(problem: NFLProblem, rho: float, eta: float, sigma, w_tilde, gamma, rng: np.random.Generator, *,

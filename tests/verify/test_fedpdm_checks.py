@@ -9,7 +9,11 @@ from theory.privacy.conversions import gaussian_sigma_analytic
 from theory.privacy.history import history_factors_fedpdm
 from theory.privacy.sensitivity import sensitivity_fedpdm
 from theory.privacy.subsampled import total_epsilon_fedpdm_linear
-from verify.fedpdm.lemma1_gaussian import check_classical_calibration, check_classical_calibration_below_crossover
+from verify.fedpdm.lemma1_gaussian import (
+    check_classical_calibration,
+    check_classical_calibration_below_crossover,
+    evaluate_classical_calibration,
+)
 from verify.fedpdm.theorem1_history import HISTORY_COUNTEREXAMPLE, check_history_corrected, check_history_paper
 from verify.fedpdm.theorem1_sensitivity import check_same_state
 from verify.fedpdm.theorem2_total import check_linear_scaling, check_printed_scaling
@@ -79,8 +83,12 @@ def test_refuting_checks_confirm_the_corrected_closed_form(check, kwargs):
 
 def test_refutations_report_the_minimal_counterexamples():
     lemma = check_classical_calibration(CheckContext())
-    assert lemma.counterexample["epsilon"] == 10.0 and lemma.counterexample["delta"] == 1e-5
-    assert lemma.measured == pytest.approx(2.2653743647934, rel=1e-9)
+    # the paper's own setting first: inside the cited eps < 1, (5) is not the minimum required noise
+    assert lemma.counterexample["epsilon"] == 0.5 and lemma.counterexample["delta"] == 1e-5
+    assert lemma.counterexample["part"] == "minimum required"
+    assert lemma.counterexample["variance_ratio_eq5_over_min"] == pytest.approx(1.8987873375005, rel=1e-9)
+    # and outside it, at eps = 10 > eps*(1e-5), (5) is not even sufficient
+    assert evaluate_classical_calibration(10.0, 1e-5).measured == pytest.approx(2.2653743647934, rel=1e-9)
     assert lemma.details["crossover_epsilon"]["1e-05"] == pytest.approx(8.4198, abs=1e-4)
     assert lemma.details["crossover_epsilon"]["0.001"] == pytest.approx(7.4635, abs=1e-4)
     history = check_history_paper(CheckContext())

@@ -178,7 +178,10 @@ def check_classical_calibration(ctx: CheckContext, *, z_fn=noise_multiplier_fedp
 
 
 def reproduce_classical_calibration(counterexample) -> Evidence:
-    """Re-evaluate eq. (5) at a recorded counterexample (keys ``epsilon``, ``delta``)."""
+    """Re-evaluate eq. (5) at a recorded counterexample (keys ``epsilon``, ``delta``; ``part`` = ``"minimum
+    required"`` re-evaluates the minimality of (5), otherwise its sufficiency)."""
+    if counterexample.get("part") == "minimum required":
+        return evaluate_minimality(counterexample["epsilon"], counterexample["delta"])
     return evaluate_classical_calibration(counterexample["epsilon"], counterexample["delta"])
 
 

@@ -138,6 +138,20 @@ def _zcdp_nfl(setup, config):
                                   "method": setup.v["algorithm.method"]})
 
 
+def _fedpdm(setup, config):
+    from fedcheck.run.fedpdm import _problem
+    from verify.instance import UserInstance
+
+    problem = _problem(setup)
+    c = setup.config
+    arm = setup.v["arm.name"]
+    what = (f"{setup.v['problem.source']} data, N = {problem.N}, K = {c.K}, T = {c.rounds}, rho = {c.rho:g}, "
+            f"noise = {c.noise!r}" + ("" if arm == "fedpdm" else f", arm {arm}"))
+    return UserInstance(paper="fedpdm", description=f"{config.name}: {what}",
+                        parts={"problem": problem, "config": c, "setup": setup},
+                        settings={"seed": setup.seed, "runs": setup.runs, "arm": arm})
+
+
 def _generic(slug: str):
     def build(setup, config):
         from verify.instance import UserInstance
@@ -149,7 +163,7 @@ def _generic(slug: str):
 
 
 _BUILDERS = {"paofed": _paofed, "zcdp_nfl": _zcdp_nfl, "pgfl": _generic("pgfl"), "gtv": _generic("gtv"),
-             "fedpdm": _generic("fedpdm"), "npfl_rl": _generic("npfl_rl")}
+             "fedpdm": _fedpdm, "npfl_rl": _generic("npfl_rl")}
 
 
 def _table(result) -> str:

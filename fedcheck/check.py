@@ -152,6 +152,20 @@ def _fedpdm(setup, config):
                         settings={"seed": setup.seed, "runs": setup.runs, "arm": arm})
 
 
+def _pgfl(setup, config):
+    from fedcheck.run.pgfl import _config, _problem
+    from verify.instance import UserInstance
+
+    problem = _problem(setup)
+    cfg = _config(setup, problem)
+    what = (f"{problem.loss}, S = {problem.S}, K = {len(problem.X)}, Q = {problem.n_clusters}, d = {problem.d}, "
+            f"{cfg.algorithm}, rho = {cfg.rho:.4g} ({cfg.rho / problem.max_curvature:.4g} L_max), "
+            f"N = {setup.iterations}")
+    return UserInstance(paper="pgfl", description=f"{config.name}: {what}",
+                        parts={"problem": problem, "config": cfg, "setup": setup},
+                        settings={"iterations": setup.iterations, "runs": setup.runs, "seed": setup.seed})
+
+
 def _generic(slug: str):
     def build(setup, config):
         from verify.instance import UserInstance
@@ -162,7 +176,7 @@ def _generic(slug: str):
     return build
 
 
-_BUILDERS = {"paofed": _paofed, "zcdp_nfl": _zcdp_nfl, "pgfl": _generic("pgfl"), "gtv": _generic("gtv"),
+_BUILDERS = {"paofed": _paofed, "zcdp_nfl": _zcdp_nfl, "pgfl": _pgfl, "gtv": _generic("gtv"),
              "fedpdm": _fedpdm, "npfl_rl": _generic("npfl_rl")}
 
 

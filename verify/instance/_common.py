@@ -7,7 +7,9 @@ from typing import Any
 
 from verify.instance.records import Evaluation, Hypothesis
 
-__all__ = ["conclude", "default_reason", "is_experiment", "not_applicable"]
+__all__ = ["conclude", "default_reason", "is_experiment", "memo", "not_applicable"]
+
+_MEMO: dict = {}
 
 
 def is_experiment(claim) -> bool:
@@ -47,3 +49,17 @@ def conclude(hypotheses: Sequence[Hypothesis], *, holds: bool | None, summary: s
         raise ValueError("holds must be given when every hypothesis is met")
     return Evaluation(status="holds" if holds else "violated", summary=summary, quantity=quantity, value=value,
                       bound=bound, hypotheses=hypotheses, details=details or {})
+
+
+def memo(user, key: str, compute):
+    """``compute()`` once per (user instance, key) while the instance lives (the evaluators of a paper share their
+    analyses); at most the eight most recent instances are kept."""
+    slot = _MEMO.setdefault(id(user), (user, {}))
+    if slot[0] is not user:  # a recycled id: start afresh
+        _MEMO[id(user)] = slot = (user, {})
+    if len(_MEMO) > 8:
+        for k in list(_MEMO)[:-8]:
+            del _MEMO[k]
+    if key not in slot[1]:
+        slot[1][key] = compute()
+    return slot[1][key]

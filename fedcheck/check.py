@@ -166,6 +166,20 @@ def _pgfl(setup, config):
                         settings={"iterations": setup.iterations, "runs": setup.runs, "seed": setup.seed})
 
 
+def _gtv(setup, config):
+    from fedcheck.run.gtv import _instance, make_rng
+    from verify.instance import UserInstance
+
+    inst, _ = _instance(setup, make_rng(setup))
+    v = setup.v
+    k = "no clusters" if inst.clusters is None else f"{int(inst.clusters.max()) + 1} clusters"
+    what = (f"{v['graph.generator']} graph, n = {inst.n}, {inst.n_edges} edges, {k}, d = {inst.d}, {inst.loss} loss, "
+            f"{inst.penalty} penalty, lam = {inst.lam:g}, theta = {v['algorithm.theta']:g}")
+    return UserInstance(paper="gtv", description=f"{config.name}: {what}", parts={"instance": inst, "setup": setup},
+                        settings={"theta": v["algorithm.theta"], "iterations": v["algorithm.iterations"],
+                                  "tol": v["algorithm.tol"], "seed": setup.seed})
+
+
 def _generic(slug: str):
     def build(setup, config):
         from verify.instance import UserInstance
@@ -176,7 +190,7 @@ def _generic(slug: str):
     return build
 
 
-_BUILDERS = {"paofed": _paofed, "zcdp_nfl": _zcdp_nfl, "pgfl": _pgfl, "gtv": _generic("gtv"),
+_BUILDERS = {"paofed": _paofed, "zcdp_nfl": _zcdp_nfl, "pgfl": _pgfl, "gtv": _gtv,
              "fedpdm": _fedpdm, "npfl_rl": _generic("npfl_rl")}
 
 

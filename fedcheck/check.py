@@ -180,18 +180,29 @@ def _gtv(setup, config):
                                   "tol": v["algorithm.tol"], "seed": setup.seed})
 
 
-def _generic(slug: str):
-    def build(setup, config):
-        from verify.instance import UserInstance
+def _npfl_rl(setup, config):
+    import numpy as np
 
-        return UserInstance(paper=slug, description=f"{config.name}", parts={"setup": setup},
-                            settings={"seed": getattr(setup, "seed", 0)})
+    from fedcheck.run.npfl_rl import SCHEMA
+    from reference_impl.npfl_rl.data import synthetic_problem
+    from verify.instance import UserInstance
 
-    return build
+    try:
+        with SCHEMA.blame("instance", D_range="instance.D_min", noise_range="instance.noise_min"):
+            problem, draws = synthetic_problem(np.random.default_rng([setup.seed, 0]), **setup.instance)
+    except RuntimeError as exc:
+        raise ConfigError(f"instance.mean_degree: {' '.join(str(exc).split())}") from None
+    c = setup.config
+    what = (f"K = {problem.K}, Q = {setup.instance['Q']}, d = {problem.d}, {c.label}, rho = {c.rho:g}, "
+            f"N = {setup.iterations} (replicate seed {setup.seed})")
+    return UserInstance(paper="npfl_rl", description=f"{config.name}: {what}",
+                        parts={"problem": problem, "draws": draws, "config": c, "setup": setup},
+                        settings={"iterations": setup.iterations, "runs": setup.runs, "seed": setup.seed,
+                                  "delta_kind": setup.instance["delta_kind"]})
 
 
 _BUILDERS = {"paofed": _paofed, "zcdp_nfl": _zcdp_nfl, "pgfl": _pgfl, "gtv": _gtv,
-             "fedpdm": _fedpdm, "npfl_rl": _generic("npfl_rl")}
+             "fedpdm": _fedpdm, "npfl_rl": _npfl_rl}
 
 
 def _table(result) -> str:

@@ -107,6 +107,10 @@ def _build_parser() -> _Parser:
     add_msd_parser(sub)
     add_privacy_parser(sub)
     add_run_parser(sub, _int_at_least)
+    from fedcheck.check import add_check_parser, run_check
+
+    add_check_parser(sub)
+    parser.set_defaults(run_check=run_check)
     return parser
 
 
@@ -246,6 +250,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _dispatch(args, parser) -> int:
+    if args.command == "check":
+        return args.run_check(args)
     if args.command == "claims":
         return _cmd_claims(args)
     if args.command == "privacy":

@@ -105,3 +105,29 @@ def test_wheel_in_a_clean_environment_runs_every_paper(tmp_path, paper):
                    "--hypothesis-profile=ci", "-q", timeout=3600)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert _tree(work) == set(), _tree(work)
+
+
+@pytest.mark.slow
+def test_wheel_in_a_clean_environment_checks_a_config(tmp_path):
+    """Property: with only the built wheel installed, in an empty directory, ``fedcheck check my_config.toml`` (the
+    workflow's step in docs/ci.md) exits 0 on a shipped example copied there and 1 on a broken copy (a gradient
+    clip above the privacy calibration's c1), naming the claim."""
+    python = _wheel_venv(tmp_path / "build")
+    work = tmp_path / "work"
+    work.mkdir()
+    shipped = subprocess.run([python, "-c", "from fedcheck import api; print(api.example('zcdp_nfl.toml'))"],
+                             check=True, capture_output=True, text=True, cwd=work, env=_clean_env()).stdout.strip()
+    assert str(ROOT) not in shipped, shipped
+    text = pathlib.Path(shipped).read_text(encoding="utf-8")
+    (work / "my_config.toml").write_text(text, encoding="utf-8")
+    (work / "broken.toml").write_text(text.replace('objective = "lad"', 'objective = "ridge"\nclip = 2.0', 1),
+                                      encoding="utf-8")
+    fedcheck = str(pathlib.Path(python).with_name("fedcheck"))
+    ok = subprocess.run([fedcheck, "check", "my_config.toml"], cwd=work, env=_clean_env(), capture_output=True,
+                        text=True, timeout=900)
+    assert ok.returncode == 0, ok.stdout[-3000:] + ok.stderr[-2000:]
+    broken = subprocess.run([fedcheck, "check", "broken.toml"], cwd=work, env=_clean_env(), capture_output=True,
+                            text=True, timeout=900)
+    assert broken.returncode == 1, broken.stdout[-3000:] + broken.stderr[-2000:]
+    assert "zcdp_nfl.theorem1" in broken.stdout and "zcdp_nfl." in broken.stderr
+    assert _tree(work) == {"my_config.toml", "broken.toml"}, _tree(work)

@@ -304,6 +304,12 @@ class CheckResult:
         if len(set(names)) != len(names):
             raise ValueError(f"{self.claim_id}: figure names must be unique within a result, got {names}")
 
+    def __repr__(self) -> str:  # brief: verdict and summary numbers, no figures or details
+        nums = ", ".join(f"{k}={v:.6g}" for k, v in (("measured", self.measured), ("bound", self.bound))
+                         if isinstance(v, (int, float)))
+        return (f"CheckResult({self.claim_id!r}, verdict={self.verdict.value!r}" + (f", {nums}" if nums else "")
+                + f", figures={len(self.figures)}, details={len(self.details)} keys)")
+
     def to_json(self, figure_paths: Mapping[str, str] | None = None) -> dict[str, Any]:
         """JSON form (schema documented in README.md, "results.json")."""
         paths = figure_paths or {}

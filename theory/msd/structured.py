@@ -697,6 +697,10 @@ class SteadyState:
     tolerance: float
     krylov: tuple[np.ndarray, np.ndarray] | None = None
 
+    def __repr__(self) -> str:  # brief: shapes and summary numbers, never the arrays
+        return (f"SteadyState(msd={self.msd:.6g}, C=<{self.C.shape[0]}x{self.C.shape[1]}>, "
+                f"residual={self.residual:.3g}, iterations={self.iterations}, method={self.method!r})")
+
 
 def _s2_residual(m, C, Q, model, mu) -> float:
     r = C - apply_F(m, C, model, mu) - Q

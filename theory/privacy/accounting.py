@@ -132,6 +132,11 @@ class PrivacyAccount:
     delta: float
     epsilon: dict
 
+    def __repr__(self) -> str:  # brief: the number of rounds, never the per-round array
+        eps = ", ".join(f"{k}={v:.6g}" for k, v in self.epsilon.items() if isinstance(v, (int, float)))
+        return (f"PrivacyAccount(rounds={len(self.rho_per_round)}, rho_total={self.rho_total:.6g}, "
+                f"delta={self.delta:g}, epsilon: {eps})")
+
     def to_json(self, *, per_round: bool = False) -> dict:
         out = {"rho_total": self.rho_total, "delta": self.delta, "epsilon": dict(self.epsilon)}
         if per_round:

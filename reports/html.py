@@ -15,8 +15,8 @@ from reports.formatting import citation_html, format_seconds, measured_html, met
 from reports.index import badge, index_html, papers_html
 from reports.texmath import MathSheet, plain_text
 from verify.evidence import tightness_line
-from verify.papers import paper_title
 from verify.records import CheckResult, Claim, Verdict
+from verify.registry import paper_title
 
 __all__ = ["render_html"]
 

@@ -92,8 +92,9 @@ def fedpdm_accounting_regimes(draw) -> tuple[float, float, int]:
 
 @st.composite
 def fedpdm_algorithm_settings(draw) -> dict:
-    """A setting of spec 4.5 on instance NC (N = 10, |D_i| = 60): K, batch rule and size with Q_max * b <= 60 for
-    disjoint batches, noise mode, local start, nu, beta; full participation and full batch drawn often."""
+    """A setting of docs/papers/fedpdm.md#instances on instance NC (N = 10, |D_i| = 60): K, batch rule and size with
+    Q_max * b <= 60 for disjoint batches, noise mode, local start, nu, beta; full participation and full batch drawn
+    often."""
     K = draw(st.sampled_from([10, draw(st.integers(min_value=1, max_value=10))]))
     rule = draw(st.sampled_from(["disjoint", "fresh"]))
     b = draw(st.sampled_from([60, draw(st.integers(min_value=1, max_value=30))])) if rule == "fresh" else \

@@ -15,7 +15,8 @@ __all__ = ["gtv_chain_boundary_weights", "gtv_chain_cases", "gtv_convergence_cas
 # --- GTV clustered FL (seed 002; verify/gtv) -----------------------------------------------------------------------
 @st.composite
 def gtv_convergence_cases(draw, penalty: str | None = None, loss: str = "squared") -> dict:
-    """Spec 4 T6 instances for Algorithm 1 vs CVXPY: SBM 2 x 6, d = 4, m in {2, 6}, lam log-uniform in [1e-2, 1]."""
+    """Instances for Algorithm 1 vs CVXPY (docs/papers/gtv.md#instances): SBM 2 x 6, d = 4, m in {2, 6}, lam log-uniform
+    in [1e-2, 1]."""
     return {"penalty": penalty or draw(st.sampled_from(["l2", "l1", "mocha", "quad"])), "loss": loss,
             "seed": draw(st.integers(0, 2**31 - 1)), "m": draw(st.sampled_from([2, 6])),
             "lam": 10.0 ** draw(st.floats(-2.0, 0.0)), "size": 6}

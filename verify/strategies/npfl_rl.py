@@ -14,9 +14,9 @@ __all__ = ["npfl_experiment_seeds", "npfl_instances", "npfl_symmetric_instances"
 # --- npfl_rl ---
 @st.composite
 def npfl_instances(draw) -> dict:
-    """Small NPFL-RL instances (spec 6: K = 6-12, d = 3-8, sparse graphs so that disconnected intra-cluster
-    subgraphs, clients without same-cluster neighbours and missing clusters N_k^(r) = {} all occur), as settings of
-    ``verify.npfl_rl._common.problem_from``; D_k < d is allowed (singular H_k)."""
+    """Small NPFL-RL instances (docs/papers/npfl_rl.md#instances: K = 6-12, d = 3-8, sparse graphs so that disconnected
+    intra-cluster subgraphs, clients without same-cluster neighbours and missing clusters N_k^(r) = {} all occur), as
+    settings of ``verify.npfl_rl._common.problem_from``; D_k < d is allowed (singular H_k)."""
     K = draw(st.integers(6, 12))
     d = draw(st.integers(3, 8))
     D_lo = draw(st.integers(2, d + 2))

@@ -23,8 +23,8 @@ def paofed_communication_cases() -> st.SearchStrategy[dict]:
 
 
 def paofed_reference_step_sizes() -> st.SearchStrategy[float]:
-    """mu * lambda_max on the PAO-Fed reference instance (spec 4.1) where rho(F_exact) < 1 and the Monte-Carlo
-    steady state is reached within a few hundred iterations."""
+    """mu * lambda_max on the PAO-Fed reference instance (docs/papers/paofed.md#instances) where rho(F_exact) < 1 and
+    the Monte-Carlo steady state is reached within a few hundred iterations."""
     return st.sampled_from((0.1, 0.2))
 
 
@@ -78,8 +78,8 @@ def paofed_spd_stacks(K: int, D: int, lo: float = 0.01, hi: float = 3.0) -> st.S
 
 
 def paofed_transient_step_sizes() -> st.SearchStrategy[float]:
-    """mu * lambda_max on the PAO-Fed reference instance (spec 4.1) in [0.05, 0.3]: rho(F_exact) < 1 (the exact
-    threshold is 0.6724) and the learning curve up to n = 400 is resolved by a few hundred SIM-A runs."""
+    """mu * lambda_max on the PAO-Fed reference instance (docs/papers/paofed.md#instances) in [0.05, 0.3]: rho(F_exact)
+    < 1 (the exact threshold is 0.6724) and the learning curve up to n = 400 is resolved by a few hundred SIM-A runs."""
     return st.floats(min_value=0.05, max_value=0.3)
 
 

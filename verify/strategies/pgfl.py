@@ -129,10 +129,10 @@ def pgfl_single_step_instances() -> st.SearchStrategy[dict]:
 @st.composite
 def pgfl_theorem2_instances(draw, *, iterations: int = 30, runs: int = 3) -> dict:
     """Parameters for ``verify.pgfl.theorem2.evaluate_noise_decomposition`` (instance built by
-    ``verify.pgfl._instances.build_instance``), after spec pgfl.md section 4 preamble: S in [1, 6] with a connected
+    ``verify.pgfl._instances.build_instance``), after docs/papers/pgfl.md#instances: S in [1, 6] with a connected
     graph (spanning tree plus drawn edges), Q in [2, 4], clients per server in [Q, 5] (every group C_{s,(q)}
     non-empty by construction), d in [2, 8], D_k in [1, 10], lambda in [1e-3, 1] (log-uniform), gaussian data;
-    rho/L_max in [0.1, 100] (log-uniform: the spec's [0.1, 0.5] widened toward Theorem II's "sufficiently large
+    rho/L_max in [0.1, 100] (log-uniform: the page's [0.1, 0.5] widened toward Theorem II's "sufficiently large
     rho"); tau constant in [0, 0.95] or tau_0 beta^n (tau_0 in [0.05, 0.95], beta in [0.9, 0.999]); privacy
     phi0 in [1e-3, 1] (log-uniform), zeta in [0.9, 1], C in [0.1, 1]; ``runs`` runs of ``iterations`` iterations."""
     S = draw(st.integers(min_value=1, max_value=6))

@@ -77,8 +77,9 @@ def nfl_network_settings(draw, *, noise: bool = True) -> dict:
 
 @st.composite
 def nfl_run_settings(draw, *, steps=("constant", "inv_sqrt", "inv"), noise: bool = False, T: int = 150) -> dict:
-    """Settings on the spec's small instance family (K = 10, P = 3, M = 20, mean degree 3, random seed), one of the
-    three objectives, rho in [0.3, 3], a step family of ``steps`` with eta0 in [0.01, 0.5], S2 noise if asked."""
+    """Settings on the small instance family of docs/papers/zcdp_nfl.md#instances (K = 10, P = 3, M = 20, mean degree 3,
+    random seed), one of the three objectives, rho in [0.3, 3], a step family of ``steps`` with eta0 in [0.01, 0.5], S2
+    noise if asked."""
     return {"seed": draw(st.integers(min_value=0, max_value=2**31 - 1)),
             "objective": draw(st.sampled_from(["elastic_net", "lad", "ridge"])),
             "rho": 10.0 ** draw(st.floats(min_value=-0.5, max_value=0.5)), "step": draw(st.sampled_from(list(steps))),
@@ -94,5 +95,5 @@ def zcdp_nfl_experiment_seeds() -> st.SearchStrategy[int]:
 
 
 def zcdp_nfl_privacy_budgets() -> st.SearchStrategy[float]:
-    """phi^(1) log-uniform on the spec 6 trade-off range [1e-4, 1e-2]."""
+    """phi^(1) log-uniform on the trade-off range of docs/papers/zcdp_nfl.md#experiments [1e-4, 1e-2]."""
     return st.floats(-4.0, -2.0).map(lambda e: float(10.0**e))

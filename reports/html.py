@@ -205,7 +205,7 @@ def render_html(
             f"<h2 id='cost'>Papers and what their checks cost ({_e(format_seconds(total))} in all)</h2>",
             papers_html(pairs), "<h2 id='claims-index'>Claims</h2>", index_html(pairs, sheet)]
     if any(r.details.get("decision_rule") for _, r in pairs):
-        from verify.comparisons import DECISION_RULE
+        from verify.harness import DECISION_RULE
 
         body.append(f"<p class='meta'><b>How experiment statements are decided.</b> {_e(DECISION_RULE)}</p>")
 

@@ -62,6 +62,12 @@ def _package_of(name: str, path: pathlib.Path) -> str:
     return name if path.name == "__init__.py" else name.rpartition(".")[0]
 
 
+def _is_import_module_call(node: ast.AST) -> bool:
+    """``importlib.import_module(arg, ...)`` or ``import_module(arg, ...)``."""
+    return (isinstance(node, ast.Call) and bool(node.args)
+            and getattr(node.func, "attr", getattr(node.func, "id", None)) == "import_module")
+
+
 def _imports(tree: ast.AST, package: str, modules: set[str], packages: set[str]) -> set[str]:
     """The product modules a module's source imports, anywhere in the file, statically or via ``import_module``.
 
@@ -87,10 +93,7 @@ def _imports(tree: ast.AST, package: str, modules: set[str], packages: set[str])
                 base = ".".join(parent + ([base] if base else []))
             for alias in node.names:
                 names.append(f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base)
-        elif isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", None)) in (
-                "import_module",):
-            if not node.args:
-                continue
+        elif _is_import_module_call(node):
             arg = node.args[0]
             if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
                 names.append(arg.value)
@@ -101,6 +104,24 @@ def _imports(tree: ast.AST, package: str, modules: set[str], packages: set[str])
             else:  # a name computed at run time: any product module named by a string of this file may be it
                 names += [c for c in constants if c in modules]
     return {target for target in map(resolve, names) if target is not None}
+
+
+def missing_imports(tree: ast.AST, package: str, modules: set[str]) -> list[str]:
+    """Product modules a source names that do not exist (``import X.Y``, ``from X import a`` for the module ``X``,
+    ``import_module("X")``): an import the graph would otherwise resolve to the nearest existing package."""
+    names = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = package.split(".")
+                base = ".".join(parent[: len(parent) - (node.level - 1)] + ([base] if base else []))
+            names.append(base)
+        elif _is_import_module_call(node) and isinstance(node.args[0], ast.Constant):
+            names.append(str(node.args[0].value))
+    return sorted({n for n in names if n.split(".")[0] in LAYERS and n not in modules})
 
 
 def _registry_imports(modules: set[str]) -> set[str]:
@@ -226,6 +247,13 @@ def test_known_strays_still_exist():
     assert not gone, f"remove {gone} from KNOWN_STRAYS"
 
 
+def test_every_import_names_an_existing_module():
+    modules = _modules()
+    missing = {name: found for name, path in modules.items()
+               if (found := missing_imports(ast.parse(path.read_text()), _package_of(name, path), set(modules)))}
+    assert not missing, missing
+
+
 def test_no_layer_imports_a_higher_one(graph):
     offenders = upward_imports(graph)
     assert not offenders, offenders
@@ -301,6 +329,15 @@ def load(name):
     found = _imports(ast.parse(source), "verify", modules, packages)
     assert found == {"theory.helper", "verify.sibling", "verify.records", "reports.html", "verify.plugins.one",
                      "verify.plugins.two"}
+
+
+def test_imports_of_missing_modules_are_found():
+    source = "import theory.gone\nfrom verify.removed import X\nfrom verify import records\n" \
+             "def f():\n    from verify.comparisons import RULE\n    import importlib\n" \
+             "    importlib.import_module('reports.old')\n"
+    modules = {"theory", "verify", "verify.records", "reports"}
+    assert missing_imports(ast.parse(source), "verify", modules) == ["reports.old", "theory.gone", "verify.comparisons",
+                                                                     "verify.removed"]
 
 
 def test_missing_and_stray_places_are_found(tmp_path):

@@ -78,7 +78,8 @@ def main() -> None:
         assert diff < 1e-9, diff
         t_vec, m_vec = measure(vectorised, args.repeats * 4)
         t_loop, m_loop = measure(looped, args.repeats)
-        print(f"GTV Algorithm 1, paper SBM: n = {inst.n}, |E| = {inst.n_edges}, d = {inst.d}, m_i = 10 (max diff {diff:.1e})")
+        print(f"GTV Algorithm 1, paper SBM: n = {inst.n}, |E| = {inst.n_edges}, d = {inst.d}, m_i = 10 "
+              f"(max diff {diff:.1e})")
         print(f"one iteration: vectorised {t_vec * 1e3:.2f} ms (peak {m_vec / 2**20:.1f} MiB), per-node/per-edge loop "
               f"{t_loop * 1e3:.1f} ms (peak {m_loop / 2**20:.1f} MiB); loop / vectorised = {t_loop / t_vec:.1f}x")
 
@@ -93,7 +94,8 @@ def main() -> None:
     p_alg, p_cvx = primal_objective(cinst, run.w), primal_objective(cinst, ref.w)
     print(f"solve (n = {cinst.n}, d = {cinst.d}, |E| = {cinst.n_edges}): Algorithm 1 {run.iterations} iterations "
           f"{t_alg:.2f} s, CVXPY/Clarabel (tol {ref.solver_tol:g}) {t_cvx:.2f} s; CVXPY / Algorithm 1 = "
-          f"{t_cvx / t_alg:.1f}x; objectives {p_alg:.12g} vs {p_cvx:.12g} (relative {(p_alg - p_cvx) / abs(p_cvx):.1e})")
+          f"{t_cvx / t_alg:.1f}x; objectives {p_alg:.12g} vs {p_cvx:.12g} "
+          f"(relative {(p_alg - p_cvx) / abs(p_cvx):.1e})")
 
 
 if __name__ == "__main__":

@@ -46,7 +46,7 @@ def main() -> None:
     times, points = {}, {}
     with threadpool_limits(limits=1, user_api="blas"):
         for how in ("woodbury", "hessian"):
-            times[how], points[how] = _cpu(lambda: PrimalUpdate(inst, tau, direction=how)(v), args.repeats)
+            times[how], points[how] = _cpu(lambda how=how: PrimalUpdate(inst, tau, direction=how)(v), args.repeats)
     gap = float(np.abs(points["woodbury"] - points["hessian"]).max())
     print(f"digits, 5 clusters x {scale.nodes_per_cluster} nodes, r = {inst.X.shape[1]}, d = {inst.d}; "
           f"max |z_woodbury - z_hessian| = {gap:.2e}")

@@ -13,7 +13,8 @@ exact F's Gaussian fourth moment limits mu to about 2/(tr R + 2 lambda_max), so 
 the four R_c 0.88-0.93 at D = 200 against the seed's 1.02) on the spec 1.3 stationary AR(1) inputs, one client law per
 group and one map (theory.msd.classes_rff, exact population covariances), plus ``--ridge`` I: these R_c have
 numerical rank 5-7, so without a ridge rho(F) = 1 - O(mu p p_m lambda_min) and (S2) has no usable steady state
-(spec 3.7; at D = 20 BiCGSTAB stalls at 1.2e-5 after 1600 iterations). The MSD depends on the ridge (D = 60: -23.74 / -21.41 dB seed / exact with
+(spec 3.7; at D = 20 BiCGSTAB stalls at 1.2e-5 after 1600 iterations). The MSD depends on the ridge (D = 60: -23.74 /
+-21.41 dB seed / exact with
 1e-2, 11-12 iterations; -24.37 / -22.61 dB with 1e-3, 35-39 iterations); note that ridge * D adds to tr R_c (about 1
 without it), which the exact F's fourth moment sees. mu = 0.4 (the seed's; mu lambda_max ~ 0.37), noise variances
 of spec 1.3 per group.
@@ -74,7 +75,8 @@ def paper_groups_instance(D: int, mu: float | None = None, *, covariance: str = 
         raise ValueError(f"covariance must be 'toeplitz' or 'rff', got {covariance!r}")
     return PAOFedInstance(K=256, D=D, l_max=l_max, m=max(1, D // 50), selection="window",
                           p=np.array(GROUP_P)[labels], delta=0.2, alpha=0.2 ** np.arange(l_max + 1),
-                          sigma2_eta=s2[labels], R=R[labels], w_star=w / np.linalg.norm(w), mu=mu0 if mu is None else mu)
+                          sigma2_eta=s2[labels], R=R[labels], w_star=w / np.linalg.norm(w),
+                          mu=mu0 if mu is None else mu)
 
 
 def _rss_gb() -> float:
@@ -90,7 +92,8 @@ def run(D: int, models, method: str, rtol: float, maxiter: int, restart: int, pr
     setup = time.perf_counter() - t0
     rows = []
     for model in models:
-        cb = (lambda it, res: print(f"  D={D} {model}: iteration {it}, residual estimate {res:.2e}", flush=True)
+        cb = (lambda it, res, model=model: print(f"  D={D} {model}: iteration {it}, residual estimate {res:.2e}",
+                                                 flush=True)
               ) if progress else None
         w, c = time.perf_counter(), time.process_time()
         try:
@@ -102,7 +105,8 @@ def run(D: int, models, method: str, rtol: float, maxiter: int, restart: int, pr
         except ValueError as exc:
             res = {"msd_db": None, "error": str(exc)}
         rows.append({"D": D, "model": model, "covariance": instance_options.get("covariance", "toeplitz"),
-                     "lambda_max": float(inst.lambda_max), "mu": inst.mu, "unknowns": class_unknowns(inst.l_max, g.C, D)[1],
+                     "lambda_max": float(inst.lambda_max), "mu": inst.mu,
+                     "unknowns": class_unknowns(inst.l_max, g.C, D)[1],
                      "setup_s": setup, "wall_s": time.perf_counter() - w, "cpu_s": time.process_time() - c,
                      "peak_rss_gb": _rss_gb(), "load1": os.getloadavg()[0], **res})
     return rows

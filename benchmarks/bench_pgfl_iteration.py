@@ -23,7 +23,8 @@ def loop_iteration(problem, config, w_servers, phi):
     for k in range(problem.K):
         s, q = problem.client_server[k], problem.client_cluster[k]
         D = problem.X[k].shape[0]
-        A = 2.0 / D * problem.X[k].T @ problem.X[k] + (2.0 * problem.lam / problem.clients_per_server[k] + rho) * np.eye(d)
+        A = (2.0 / D * problem.X[k].T @ problem.X[k]
+             + (2.0 * problem.lam / problem.clients_per_server[k] + rho) * np.eye(d))
         b = 2.0 / D * problem.X[k].T @ problem.y[k] + phi[k] + rho * w_servers[s, q]
         w[k] = np.linalg.solve(A, b)
     tilde = np.zeros((S, Q, d))

@@ -15,8 +15,8 @@ from reports.formatting import citation_html, format_seconds, measured_html, met
 from reports.index import badge, index_html, papers_html
 from reports.texmath import MathSheet, plain_text
 from verify.evidence import tightness_line
-from verify.papers import paper_title
 from verify.records import CheckResult, Claim, Verdict
+from verify.registry import paper_title
 
 __all__ = ["render_html"]
 
@@ -205,7 +205,7 @@ def render_html(
             f"<h2 id='cost'>Papers and what their checks cost ({_e(format_seconds(total))} in all)</h2>",
             papers_html(pairs), "<h2 id='claims-index'>Claims</h2>", index_html(pairs, sheet)]
     if any(r.details.get("decision_rule") for _, r in pairs):
-        from verify.comparisons import DECISION_RULE
+        from verify.harness import DECISION_RULE
 
         body.append(f"<p class='meta'><b>How experiment statements are decided.</b> {_e(DECISION_RULE)}</p>")
 

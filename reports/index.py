@@ -15,8 +15,8 @@ from typing import Any
 
 from reports.formatting import format_seconds
 from reports.texmath import MathSheet, plain_text, truncate
-from verify.papers import paper_short_title, paper_title
 from verify.records import CheckResult, Claim, Verdict
+from verify.registry import paper_short_title, paper_title
 
 __all__ = ["FILTER_SCRIPT", "badge", "index_html", "papers_html"]
 

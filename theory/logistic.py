@@ -6,7 +6,8 @@ Problem, batched over a leading shape ``...`` (clients, runs, clusters):
 
 with sample weights :math:`c_i \ge 0` (``1/D`` for a mean, 0 on padding), the curvature :math:`m \ge 0` of the
 proximal term (ridge share plus ADMM penalty) and its centre :math:`v` (a ridge term plus a linear term
-:math:`\frac\mu2\lVert w\rVert^2 + \frac\rho2\lVert w - w_s\rVert^2 - \varphi^\top w` is this with :math:`m = \mu + \rho`,
+:math:`\frac\mu2\lVert w\rVert^2 + \frac\rho2\lVert w - w_s\rVert^2 - \varphi^\top w` is this with
+:math:`m = \mu + \rho`,
 :math:`v = (\rho w_s + \varphi)/m`, up to a constant; the centre form keeps the rounding of :math:`v` common to
 neighbouring problems). Losses: ``"logistic"``,
 :math:`\ell = \log(1 + e^a) - y a` with :math:`y \in [0, 1]`; ``"huber"``, :math:`\ell = h_\kappa(a - y)`.

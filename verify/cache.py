@@ -41,7 +41,7 @@ def default_cache_dir() -> Path:
     return Path(os.environ.get(CACHE_ENV) or ".fedcheck-cache")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _module_file(name: str) -> str | None:
     try:
         spec = importlib.util.find_spec(name)
@@ -50,7 +50,7 @@ def _module_file(name: str) -> str | None:
     return spec.origin if spec is not None and spec.origin and spec.origin.endswith(".py") else None
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _imports(name: str) -> tuple[str, ...]:
     """The fedcheck modules ``name`` imports (absolute and relative), with their parent packages."""
     path = _module_file(name)
@@ -87,7 +87,7 @@ def _closure(name: str) -> list[str]:
     return sorted(seen)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _libraries() -> str:
     versions = []
     for lib in _LIBRARIES:

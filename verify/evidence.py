@@ -21,7 +21,7 @@ FORMS = {
     "identity": "an equality (closed form = computation) checked to a rounding or solver tolerance",
     "decision": "a yes/no property (an outcome, a count, an implication) with no slack to measure",
     "rate": "a fitted rate (slope and its confidence interval)",
-    "experiment": "a paired comparison of algorithms (verify.comparisons)",
+    "experiment": "a paired comparison of algorithms (verify.harness)",
 }
 #: A bound is *nearly tight* on a point where measured side / bound side >= this; below it at every point checked the
 #: result says "never nearly tight" (the bound was never tried where it is hard, or it is loose everywhere).

@@ -17,7 +17,8 @@ from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
-__all__ = ["DASK_TIMEOUT", "DaskExecutor", "Executor", "ProcessExecutor", "SerialExecutor", "make_executor", "map_seeded"]
+__all__ = ["DASK_TIMEOUT", "DaskExecutor", "Executor", "ProcessExecutor", "SerialExecutor", "make_executor",
+           "map_seeded"]
 
 T = TypeVar("T")
 
@@ -48,8 +49,9 @@ def _probe_scheduler(address: str, timeout: float) -> dict:
                 pass
     except ConnectionRefusedError:
         raise OSError(f"nothing accepts connections at {address} (is the dask scheduler running?)") from None
-    except (TimeoutError, socket.timeout):
-        raise TimeoutError(f"no answer from {address} within {timeout:g} s (change the wait with --dask-timeout)") from None
+    except TimeoutError:
+        raise TimeoutError(f"no answer from {address} within {timeout:g} s "
+                           f"(change the wait with --dask-timeout)") from None
     except (OSError, ValueError, TypeError) as exc:
         raise OSError(f"cannot reach a dask scheduler at {address}: {' '.join(str(exc).split())}") from None
 
@@ -157,7 +159,8 @@ class DaskExecutor:
         except Exception:  # distributed raises its own TimeoutError subclass
             self._client.close()
             raise TimeoutError(f"the dask scheduler at {address} has no worker after {timeout:g} s "
-                               f"(start one with `dask worker {address}`; change the wait with --dask-timeout)") from None
+                               f"(start one with `dask worker {address}`; "
+                               f"change the wait with --dask-timeout)") from None
 
     def map(self, fn, items):
         """``[fn(item) ...]`` on the cluster. While runs are unfinished the scheduler is asked every

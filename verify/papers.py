@@ -1,22 +1,22 @@
-"""Each paper's identity, written once: seed files, what they are, report titles and citation helpers.
+"""Each paper's identity, written once: seed files, what they are and citation helpers.
 
 The seed file names live here and nowhere else. Every paper sub-package ``verify/<paper>/`` exposes
 ``TITLE`` (its report heading), ``SEEDS`` (the seed files it is stated in) and ``cite(label, ...)``
-built with :func:`citer`; the report reads the title with :func:`paper_title` (:func:`paper_short_title` for a
-table column) and shows a citation as "paper, label, equation" with the seed file as a detail
-(:func:`citation_parts`, from :data:`SEED_DOCUMENTS`).
+built with :func:`citer`; the report reads the title with :func:`verify.registry.paper_title` (which lives with the
+registry, the module that imports the paper packages, so that this module, which they import, imports none of them)
+and shows a citation as "paper, label, equation" with the seed file as a detail (:func:`citation_parts`, from
+:data:`SEED_DOCUMENTS`).
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from verify.records import Citation
 
 __all__ = ["SEED_DOCUMENTS", "SEED_FEDPDM", "SEED_GTV", "SEED_PGFL_A", "SEED_PGFL_J", "SEED_THESIS", "SeedDocument",
-           "citation_parts", "citer", "paper_short_title", "paper_title"]
+           "citation_parts", "citer"]
 
 #: PGFL, the cleaner version (seed 000).
 SEED_PGFL_A = "000_133b71fd0aa99eb4.txt"
@@ -93,20 +93,3 @@ def citer(seed: str) -> Callable[..., Citation]:
 
     cite.__doc__ = f"A citation of seed {seed} (or of ``seed=``): the paper's label, equation and lines."
     return cite
-
-
-def paper_title(paper: str) -> str:
-    """The report heading of ``paper``: ``verify.<paper>.TITLE``, or the id itself if it has none."""
-    try:
-        module = importlib.import_module(f"verify.{paper}")
-    except ModuleNotFoundError:
-        return paper
-    return str(getattr(module, "TITLE", paper))
-
-
-def paper_short_title(paper: str) -> str:
-    """The paper's name for a narrow table column: its :func:`paper_title` up to the first " (" (the rest, e.g.
-    "(thesis ch. 3, Publication 2)", is the heading's detail)."""
-    title = paper_title(paper)
-    short = title.split(" (", 1)[0].strip()
-    return short or title

@@ -18,9 +18,11 @@ import verify
 from verify.harness import Experiment, validate_families
 from verify.records import Claim, Verdict
 
-__all__ = ["all_claims", "all_experiments", "get_claim", "papers", "select_claims", "validate_registry"]
+__all__ = ["all_claims", "all_experiments", "get_claim", "paper_short_title", "paper_title", "papers", "select_claims",
+           "validate_registry"]
 
-_NOT_PAPERS = {"conftest"}
+#: Sub-packages of ``verify`` that hold no claims and are not imported by the discovery (the Hypothesis strategies).
+_NOT_PAPERS = {"conftest", "strategies"}
 
 
 def _claim_modules() -> list[str]:
@@ -122,3 +124,20 @@ def select_claims(prefixes: Iterable[str] | None = None) -> tuple[Claim, ...]:
 def papers() -> tuple[str, ...]:
     """Paper keys that have at least one claim, sorted."""
     return tuple(sorted({c.paper for c in all_claims()}))
+
+
+def paper_title(paper: str) -> str:
+    """The report heading of ``paper``: ``verify.<paper>.TITLE``, or the id itself if it has none."""
+    try:
+        module = importlib.import_module(f"verify.{paper}")
+    except ModuleNotFoundError:
+        return paper
+    return str(getattr(module, "TITLE", paper))
+
+
+def paper_short_title(paper: str) -> str:
+    """The paper's name for a narrow table column: its :func:`paper_title` up to the first " (" (the rest, e.g.
+    "(thesis ch. 3, Publication 2)", is the heading's detail)."""
+    title = paper_title(paper)
+    short = title.split(" (", 1)[0].strip()
+    return short or title

@@ -71,7 +71,7 @@ class RngDraw(Draw):
 
     def subset(self, options: Sequence[T]) -> list[T]:
         keep = self.rng.random(len(options)) < 0.5
-        return [o for o, k in zip(options, keep) if k]
+        return [o for o, k in zip(options, keep, strict=True) if k]
 
 
 class HypothesisDraw(Draw):
@@ -91,7 +91,7 @@ class HypothesisDraw(Draw):
 
     def subset(self, options: Sequence[T]) -> list[T]:
         keep = self.draw(st.lists(st.booleans(), min_size=len(options), max_size=len(options)))
-        return [o for o, k in zip(options, keep) if k]
+        return [o for o, k in zip(options, keep, strict=True) if k]
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""Input validation of the FedPDM-DP reference package: each raises ValueError naming the field, its value and the range."""
+"""Input validation of the FedPDM-DP reference package: each raises ValueError naming the field, its value and the
+range."""
 
 from __future__ import annotations
 

@@ -109,7 +109,8 @@ def run_baseline(problem: FedPDMProblem, config: FedPDMConfig, baseline: Baselin
         ci = c_i[rows, clients]
         for r in range(E):
             idx = batches[:, :, r, :]
-            g = batch_gradient(problem, x, problem.features[cl, idx], problem.labels[cl, idx]) + problem.gamma * np.sign(x)
+            g = (batch_gradient(problem, x, problem.features[cl, idx], problem.labels[cl, idx])
+                 + problem.gamma * np.sign(x))
             if baseline.name == "fedprox":
                 g = g + baseline.mu * (x - x0[:, None, :])
             elif baseline.name == "scaffold":
@@ -118,7 +119,7 @@ def run_baseline(problem: FedPDMProblem, config: FedPDMConfig, baseline: Baselin
         s = _baseline_sensitivity(baseline, eta, E, G)
         sig = z * s if config.noise == "dp" else (config.sigma if config.noise == "fixed" else 0.0)
         sigma_all[rows, t, clients] = sig
-        noise = (lambda shape: sig * rng.standard_normal(shape)) if sig > 0 else (lambda shape: np.zeros(shape))
+        noise = (lambda shape, sig=sig: sig * rng.standard_normal(shape)) if sig > 0 else np.zeros
         if baseline.name == "scaffold":
             ci_new = ci - c[:, None, :] + (x0[:, None, :] - x) / (E * eta)
             dx = (x - x0[:, None, :]) + noise(x.shape)

@@ -71,7 +71,8 @@ def add_nonconvex_gradient(beta: float, x: np.ndarray, grad: np.ndarray) -> np.n
 
 
 def client_gradients(problem: FedPDMProblem, x: np.ndarray, clients: np.ndarray | None = None) -> np.ndarray:
-    r"""Full-data gradients :math:`\nabla f_i(x_i)`: ``x`` is ``(R, N, d)`` (or ``(R, k, d)`` with ``clients`` ``(R, k)``)."""
+    r"""Full-data gradients :math:`\nabla f_i(x_i)`: ``x`` is ``(R, N, d)`` (or ``(R, k, d)`` with ``clients``
+    ``(R, k)``)."""
     if clients is None:
         a, lab = problem.features, problem.labels
     else:
@@ -92,7 +93,8 @@ def client_losses(problem: FedPDMProblem, x: np.ndarray) -> np.ndarray:
 
 
 def global_objective(problem: FedPDMProblem, x0: np.ndarray, *, one_gemm: bool = False) -> np.ndarray:
-    r""":math:`F(x_0) = \frac1N\sum_i f_i(x_0) + \gamma\lVert x_0\rVert_1` (24) for ``x0`` of shape ``(R, d)``: ``(R,)``.
+    r""":math:`F(x_0) = \frac1N\sum_i f_i(x_0) + \gamma\lVert x_0\rVert_1` (24) for ``x0`` of shape ``(R, d)``:
+    ``(R,)``.
 
     ``one_gemm``: every model's scores on all samples from one GEMM (equal client sizes: the mean of the clients'
     means is the mean over all samples), several times faster for many models on large data than the default
@@ -138,7 +140,10 @@ def accuracy(problem: FedPDMProblem, x0: np.ndarray, *, one_gemm: bool = False) 
 def lagrangian(problem: FedPDMProblem, x, x0, lam, rho: float) -> np.ndarray:
     r"""The augmented Lagrangian (9) with its :math:`1/N`: ``(R,)`` for ``x, lam`` ``(R, N, d)``, ``x0`` ``(R, d)``.
 
-    .. math:: \mathcal L = \frac1N\sum_i\big[f_i(x_i) + \lambda_i^\top(x_0 - x_i) + \tfrac\rho2\lVert x_0 - x_i\rVert^2\big] + \gamma\lVert x_0\rVert_1
+    .. math::
+
+        \mathcal L = \frac1N\sum_i\big[f_i(x_i) + \lambda_i^\top(x_0 - x_i)
+        + \tfrac\rho2\lVert x_0 - x_i\rVert^2\big] + \gamma\lVert x_0\rVert_1
     """
     diff = x0[:, None, :] - x
     terms = client_losses(problem, x) + (lam * diff).sum(-1) + 0.5 * rho * (diff * diff).sum(-1)
@@ -154,7 +159,8 @@ def stationarity_measure(problem: FedPDMProblem, x, x0, lam, rho: float, *, norm
             + \mathrm{dist}\big(0, \partial_{x_0}\mathcal L\big)^2,
 
     :math:`\nabla_{x_j}\mathcal L = \frac1N(\nabla f_j(x_j) - \lambda_j + \rho(x_j - x_0))`,
-    :math:`\nabla_{\lambda_j}\mathcal L = \frac1N(x_0 - x_j)`, :math:`\partial_{x_0}\mathcal L = g_0 + \gamma\,\partial\lVert x_0\rVert_1`,
+    :math:`\nabla_{\lambda_j}\mathcal L = \frac1N(x_0 - x_j)`,
+    :math:`\partial_{x_0}\mathcal L = g_0 + \gamma\,\partial\lVert x_0\rVert_1`,
     :math:`g_0 = \frac1N\sum_j(\lambda_j + \rho(x_0 - x_j))`. The sign test uses exact zeros of :math:`x_0`.
     ``normalised=False`` drops the :math:`1/N` of the client blocks (``P_unnorm``, a diagnostic).
 

@@ -1,4 +1,5 @@
-r"""The GTV paper's reference code (seed 002_26677b31336d654c.txt; shared/spec/gtv.md): one import for every public name.
+r"""The GTV paper's reference code (seed 002_26677b31336d654c.txt; shared/spec/gtv.md): one import for every public
+name.
 
 It is split along its seams:
 

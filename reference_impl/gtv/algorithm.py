@@ -45,7 +45,8 @@ __all__ = ["Algorithm1Run", "PrimalUpdate", "preconditioned_norm_squared", "prim
 
 # --- step sizes ----------------------------------------------------------------------------------------------
 def step_sizes(inst: GTVInstance, theta: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
-    r"""θ-rescaled seed step sizes :math:`\tau_i = \theta/|N^{(i)}|`, :math:`\sigma_e = 1/(2\theta)` (L43-44, spec 2.5)."""
+    r"""θ-rescaled seed step sizes :math:`\tau_i = \theta/|N^{(i)}|`, :math:`\sigma_e = 1/(2\theta)` (L43-44, spec
+    2.5)."""
     if isinstance(theta, bool) or not isinstance(theta, (int, float)) or not math.isfinite(theta) or theta <= 0:
         raise ValueError(f"theta must be a finite real > 0, got {theta!r}")
     return theta / inst.degree.astype(np.float64), np.full(inst.n_edges, 1.0 / (2.0 * theta))
@@ -97,7 +98,8 @@ class PrimalUpdate:
             # (rho I + (2/m) X^T X)^-1 = (1/rho) [I - X^T (rho m/2 I + X X^T)^-1 X]: an m_max x m_max solve per node
             _, self.b, _ = inst.quadratic
             half_m = np.where(inst.m > 0, inst.m, 1) / 2.0
-            K = np.matmul(inst.X, inst.X.transpose(0, 2, 1)) + (self.rho * half_m)[:, None, None] * np.eye(inst.X.shape[1])
+            K = (np.matmul(inst.X, inst.X.transpose(0, 2, 1))
+                 + (self.rho * half_m)[:, None, None] * np.eye(inst.X.shape[1]))
             self.Kinv = np.linalg.inv(K)
         elif inst.loss == "squared":
             H, b, _ = inst.quadratic
@@ -160,9 +162,11 @@ class PrimalUpdate:
                     break
                 t = np.where(bad, 0.5 * t, t)
             z = z - t[:, None] * step
-            if np.all(np.linalg.norm(t[:, None] * step, axis=1) <= 4 * np.finfo(float).eps * (1 + np.linalg.norm(z, axis=1))):
+            moved = np.linalg.norm(t[:, None] * step, axis=1)
+            if np.all(moved <= 4 * np.finfo(float).eps * (1 + np.linalg.norm(z, axis=1))):
                 self.warm = z
-                self.last_residual = float(np.linalg.norm(loss_gradients(inst, z) + rho[:, None] * (z - v), axis=1).max())
+                self.last_residual = float(
+                    np.linalg.norm(loss_gradients(inst, z) + rho[:, None] * (z - v), axis=1).max())
                 return z                                    # round-off level: no further progress possible
         raise RuntimeError(f"logistic primal update: Newton did not reach {self.newton_tol} in {self.newton_max} steps")
 

@@ -41,7 +41,9 @@ def sbm_arm_curve(arm: str, seed: int, *, iterations: int = 2000, theta: float =
         w = pooled_solution(inst) if arm == "pooled" else oracle_clusterwise(inst)
         return np.array([0, iterations]), np.full(2, mse(w, w_true))
     curve = []
-    record = lambda w: curve.append(mse(w, w_true))
+
+    def record(w):
+        curve.append(mse(w, w_true))
     if arm == "fedavg":
         fedavg(inst, rounds=iterations, local_steps=local_steps, monitor=record)
     else:

@@ -36,7 +36,7 @@ PAPER_ARMS = {
 def run_arm(config: NPFLConfig, iterations: int, seed: int, *, generator: dict | None = None) -> dict:
     """One arm on one replicate seed: the I0 instance of ``seed`` (C-npfl-6), Test-MSE curve and tau trajectories.
 
-    The building block of the C1-C9 comparisons (plugged into ``verify.comparisons`` later). The instance is
+    The building block of the C1-C9 comparisons (the experiments of :mod:`verify.harness`). The instance is
     drawn from ``numpy.random.default_rng([seed, 0])`` and the SAC draws from ``default_rng([seed, 1])``, so every
     arm of one replicate sees the same instance (common random numbers).
 
@@ -58,7 +58,7 @@ def simulate_replicates(arms, iterations: int, root_seed: int, replicates, *, ge
                         metric: str = "test_mse") -> list[np.ndarray]:
     """Every arm on the replicates ``replicates``, vectorised over them: one array (len(replicates), N+1) per arm.
 
-    The shape ``verify.comparisons.Design.simulate`` expects. Replicate ``i``'s instance is drawn from
+    The shape ``verify.harness.Design.simulate`` expects. Replicate ``i``'s instance is drawn from
     ``default_rng([root_seed, i, 0])`` and its SAC draws from ``default_rng([root_seed, i, 1])``, so it depends only
     on ``(root_seed, i)`` and is shared by every arm (common random numbers). ``arms`` are names of
     :data:`PAPER_ARMS` or :class:`NPFLConfig` records; ``metric`` is ``"test_mse"`` (6.15 as printed), ``"nmsd"``

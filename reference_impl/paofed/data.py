@@ -63,7 +63,8 @@ def _check_range(name: str, value, lower: float, upper: float) -> tuple[float, f
 
 
 def draw_rff_map(rng: np.random.Generator, runs: int, D: int, L: int, sigma_kappa: float):
-    r"""One RFF map per run: :math:`V` (runs, D, L) with entries :math:`N(0, \sigma_\kappa^{-2})`, :math:`b` (runs, D) ~ U[0, 2pi)."""
+    r"""One RFF map per run: :math:`V` (runs, D, L) with entries :math:`N(0, \sigma_\kappa^{-2})`, :math:`b` (runs, D)
+    ~ U[0, 2pi)."""
     if not (isinstance(sigma_kappa, (int, float)) and math.isfinite(sigma_kappa) and sigma_kappa > 0):
         raise ValueError(f"sigma_kappa must be a finite real in (0, inf), got {sigma_kappa!r}")
     V = rng.standard_normal((runs, D, L)) / sigma_kappa
@@ -168,7 +169,8 @@ class SyntheticRFFData:
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
                 raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
-        if not (isinstance(self.sigma_kappa, (int, float)) and math.isfinite(self.sigma_kappa) and self.sigma_kappa > 0):
+        if not (isinstance(self.sigma_kappa, (int, float)) and math.isfinite(self.sigma_kappa)
+                and self.sigma_kappa > 0):
             raise ValueError(f"sigma_kappa must be a finite real in (0, inf), got {self.sigma_kappa!r}")
         if self.input_order not in _ORDERS:
             raise ValueError(f"input_order must be 'literal' or 'consecutive', got {self.input_order!r}")
@@ -176,7 +178,8 @@ class SyntheticRFFData:
             raise ValueError(f"bracket must be 'classical' or 'literal', got {self.bracket!r}")
         if self.ar_clock not in ("sample", "iteration"):
             raise ValueError(f"ar_clock must be 'sample' or 'iteration', got {self.ar_clock!r}")
-        object.__setattr__(self, "theta_range", _check_range("theta_range", self.theta_range, -1.0 + 1e-12, 1.0 - 1e-12))
+        object.__setattr__(self, "theta_range",
+                           _check_range("theta_range", self.theta_range, -1.0 + 1e-12, 1.0 - 1e-12))
         object.__setattr__(self, "mean_range", _check_range("mean_range", self.mean_range, -math.inf, math.inf))
         object.__setattr__(self, "var_range", _check_range("var_range", self.var_range, 0.0, math.inf))
         object.__setattr__(self, "noise_range", _check_range("noise_range", self.noise_range, 0.0, math.inf))
@@ -275,7 +278,8 @@ def rff_calibration(sigma_kappa: float, rng: np.random.Generator, *, K: int = 40
     # recursive filter, run per client; construction only).
     seq = np.empty((K, samples + 4))
     seq[:, :5] = lags[0, :, ::-1]
-    innov = np.sqrt(1.0 - th**2)[:, None] * (mu[:, None] + np.sqrt(var)[:, None] * rng.standard_normal((K, samples - 1)))
+    innov = np.sqrt(1.0 - th**2)[:, None] * (
+        mu[:, None] + np.sqrt(var)[:, None] * rng.standard_normal((K, samples - 1)))
     for k in range(K):
         seq[k, 5:] = lfilter([1.0], [1.0, -th[k]], innov[k], zi=[th[k] * seq[k, 4]])[0]
     acc = np.zeros((K, D, D))
@@ -285,7 +289,8 @@ def rff_calibration(sigma_kappa: float, rng: np.random.Generator, *, K: int = 40
         z = rff_features(model.inputs(lagged).reshape(1, -1, 4), V, b).reshape(K, hi - lo, D)
         acc += np.matmul(z.transpose(0, 2, 1), z)
     eig = np.linalg.eigvalsh(acc / samples)
-    return RFFCalibration(sigma_kappa=float(sigma_kappa), lambda_max=readonly(eig[:, -1], np.float64), lambda_min=readonly(eig[:, 0], np.float64),
+    return RFFCalibration(sigma_kappa=float(sigma_kappa), lambda_max=readonly(eig[:, -1], np.float64),
+                          lambda_min=readonly(eig[:, 0], np.float64),
                           trace=readonly(eig.sum(axis=1), np.float64), samples=int(samples))
 
 
@@ -336,7 +341,7 @@ class StreamData:
     @classmethod
     def from_arrays(cls, X, y, *, K: int, rng: np.random.Generator, group_sizes=(500, 1000, 1500, 2000),
                     test_size: int = 500, D: int = 200, sigma_kappa: float = 5.0, sort_by: int | None = 0,
-                    standardise: bool = True) -> "StreamData":
+                    standardise: bool = True) -> StreamData:
         r"""Split (X, y) into a test set and K client streams with group-dependent sizes ([CHOICE]s of spec 5).
 
         ``test_size`` random samples are held out. The rest is ordered by feature ``sort_by`` (non-IID:

@@ -11,7 +11,10 @@ import numpy as np
 from theory._validate import readonly
 from theory.msd.instance import SELECTION_LAWS, PAOFedInstance
 
-__all__ = ['ALGORITHMS', 'AlgorithmConfig', 'AnalysisRun', 'AsyncEnvironment', 'BITS_PER_PARAMETER', 'CommunicationCounts', 'LinearData', 'ONLINE_FED_FRACTION', 'PSO_FED_FRACTION', 'PSO_FED_M', 'SCHEDULES', 'SIGN_STEP', 'SimulationRun', 'StepRecord', 'algorithm_config', 'environment_from_instance', 'experiment_environment', 'faithful_setup', 'staleness_weights']
+__all__ = ["ALGORITHMS", "AlgorithmConfig", "AnalysisRun", "AsyncEnvironment", "BITS_PER_PARAMETER",
+           "CommunicationCounts", "LinearData", "ONLINE_FED_FRACTION", "PSO_FED_FRACTION", "PSO_FED_M", "SCHEDULES",
+           "SIGN_STEP", "SimulationRun", "StepRecord", "algorithm_config", "environment_from_instance",
+           "experiment_environment", "faithful_setup", "staleness_weights"]
 
 SCHEDULES = ("circshift", *SELECTION_LAWS, "full")
 #: Algorithm names accepted by :func:`algorithm_config` (spec 2.5 variants and spec 2.6 baselines).
@@ -234,7 +237,8 @@ class AlgorithmConfig:
 
 
 def staleness_weights(config: AlgorithmConfig, l_max: int) -> np.ndarray:
-    r""":math:`(\alpha_0, \dots, \alpha_{l_{max}})`: ``config.alpha`` or :math:`\alpha_l = \text{decay}^l` (:math:`0^0 = 1`).
+    r""":math:`(\alpha_0, \dots, \alpha_{l_{max}})`: ``config.alpha`` or :math:`\alpha_l = \text{decay}^l`
+    (:math:`0^0 = 1`).
 
     Seed 004 lines 922 and 1105-1107 (eq. (4.14)): :math:`\alpha_0 = 1`, :math:`\alpha_l = 0.2^l` for the *2
     variants, 1 otherwise, 0 beyond :math:`l_{max}`.
@@ -259,7 +263,8 @@ def algorithm_config(name: str, *, mu: float = 0.4, m: int | None = None, **over
     1: S = M_{n+1}, alpha = 1; 2: S = M_{n+1}, alpha_l = 0.2^l. ``online-fed``: full models, no autonomous
     update, server sub-sampling s = 0.02, aggregation (A). ``online-fedsgd``: the same with s = 1.
     ``pso-fed``: PAO-Fed-C0 with m = 8 and s = 0.5 ((m/D) s = 0.02 for D = 200). ``signsgd``: full downlink,
-    sign uplink, majority vote. ``m`` defaults to 4 (8 for PSO-Fed). Any field of :class:`AlgorithmConfig` can be overridden by keyword.
+    sign uplink, majority vote. ``m`` defaults to 4 (8 for PSO-Fed). Any field of :class:`AlgorithmConfig` can be
+    overridden by keyword.
 
     >>> algorithm_config("paofed-u1").uplink, algorithm_config("pso-fed").m
     ('next', 8)
@@ -338,7 +343,7 @@ class LinearData:
         object.__setattr__(self, "_factor", readonly(vec * np.sqrt(np.clip(lam, 0.0, None))[:, None, :], np.float64))
 
     @classmethod
-    def from_instance(cls, instance: PAOFedInstance) -> "LinearData":
+    def from_instance(cls, instance: PAOFedInstance) -> LinearData:
         return cls(R=instance.R, w_star=instance.w_star, sigma2_eta=instance.sigma2_eta)
 
     @property
@@ -385,7 +390,8 @@ class CommunicationCounts:
     discarded: np.ndarray
 
     def savings(self, D: int) -> tuple[float, float]:
-        """Pooled (uplink, downlink) savings :math:`1 - \\text{params}/(\\text{messages}\\cdot D)` against full models."""
+        """Pooled (uplink, downlink) savings :math:`1 - \\text{params}/(\\text{messages}\\cdot D)` against full
+        models."""
         total = float(np.sum(self.messages)) * D
         if total == 0:
             raise ValueError("no message was exchanged: the savings are undefined")

@@ -185,7 +185,7 @@ def _match_search(field: str, target_db: float, steps: np.ndarray, refine: int, 
     values, returns the :class:`StepMatch`."""
     trials: list[tuple[float, float]] = []
     values = np.array((yield [float(s) for s in steps]))
-    trials.extend(zip((float(s) for s in steps), (float(v) for v in values)))
+    trials.extend(zip((float(s) for s in steps), (float(v) for v in values), strict=True))
     best = int(np.argmin(values))
 
     def result(step: float, value: float, reason: str) -> StepMatch:
@@ -233,7 +233,8 @@ def _run_searches(env: AsyncEnvironment, data, n_eval: int, seed: int, runs: int
     while pending:
         asked = list(pending.items())
         pending.clear()
-        configs = [dataclasses.replace(searches[i][0], **{searches[i][1]: step}) for i, steps in asked for step in steps]
+        configs = [dataclasses.replace(searches[i][0], **{searches[i][1]: step})
+                   for i, steps in asked for step in steps]
         values = iter(initial_rates_db(env, configs, data, n_eval, seed, runs))
         for index, steps in [(i, [next(values) for _ in steps]) for i, steps in asked]:
             advance(index, steps)
@@ -322,7 +323,7 @@ def steps_within_tolerances(env: AsyncEnvironment, configs, data, matches, *, n_
     if not (isinstance(tolerance_db, (int, float)) and math.isfinite(tolerance_db) and tolerance_db > 0):
         raise ValueError(f"tolerance_db must be a finite real in (0, inf), got {tolerance_db!r}")
     searches = [(config, match.field, _band_search(match, refine, tolerance_db))
-                for config, match in zip(configs, matches)]
+                for config, match in zip(configs, matches, strict=True)]
     return _run_searches(env, data, n_eval, seed, runs, searches)
 
 
@@ -353,7 +354,7 @@ def _band_search(match: StepMatch, refine: int, tolerance_db: float):
     for _ in range(refine if searching else 0):
         mids = [0.5 * (e["a"] + e["b"]) for e in searching]
         values = yield [math.exp(m) for m in mids]
-        for e, mid, value in zip(searching, mids, values):
+        for e, mid, value in zip(searching, mids, values, strict=True):
             e["trials"].append((math.exp(mid), value))
             if inside(value):
                 e["best"], e["b"] = (math.exp(mid), value), mid

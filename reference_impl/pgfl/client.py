@@ -27,7 +27,8 @@ minimiser is unique and any point :math:`\hat w` satisfies
 .. math:: \lVert \hat w - w^\star\rVert \le \lVert\nabla F(\hat w)\rVert / (\rho + \mu).
 
 Up to a constant, :math:`F` is the :class:`theory.logistic.ProximalGLM` with weights :math:`1/D`, curvature
-:math:`\rho + \mu` and centre :math:`(\rho w_s + \varphi)/(\rho + \mu)`; :func:`solve_client_subproblem` hands it to the one certified Newton solver
+:math:`\rho + \mu` and centre :math:`(\rho w_s + \varphi)/(\rho + \mu)`; :func:`solve_client_subproblem` hands it to
+the one certified Newton solver
 (:func:`theory.logistic.solve_proximal_newton`), which stops when the gradient norm *including a counted bound
 on the rounding of its evaluation* is at most ``gtol``; :attr:`ClientSolution.error_bound` is the resulting
 certified distance to the exact minimiser. Every array may carry batch dimensions ``(..., D, d)``; all of them
@@ -205,7 +206,8 @@ class ClientSubproblem:
 
 
 def loss_derivatives(problem: ClientSubproblem, w) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    r"""Per-sample :math:`\ell`, :math:`\partial\ell/\partial a`, :math:`\partial^2\ell/\partial a^2` at :math:`a_i = x_i^\top w`.
+    r"""Per-sample :math:`\ell`, :math:`\partial\ell/\partial a`, :math:`\partial^2\ell/\partial a^2` at
+    :math:`a_i = x_i^\top w`.
 
     Each has shape (..., D). For Huber the second derivative is the generalised one,
     :math:`\mathbb 1\{|a - y| \le \kappa\}` (:func:`theory.logistic.loss_terms`).
@@ -243,7 +245,8 @@ def subproblem_gradient_rounding(problem: ClientSubproblem, w) -> np.ndarray:
 
 def solve_client_subproblem(problem: ClientSubproblem, *, gtol: float = DEFAULT_GTOL, max_iter: int = 100,
                             w0=None) -> ClientSolution:
-    r"""Minimise (4) until the certified gradient norm is at most ``gtol`` (:func:`theory.logistic.solve_proximal_newton`).
+    r"""Minimise (4) until the certified gradient norm is at most ``gtol``
+    (:func:`theory.logistic.solve_proximal_newton`).
 
     Parameters
     ----------

@@ -14,7 +14,8 @@ import numpy as np
 from reference_impl.datasets import _integers, _reals, _require
 from theory.pgfl.problem import PGFLProblem
 
-__all__ = ["ClassificationTask", "DIGIT_TASKS", "classification_problem", "load_pgfl_npz", "pgfl_problem_from_arrays", "synthetic_regression"]
+__all__ = ["ClassificationTask", "DIGIT_TASKS", "classification_problem", "load_pgfl_npz", "pgfl_problem_from_arrays",
+           "synthetic_regression"]
 
 
 def synthetic_regression(rng: np.random.Generator, *, servers: int = 10, clients_per_server: int = 15, d: int = 60,
@@ -151,7 +152,7 @@ def pgfl_problem_from_arrays(data, *, loss: str = "ridge", lam: float = 1.0) -> 
     if extra:
         raise ValueError(f"array {extra[0]!r} is not part of the layout (X_k and y_k for k = 0..{K - 1}, "
                          f"client_server, client_cluster, adjacency, true_models)")
-    missing = [f"X_{k}" for k in range(K) if f"X_{k}" not in data] + [f"y_{k}" for k in range(K) if f"y_{k}" not in data]
+    missing = [f"{name}_{k}" for name in ("X", "y") for k in range(K) if f"{name}_{k}" not in data]
     if missing:
         raise ValueError(f"X_k and y_k are needed for k = 0..{K - 1}; missing {', '.join(missing[:5])}")
     adjacency = data.get("adjacency")

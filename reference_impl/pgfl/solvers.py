@@ -96,7 +96,7 @@ class _CvxpyClientStep:
         linear = phi + self.rho * anchor
         tol = CVXPY_CLIENT_TOL
         for r in range(anchor.shape[0]):
-            for k, (prob, w, c) in enumerate(zip(self.problems, self.variables, self.parameters)):
+            for k, (prob, w, c) in enumerate(zip(self.problems, self.variables, self.parameters, strict=True)):
                 if active is not None and not active[r, k]:
                     continue                    # not scheduled: keeps warm (discarded by the iteration)
                 c.value = linear[r, k]

@@ -21,7 +21,8 @@ def _config(**kw):
 
 @pytest.mark.parametrize(("field", "value", "needle"), [
     ("K", 0, "K must be an integer >= 1"), ("rho", -1.0, "rho must be a finite real in (0.0"),
-    ("eta_schedule", "cosine", "eta_schedule must be one of"), ("delta", 1.0, "delta must be a finite real in (0.0, 1.0)"),
+    ("eta_schedule", "cosine", "eta_schedule must be one of"),
+    ("delta", 1.0, "delta must be a finite real in (0.0, 1.0)"),
     ("noise", "laplace", "noise must be one of"), ("local_start", "cold", "local_start must be one of"),
     ("G", 0.0, "G must be a finite real in (0.0"), ("nu", float("nan"), "nu must be a finite real")])
 def test_config_rejects_bad_fields_by_name(field, value, needle):

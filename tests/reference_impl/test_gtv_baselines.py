@@ -1,4 +1,5 @@
-"""reference_impl.gtv.baselines: data-form gradients agree with the quadratic form, IFCA's initialisations, validation."""
+"""reference_impl.gtv.baselines: data-form gradients agree with the quadratic form, IFCA's initialisations,
+validation."""
 
 import numpy as np
 import pytest

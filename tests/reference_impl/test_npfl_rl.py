@@ -225,7 +225,7 @@ def test_simulate_replicates_is_chunk_invariant_and_matches_single_runs():
     arms = ("rl_sac", "npfl_tau_0.05")
     full = simulate_replicates(arms, 15, 7, [0, 1, 2], generator=gen)
     alone = simulate_replicates(arms, 15, 7, [2], generator=gen)
-    for a, b in zip(full, alone):
+    for a, b in zip(full, alone, strict=True):
         assert a.shape == (3, 16) and np.array_equal(a[2], b[0])
     tau = simulate_replicates(("rl_dpg",), 5, 7, [0], generator=gen, metric="tau")[0]
     assert tau.shape == (1, 6, 8)

@@ -63,8 +63,8 @@ def _extended_recursion(instance, steps, layout):
     blk = lambda i: slice(i * D, (i + 1) * D)  # noqa: E731
     iota = lambda g, k: 1 + g * K + k          # noqa: E731  (k = 0..K-1)
     # the server block of group l: corrected -> group l; literal -> l = 0: group 0, l >= 1: group l + 1
-    src_group = (lambda l: l) if layout == "corrected" else (lambda l: 0 if l == 0 else l + 1)
-    I = np.eye(D)
+    src_group = (lambda ell: ell) if layout == "corrected" else (lambda ell: 0 if ell == 0 else ell + 1)
+    eye_d = np.eye(D)
     we = np.zeros(N)
     out = []
     for rec in steps:
@@ -74,22 +74,22 @@ def _extended_recursion(instance, steps, layout):
             aM = np.diag(rec.participants[0, k] * rec.M[0, k].astype(float))
             i = iota(0, k)
             A[blk(i), blk(0)] = aM
-            A[blk(i), blk(i)] = I - aM
+            A[blk(i), blk(i)] = eye_d - aM
             Z[blk(i), k] = rec.z[0, k]
         e = rec.y[0] - Z.T @ A @ we
         B = np.zeros((N, N))
-        B[blk(0), blk(0)] = I
+        B[blk(0), blk(0)] = eye_d
         r, ks, ages = rec.delivered
         sizes = np.bincount(ages, minlength=L + 1)
-        for k, l in zip(ks, ages):
-            S = np.diag(steps[rec.n - l].S[0, k].astype(float))
-            beta = instance.alpha[l] / sizes[l]
+        for k, ell in zip(ks, ages, strict=True):
+            S = np.diag(steps[rec.n - ell].S[0, k].astype(float))
+            beta = instance.alpha[ell] / sizes[ell]
             B[blk(0), blk(0)] -= beta * S
-            B[blk(0), blk(iota(src_group(l), k))] += beta * S
+            B[blk(0), blk(iota(src_group(ell), k))] += beta * S
         for k in range(K):
-            B[blk(iota(0, k)), blk(iota(0, k))] = I
+            B[blk(iota(0, k)), blk(iota(0, k))] = eye_d
             for g in range(1, groups):
-                B[blk(iota(g, k)), blk(iota(g - 1, k))] = I
+                B[blk(iota(g, k)), blk(iota(g - 1, k))] = eye_d
         we = B @ (A @ we + mu * Z @ e)
         out.append(we[:D].copy())
     return np.array(out)
@@ -137,9 +137,9 @@ def test_every_message_is_delivered_exactly_once_at_its_arrival_time():
                      observe=steps.append)
     sent, delivered = {}, []
     for rec in steps:
-        for r, k in zip(*np.nonzero(rec.arrival_time >= 0)):
+        for r, k in zip(*np.nonzero(rec.arrival_time >= 0), strict=True):
             sent[(r, k, rec.n)] = rec.arrival_time[r, k]
-        for r, k, age in zip(*rec.delivered):
+        for r, k, age in zip(*rec.delivered, strict=True):
             delivered.append((r, k, rec.n - age))
             assert sent[(r, k, rec.n - age)] == rec.n            # arrives exactly at n + L
     assert len(delivered) == len(set(delivered))                 # never twice
@@ -157,12 +157,13 @@ def test_delay_law_is_geometric():
     env = AsyncEnvironment(K=50, D=2, p=np.ones(50), delta=0.3, l_max=6)
     steps = []
     data = LinearData(R=np.tile(np.eye(2), (50, 1, 1)), w_star=np.ones(2), sigma2_eta=np.zeros(50))
-    run_paofed(env, algorithm_config("paofed-u1", m=1), data, 200, np.random.default_rng(0), runs=4, observe=steps.append)
+    run_paofed(env, algorithm_config("paofed-u1", m=1), data, 200, np.random.default_rng(0), runs=4,
+               observe=steps.append)
     delays = np.concatenate([rec.delays.ravel() for rec in steps])
     n = delays.size
-    for l in range(4):
-        p = 0.7 * 0.3**l
-        assert abs(np.mean(delays == l) - p) <= 5 * np.sqrt(p * (1 - p) / n)  # 5 standard errors: false alarm < 1e-6
+    for ell in range(4):
+        p = 0.7 * 0.3**ell
+        assert abs(np.mean(delays == ell) - p) <= 5 * np.sqrt(p * (1 - p) / n)  # 5 standard errors: false alarm < 1e-6
     np.testing.assert_allclose(env.delay_pmf()[:3], [0.7, 0.21, 0.063])
 
 
@@ -173,13 +174,15 @@ def test_straggler_delays_take_multiples_of_ten_with_a_capped_tail():
     assert np.isclose(pmf.sum(), 1.0) and np.isclose(pmf[60], 0.4**6) and np.count_nonzero(pmf) == 7
     steps = []
     data = LinearData(R=np.tile(np.eye(2), (40, 1, 1)), w_star=np.ones(2), sigma2_eta=np.zeros(40))
-    run_paofed(env, algorithm_config("paofed-c2", m=1), data, 50, np.random.default_rng(0), runs=2, observe=steps.append)
+    run_paofed(env, algorithm_config("paofed-c2", m=1), data, 50, np.random.default_rng(0), runs=2,
+               observe=steps.append)
     delays = np.concatenate([rec.delays.ravel() for rec in steps])
     assert set(np.unique(delays)) <= set(range(0, 61, 10)) and np.any(delays == 60)
 
 
 def test_circshift_schedules_of_the_variants():
-    """Spec 2.3: uncoordinated M_{k,n} = window at m(n + k); coordinated at m(n + 1); S = M_{n+1} (*1, *2) or M_n (*0)."""
+    """Spec 2.3: uncoordinated M_{k,n} = window at m(n + k); coordinated at m(n + 1); S = M_{n+1} (*1, *2) or M_n
+    (*0)."""
     K, D, m = 3, 10, 2
     env = AsyncEnvironment(K=K, D=D, p=np.ones(K), delta=0.0, l_max=0)
     data = LinearData(R=np.tile(np.eye(D), (K, 1, 1)), w_star=np.ones(D), sigma2_eta=np.zeros(K))
@@ -193,7 +196,8 @@ def test_circshift_schedules_of_the_variants():
             shift = m if name[-1] == "1" else 0
             np.testing.assert_array_equal(rec.S[0], circshift_window(D, m, (starts + shift) % D))
     # S_{k,n} = M_{k,n+1}: the uplink window of iteration n is the downlink window of n + 1
-    np.testing.assert_array_equal(circshift_window(D, m, np.array([m * 4])), np.roll(circshift_window(D, m, np.array([m * 3])), m))
+    np.testing.assert_array_equal(circshift_window(D, m, np.array([m * 4])),
+                                  np.roll(circshift_window(D, m, np.array([m * 3])), m))
 
 
 def test_random_selection_laws_have_density_m_over_D_and_the_instance_second_moment():
@@ -250,7 +254,7 @@ def test_determinism_and_common_random_numbers():
     s1, s2 = [], []
     run_paofed(env, algorithm_config("paofed-u1"), data, 20, np.random.default_rng(9), observe=s1.append)
     run_paofed(env, algorithm_config("signsgd"), data, 20, np.random.default_rng(9), observe=s2.append)
-    for r1, r2 in zip(s1, s2):
+    for r1, r2 in zip(s1, s2, strict=True):
         assert np.array_equal(r1.has_data, r2.has_data) and np.array_equal(r1.participants, r2.participants)
         assert np.array_equal(r1.delays, r2.delays) and np.array_equal(r1.z, r2.z) and np.array_equal(r1.y, r2.y)
 
@@ -291,7 +295,8 @@ def test_signsgd_majority_vote():
     env = AsyncEnvironment(K=5, D=3, p=np.ones(5), delta=0.0, l_max=0)
     data = LinearData(R=np.tile(np.eye(3), (5, 1, 1)), w_star=np.array([1.0, -1.0, 0.5]), sigma2_eta=np.zeros(5))
     steps = []
-    run_paofed(env, algorithm_config("signsgd", sign_step=0.01), data, 5, np.random.default_rng(0), observe=steps.append)
+    run_paofed(env, algorithm_config("signsgd", sign_step=0.01), data, 5, np.random.default_rng(0),
+               observe=steps.append)
     for rec in steps:
         w = rec.w_before[0]
         e = rec.y[0] - rec.z[0] @ w
@@ -372,7 +377,8 @@ def test_analysis_model_pool_regressors_and_transient_start():
     inst = _small_instance(K=2, D=3, l_max=1, m=2, p=(0.8, 0.5))
     pool = np.random.default_rng(0).standard_normal((2, 50, 3))
     run = run_analysis_model(inst, 20, np.random.default_rng(0), runs=4, pool=pool)
-    assert run.msd.shape == (21, 4) and np.allclose(run.msd[0], inst.w_star @ inst.w_star)  # 20 iterations + start, 4 runs
+    # 20 iterations + start, 4 runs
+    assert run.msd.shape == (21, 4) and np.allclose(run.msd[0], inst.w_star @ inst.w_star)
     with pytest.raises(ValueError, match="pool"):
         run_analysis_model(inst, 5, np.random.default_rng(0), pool=pool[:, :, :2])
     with pytest.raises(ValueError, match="start"):
@@ -402,7 +408,7 @@ def test_lockstep_arms_equal_separate_runs_bit_for_bit(runs):
                algorithm_config("online-fed", server_fraction=0.5), algorithm_config("signsgd", sign_noise=0.5),
                AlgorithmConfig(name="subset", mu=0.3, m=3, schedule="subset", overlap_rule="most_recent")]
     together = run_paofed_arms(env, configs, data, 40, np.random.default_rng(4), runs=runs)  # 40: every slot used
-    for config, run in zip(configs, together):
+    for config, run in zip(configs, together, strict=True):
         alone = run_paofed(env, config, data, 40, np.random.default_rng(4), runs=runs)
         assert np.array_equal(alone.curve, run.curve) and np.array_equal(alone.w_clients, run.w_clients)
         assert np.array_equal(alone.communication.uplink_bits, run.communication.uplink_bits)
@@ -436,7 +442,7 @@ def test_a_curve_recorded_at_some_iterations_is_the_full_curve_there_and_nan_els
     record[::4] = record[25:] = True   # every 4th point and a final window
     full = run_paofed_arms(env, configs, data, 30, np.random.default_rng(4))
     part = run_paofed_arms(env, configs, data, 30, np.random.default_rng(4), record=record)
-    for a, b in zip(full, part):
+    for a, b in zip(full, part, strict=True):
         assert np.array_equal(a.curve[record], b.curve[record]) and np.all(np.isnan(b.curve[~record]))
         assert np.array_equal(a.w_clients, b.w_clients) and np.array_equal(a.w, b.w)
         assert np.array_equal(a.communication.delivered, b.communication.delivered)

@@ -94,7 +94,7 @@ def test_searches_in_lockstep_equal_each_search_alone():
     target = _target()
     matches = match_initial_rates(ENV, configs, DATA, target_db=target, **KW)
     bands = steps_within_tolerances(ENV, configs, DATA, matches, refine=3, **KW)  # 3 halvings: a cheap band
-    for config, match, band in zip(configs, matches, bands):
+    for config, match, band in zip(configs, matches, bands, strict=True):
         alone = match_initial_rate(ENV, config, DATA, target_db=target, **KW)
         assert match == alone
         assert band == steps_within_tolerance(ENV, config, DATA, alone, refine=3, **KW)

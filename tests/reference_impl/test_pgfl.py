@@ -57,7 +57,8 @@ def test_literal_algorithm2_duals_sum_to_zero_per_group(problem):
     cfg = PGFLConfig(rho=2.0, algorithm="alg2", phi0=0.5, C=0.1)
     phi = run_pgfl(problem, cfg, 5, np.random.default_rng(1), runs=3).state.phi
     sums = np.einsum("gk,rkd->rgd", problem.groups, phi)
-    assert np.max(np.abs(sums)) <= 1e-12 * max(1.0, np.max(np.abs(phi)))  # exactly 0 in exact arithmetic; rounding ~1e-15
+    # exactly 0 in exact arithmetic; rounding ~1e-15
+    assert np.max(np.abs(sums)) <= 1e-12 * max(1.0, np.max(np.abs(phi)))
 
 
 def test_tau_zero_means_no_mixing_and_noise_free_alg2_server_model_is_alg1_bit_for_bit(problem):
@@ -231,7 +232,7 @@ def test_lockstep_arms_are_each_their_own_run_bit_for_bit(problem):
     horizons = [15, 12, 12]  # unequal horizons: the shorter arms keep their prefix of the lockstep run
     observe = nmsd_observer(problem)
     together = run_pgfl_arms(problem, configs, horizons, np.random.default_rng(9), observe=observe)
-    for config, horizon, curve in zip(configs, horizons, together):
+    for config, horizon, curve in zip(configs, horizons, together, strict=True):
         alone = run_pgfl(problem, config, horizon, np.random.default_rng(9), observe=observe).observations[:, 0]
         assert np.array_equal(curve, alone)
 

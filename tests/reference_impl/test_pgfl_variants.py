@@ -45,7 +45,7 @@ def _logistic(z, y):
 def _gradient(problem, loss, rho, w, anchor, phi):
     """Gradient of the client objective (4) at w for every run and client (numpy, exact formulas)."""
     out = np.empty_like(w)
-    for k, (x, y) in enumerate(zip(problem.X, problem.y)):
+    for k, (x, y) in enumerate(zip(problem.X, problem.y, strict=True)):
         z = np.einsum("id,rd->ri", x, w[:, k])
         dl = 2.0 * (z - y) if loss == "ridge" else 0.5 * (1.0 + np.tanh(0.5 * z)) - y
         out[:, k] = (dl @ x) / x.shape[0] + (problem.ridge_weights[k] + rho) * w[:, k] - phi[:, k] - rho * anchor[:, k]
@@ -54,7 +54,8 @@ def _gradient(problem, loss, rho, w, anchor, phi):
 
 def _smoothness(problem, loss, rho):
     scale = 2.0 if loss == "ridge" else 0.25
-    return max(scale * np.linalg.eigvalsh(x.T @ x / x.shape[0])[-1] for x in problem.X) + rho + problem.ridge_weights.max()
+    top = max(scale * np.linalg.eigvalsh(x.T @ x / x.shape[0])[-1] for x in problem.X)
+    return top + rho + problem.ridge_weights.max()
 
 
 @pytest.mark.parametrize("loss, cvx_loss", [("ridge", _squared), ("logistic", _logistic)])
@@ -109,7 +110,7 @@ def test_cvxpy_loss_validation(ridge, changes, match):
 def test_cvxpy_loss_has_no_curvature_or_linear_map(ridge):
     generic = _copy(ridge, loss="cvxpy", cvxpy_loss=_squared)
     with pytest.raises(ValueError, match="undefined for loss = 'cvxpy'"):
-        generic.max_curvature
+        _ = generic.max_curvature
     with pytest.raises(ValueError, match="no iteration matrix"):
         client_solver(generic, 1.0, linear_only=True)
 
@@ -152,7 +153,8 @@ def test_corrected_single_step_reaches_consensus_at_group_weighted_optimum(group
 
 
 def test_printed_single_step_diverges(grouped):
-    """Spec 2.6 / E5: as printed, V0 (tau = 0) diverges: the server models grow geometrically (x1e6 in 100 iterations)."""
+    """Spec 2.6 / E5: as printed, V0 (tau = 0) diverges: the server models grow geometrically (x1e6 in 100
+    iterations)."""
     config = PGFLConfig(rho=0.25 * grouped.max_curvature, server_update="single_step_printed")
     with np.errstate(all="ignore"):
         run = run_pgfl(grouped, config, 100, np.random.default_rng(0),

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from reports.formatting import citation_html, format_number, format_seconds, measured_html, meta_html
-from verify.papers import SEED_DOCUMENTS, SEED_PGFL_A, citation_parts, paper_short_title
+from verify.papers import SEED_DOCUMENTS, SEED_PGFL_A, citation_parts
 from verify.records import CheckResult, Citation, Verdict
+from verify.registry import paper_short_title
 
 
 @pytest.mark.parametrize(("value", "text"), [

@@ -20,7 +20,8 @@ def _pair(cid, severity):
 
 
 def test_findings_sorted_by_severity_and_shown():
-    pairs = [_pair("demo.a_typo", "typo"), _pair("demo.b_false", "false"), _pair("demo.c_useful", "correction_as_useful")]
+    pairs = [_pair("demo.a_typo", "typo"), _pair("demo.b_false", "false"),
+             _pair("demo.c_useful", "correction_as_useful")]
     page = render_html([c for c, _ in pairs], [r for _, r in pairs], {}, {"profile": "ci"})
     findings = page[page.index("<h2 id='findings'>"):page.index("<h2 id='paper-demo'>")]
     order = [findings.index(f'id="{cid}"') for cid in ("demo.b_false", "demo.c_useful", "demo.a_typo")]

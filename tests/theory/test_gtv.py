@@ -194,7 +194,8 @@ def test_max_flow_checker_agrees_with_brute_force(seed):
     """D4 vs enumeration of every subset for every anchor (|C| <= 8)."""
     rng = np.random.default_rng(seed)
     n = int(rng.integers(3, 9))
-    pairs = [(i, j) for i in range(n) for j in range(i + 1, n) if rng.random() < 0.7] + [(i, i + 1) for i in range(n - 1)]
+    pairs = ([(i, j) for i in range(n) for j in range(i + 1, n) if rng.random() < 0.7]
+             + [(i, i + 1) for i in range(n - 1)])
     edges = np.array(sorted(set(pairs)) + [(0, n)])
     X = np.ones((n + 1, 1, 1))
     inst = GTVInstance(n=n + 1, edges=edges, A=rng.uniform(0.2, 2.0, len(edges)), X=X, y=np.ones((n + 1, 1)),

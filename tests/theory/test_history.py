@@ -77,7 +77,7 @@ def test_coefficients_reproduce_the_factors():
     for start in ("warm", "global"):
         etas = rng.uniform(0.001, 0.19, 12)
         Qs = rng.integers(1, 8, 12)
-        w = np.array([sensitivity_fedpdm(e, 10.0, int(q), 1.0) / 4 for e, q in zip(etas, Qs)])
+        w = np.array([sensitivity_fedpdm(e, 10.0, int(q), 1.0) / 4 for e, q in zip(etas, Qs, strict=True)])
         kappa = history_factors_fedpdm(etas, Qs, 10.0, local_start=start)
         for m in range(1, 13):
             c = history_coefficients_fedpdm(etas[:m], Qs[:m], 10.0, local_start=start)

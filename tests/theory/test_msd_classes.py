@@ -80,8 +80,8 @@ def test_expand_compress_round_trip_and_invariance():
     assert np.array_equal(compress_classes(m, S, g), v)
     D, K = m.D, m.K
     blocks = np.arange(m.n_blocks)                  # swap clients 0 and 2 (class 0) at every delay
-    for l in range(m.l_max + 1):
-        blocks[[1 + l * K, 1 + l * K + 2]] = blocks[[1 + l * K + 2, 1 + l * K]]
+    for ell in range(m.l_max + 1):
+        blocks[[1 + ell * K, 1 + ell * K + 2]] = blocks[[1 + ell * K + 2, 1 + ell * K]]
     perm = (blocks[:, None] * D + np.arange(D)[None, :]).ravel()
     assert np.array_equal(S[np.ix_(perm, perm)], S)
 

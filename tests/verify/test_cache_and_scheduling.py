@@ -8,7 +8,8 @@ from verify.records import CheckContext, Verdict
 from verify.registry import select_claims
 from verify.runner import run_claims
 
-CLAIMS = select_claims(["dp.gaussian_zcdp", "pgfl.theorem3", "zcdp_nfl.tradeoff_1_over_k", "zcdp_nfl.tradeoff_noise_term"])
+CLAIMS = select_claims(["dp.gaussian_zcdp", "pgfl.theorem3", "zcdp_nfl.tradeoff_1_over_k",
+                        "zcdp_nfl.tradeoff_noise_term"])
 
 
 def _plain(result):

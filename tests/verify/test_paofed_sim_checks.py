@@ -41,4 +41,5 @@ def test_communication_evidence_counts_the_paper_load():
     """D = 200, m = 4, K = 256: 128 bits per exchanging client and iteration, 98 % savings (seed lines 1109, 1137)."""
     e = evaluate_communication_savings({"environment": "paper", "algorithm": "paofed-u1", "m": 4, "iterations": 10,
                                         "seed": 3})
-    assert e.holds and e.parameters["load_bits"] == 128.0 and np.isclose(e.parameters["uplink_savings"], 0.98)  # 1 - 4/200
+    # uplink savings 1 - 4/200
+    assert e.holds and e.parameters["load_bits"] == 128.0 and np.isclose(e.parameters["uplink_savings"], 0.98)

@@ -1,4 +1,5 @@
-"""paofed.theorem2_seed_model: an inflated spectral radius is refuted; the Lyapunov certificate rejects an unstable F."""
+"""paofed.theorem2_seed_model: an inflated spectral radius is refuted; the Lyapunov certificate rejects an unstable
+F."""
 
 import numpy as np
 

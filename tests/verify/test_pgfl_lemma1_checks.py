@@ -1,5 +1,6 @@
 """PGFL Lemma 1 / Theorem III checks: they can fail (mutation tests), and their certificates are sound."""
 
+import itertools
 import math
 
 import numpy as np
@@ -104,7 +105,7 @@ def test_diameter_certificate_dominates_a_dense_sample_of_the_gradient_set(kappa
 
 def test_diameter_is_increasing_and_tends_to_two():
     values = [logistic_gradient_diameter(k, k)[0] for k in (0.0, 1.0, 4.0, 16.0, 100.0, 1000.0)]
-    assert all(a < b for a, b in zip(values, values[1:]))
+    assert all(a < b for a, b in itertools.pairwise(values))
     # kappa = 0: the ball of radius 1/2, diameter exactly 1 (the estimate is a width, so at most 1)
     assert values[0] <= 1.0 + 64 * UNIT_ROUNDOFF <= logistic_gradient_diameter(0.0, 0.0)[1]
     assert values[-1] > 1.999
@@ -139,7 +140,7 @@ def test_sup_over_conditioning_inputs_approaches_the_bound():
     result = check_lemma1_equality(CheckContext())
     sweep = result.details["sup_over_conditioning"]
     assert sweep["empirical_lower"][-1] > 0.99
-    assert all(lo <= up for lo, up in zip(sweep["empirical_lower"], sweep["certified_upper"]))
+    assert all(lo <= up for lo, up in zip(sweep["empirical_lower"], sweep["certified_upper"], strict=True))
     assert all(up < 1.0 for up in sweep["certified_upper"])
     assert math.isclose(result.measured, result.counterexample["certified_ratio"])
 

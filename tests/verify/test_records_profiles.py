@@ -10,7 +10,8 @@ def _check(ctx):  # pragma: no cover - never run
 
 
 def _claim(**kw):
-    base = dict(id="demo.claim", paper="demo", title="t", citations=(Citation(seed="000_133b71fd0aa99eb4.txt", label="l"),),
+    base = dict(id="demo.claim", paper="demo", title="t",
+                citations=(Citation(seed="000_133b71fd0aa99eb4.txt", label="l"),),
                 statement="s", hypotheses=(), check=_check, expected=Verdict.CONFIRMED, reason="r")
     base.update(kw)
     return Claim(**base)

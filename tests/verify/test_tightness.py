@@ -25,7 +25,7 @@ from verify.runner import run_claim
 
 CTX = CheckContext(profile="ci", seed=0)
 
-#: Modules whose claims are experiments (paired comparisons through verify.comparisons): not bounds, and the
+#: Modules whose claims are experiments (paired comparisons through verify.harness): not bounds, and the
 #: registry test (verify/test_registry.py) already runs them; left out here to keep the suite's cost down.
 EXPERIMENT_MODULES = ("experiments", "digits", "clusters_chain", "classification")
 #: Confirmed results built by hand in papers whose checks do not declare a form yet, each with why it is not a bound.

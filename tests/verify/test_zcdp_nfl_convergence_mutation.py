@@ -50,7 +50,8 @@ def test_lemma2_detects_d_instead_of_d_squared(monkeypatch):
 def test_consensus_gap_detects_a_wrong_optimum(monkeypatch):
     """F* reported 1e-3 too high (a wrong ground truth): F(w_bar) - F* goes negative."""
     original = _runs.truth_from
-    monkeypatch.setattr(theorem2, "truth_from", lambda s: dataclasses.replace(original(s), F_star=original(s).F_star + 1e-3))
+    monkeypatch.setattr(theorem2, "truth_from",
+                        lambda s: dataclasses.replace(original(s), F_star=original(s).F_star + 1e-3))
     assert theorem2.check_consensus_gap(CTX).verdict is Verdict.REFUTED
 
 
@@ -71,7 +72,8 @@ def test_tradeoff_check_detects_noise_that_ignores_the_budget(monkeypatch):
     """S2 variances that do not depend on phi1: the error no longer falls with the budget."""
     original = ref.PrivacySchedule.variances
     monkeypatch.setattr(ref.PrivacySchedule, "variances",
-                        lambda self, problem, rho, etas: original(dataclasses.replace(self, phi1=1e-3), problem, rho, etas))
+                        lambda self, problem, rho, etas: original(dataclasses.replace(self, phi1=1e-3), problem, rho,
+                                                                  etas))
     assert tradeoff_accuracy.check_tradeoff_accuracy(CTX).verdict is not Verdict.CONFIRMED
 
 

@@ -31,7 +31,8 @@ from theory.gtv.operators import (
 
 __all__ = [
     "LOSSES", "PENALTIES", "ClusterConstants", "DualEvaluation", "GTVInstance", "WellConnectedness",
-    "boundary_weights", "chain_condition_boundary_anchor", "cluster_constants", "cluster_deviation", "cluster_oracles", "deviation_bound_d1",
+    "boundary_weights", "chain_condition_boundary_anchor", "cluster_constants", "cluster_deviation", "cluster_oracles",
+    "deviation_bound_d1",
     "deviation_bound_theorem2", "dual_norm", "dual_objective", "dual_update", "duality_gap", "edge_differences",
     "incidence_matrix", "kkt_residuals", "loss_gradients", "loss_values", "penalty_values", "primal_objective",
     "squared_loss_conjugate", "well_connected", "well_connected_brute_force",

@@ -79,7 +79,8 @@ def cluster_oracles(inst: GTVInstance, clusters=None) -> np.ndarray:
 
 
 def boundary_weights(inst: GTVInstance, clusters=None) -> tuple[np.ndarray, np.ndarray]:
-    r"""(:math:`|\partial C^{(c)}|` per cluster, out-of-cluster weighted degree :math:`\sum_{i'\notin C}A_{i,i'}` per node)."""
+    r"""(:math:`|\partial C^{(c)}|` per cluster, out-of-cluster weighted degree :math:`\sum_{i'\notin C}A_{i,i'}` per
+    node)."""
     c = _clusters(inst, clusters)
     a, b = inst.edges[:, 0], inst.edges[:, 1]
     cross = c[a] != c[b]
@@ -104,7 +105,8 @@ class ClusterConstants:
     norm: float               # p of ||.|| (2 or 1)
 
     def demands(self, lam: float) -> np.ndarray:
-        r"""Node demands :math:`b_i = \sum_{i'\notin C}A_{i,i'} + \beta^{(i)}|\partial C|/\alpha^{(c)} + \delta^{(i)}/\lambda` of (35)."""
+        r"""Node demands of (35):
+        :math:`b_i = \sum_{i'\notin C}A_{i,i'} + \beta^{(i)}|\partial C|/\alpha^{(c)} + \delta^{(i)}/\lambda`."""
         c = self.clusters
         return self.out_degree + self.beta * self.boundary[c] / self.alpha[c] + self.delta / lam
 
@@ -116,10 +118,12 @@ def cluster_constants(inst: GTVInstance, clusters=None) -> ClusterConstants:
 
         \delta^{(i)} = \lVert H_i\bar w^{(c)} - b_i\rVert_*,\quad
         \beta^{(i)} = \begin{cases}\lambda_{\max}(H_i) & \ell_2\\ \max_{jk}|(H_i)_{jk}| & \ell_1\end{cases},\quad
-        \alpha^{(c)} = \begin{cases}\lambda_{\min}(H_c) & \ell_2\\ 1/\max_{s\in\{\pm1\}^d}s^TH_c^{-1}s & \ell_1\end{cases}
+        \alpha^{(c)} = \begin{cases}\lambda_{\min}(H_c) & \ell_2\\ 1/\max_{s\in\{\pm1\}^d}s^TH_c^{-1}s &
+        \ell_1\end{cases}
 
     The ℓ1 :math:`\alpha` enumerates the :math:`2^{d-1}` sign vectors (``d <= 16``): it is the exact constant of
-    :math:`f^{(c)}(v') - f^{(c)}(v) - \nabla f^{(c)}(v)^T(v'-v) = \tfrac12\Delta^TH_c\Delta \ge \tfrac\alpha2\lVert\Delta\rVert_1^2`.
+    :math:`f^{(c)}(v') - f^{(c)}(v) - \nabla f^{(c)}(v)^T(v'-v) = \tfrac12\Delta^TH_c\Delta
+    \ge \tfrac\alpha2\lVert\Delta\rVert_1^2`.
 
     References
     ----------
@@ -170,7 +174,8 @@ def _ro(a):
 class WellConnectedness:
     r"""Decision of (35) for one cluster: the best anchor found and the exact slack :math:`\min_A F(A)`.
 
-    ``slack`` is :math:`\min_{\emptyset\ne A\subseteq C\setminus\{i_0\}} \mathrm{cut}_C(A, C\setminus A) - \sum_{i\in A}b_i`
+    ``slack`` is
+    :math:`\min_{\emptyset\ne A\subseteq C\setminus\{i_0\}} \mathrm{cut}_C(A, C\setminus A) - \sum_{i\in A}b_i`
     at the certifying anchor (or the largest over all anchors when none certifies; ``-inf`` when every anchor
     fails the necessary condition D3). ``certified`` is ``slack > margin``.
     """
@@ -190,7 +195,7 @@ def _cluster_graph(inst: GTVInstance, members: np.ndarray, c: np.ndarray, label:
     inside = (c[a] == label) & (c[b] == label)
     G = nx.Graph()
     G.add_nodes_from(int(i) for i in members)
-    for (i, j), w in zip(inst.edges[inside], inst.A[inside]):
+    for (i, j), w in zip(inst.edges[inside], inst.A[inside], strict=True):
         G.add_edge(int(i), int(j), weight=float(w))
     return G
 
@@ -198,7 +203,8 @@ def _cluster_graph(inst: GTVInstance, members: np.ndarray, c: np.ndarray, label:
 def well_connected(inst: GTVInstance, cluster: int, demands: np.ndarray, clusters=None, *,
                    margin_rtol: float = 1e-9) -> WellConnectedness:
     r"""Decide (35) for cluster ``cluster`` exactly: some anchor :math:`i_0` with
-    :math:`\sum_{i\in A}b_i < \mathrm{cut}_C(A, C\setminus A)` for every non-empty :math:`A\subseteq C\setminus\{i_0\}` (E5).
+    :math:`\sum_{i\in A}b_i < \mathrm{cut}_C(A, C\setminus A)` for every non-empty :math:`A\subseteq C\setminus\{i_0\}`
+    (E5).
 
     For each anchor (those failing the necessary condition D3, :math:`\sum_{i\ne i_0}b_i < \sum_{i'\in C}A_{i_0,i'}`,
     are pruned), :math:`\min_{A\ni j}F(A) = \mathrm{mincut}_j - \sum_{i\ne i_0}b_i` in the network
@@ -263,7 +269,7 @@ def well_connected_brute_force(inst: GTVInstance, cluster: int, demands: np.ndar
         raise ValueError(f"cluster size must be <= 12 for brute force, got {len(members)}")
     b = np.asarray(demands, dtype=np.float64)
     W = np.zeros((inst.n, inst.n))
-    for (i, j), w in zip(inst.edges, inst.A):
+    for (i, j), w in zip(inst.edges, inst.A, strict=True):
         if c[i] == cluster and c[j] == cluster:
             W[i, j] = W[j, i] = w
     best = -np.inf

@@ -34,7 +34,8 @@ PENALTIES = ("l2", "l1", "mocha", "quad")
 
 @dataclass(frozen=True, kw_only=True)
 class GTVInstance:
-    r"""One GTV minimisation problem (16): :math:`\min_w \sum_i L_i(w^{(i)}) + \lambda\sum_e A_e\phi(w^{(e_+)} - w^{(e_-)})`.
+    r"""One GTV minimisation problem (16):
+    :math:`\min_w \sum_i L_i(w^{(i)}) + \lambda\sum_e A_e\phi(w^{(e_+)} - w^{(e_-)})`.
 
     Attributes
     ----------
@@ -203,7 +204,8 @@ class GTVInstance:
 def incidence_matrix(edges, n: int) -> sp.csr_matrix:
     r"""Incidence matrix :math:`D` (E x n) with :math:`D_{e,e_+} = 1`, :math:`D_{e,e_-} = -1` (L169).
 
-    :math:`(Dw)^{(e)} = w^{(e_+)} - w^{(e_-)}` (6) and :math:`(D^Tu)^{(i)} = \sum_{e_+=i}u^{(e)} - \sum_{e_-=i}u^{(e)}` (7).
+    :math:`(Dw)^{(e)} = w^{(e_+)} - w^{(e_-)}` (6) and :math:`(D^Tu)^{(i)} = \sum_{e_+=i}u^{(e)} - \sum_{e_-=i}u^{(e)}`
+    (7).
 
     Examples
     --------

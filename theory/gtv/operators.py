@@ -94,7 +94,8 @@ def penalty_values(inst: GTVInstance, v: np.ndarray) -> np.ndarray:
 
 def primal_objective(inst: GTVInstance, w: np.ndarray) -> float:
     r"""(16): :math:`\sum_i L_i(w^{(i)}) + \lambda\sum_e A_e\phi(w^{(e_+)} - w^{(e_-)})`."""
-    return float(loss_values(inst, w).sum() + inst.lam * np.dot(inst.A, penalty_values(inst, edge_differences(inst, w))))
+    penalty = np.dot(inst.A, penalty_values(inst, edge_differences(inst, w)))
+    return float(loss_values(inst, w).sum() + inst.lam * penalty)
 
 
 def dual_update(inst: GTVInstance, v: np.ndarray, sigma: np.ndarray) -> np.ndarray:

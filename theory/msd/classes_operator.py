@@ -184,18 +184,18 @@ def _apply_B(lay: ClassLayout, X: np.ndarray, Z: np.ndarray) -> None:
     n = lay.sizes
     corr = np.zeros((D, D))
     dsum = np.zeros((D, D))
-    for l in range(L1):
-        sl = slice(1 + l * C, 1 + (l + 1) * C)
+    for ell in range(L1):
+        sl = slice(1 + ell * C, 1 + (ell + 1) * C)
         Xll = X[sl, sl]
         Xd = np.einsum("ccij->cij", Xll)
-        Zd = Z[:, l, l]
-        cx, cs, rs = lay.cx[l], lay.cs[l], lay.rs[l]
+        Zd = Z[:, ell, ell]
+        cx, cs, rs = lay.cx[ell], lay.cs[ell], lay.rs[ell]
         hat = (np.einsum("cd,cdij->ij", n[:, None] * cx * n[None, :], Xll) + np.einsum("c,cij->ij", n * cs, Xd)
                + np.einsum("c,cij->ij", n * (np.diagonal(cx) + cs), Zd)
                - np.einsum("c,cij->ij", n * rs, X[sl, 0] + X[0, sl]) + float(n @ rs) * X[0, 0])
         diag_hat = Xd + Zd - X[sl, 0] - X[0, sl] + X[0, 0][None]
         corr += lay.p_m ** 2 * hat
-        dsum += np.einsum("c,cij->ij", n * lay.bsd[l], diag_hat)
+        dsum += np.einsum("c,cij->ij", n * lay.bsd[ell], diag_hat)
     corr += (lay.Pi - lay.p_m ** 2) * dsum
     # the self blocks' share of the server row / column / corner (from the old Z)
     bw = lay.bw.T                                                   # (C, L1)
@@ -217,10 +217,10 @@ def _apply_B(lay: ClassLayout, X: np.ndarray, Z: np.ndarray) -> None:
         row[0] = head
     # self blocks: the delay shift Z_c[l, l'] <- Z_c[src l, src l'] (in place, descending; src l <= l)
     src = lay.src
-    for l in range(L1 - 1, -1, -1):
+    for ell in range(L1 - 1, -1, -1):
         for lp in range(L1 - 1, -1, -1):
-            if (src[l], src[lp]) != (l, lp):
-                Z[:, l, lp] = Z[:, src[l], src[lp]]
+            if (src[ell], src[lp]) != (ell, lp):
+                Z[:, ell, lp] = Z[:, src[ell], src[lp]]
     X[0, 1:] += zrow[:, src].transpose(1, 0, 2, 3).reshape(nE - 1, D, D)
     X[1:, 0] += zcol[:, src].transpose(1, 0, 2, 3).reshape(nE - 1, D, D)
     X[0, 0] += corner
@@ -235,7 +235,8 @@ def apply_F_inplace(lay: ClassLayout, X: np.ndarray, Z: np.ndarray, model: str, 
 
 
 def noise_term_inplace(lay: ClassLayout, X: np.ndarray, Z: np.ndarray, mu: float) -> None:
-    r"""Overwrite ``(X, Z)`` with the right side :math:`q = \mathcal B(\mu^2\,\mathrm{diag}(\sigma^2_c R_c))` of (S2)."""
+    r"""Overwrite ``(X, Z)`` with the right side :math:`q = \mathcal B(\mu^2\,\mathrm{diag}(\sigma^2_c R_c))` of
+    (S2)."""
     X[...] = 0.0
     Z[...] = 0.0
     Z[:, 0, 0] = (mu * mu * lay.sigma2)[:, None, None] * lay.R
@@ -276,9 +277,9 @@ def expand_classes(x, v: np.ndarray, grouping: Grouping) -> np.ndarray:
     cls = client_index(m, lay)
     S = X[cls[:, None], cls[None, :]].copy()               # (N_b, N_b, D, D)
     ks = np.arange(K)
-    for l in range(L1):
+    for ell in range(L1):
         for lp in range(L1):
-            S[1 + l * K + ks, 1 + lp * K + ks] += Z[grouping.labels, l, lp]
+            S[1 + ell * K + ks, 1 + lp * K + ks] += Z[grouping.labels, ell, lp]
     return S.transpose(0, 2, 1, 3).reshape(m.N, m.N)
 
 

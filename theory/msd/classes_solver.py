@@ -37,9 +37,9 @@ class PackedClasses:
             rows.append((k, "X", 0, a))
             k += nE - 1 - a
         for c in range(C):
-            for l in range(L1 - 1):
-                rows.append((k, "Z", c, l))
-                k += L1 - 1 - l
+            for ell in range(L1 - 1):
+                rows.append((k, "Z", c, ell))
+                k += L1 - 1 - ell
         self.rows = rows
 
     def empty(self) -> np.ndarray:

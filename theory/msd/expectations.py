@@ -224,27 +224,27 @@ def beta_moments(p, delta: float, alpha, l_max: int) -> tuple[np.ndarray, np.nda
     beta_bar = np.zeros((K, l_max + 1))
     second = np.zeros((l_max + 1, K, K))
     j = np.arange(K, dtype=np.float64)
-    for l in range(l_max + 1):
-        r = p * pi[l]
-        rg = values * pi[l]
+    for ell in range(l_max + 1):
+        r = p * pi[ell]
+        rg = values * pi[ell]
         loo = _leave_one_out_pmfs(r, reps)  # (G, K): pmf of X^(-k) for a representative k of each group
-        bb_g = alpha[l] * rg * (loo @ (1.0 / (1.0 + j)))
-        sq_g = alpha[l] ** 2 * rg * (loo @ (1.0 / (1.0 + j) ** 2))
-        beta_bar[:, l] = bb_g[group]
+        bb_g = alpha[ell] * rg * (loo @ (1.0 / (1.0 + j)))
+        sq_g = alpha[ell] ** 2 * rg * (loo @ (1.0 / (1.0 + j) ** 2))
+        beta_bar[:, ell] = bb_g[group]
         if K >= 2:
             G = values.size
             pmfs = np.broadcast_to(loo[:, None, :], (G, G, K))
             lto = _remove_bernoulli(pmfs, np.broadcast_to(rg[None, :], (G, G)))  # [g, g']: removes k and k'
-            pair_g = alpha[l] ** 2 * np.outer(rg, rg) * (lto @ (1.0 / (2.0 + j[:-1]) ** 2))
+            pair_g = alpha[ell] ** 2 * np.outer(rg, rg) * (lto @ (1.0 / (2.0 + j[:-1]) ** 2))
             pair_g = 0.5 * (pair_g + pair_g.T)  # the two deconvolution orders agree up to rounding
             # a pair (g, g) exists only if the group has two members; other entries are never read
             pair_g[np.diag_indices(G)] = np.where(counts >= 2, np.diag(pair_g), 0.0)
-            second[l] = pair_g[np.ix_(group, group)]
-        np.fill_diagonal(second[l], sq_g[group])
+            second[ell] = pair_g[np.ix_(group, group)]
+        np.fill_diagonal(second[ell], sq_g[group])
     return beta_bar, second
 
 
-def block_index(l: int, k: int, K: int) -> int:
+def block_index(ell: int, k: int, K: int) -> int:
     r"""Block index :math:`\iota(l,k) = lK + k` of client :math:`k \in \{1..K\}`, delay group :math:`l`.
 
     Examples
@@ -252,9 +252,9 @@ def block_index(l: int, k: int, K: int) -> int:
     >>> block_index(0, 1, 4), block_index(2, 4, 4)
     (1, 12)
     """
-    if not 1 <= k <= K or l < 0:
-        raise ValueError(f"need 1 <= k <= K = {K} and l >= 0, got k = {k!r}, l = {l!r}")
-    return l * K + k
+    if not 1 <= k <= K or ell < 0:
+        raise ValueError(f"need 1 <= k <= K = {K} and ell >= 0, got k = {k!r}, ell = {ell!r}")
+    return ell * K + k
 
 
 def source_blocks(K: int, l_max: int) -> np.ndarray:
@@ -359,7 +359,7 @@ class AnalysisMoments:
         """max_{k,i} lambda_i(R_k) (computed once: K eigendecompositions of D x D matrices)."""
         return float(np.max(covariance_eigenvalues(self.R)))
 
-    def with_mu(self, mu: float) -> "AnalysisMoments":
+    def with_mu(self, mu: float) -> AnalysisMoments:
         """The same moments with another step size."""
         return dataclasses.replace(self, mu=mu)
 

@@ -238,18 +238,18 @@ def _apply_B(lay: _Layout, X, Z, pi: float):
     p_m = lay.p_m
     # the (0, 0) correction from Y (before the shift)
     corr = 0.0
-    for l in range(L1):
-        idx = 1 + l * C + np.arange(C)
+    for ell in range(L1):
+        idx = 1 + ell * C + np.arange(C)
         Xll = X[..., idx[:, None], idx[None, :]]
         Xd = np.diagonal(Xll, axis1=-2, axis2=-1)
-        Zd = Z[..., :, l, l]
-        cx, cs, rs = lay.cx[l], lay.cs[l], lay.rs[l]
+        Zd = Z[..., :, ell, ell]
+        cx, cs, rs = lay.cx[ell], lay.cs[ell], lay.rs[ell]
         hat = (((n[:, None] * cx * n[None, :]) * Xll).sum((-2, -1)) + (Xd * (n * cs)).sum(-1)
                + (Zd * (n * (np.diagonal(cx) + cs))).sum(-1)
                - (X[..., idx, 0] * (n * rs)).sum(-1) - (X[..., 0, idx] * (n * rs)).sum(-1)
                + float(n @ rs) * X[..., 0, 0])
         diag_hat = Xd + Zd - X[..., idx, 0] - X[..., 0, idx] + X[..., 0, 0][..., None]
-        corr = corr + p_m ** 2 * hat + (pi - p_m ** 2) * (diag_hat * (n * lay.bsd[l])).sum(-1)
+        corr = corr + p_m ** 2 * hat + (pi - p_m ** 2) * (diag_hat * (n * lay.bsd[ell])).sum(-1)
     Xn, Zn = lay.congruence(X, Z, 1.0 - lay.s, lay.bw, np.zeros((L1, C)), lay.shift)
     Xn[..., 0, 0] += corr
     return Xn, Zn
@@ -310,15 +310,16 @@ def expand_grouped(x, v: np.ndarray, grouping: Grouping) -> np.ndarray:
     K, C, L1 = m.K, lay.C, lay.L1
     cls = np.concatenate([[0], 1 + (np.arange(L1)[:, None] * C + grouping.labels[None, :]).ravel()])
     S = X[cls[:, None], cls[None, :]].copy()
-    for l in range(L1):
+    for ell in range(L1):
         for lp in range(L1):
             ks = np.arange(K)
-            S[1 + l * K + ks, 1 + lp * K + ks] += Z[grouping.labels, l, lp]
+            S[1 + ell * K + ks, 1 + lp * K + ks] += Z[grouping.labels, ell, lp]
     return S
 
 
 def compress_grouped(x, S: np.ndarray, grouping: Grouping) -> np.ndarray:
-    r"""The reduced vector of an :math:`N_b \times N_b` matrix invariant under the classes (read from representatives)."""
+    r"""The reduced vector of an :math:`N_b \times N_b` matrix invariant under the classes (read from
+    representatives)."""
     m = _as_moments(x)
     lay = _Layout(m, grouping)
     K, C, L1 = m.K, lay.C, lay.L1
@@ -332,7 +333,8 @@ def compress_grouped(x, S: np.ndarray, grouping: Grouping) -> np.ndarray:
     Z = np.empty((C, L1, L1))
     for c in range(C):
         rows = 1 + np.arange(L1) * K + a[c]
-        Z[c] = S[rows[:, None], rows[None, :]] - X[1 + np.arange(L1)[:, None] * C + c, 1 + np.arange(L1)[None, :] * C + c]
+        own = 1 + np.arange(L1) * C + c
+        Z[c] = S[rows[:, None], rows[None, :]] - X[own[:, None], own[None, :]]
     return lay.join(*lay.canonical(X, Z))
 
 

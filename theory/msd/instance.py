@@ -187,7 +187,7 @@ class PAOFedInstance:
         """Selection second moment (see :func:`selection_second_moment`)."""
         return selection_second_moment(self.D, self.m, self.selection)
 
-    def with_mu(self, mu: float) -> "PAOFedInstance":
+    def with_mu(self, mu: float) -> PAOFedInstance:
         """The same instance with another step size."""
         return PAOFedInstance(**{f: getattr(self, f) for f in self.__dataclass_fields__ if f != "mu"}, mu=mu)
 

@@ -1,4 +1,5 @@
-r"""Naive (explicit) mean-square analysis of PAO-Fed: form :math:`\mathcal Q_A`, :math:`\mathcal Q_B`, :math:`\mathcal F`.
+r"""Naive (explicit) mean-square analysis of PAO-Fed: form :math:`\mathcal Q_A`, :math:`\mathcal Q_B`,
+:math:`\mathcal F`.
 
 Literal route of the seed: build the :math:`(N_bD)^2 \times (N_bD)^2` matrices and solve densely.
 Memory :math:`8N^4` bytes, time :math:`O(N^6)`; refused for :math:`N = N_bD > 100` (use
@@ -127,11 +128,11 @@ def qb_matrix(x) -> sp.csr_matrix:
     U[0, :] = -1.0
     cov = np.zeros((Q, Q))
     diag2 = np.zeros(Q)
-    for l in range(L + 1):
-        sl = slice(l * K, (l + 1) * K)
-        cov[sl, sl] = m.beta_second[l] - np.outer(m.beta_bar[:, l], m.beta_bar[:, l])
-        diag2[sl] = np.diag(m.beta_second[l])
-    row00 = sp.csr_matrix(((U @ cov @ U.T).reshape(1, -1)))
+    for ell in range(L + 1):
+        sl = slice(ell * K, (ell + 1) * K)
+        cov[sl, sl] = m.beta_second[ell] - np.outer(m.beta_bar[:, ell], m.beta_bar[:, ell])
+        diag2[sl] = np.diag(m.beta_second[ell])
+    row00 = sp.csr_matrix((U @ cov @ U.T).reshape(1, -1))
     rowd = sp.csr_matrix(((U * diag2) @ U.T).reshape(1, -1))
     e00 = sp.csr_matrix(([1.0], ([0], [0])), shape=(nb * nb, 1))
     out = out + sp.kron(e00 @ row00, m.p_m ** 2 * I2, format="csr")

@@ -57,7 +57,7 @@ def _theta_grid(kappa: float, tol: float) -> np.ndarray:
             breaks.update((math.acos(level / kappa), math.acos(-level / kappa)))
     breaks = sorted(breaks)
     pieces = []
-    for lo, hi in zip(breaks[:-1], breaks[1:]):
+    for lo, hi in zip(breaks[:-1], breaks[1:], strict=True):
         nearest = min(abs(math.cos(lo)), abs(math.cos(hi))) if (lo - math.pi / 2) * (hi - math.pi / 2) > 0 else 0.0
         a_min = kappa * nearest
         speed = 1.0 + kappa * max(min(0.25, math.exp(-a_min)), _W_UPPER / max(a_min * a_min, _T_STAR * _T_STAR))

@@ -1,6 +1,7 @@
 r"""The network (matrix) form of zCDP-NFL (P2 Section 4.1; spec zcdp_nfl.md 2.7) and the terms of Lemma II / Theorem II.
 
-Built independently of the reference implementation (:mod:`reference_impl.zcdp_nfl`), from the oriented-link incidence blocks of P2:
+Built independently of the reference implementation (:mod:`reference_impl.zcdp_nfl`), from the oriented-link incidence
+blocks of P2:
 for each oriented link :math:`q = (k, l)`, :math:`(A_1)_{q,k} = (A_2)_{q,l} = 1`;
 :math:`H_\pm = A_1^\top \pm A_2^\top`, :math:`L_\pm = \tfrac12 H_\pm H_\pm^\top`,
 :math:`M = \tfrac12(L_+ + L_-)`, :math:`Q = (L_-/2)^{1/2}` (eigendecomposition). All are K x K; the
@@ -10,11 +11,13 @@ Identities of spec 2.7 evaluated on a recorded trajectory (index n = iteration n
 
 .. math::
 
-    \hat f'(\mathfrak w^{(n+1)}) &= \operatorname{diag}(1/\eta^{(n+1)})(\mathfrak w^{(n+1)} - \tilde w^{(n)}) + f'(\tilde w^{(n)})
+    \hat f'(\mathfrak w^{(n+1)}) &= \operatorname{diag}(1/\eta^{(n+1)})(\mathfrak w^{(n+1)} - \tilde w^{(n)}) +
+    f'(\tilde w^{(n)})
         \quad [= 2D^2(\cdot) + f'] \\
     0 &= \hat f' + \alpha^{(n)} + 2\rho M\mathfrak w^{(n+1)} - \rho L_+\tilde w^{(n)}  \qquad (16) \\
     \alpha^{(n+1)} &= \alpha^{(n)} + \rho L_-\tilde w^{(n+1)} \\
-    L_-\xi^{(n+1)} &= \hat f'/\rho + 2Qr^{(n+1)} + L_+(\mathfrak w^{(n+1)} - \tilde w^{(n)}) \qquad (17)\ \text{corrected (E14)}
+    L_-\xi^{(n+1)} &= \hat f'/\rho + 2Qr^{(n+1)} + L_+(\mathfrak w^{(n+1)} - \tilde w^{(n)})
+    \qquad (17)\ \text{corrected (E14)}
 
 with :math:`\alpha^{(n)} = \gamma^{(n)}` stacked, :math:`r^{(n)} = \sum_{s=0}^n Q\tilde w^{(s)}`. The printed forms
 use :math:`2D` for :math:`2D^2` (E13) and :math:`2M\xi^{(n+1)}` on the right of (17) (E14).
@@ -48,7 +51,8 @@ class NetworkMatrices:
 
 
 def network_matrices(problem) -> NetworkMatrices:
-    r"""Incidence-built :math:`L_\pm, M, Q` and :math:`c_\xi = 4(\Phi_{\max}(L_-)^2 + \Phi_{\max}(L_+)^2)/\Phi_{\min}(L_-)`."""
+    r"""Incidence-built :math:`L_\pm, M, Q` and
+    :math:`c_\xi = 4(\Phi_{\max}(L_-)^2 + \Phi_{\max}(L_+)^2)/\Phi_{\min}(L_-)`."""
     A = problem.adjacency
     K = problem.K
     k_idx, l_idx = np.nonzero(A)  # both orientations: 2E oriented links
@@ -116,18 +120,22 @@ def _quad(L, a):
 def lemma2_sides(problem, rho: float, etas, traj: dict, w_star, *, variant: str = "D2"):
     r"""Both sides of Lemma II with :math:`r = 0` for n = 1..T-1, every run: arrays (runs, T-1).
 
-    ``variant="D"``: the printed last term :math:`\langle\tilde w^{(n)} - \mathfrak w^*, (2/\rho)D^{(n+1)}(\tilde w^{(n)} - \tilde w^{(n+1)})\rangle`;
+    ``variant="D"``: the printed last term
+    :math:`\langle\tilde w^{(n)} - \mathfrak w^*, (2/\rho)D^{(n+1)}(\tilde w^{(n)} - \tilde w^{(n+1)})\rangle`;
     ``"D2"``: :math:`2D^2 = \operatorname{diag}(1/\eta^{(n+1)})` in its place (E13). Terms of spec 5.4:
 
     .. math::
 
         \text{LHS} &= (f(\tilde w^{(n)}) - f(\mathfrak w^*))/\rho \\
         \text{RHS} &= \tfrac1\rho(\lVert q^{(n-1)} - q^*\rVert_G^2 - \lVert q^{(n)} - q^*\rVert_G^2)
-            - 2\langle Q\tilde w^{(n)}, Q\tilde w^{(n+1)}\rangle - \lVert\tilde w^{(n)} - \tilde w^{(n-1)}\rVert^2_{L_+/2} \\
-            &\quad + \langle\tilde w^{(n)} - \mathfrak w^*, L_+(2\tilde w^{(n)} - \tilde w^{(n-1)} - \tilde w^{(n+1)})\rangle
+            - 2\langle Q\tilde w^{(n)}, Q\tilde w^{(n+1)}\rangle - \lVert\tilde w^{(n)} - \tilde
+            w^{(n-1)}\rVert^2_{L_+/2} \\
+            &\quad + \langle\tilde w^{(n)} - \mathfrak w^*, L_+(2\tilde w^{(n)} - \tilde w^{(n-1)} - \tilde
+            w^{(n+1)})\rangle
             + c_\xi\lVert\xi^{(n+1)}\rVert^2 + \text{last term}
 
-    with :math:`\lVert q - q^*\rVert_G^2 = \rho\lVert r^{(n)}\rVert^2 + \tfrac\rho2\lVert\tilde w^{(n)} - \mathfrak w^*\rVert^2_{L_+}`.
+    with :math:`\lVert q - q^*\rVert_G^2
+    = \rho\lVert r^{(n)}\rVert^2 + \tfrac\rho2\lVert\tilde w^{(n)} - \mathfrak w^*\rVert^2_{L_+}`.
     """
     if variant not in ("D", "D2"):
         raise ValueError(f"variant must be 'D' or 'D2', got {variant!r}")
@@ -156,7 +164,8 @@ def theorem2_sides(problem, *, rho: float, etas, w_tilde, w_star, sigma2_0: floa
                    variant: str = "printed") -> tuple[np.ndarray, np.ndarray]:
     r"""Per run: LHS :math:`f(\hat w^{(T)}) - f(\mathfrak w^*)` and the RHS of (19) (spec 5.5), shape (runs,).
 
-    ``variant``: ``printed`` ((2/rho) D and the identically-zero :math:`\rho\lVert\tilde w^{(0)} - \mathfrak w^*\rVert^2_{L_-}/T`),
+    ``variant``: ``printed`` ((2/rho) D and the identically-zero
+    :math:`\rho\lVert\tilde w^{(0)} - \mathfrak w^*\rVert^2_{L_-}/T`),
     ``D2`` (:math:`2D^2` for :math:`2D`), ``D_half_L_plus`` / ``D2_half_L_plus`` (last term
     :math:`(\rho/2)\lVert\tilde w^{(0)} - \mathfrak w^*\rVert^2_{L_+}/T`, E17). The noise term uses S1's
     :math:`\sigma^2(0)` (``sigma2_0``) and decay ``tau``. ``w_tilde``: the run's :math:`\tilde w^{(n)}`, shape
@@ -178,13 +187,15 @@ def theorem2_sides(problem, *, rho: float, etas, w_tilde, w_star, sigma2_0: floa
     eta_next = etas[n][None, :, None, None]  # eta^(n+1)
     weight = (2.0 / rho) * np.sqrt(1.0 / (2.0 * eta_next)) if variant.startswith("D_") or variant == "printed" \
         else 1.0 / (rho * eta_next)
-    terms = (-2.0 * _ip(Q(cur), Q(nxt)) - 0.5 * _ip(cur - prev, Lp(cur - prev)) + _ip(cur - w_star, weight * (cur - nxt))
+    terms = (-2.0 * _ip(Q(cur), Q(nxt)) - 0.5 * _ip(cur - prev, Lp(cur - prev))
+             + _ip(cur - w_star, weight * (cur - nxt))
              - _ip(w_star, Lp(2.0 * cur - prev - nxt)) + _ip(nxt - cur, Lp(nxt - cur)))
     noise = rho * problem.P * net.c_xi * problem.K * float(sigma2_0) / (1.0 - float(tau)) / T
     w0 = wt[:, 0]
     last = (0.5 * rho * _ip(w0 - w_star, Lp(w0 - w_star)) if variant.endswith("half_L_plus")
             else rho * _ip(w0 - w_star, np.einsum("ij,...jp->...ip", net.L_minus, w0 - w_star)))
-    rhs = (rho / T) * terms.sum(axis=1) + noise + _ip(wt[:, 1], Lp(wt[:, 1] - w0)) / T + rho * _ip(Q(w0), Q(w0)) / T + last / T
+    rhs = ((rho / T) * terms.sum(axis=1) + noise + _ip(wt[:, 1], Lp(wt[:, 1] - w0)) / T
+           + rho * _ip(Q(w0), Q(w0)) / T + last / T)
     w_hat = wt[:, 1:T + 1].mean(axis=1)
     lhs = problem.stacked_objective(w_hat) - problem.stacked_objective(w_star)
     return lhs, rhs

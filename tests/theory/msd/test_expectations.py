@@ -26,14 +26,14 @@ def _brute_force(p, delta, alpha, l_max):
     K = len(p)
     bb = np.zeros((K, l_max + 1))
     second = np.zeros((l_max + 1, K, K))
-    for l in range(l_max + 1):
-        r = np.asarray(p) * (1 - delta) * delta ** l
+    for ell in range(l_max + 1):
+        r = np.asarray(p) * (1 - delta) * delta ** ell
         for b in itertools.product((0, 1), repeat=K):
             b = np.array(b)
             prob = np.prod(np.where(b == 1, r, 1 - r))
-            beta = alpha[l] * b / max(1, b.sum())
-            bb[:, l] += prob * beta
-            second[l] += prob * np.outer(beta, beta)
+            beta = alpha[ell] * b / max(1, b.sum())
+            bb[:, ell] += prob * beta
+            second[ell] += prob * np.outer(beta, beta)
     return bb, second
 
 

@@ -57,8 +57,8 @@ def test_expand_compress_round_trip():
     S = expand_grouped(m, v, g)
     assert np.array_equal(compress_grouped(m, S, g), v)
     perm = np.arange(m.n_blocks)  # swap clients 0 and 2 (class 0) at every delay: S is invariant
-    for l in range(m.l_max + 1):
-        perm[[1 + l * m.K, 1 + l * m.K + 2]] = perm[[1 + l * m.K + 2, 1 + l * m.K]]
+    for ell in range(m.l_max + 1):
+        perm[[1 + ell * m.K, 1 + ell * m.K + 2]] = perm[[1 + ell * m.K + 2, 1 + ell * m.K]]
     assert np.array_equal(S[perm][:, perm], S)
 
 

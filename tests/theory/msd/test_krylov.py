@@ -91,7 +91,8 @@ def test_top_eigenpair_warm_start_and_decision_rule():
 
 def test_cold_start_is_generic_so_the_decision_rule_finds_the_top_eigenvalue():
     """Regression: from all ones the decide-side stop accepted another eigenvalue (0.85159) of the seed F at N = 980,
-    mu = 0.1973, where rho = 0.85796; the cold start is now generic. The instance is benchmarks/bench_paofed_msd.py's N = 980."""
+    mu = 0.1973, where rho = 0.85796; the cold start is now generic. The instance is benchmarks/bench_paofed_msd.py's N
+    = 980."""
     K, D, l_max = 16, 20, 2  # the size where it was found (smaller Toeplitz instances did not show it)
     rng = np.random.default_rng(K * 1000 + D * 10 + l_max)
     R = toeplitz_covariances(np.resize([0.1, 0.3, 0.5, 0.7], K), D)
@@ -139,7 +140,8 @@ def test_top_eigenpair_on_the_structured_F_equals_the_explicit_F():
     N = m.N
     for model in ("seed", "exact"):
         rho = np.max(np.abs(np.linalg.eigvals(f_matrix(m, model, dense=True))))
-        res = top_eigenpair(lambda v: apply_F(m, v.reshape(N, N), model).ravel(), N * N, tol=1e-12, ncv=12)
+        res = top_eigenpair(lambda v, model=model: apply_F(m, v.reshape(N, N), model).ravel(), N * N, tol=1e-12,
+                            ncv=12)
         # Ritz residual 1e-12 of the top eigenvalue: equal to the dense spectral radius to 1e-10
         assert abs(abs(res.value) - rho) <= 1e-10 * rho
 
@@ -224,7 +226,8 @@ def test_exact_radius_on_symmetric_matrices_is_the_full_radius_and_packed_gmres_
 
 @pytest.mark.parametrize("seed", range(6))
 def test_seed_radius_on_symmetric_matrices_equals_the_full_radius(seed):
-    """The seed's F is not completely positive: rho(F on Sym) = rho(F) is checked, not implied (spec: route agreement)."""
+    """The seed's F is not completely positive: rho(F on Sym) = rho(F) is checked, not implied (spec: route
+    agreement)."""
     # N <= 15 (K <= 2, D <= 3, l_max <= 1): dense eigenvalues of N^2 x N^2 in milliseconds
     inst = instance_from_dict(instance_space.sample(np.random.default_rng(seed), max_K=2, max_D=3, max_l=1))
     m = analysis_moments(inst)

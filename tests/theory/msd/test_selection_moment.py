@@ -30,4 +30,5 @@ def test_pi_is_the_average_outer_product_of_every_selection(law, draws, D):
     for m in range(1, D + 1):
         selections = list(draws(D, m))
         exact = sum(np.outer(w, w) for w in selections) / len(selections)
-        np.testing.assert_allclose(selection_second_moment(D, m, law), exact, rtol=0, atol=1e-15)  # probabilities, ~ulps
+        # probabilities: equal to ulps
+        np.testing.assert_allclose(selection_second_moment(D, m, law), exact, rtol=0, atol=1e-15)

@@ -72,7 +72,8 @@ def test_steady_state_methods_agree_and_certify_residual(method):
     sol = msd_steady_state(inst, "exact", method=method, rtol=GMRES_RTOL if method != "fixed_point" else 1e-14)
     assert sol.residual <= 1e-12  # 10 GMRES_RTOL, the Krylov solvers' own acceptance limit
     assert abs(10 * np.log10(sol.msd) - (-30.073)) <= 5e-4  # spec 4.1 (labelled regression value)
-    assert sol.C.shape == (65, 65) and np.allclose(sol.C, sol.C.T, atol=1e-15)  # the reference instance's N; symmetric to ulps
+    # the reference instance's N; symmetric to ulps
+    assert sol.C.shape == (65, 65) and np.allclose(sol.C, sol.C.T, atol=1e-15)
 
 
 def test_transient_tends_to_steady_state():

@@ -43,10 +43,10 @@ def test_analysis_equals_structured(model):
 
 def test_paper_scale_example_parses_to_the_classes_route():
     """The shipped example is the paper's federation with Toeplitz features shared in four groups of 64."""
-    from fedcheck.paofed_cli import _instance, _load_table
+    from fedcheck.msd import load_instance
 
     path = Path(__file__).resolve().parents[2] / "fedcheck" / "examples" / "paofed_paper_groups.toml"
-    inst = _instance(_load_table(path), path.parent)
+    inst = load_instance(path)
     assert (inst.K, inst.D, inst.l_max, inst.m, inst.selection) == (256, 200, 10, 4, "window")
     assert sorted(set(inst.p.tolist())) == [0.005, 0.025, 0.1, 0.25]
     assert choose_route(inst) == "classes"

@@ -256,3 +256,21 @@ def summarize(s: Setup, r: dict):
 
 def _g(x) -> str:
     return "not finite" if x is None or not math.isfinite(float(x)) else f"{float(x):.4g}"
+
+
+def figures(s: Setup, r: dict) -> list:
+    """``--plot``: the Test MSE (6.15) in dB (both denominators), and with a controller the tau trajectories of the
+    first run's clients with the largest, median and smallest D_k."""
+    from fedcheck._plot import figure_spec, series
+
+    n = range(len(r["test_mse_db"]))
+    out = [figure_spec("npfl_rl_mse", f"{r['label']}: Test MSE (6.15), mean over {s.runs} run(s)", "iteration n",
+                       "Test MSE (dB)", [series("denominator ||w_q|| (as printed)", n, r["test_mse_db"]),
+                                         series("denominator ||w_q||^2", n, r["nmsd_db"], style="dashed")])]
+    if s.config.policy != "fixed":
+        clients, sizes, paths = r["tau"]["clients"][0], r["tau"]["D_k"][0], r["tau"]["trajectories"][0]
+        curves = [series(f"client {k} ({which} D_k = {d})", range(len(path)), path)
+                  for k, d, path, which in zip(clients, sizes, paths, ("largest", "median", "smallest"), strict=True)]
+        out.append(figure_spec("npfl_rl_tau", f"{r['label']}: tau trajectories (run 0)", "iteration n", "tau_k",
+                               curves))
+    return out

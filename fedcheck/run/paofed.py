@@ -422,16 +422,29 @@ def run(s: Setup, rng) -> dict:
         "label": label, "steady_db": float(10.0 * np.log10(np.mean(result.curve[half:]))), "half": half,
         "entries": env.D if config.schedule == "full" else config.m, "messages": messages,
         "savings": comm.savings(env.D) if messages else None, "load": comm.load_bits() if messages else None}
-    return {"algorithm": config.name, "iterations": s.iterations, "runs": s.runs,
-            "status": "ok" if finite else "diverged", "curve_db": [float(v) for v in curve_db],
-            "metric": result.metric, "_summary": extra}
+    status = "ok" if finite else "diverged"
+    out = {"algorithm": config.name, "iterations": s.iterations, "runs": s.runs, "status": status,
+           "curve_db": [float(v) for v in curve_db], "metric": result.metric, "_summary": extra}
+    rise = float(curve_db[-1] - curve_db[0]) if finite else 0.0
+    if rise > DIVERGING_RISE_DB:
+        out["status"] = "diverging"
+        out["warning"] = (f"the {result.metric.upper()} rose by {rise:.0f} dB over the run: mu = {config.mu:.4g} is "
+                          f"beyond the algorithm's mean-square stable range (`fedcheck msd CONFIG` gives the "
+                          f"thresholds of the instance; with Gaussian regressors the exact model's applies)")
+    return out
+
+
+#: A learning curve that ends this many dB above where it started is reported as diverging (status and warning).
+DIVERGING_RISE_DB = 10.0
 
 
 def summarize(s: Setup, r: dict):
     extra = r["_summary"]
     rows = []
-    if r["status"] != "ok":
+    if r["status"] == "diverged":
         rows.append(("status", "diverged (the learning curve is not finite: try a smaller step mu)"))
+    elif r["status"] == "diverging":
+        rows.append(("status", f"diverging: {r['warning']}"))
     rows += [(f"{r['metric'].upper()} after the last iteration (dB)", r["curve_db"][-1]),
              (f"mean over n = {extra.get('half')}..{s.iterations} (dB)", extra.get("steady_db"))]
     if extra.get("messages"):
@@ -442,3 +455,18 @@ def summarize(s: Setup, r: dict):
     rows.append(("learning curve", "use --json for all values"))
     return (f"{r['algorithm']} ({extra.get('label', '')}): K = {s.K}, D = {s.D}, {s.iterations} iterations, "
             f"{s.runs} run(s), seed {s.seed}"), rows
+
+
+def figures(s: Setup, r: dict) -> list:
+    """``--plot``: the learning curve (mean over the runs, dB) with the mean over the second half."""
+    from fedcheck._plot import figure_spec, series
+
+    n = range(len(r["curve_db"]))
+    metric = r["metric"].upper()
+    curves = [series(f"{r['algorithm']}: {metric}, mean over {s.runs} run(s)", n, r["curve_db"])]
+    extra = r["_summary"]
+    if extra.get("steady_db") is not None:
+        curves.append(series(f"mean over n = {extra['half']}..{s.iterations}: {extra['steady_db']:.2f} dB",
+                             [extra["half"], s.iterations], [extra["steady_db"]] * 2, style="dashed"))
+    return [figure_spec("paofed_run", f"{r['algorithm']}: learning curve (K = {s.K}, D = {s.D})", "iteration n",
+                        f"{metric} (dB)", curves)]

@@ -80,7 +80,9 @@ def simulation_lines(tvs) -> list[str]:
     k = _decimals(tvs.simulated_low_db, tvs.simulated_high_db)
 
     def db(x) -> str:
-        return "-inf" if x is None or not math.isfinite(x) else f"{x:.{k}f}"
+        if x is None or math.isnan(x):
+            return "not finite"
+        return f"{x:.{k}f}" if math.isfinite(x) else ("inf" if x > 0 else "-inf")
 
     head = (f"simulation ({tvs.simulator}, {tvs.runs} runs, last {tvs.window} of {tvs.iterations} iterations): "
             f"{db(tvs.simulated_db)} dB [{db(tvs.simulated_low_db)}, {db(tvs.simulated_high_db)}] "
@@ -93,6 +95,9 @@ def simulation_lines(tvs) -> list[str]:
             verdict = f"{db(c.msd_db)} dB agrees"
         else:
             verdict = f"{db(c.msd_db)} dB outside by {c.gap_db:+.{k}f} dB"
+        if c.msd_db is not None and not math.isfinite(tvs.simulated_low_db):
+            verdict += (" (the interval reaches 0, -inf dB: the runs differ too much to decide; more runs, or a mu "
+                        "at which every model is stable)")
         lines.append(f"{head}; {c.model} F: {verdict}")
     return lines
 

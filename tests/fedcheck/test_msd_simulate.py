@@ -129,3 +129,22 @@ def test_route_budget_is_capped_by_available_memory(tmp_path, capsys, monkeypatc
         _main(EXAMPLE)
     err = capsys.readouterr().err
     assert exc.value.code == 2 and err.count("\n") == 1 and err.startswith("fedcheck msd: error: instance: ")
+
+
+@pytest.mark.parametrize(("low_db", "msd_db", "agrees", "gap", "says"), [
+    (-31.0, -30.5, True, 0.0, "seed F: -30.5 dB agrees"),
+    (-31.0, -28.0, False, 1.0, "seed F: -28.0 dB outside by +1.0 dB"),
+    (-31.0, -33.0, False, -2.0, "seed F: -33.0 dB outside by -2.0 dB"),
+    (-np.inf, -30.5, True, 0.0, "the interval reaches 0"),   # a useless interval is said to be one
+])
+def test_simulation_lines_table(low_db, msd_db, agrees, gap, says):
+    from types import SimpleNamespace
+
+    from fedcheck.msd_simulation import simulation_lines
+
+    model = SimpleNamespace(model="seed", msd_db=msd_db, agrees=agrees, gap_db=gap)
+    tvs = SimpleNamespace(simulator="faithful", runs=4, window=100, iterations=200, confidence=0.95,
+                          simulated_db=-30.0, simulated_low_db=low_db, simulated_high_db=-29.0, models=(model,))
+    (line,) = simulation_lines(tvs)
+    assert line.startswith("simulation (faithful, 4 runs, last 100 of 200 iterations): -30.0")
+    assert says in line

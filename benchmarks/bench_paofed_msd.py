@@ -15,7 +15,7 @@ Prints three tables, measured in this process (2 cores, other jobs may be runnin
    alpha_l = 0.2^l, mu = 0.4) through the exact diagonal reduction of the seed's truncated F with white
    features R_k = 1.02 I (the seed's max lambda(R_k) = 1.02): time and peak traced memory (tracemalloc).
 
-4. end to end ``fedcheck msd`` (fedcheck.msd_cli.msd_report: both models, mean / seed / exact thresholds,
+4. end to end ``fedcheck msd`` (fedcheck.msd.msd_report: both models, mean / seed / exact thresholds,
    rho(F), MSD) on the family below at N = 250 (K = 8, D = 10), 980 (K = 16, D = 20) and 2400
    (K = 24, D = 32, l_max = 2), against ``scipy.linalg.solve_discrete_lyapunov`` of the same N in the same
    process (a plain dense Stein equation: the floor of a dense method); the ratio is printed beside the times
@@ -164,7 +164,7 @@ def stein_seconds(N: int) -> tuple[float, float]:
 
 
 def end_to_end(N: int) -> dict:
-    from fedcheck.msd_cli import msd_report
+    from fedcheck.msd import msd_report
 
     K, D, L = E2E_SIZES[N]
     inst = family_instance(K, D, L)
@@ -201,7 +201,7 @@ def paper_instance_white(mu: float = 0.4, v: float = 1.02) -> PAOFedInstance:
 
 
 def paper_white(mu: float, route: str = "auto") -> dict:
-    from fedcheck.msd_cli import msd_report
+    from fedcheck.msd import msd_report
 
     inst = paper_instance_white(mu)
     c0 = cpu_seconds()  # not under tracemalloc (see end_to_end)

@@ -3,7 +3,8 @@
 Reads the ``[instance]`` section of a PAO-Fed configuration (the schema of
 ``fedcheck/examples/paofed_reference.toml``; other sections are accepted and ignored) and reports the
 paper's step-size bounds, the exact stability thresholds, rho(F) and the steady-state MSD for the seed's
-truncated F and/or the exact F (Gaussian regressors), and optionally the transient curve.
+truncated F and/or the exact F (Gaussian regressors), and optionally the transient curve, a simulation beside the
+theory (``--simulate RUNS``, :mod:`fedcheck.msd_simulation`) and their figure (``--plot FILE``).
 """
 
 from __future__ import annotations
@@ -38,9 +39,42 @@ def add_msd_parser(sub) -> None:
     msd.add_argument("--progress", action="store_true", help="report each stage on stderr (default when a terminal)")
     msd.add_argument("--transient", type=int, default=None, metavar="N", help="also the MSD curve for n = 0..N")
     msd.add_argument("--csv", type=Path, default=None, metavar="FILE", help="write the transient curve as CSV")
-    msd.add_argument("--force", action="store_true", help="let --csv replace an existing FILE")
+    msd.add_argument("--simulate", type=_runs, default=None, metavar="RUNS",
+                     help="also simulate the algorithm RUNS >= 2 times (faithful, steps P1-P9) and set its "
+                          "steady-state MSD and 95 %% interval beside each model")
+    msd.add_argument("--seed", type=_seed, default=0, metavar="S", help="seed of the simulation (default 0)")
+    msd.add_argument("--plot", type=Path, default=None, metavar="FILE",
+                     help="draw the transient (--transient) or the simulation beside the theory (--simulate) to FILE "
+                          "(.png or .svg)")
+    msd.add_argument("--force", action="store_true",
+                     help="let --csv or --plot replace an existing FILE that fedcheck did not write")
+    msd.add_argument("--quiet", action="store_true", help="no progress on stderr")
     msd.add_argument("--json", action="store_true", help="print JSON")
     msd.set_defaults(subparser=msd)
+
+
+def _runs(text: str) -> int:
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 2 (runs), got {text!r}") from None
+    if value < 2:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 2 (runs: an interval needs two), got {text!r}")
+    return value
+
+
+def _seed(text: str) -> int:
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text!r}")
+    return value
 
 
 #: Smallest mu lambda_max ``fedcheck msd`` accepts: below it rho(F) = 1 - O(mu lambda_max) cannot be told from 1
@@ -148,6 +182,15 @@ def _workers_that_fit(instance, route: str, workers: int, say) -> int:
     return 1
 
 
+def route_memory_budget() -> float:
+    """The memory a route may plan for: :data:`theory.msd.routes.MEMORY_BUDGET`, or less where 80 % of the machine's
+    available memory is less."""
+    from theory.msd.routes import MEMORY_BUDGET
+
+    avail = _available_memory()
+    return MEMORY_BUDGET if avail is None else min(MEMORY_BUDGET, PARALLEL_MEMORY_FRACTION * avail)
+
+
 def msd_report(instance, models, method: str = "auto", transient: int | None = None, progress=None,
                workers: int | None = None, certify_stability: bool = False) -> dict:
     """Bounds, thresholds, rho(F) and MSD for ``instance`` (a :class:`theory.msd.PAOFedInstance`).
@@ -157,11 +200,31 @@ def msd_report(instance, models, method: str = "auto", transient: int | None = N
     processes, up to ``workers`` (default: the cores available to the process, at most one per model); the results do
     not depend on it.
     """
+    return msd_report_and_analyses(instance, models, method, transient, progress, workers, certify_stability)[0]
+
+
+def _fourth_moment_note(instance, model: str, bracket) -> str:
+    """Why the exact model is unstable where the seed's is not (said in the output, not only in a docs page)."""
+    if model != "exact" or not bracket.lo > 0:
+        return ""
+    import numpy as np
+
+    trace = float(np.max(np.trace(instance.R, axis1=1, axis2=2)))
+    return (f"; the exact F keeps the mu^2 fourth-moment term of Gaussian regressors (2 R X R + tr(R X) R, with "
+            f"tr R_k up to {trace:.4g}), which the seed's truncated F drops: it limits mu to below "
+            f"{bracket.lo:.3g} (about 2/(tr R + 2 lambda_max) = {2.0 / (trace + 2.0 * instance.lambda_max):.3g}), "
+            f"so at this mu only the seed's model has a steady state; set mu below {bracket.lo:.3g} for both")
+
+
+def msd_report_and_analyses(instance, models, method: str = "auto", transient: int | None = None, progress=None,
+                            workers: int | None = None, certify_stability: bool = False) -> tuple[dict, dict]:
+    """:func:`msd_report` and the :class:`theory.msd.routes.MeanSquareAnalysis` of each model (model -> analysis),
+    which ``--simulate`` hands on rather than solving again."""
     from theory.msd import msd_transient, msd_transient_naive, paper_mean_bound, paper_mean_square_bound
     from theory.msd.routes import choose_route, mean_spectral_radius, mean_threshold_fast
 
     N = instance.n_blocks * instance.D
-    route = choose_route(instance, method)
+    route = choose_route(instance, method, memory_budget=route_memory_budget())
     say = progress or (lambda _msg: None)
     say(f"route: {route} (N = {N})")
     mean_bracket = mean_threshold_fast(instance)
@@ -215,14 +278,15 @@ def msd_report(instance, models, method: str = "auto", transient: int | None = N
             where = (f"stable for mu < {bracket.lo:.6g}" if bracket.lo > 0 else
                      f"no stable step size found down to mu = {bracket.hi:.6g}")
             entry["note"] = (f"mu = {instance.mu:.6g} is outside the mean-square stable range of the {model} model: "
-                             f"rho(F) = {radius:.12g} is not below 1 (margin 1e-9); {where}")
+                             f"rho(F) = {radius:.6g} is not below 1 (margin 1e-9); {where}"
+                             f"{_fourth_moment_note(instance, model, bracket)}")
         if transient is not None:
             naive = route == "naive"
             curve = (msd_transient_naive(instance, transient, model) if naive
                      else msd_transient(instance, transient, model))
             entry["transient_db"] = [_db(float(v)) for v in curve]
         out["models"][model] = entry
-    return out
+    return out, dict(zip(models, analyses, strict=True))
 
 
 def load_instance(path, *, min_mu_lambda: float = 0.0, max_mu_lambda: float = math.inf):
@@ -256,6 +320,30 @@ def _not_converged(message: str) -> bool:
     return "did not converge" in message or "not converge" in message
 
 
+def _check_outputs(args, parser) -> None:
+    """The options' combinations and the output paths, before any work (never overwrite a file silently)."""
+    from fedcheck._plot import check_plot_path
+
+    if args.transient is not None and args.transient < 0:
+        parser.error(f"argument --transient: must be an integer >= 0, got {args.transient}")
+    if args.csv is not None and args.transient is None:
+        parser.error("argument --csv: needs --transient N")
+    if args.plot is not None and args.transient is None and args.simulate is None:
+        parser.error("argument --plot: needs --transient N or --simulate RUNS (the curves it draws)")
+    if args.force and args.csv is None and args.plot is None:
+        parser.error("argument --force: only allowed with --csv or --plot")
+    if args.seed != 0 and args.simulate is None:
+        parser.error("argument --seed: only allowed with --simulate")
+    if args.csv is not None:
+        if args.csv.is_dir():
+            parser.error(f"argument --csv: {str(args.csv)!r} is a directory")
+        if (args.csv.exists() or args.csv.is_symlink()) and not args.force:
+            parser.error(f"argument --csv: {str(args.csv)!r} exists; add --force to replace it")
+        if not args.csv.parent.is_dir():
+            parser.error(f"argument --csv: the directory {str(args.csv.parent)!r} does not exist")
+    check_plot_path(args.plot, force=args.force)  # ConfigError: exit 2, one line
+
+
 def run_msd(args) -> int:
     """``fedcheck msd``: exit 0, 2 on a bad input, 3 when a solver did not converge on a valid input (one line)."""
     from concurrent.futures.process import BrokenProcessPool
@@ -265,30 +353,23 @@ def run_msd(args) -> int:
     from fedcheck._files import MAX_WORK, check_budget
 
     parser = args.subparser
-    if args.transient is not None and args.transient < 0:
-        parser.error(f"argument --transient: must be an integer >= 0, got {args.transient}")
-    if args.csv is not None and args.transient is None:
-        parser.error("argument --csv: needs --transient N")
-    if args.force and args.csv is None:
-        parser.error("argument --force: only allowed with --csv")
-    if args.csv is not None:  # before the work: never overwrite a file silently
-        if args.csv.is_dir():
-            parser.error(f"argument --csv: {str(args.csv)!r} is a directory")
-        if (args.csv.exists() or args.csv.is_symlink()) and not args.force:
-            parser.error(f"argument --csv: {str(args.csv)!r} exists; add --force to replace it")
-        if not args.csv.parent.is_dir():
-            parser.error(f"argument --csv: the directory {str(args.csv.parent)!r} does not exist")
+    _check_outputs(args, parser)
     instance = load_instance(args.config, min_mu_lambda=MSD_MIN_MU_LAMBDA,
                              max_mu_lambda=MSD_MAX_MU_LAMBDA)  # ConfigError: exit 2, one line
     if args.transient is not None:
         n_state = (instance.n_blocks * instance.D) ** 2
         check_budget("the transient work N^2 x (transient + 1)", n_state * (args.transient + 1), MAX_WORK,
                      "--transient")
+    if args.simulate is not None:  # the shortest simulation's cost, before the theory's work
+        from fedcheck.msd_simulation import simulation_cost
+        from fedcheck.run._budget import check
+
+        check(simulation_cost(instance, args.simulate, 500))
     models = ("seed", "exact") if args.model == "both" else (args.model,)
-    progress = _say if getattr(args, "progress", False) or sys.stderr.isatty() else None
+    progress = _say if not args.quiet and (args.progress or sys.stderr.isatty()) else None
     try:
-        report = msd_report(instance, models, args.method, args.transient, progress=progress,
-                            certify_stability=args.certify_stability)
+        report, analyses = msd_report_and_analyses(instance, models, args.method, args.transient, progress=progress,
+                                                   certify_stability=args.certify_stability)
     except NotConverged:
         raise
     except (ArpackError, ArpackNoConvergence) as exc:  # the eigensolver failed on a valid instance
@@ -307,8 +388,21 @@ def run_msd(args) -> int:
         print(f"fedcheck msd: error: the analysis failed: {' '.join(str(exc).split()) or type(exc).__name__}",
               file=sys.stderr)
         return 1
+    tvs = None
+    if args.simulate is not None:
+        from fedcheck.msd_simulation import simulate, simulation_json
+
+        if progress is not None:
+            progress(f"simulating {args.simulate} runs (faithful)")
+        tvs = simulate(instance, report, analyses, args.simulate, args.seed, quiet=args.quiet)
+        report["simulation"] = simulation_json(tvs, args.seed)
     if args.csv is not None:
         _write_csv_atomically(args.csv, report, models, args.transient)
+    if args.plot is not None:
+        from fedcheck._plot import write_plot
+        from fedcheck.msd_simulation import msd_figures
+
+        write_plot(args.plot, msd_figures(report, tvs))
     if args.json:
         from fedcheck._config import strict_json
 
@@ -317,8 +411,20 @@ def run_msd(args) -> int:
                 entry.setdefault("status", "unstable: rho(F) >= 1, no steady state")
             elif not math.isfinite(entry["msd_db"]):
                 entry.setdefault("status", "msd = 0: msd_db is -infinity (null)")
-        sys.stdout.write(strict_json(report, indent=2, default=float) + "\n")
+        sys.stdout.write(strict_json(report, indent=2, default=_plain) + "\n")
         return 0
+    _print_text(report, tvs)
+    return 0
+
+
+def _plain(value):
+    """numpy arrays and scalars for JSON."""
+    return value.tolist() if hasattr(value, "tolist") else float(value)
+
+
+def _print_text(report: dict, tvs) -> None:
+    from fedcheck.run._output import fmt_bracket
+
     lam = report["lambda_max"]
     print(f"PAO-Fed instance: N = {report['N']}, mu = {report['mu']:.6g} "
           f"(mu lambda_max = {report['mu_times_lambda_max']:.4g}),"
@@ -326,7 +432,7 @@ def run_msd(args) -> int:
     print(f"paper bounds: mean mu < 2/lambda_max = {report['paper_bounds']['mean']:.6g}; "
           f"mean square mu < 1/lambda_max = {report['paper_bounds']['mean_square']:.6g}")
     lo, hi = report["thresholds"]["mean"]
-    print(f"exact mean threshold: mu* in [{lo:.6g}, {hi:.6g}] ({lo * lam:.5g}/lambda_max); rho(M) = "
+    print(f"exact mean threshold: mu* = {fmt_bracket(lo, hi, 6)} ({lo * lam:.5g}/lambda_max); rho(M) = "
           f"{report['mean_spectral_radius']:.6g}")
     for model, entry in report["models"].items():
         lo, hi = entry["threshold_mu"]
@@ -335,8 +441,17 @@ def run_msd(args) -> int:
                        False: "unstable by its certificate"}[entry["stable"]]
             line = f"{model} F: rho(F) and threshold not computed ({entry['route']} route, {decided}); "
         else:
-            line = (f"{model} F: rho(F) = {entry['spectral_radius']:.6g}, threshold mu* in [{lo:.6g}, {hi:.6g}] "
+            line = (f"{model} F: rho(F) = {entry['spectral_radius']:.6g}, threshold mu* = {fmt_bracket(lo, hi, 6)} "
                     f"({lo * lam:.5g}/lambda_max); ")
-        line += f"MSD_inf = {entry['msd_db']:.4f} dB" if entry["msd_db"] is not None else entry["note"]
+        if entry["msd_db"] is None:
+            line += entry["note"]
+        elif math.isfinite(entry["msd_db"]):
+            line += f"MSD_inf = {entry['msd_db']:.3f} dB"
+        else:
+            line += "MSD_inf = 0 (-inf dB)"
         print(line)
-    return 0
+    if tvs is not None:
+        from fedcheck.msd_simulation import simulation_lines
+
+        for line in simulation_lines(tvs):
+            print(line)

@@ -9,7 +9,9 @@ A plug-in (``fedcheck/run/<slug>.py``) declares only what is its own:
   large (files are already read through the guarded loader);
 * ``estimate(setup) -> [Cost, ...]``: every phase of the run, each naming the field that drives it;
 * ``run(setup, rng) -> dict``: the JSON document (keys starting with ``_`` are for the summary only);
-* ``summarize(setup, result) -> (title, rows)``: the human summary.
+* ``summarize(setup, result) -> (title, rows)``: the human summary;
+* ``figures(setup, result) -> [FigureSpec, ...]``: the curves ``--plot`` draws (and optionally
+  ``plot_unavailable(setup) -> str | None``: why a setup has none, said before the run).
 
 This layer does everything else, once: reading the TOML file and the ``.npy``/``.npz`` files it names (through
 :mod:`fedcheck._files`), refusing unknown and not-applicable fields, turning a record's ``ValueError`` into one
@@ -94,6 +96,9 @@ def add_run_parser(sub, int_at_least) -> None:
             default = mod.SCHEMA.field(opt.field).default if opt.field else opt.default
             shown = f"[{opt.field.split('.')[0]}] {opt.field.split('.')[1]}, else {default}" if opt.field else default
             p.add_argument(opt.flag, help=f"{opt.doc} (default: {shown})", **kwargs)
+        p.add_argument("--plot", type=Path, default=None, metavar="FILE",
+                       help="draw the run's curves to FILE (.png or .svg), in the report's style")
+        p.add_argument("--force", action="store_true", help="let --plot replace a file fedcheck did not write")
         p.add_argument("--quiet", action="store_true", help="no progress on stderr")
         p.add_argument("--json", action="store_true", help="print the result as strict JSON")
         p.set_defaults(subparser=p)
@@ -163,11 +168,19 @@ def run_command(args) -> int:
     """``fedcheck run <algorithm>``: load, estimate, run, print. Exit status 0 (errors raise; see fedcheck.cli)."""
     import numpy as np
 
+    from fedcheck._plot import check_plot_path
     from fedcheck.run import _budget
     from fedcheck.run._output import Progress, print_json, print_summary
 
+    if args.force and args.plot is None:
+        raise ConfigError("argument --force: only allowed with --plot")
+    check_plot_path(args.plot, force=args.force)  # before the work: a refused path costs nothing
     options = {k[len("opt_"):]: v for k, v in vars(args).items() if k.startswith("opt_")}
     mod, _values, setup = load(args.algorithm, args.config, **options)
+    if args.plot is not None:
+        why = getattr(mod, "plot_unavailable", lambda _s: None)(setup)
+        if why:
+            raise ConfigError(f"argument --plot: nothing to draw: {why}")
     costs = list(mod.estimate(setup))
     total = _budget.check(costs)
     biggest = max(costs, key=lambda c: c.memory) if costs else None
@@ -181,6 +194,13 @@ def run_command(args) -> int:
         where = f"{biggest.field}: {biggest.phase}" if biggest is not None else "CONFIG"
         raise ConfigError(f"{where}: not enough memory for this input (the estimate passed the limits, the machine "
                           f"has less free memory); reduce {biggest.field if biggest else 'the sizes'}") from None
+    if args.plot is not None:
+        from fedcheck._plot import write_plot
+
+        specs = mod.figures(setup, result)
+        if not specs:
+            raise ConfigError(f"argument --plot: the run recorded no curve to draw (status {result.get('status')})")
+        write_plot(args.plot, specs)
     if args.json:
         print_json({k: v for k, v in result.items() if not k.startswith("_")})
     else:

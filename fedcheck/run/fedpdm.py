@@ -506,3 +506,17 @@ def summarize(s: Setup, r: dict):
 
 def _g(x) -> str:
     return "not finite" if x is None or not math.isfinite(x) else f"{x:.4g}"
+
+
+def figures(s: Setup, r: dict) -> list:
+    """``--plot``: the global loss and (when recorded) the test accuracy per round, mean over the runs."""
+    from fedcheck._plot import figure_spec, series
+
+    titles = {"loss": ("global objective (loss)", "loss"), "accuracy": ("test accuracy", "accuracy")}
+    out = []
+    for name, (title, ylabel) in titles.items():
+        values = r["curves"].get(name)
+        if values:
+            out.append(figure_spec(f"fedpdm_{name}", f"{r['arm']}: {title} ({s.runs} run(s))", "round t", ylabel,
+                                   [series(f"{name}, mean over runs", range(len(values)), values)]))
+    return out

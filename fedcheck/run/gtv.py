@@ -314,3 +314,25 @@ def summarize(s: Setup, r: dict):
     rows.append(("models and curves", "use --json"))
     return (f"GTV Algorithm 1: n = {r['n']}, |E| = {r['edges']}, d = {r['d']}, penalty {r['penalty']}, loss "
             f"{r['loss']}, lam = {r['lam']:g}, theta = {r['theta']:g}"), rows
+
+
+def figures(s: Setup, r: dict) -> list:
+    """``--plot``: the objective (16) at its recorded iterations, and the fixed-point residual (log scale)."""
+    import numpy as np
+
+    from fedcheck._plot import figure_spec, series
+
+    out = []
+    if r["objective"]["values"]:
+        values = np.asarray([np.nan if v is None else v for v in r["objective"]["values"]], dtype=np.float64)
+        scale = "log" if np.all(values[np.isfinite(values)] > 0) else "linear"
+        out.append(figure_spec("gtv_objective", f"GTV: objective (n = {r['n']}, lambda = {r['lam']:.4g})",
+                               "iteration k", "objective (16)",
+                               [series("objective", r["objective"]["iterations"], values)], yscale=scale))
+    if r["residual"]:
+        residual = np.asarray(r["residual"], dtype=np.float64)
+        scale = "log" if np.all(residual[np.isfinite(residual)] > 0) else "linear"
+        out.append(figure_spec("gtv_residual", "GTV: fixed-point residual", "iteration k", "residual",
+                               [series("fixed-point residual", range(1, residual.size + 1), residual)],
+                               yscale=scale))
+    return out

@@ -121,10 +121,52 @@ def load(v) -> Setup:
                  seed=v.options["seed"], v=v)
 
 
+#: The sizes that drive a run's cost -> (their default, how the user names them); a refusal names the one that lifts
+#: the cost furthest above what it would be at its default.
+_DRIVERS = {"K": (30, "instance.K"), "d": (60, "instance.d"), "D_max": (35, "instance.D_max"),
+            "iterations": (300, "simulation.iterations"), "runs": (1, "--runs"), "epochs": (1, "algorithm.epochs")}
+
+
+def _edges_upper(K: int, mean_degree: float) -> int:
+    """An upper value of the edges of G(K, p = mean_degree / (K - 1)): the mean plus six standard deviations."""
+    pairs = K * (K - 1) // 2
+    p = min(mean_degree / (K - 1), 1.0)
+    return int(min(pairs, math.ceil(pairs * p + 6.0 * math.sqrt(pairs * p * (1.0 - p)))))
+
+
+def _run_cost(sizes: dict, mean_degree: float, policy: str):
+    from reference_impl.npfl_rl import estimate_run_cost
+
+    return estimate_run_cost(sizes["K"], sizes["d"], _edges_upper(sizes["K"], mean_degree),
+                             iterations=sizes["iterations"], runs=sizes["runs"], policy=policy,
+                             epochs=sizes["epochs"], D_max=sizes["D_max"])
+
+
+def _driver(s: Setup, sizes: dict, measure) -> str:
+    """The size whose value lifts ``measure`` (of the run's cost) furthest above its value at that size's default;
+    named as the user named it."""
+    c, policy = s.instance["mean_degree"], s.config.policy
+    full = measure(_run_cost(sizes, c, policy))
+    ratios = {}
+    for key, (default, field) in _DRIVERS.items():
+        if key == "epochs" and policy == "fixed":
+            continue
+        at_default = dict(sizes, **{key: default})
+        if key == "K":
+            at_default["K"] = max(default, 2)
+            degree = min(c, at_default["K"] - 1)
+        else:
+            degree = c
+        ratios[field] = full / max(measure(_run_cost(at_default, degree, policy)), 1.0)
+    field = max(ratios, key=ratios.get)
+    return "argument --runs" if field == "--runs" else s.v.label(field)
+
+
 def estimate(s: Setup) -> list[Cost]:
-    """The graph draws (:func:`reference_impl.npfl_rl.data.estimate_graph_draws`, refused near ``max_draws``), the
-    data, the per-client maps and the iterations. The run's own estimate is this plug-in's: the iteration of this
-    version keeps a dense K x K adjacency per instance and forms K^2 d neighbour products per inner step."""
+    """The graph draws (:func:`reference_impl.npfl_rl.data.estimate_graph_draws`, refused near ``max_draws``) and the
+    run by :func:`reference_impl.npfl_rl.estimate_run_cost` (the instances, the set-up, the iterations; sparse
+    graph operators, no K x K array), with the edges taken at their mean plus six standard deviations. A phase over
+    a limit names the size that lifts its cost furthest above the cost at that size's default."""
     from reference_impl.npfl_rl.data import PAIRS_SAMPLER_MAX_PAIRS
 
     K, Q, d, c = s.instance["K"], s.instance["Q"], s.instance["d"], s.instance["mean_degree"]
@@ -143,23 +185,20 @@ def estimate(s: Setup) -> list[Cost]:
                          max_draws=MAX_DRAWS, what="G(K, p)", log_p_other=log_labels,
                          other=f"every one of Q = {Q} cluster labels used", draw_work=draw_work * s.runs,
                          draw_memory=draw_memory)
-    mean_D = (s.instance["D_range"][0] + s.instance["D_range"][1]) / 2
     cfg = s.config
-    inner = 1 + 2 * (cfg.epochs if cfg.policy != "fixed" else 0)
+    epochs = cfg.epochs if cfg.policy != "fixed" else 1
+    sizes = {"K": K, "d": d, "D_max": s.instance["D_range"][1], "iterations": s.iterations, "runs": s.runs,
+             "epochs": epochs}
+    full = _run_cost(sizes, c, cfg.policy)
+    inner = 1 + (epochs if cfg.policy != "fixed" else 0)
     return [
         graph,
-        Cost(phase="the dense K x K adjacency and neighbour-count matrices of each instance", field="instance.K",
-             memory=4.0 * K * K, work=4.0 * s.runs * K * K),
-        Cost(phase="the data runs x K x 3 D_max x d", field="instance.D_max",
-             memory=3.0 * s.runs * K * s.instance["D_range"][1] * d, work=3.0 * s.runs * K * mean_D * d),
-        Cost(phase="the per-client maps runs x K x d^2", field="instance.d", memory=2.0 * s.runs * K * d * d,
-             work=float(s.runs) * K * (mean_D * d * d + d ** 3)),
-        # named by whichever of K (squared) and the iterations is further above its default (30, 300)
-        Cost(phase="the neighbour products iterations x runs x K^2 x d x (1 + 2 epochs)",
-             field="instance.K" if (K / 30) ** 2 >= s.iterations / 300 else s.v.label("simulation.iterations"),
-             work=30.0 * s.iterations * s.runs * K * K * d * inner),
-        Cost(phase="the work iterations x runs x K x d^2 x (1 + 2 epochs)", field=s.v.label("simulation.iterations"),
-             work=float(s.iterations) * s.runs * K * d * d * inner, steps=float(s.iterations) * inner),
+        Cost(phase="the instances, set-up, state and records of the runs (estimate_run_cost: K d^2 and the edges "
+                   "per run)", field=_driver(s, sizes, lambda r: float(r.peak_elements)),
+             memory=float(full.peak_elements)),
+        Cost(phase="the work iterations x runs x (K d^2 + |E| d) x (1 + epochs) (estimate_run_cost)",
+             field=_driver(s, sizes, lambda r: r.work), work=full.work,
+             steps=float(s.iterations) * inner),  # Python-level steps; the runs are vectorised
     ]
 
 
@@ -217,3 +256,21 @@ def summarize(s: Setup, r: dict):
 
 def _g(x) -> str:
     return "not finite" if x is None or not math.isfinite(float(x)) else f"{float(x):.4g}"
+
+
+def figures(s: Setup, r: dict) -> list:
+    """``--plot``: the Test MSE (6.15) in dB (both denominators), and with a controller the tau trajectories of the
+    first run's clients with the largest, median and smallest D_k."""
+    from fedcheck._plot import figure_spec, series
+
+    n = range(len(r["test_mse_db"]))
+    out = [figure_spec("npfl_rl_mse", f"{r['label']}: Test MSE (6.15), mean over {s.runs} run(s)", "iteration n",
+                       "Test MSE (dB)", [series("denominator ||w_q|| (as printed)", n, r["test_mse_db"]),
+                                         series("denominator ||w_q||^2", n, r["nmsd_db"], style="dashed")])]
+    if s.config.policy != "fixed":
+        clients, sizes, paths = r["tau"]["clients"][0], r["tau"]["D_k"][0], r["tau"]["trajectories"][0]
+        curves = [series(f"client {k} ({which} D_k = {d})", range(len(path)), path)
+                  for k, d, path, which in zip(clients, sizes, paths, ("largest", "median", "smallest"), strict=True)]
+        out.append(figure_spec("npfl_rl_tau", f"{r['label']}: tau trajectories (run 0)", "iteration n", "tau_k",
+                               curves))
+    return out

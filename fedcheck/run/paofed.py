@@ -341,6 +341,11 @@ def estimate(s: Setup) -> list[Cost]:
         Cost(phase="the client models K x D", field="data.D", memory=float(K) * D),
         Cost(phase="the sample schedule K x horizon", field="data.horizon", memory=float(K) * s.values["data.horizon"]),
         Cost(phase="the test set test_size x D", field="data.test_size", memory=float(s.values["data.test_size"]) * D)]
+    if s.spec is not None:
+        # measured: the instance's and the simulation's eigendecompositions of the K covariances (symmetry and PSD
+        # checks, the regressor factors) took 37 CPU-s at K = 256, D = 200, about 20 K D^3 operations at 1e9 / s
+        costs.append(Cost(phase="the eigendecompositions of the K covariances D x D", field="instance.D",
+                          work=20.0 * K * D ** 3))
     costs.append(Cost(phase="the state runs x K x D x (l_max + 1)", field="argument --runs",
                       memory=float(s.runs) * K * D * (s.l_max + 1)))
     costs.append(Cost(phase="the work iterations x runs x K x D", field=s.values.label("simulation.iterations"),
@@ -422,16 +427,29 @@ def run(s: Setup, rng) -> dict:
         "label": label, "steady_db": float(10.0 * np.log10(np.mean(result.curve[half:]))), "half": half,
         "entries": env.D if config.schedule == "full" else config.m, "messages": messages,
         "savings": comm.savings(env.D) if messages else None, "load": comm.load_bits() if messages else None}
-    return {"algorithm": config.name, "iterations": s.iterations, "runs": s.runs,
-            "status": "ok" if finite else "diverged", "curve_db": [float(v) for v in curve_db],
-            "metric": result.metric, "_summary": extra}
+    status = "ok" if finite else "diverged"
+    out = {"algorithm": config.name, "iterations": s.iterations, "runs": s.runs, "status": status,
+           "curve_db": [float(v) for v in curve_db], "metric": result.metric, "_summary": extra}
+    rise = float(curve_db[-1] - curve_db[0]) if finite else 0.0
+    if rise > DIVERGING_RISE_DB:
+        out["status"] = "diverging"
+        out["warning"] = (f"the {result.metric.upper()} rose by {rise:.0f} dB over the run: mu = {config.mu:.4g} is "
+                          f"beyond the algorithm's mean-square stable range (`fedcheck msd CONFIG` gives the "
+                          f"thresholds of the instance; with Gaussian regressors the exact model's applies)")
+    return out
+
+
+#: A learning curve that ends this many dB above where it started is reported as diverging (status and warning).
+DIVERGING_RISE_DB = 10.0
 
 
 def summarize(s: Setup, r: dict):
     extra = r["_summary"]
     rows = []
-    if r["status"] != "ok":
+    if r["status"] == "diverged":
         rows.append(("status", "diverged (the learning curve is not finite: try a smaller step mu)"))
+    elif r["status"] == "diverging":
+        rows.append(("status", f"diverging: {r['warning']}"))
     rows += [(f"{r['metric'].upper()} after the last iteration (dB)", r["curve_db"][-1]),
              (f"mean over n = {extra.get('half')}..{s.iterations} (dB)", extra.get("steady_db"))]
     if extra.get("messages"):
@@ -442,3 +460,18 @@ def summarize(s: Setup, r: dict):
     rows.append(("learning curve", "use --json for all values"))
     return (f"{r['algorithm']} ({extra.get('label', '')}): K = {s.K}, D = {s.D}, {s.iterations} iterations, "
             f"{s.runs} run(s), seed {s.seed}"), rows
+
+
+def figures(s: Setup, r: dict) -> list:
+    """``--plot``: the learning curve (mean over the runs, dB) with the mean over the second half."""
+    from fedcheck._plot import figure_spec, series
+
+    n = range(len(r["curve_db"]))
+    metric = r["metric"].upper()
+    curves = [series(f"{r['algorithm']}: {metric}, mean over {s.runs} run(s)", n, r["curve_db"])]
+    extra = r["_summary"]
+    if extra.get("steady_db") is not None:
+        curves.append(series(f"mean over n = {extra['half']}..{s.iterations}: {extra['steady_db']:.2f} dB",
+                             [extra["half"], s.iterations], [extra["steady_db"]] * 2, style="dashed"))
+    return [figure_spec("paofed_run", f"{r['algorithm']}: learning curve (K = {s.K}, D = {s.D})", "iteration n",
+                        f"{metric} (dB)", curves)]

@@ -253,3 +253,20 @@ def summarize(s: Setup, r: dict):
     rows.append(("server models (mean over runs)", f"{len(r['server_models'])} servers x "
                  f"{len(r['server_models'][0]) if r['server_models'] else 0} clusters (use --json for the values)"))
     return (f"PGFL {s.algorithm['algorithm']}: {s.iterations} iterations, {s.runs} run(s), seed {s.seed}"), rows
+
+
+def plot_unavailable(s: Setup) -> str | None:
+    """Why ``--plot`` has nothing to draw for this setup (None: it has)."""
+    if s.arrays is not None and s.arrays.get("true_models") is None:
+        return ("the learning curve (NMSD) needs the true cluster models: true_models in data.path's .npz, or "
+                "data.source = 'synthetic'")
+    return None
+
+
+def figures(s: Setup, r: dict) -> list:
+    """``--plot``: the NMSD learning curve (dB, mean over the runs)."""
+    from fedcheck._plot import figure_spec, series
+
+    values = r.get("nmsd_db") or []
+    return [figure_spec("pgfl_run", f"PGFL: learning curve ({s.runs} run(s))", "iteration n", "NMSD (dB)",
+                        [series("NMSD, mean over runs", range(len(values)), values)])]

@@ -463,3 +463,17 @@ def summarize(s: Setup, r: dict):
     name = "zCDP-NFL" if r["algorithm"] == "zcdp-nfl" else f"{r['algorithm']} (reconstruction)"
     return (f"{name} ({r['objective']}) on {r['graph']}: K = {r['K']}, P = {r['P']}, M = {r['M']}, "
             f"{s.iterations} iterations, {s.runs} run(s), seed {s.seed}"), rows
+
+
+def figures(s: Setup, r: dict) -> list:
+    """``--plot``: the normalised error NE(n) against the CVXPY optimum (mean over the runs; log scale)."""
+    import numpy as np
+
+    from fedcheck._plot import figure_spec, series
+
+    values = np.asarray([np.nan if v is None else v for v in r["ne_curve"]], dtype=np.float64)
+    positive = values[np.isfinite(values)]
+    scale = "log" if positive.size and np.all(positive > 0) else "linear"
+    return [figure_spec("zcdp_nfl_run", f"{r['algorithm']}: normalised error ({r['objective']}, K = {r['K']})",
+                        "iteration n", "NE(n)", [series(f"NE(n), mean over {s.runs} run(s)", range(values.size),
+                                                        values)], yscale=scale)]

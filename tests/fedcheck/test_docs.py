@@ -46,3 +46,17 @@ def test_commands_md_documents_every_command_and_exit_status():
                     assert flag in text, (command, flag)
     for status in ("| 0 |", "| 1 |", "| 2 |", "| 3 |", "| 130 |", "| 141 |"):
         assert status in text
+
+
+def test_commands_md_documents_every_privacy_option():
+    from fedcheck.cli import _build_parser
+
+    text = (DOCS / "commands.md").read_text()
+    sub = next(a for a in _build_parser()._actions if getattr(a, "choices", None) and "privacy" in a.choices)
+    actions = next(a for a in sub.choices["privacy"]._actions if getattr(a, "choices", None))
+    for name, parser in actions.choices.items():
+        assert f"fedcheck privacy {name}" in text or f"`{name} " in text, name
+        for action in parser._actions:
+            for flag in action.option_strings:
+                if flag.startswith("--") and flag != "--help":
+                    assert flag in text, (name, flag)

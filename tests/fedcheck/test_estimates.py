@@ -3,6 +3,8 @@
 * zCDP-NFL: ``reference_impl.zcdp_nfl.estimate_run_cost`` (and the npz branch keeps the adjacency sparse);
 * FedPDM-DP: ``reference_impl.fedpdm.estimate_smoothness_cost`` for the certified smoothness bracket;
 * GTV: ``reference_impl.gtv.data.estimate_sbm_cost`` for the SBM;
+* NPFL-RL: ``reference_impl.npfl_rl.estimate_run_cost`` for the run (sparse iteration), a refusal naming the size
+  that lifts the cost furthest above its default;
 * NPFL-RL and zCDP-NFL's Erdos-Renyi loop: ``reference_impl.npfl_rl.data.estimate_graph_draws``, refused near the
   draw cap with the smallest mean degree that works -- which is then accepted (a round trip).
 """
@@ -139,3 +141,52 @@ def test_smallest_mean_degree_is_the_threshold(n, max_draws):
     assert estimate_graph_draws(n, least)["expected_draws"] <= max_draws / DRAW_MARGIN
     below = float(f"{least - 10 ** (np.floor(np.log10(least)) - 2):.3g}")  # one unit of the third digit less
     assert estimate_graph_draws(n, below)["expected_draws"] > max_draws / DRAW_MARGIN
+
+
+#: (config, options): NPFL-RL sizes; the run's phases must be estimate_run_cost's figures.
+NPFL_SIZES = [
+    ("", {}),
+    ("[instance]\nK = 500\nd = 8\nmean_degree = 10.0\nD_max = 50\n", {"runs": 3}),
+    ("[algorithm]\npolicy = \"sac\"\nepochs = 3\n", {"iterations": 40}),
+]
+
+
+@pytest.mark.parametrize(("text", "options"), NPFL_SIZES)
+def test_npfl_rl_estimate_is_estimate_run_cost(tmp_path, text, options):
+    from reference_impl.npfl_rl import estimate_run_cost
+
+    mod, s = _setup(tmp_path, "npfl-rl", text, **options)
+    K, d, c = s.instance["K"], s.instance["d"], s.instance["mean_degree"]
+    pairs = K * (K - 1) // 2
+    p = c / (K - 1)
+    edges = min(pairs, int(np.ceil(pairs * p + 6 * np.sqrt(pairs * p * (1 - p)))))  # mean + 6 sd
+    full = estimate_run_cost(K, d, edges, iterations=s.iterations, runs=s.runs, policy=s.config.policy,
+                             epochs=s.config.epochs, D_max=s.instance["D_range"][1])
+    costs = mod.estimate(s)
+    assert _phase(costs, "estimate_run_cost: K d^2").memory == full.peak_elements
+    assert _phase(costs, "the work iterations").work == full.work
+    assert not any("K x K" in c.phase for c in costs)  # the iteration is sparse: no dense adjacency phase
+
+
+#: (config, options, the field a refusal names): each lifts one size far above its default.
+NPFL_REFUSED = [
+    ("[instance]\nK = 200000\nd = 20\nmean_degree = 12.0\n", {}, "instance.K"),
+    ("[instance]\nd = 3000\n", {}, "instance.d"),
+    ("[instance]\nD_min = 5\nD_max = 2000000\n", {}, "instance.D_max"),
+    ("", {"runs": 5000}, "argument --runs"),
+    ("", {"iterations": 10**8}, "argument --iterations"),
+    ("[simulation]\niterations = 100000000\n", {}, "simulation.iterations"),
+    ("[instance]\nd = 100\n[algorithm]\npolicy = \"sac\"\nepochs = 3000\n", {}, "algorithm.epochs"),
+]
+
+
+@pytest.mark.parametrize(("text", "options", "field"), NPFL_REFUSED)
+def test_npfl_rl_over_budget_is_refused_naming_the_driving_field(tmp_path, text, options, field):
+    from fedcheck.run._budget import check
+
+    mod, s = _setup(tmp_path, "npfl-rl", text, **options)
+    with pytest.raises(ConfigError) as exc:
+        check(mod.estimate(s))
+    message = str(exc.value)
+    bare = field.removeprefix("argument ")
+    assert message.startswith(f"{field}: ") and message.endswith(f"reduce {bare}"), message

@@ -112,10 +112,10 @@ def test_small_mu_answers_with_capped_solvers(tmp_path, capsys):
     out = _run(capsys, _config(tmp_path, 0.003), "--model", "exact")
     entry = out["models"]["exact"]
     assert entry["stable"] and entry["msd_db"] is not None
-    from fedcheck.paofed_cli import _instance, _load_table
+    from fedcheck.msd import load_instance
     from theory.msd import msd_steady_state_naive
 
-    inst = _instance(_load_table(_config(tmp_path, 0.003)), tmp_path)
+    inst = load_instance(_config(tmp_path, 0.003))
     # small mu: I - F ill-conditioned (condition ~ 1/mu): 10 x MSD_AGREEMENT_RTOL
     assert abs(entry["msd"] / msd_steady_state_naive(inst, "exact", solver="sparse") - 1) <= 1e-9
 
@@ -136,11 +136,11 @@ def test_white_route_is_chosen_and_reported_with_progress(tmp_path, capsys):
 def test_paper_scale_example_parses_to_the_grouped_route():
     """The shipped paper-scale example is the paper's set-up with white features in four classes of 64 clients:
     the grouped route applies."""
-    from fedcheck.paofed_cli import _instance, _load_table
+    from fedcheck.msd import load_instance
     from theory.msd.routes import choose_route
 
     path = EXAMPLE.parent / "paofed_paper_white.toml"
-    inst = _instance(_load_table(path), path.parent)
+    inst = load_instance(path)
     assert (inst.K, inst.D, inst.l_max, inst.m, inst.selection) == (256, 200, 10, 4, "window")
     assert sorted(set(inst.p.tolist())) == [0.005, 0.025, 0.1, 0.25] and inst.lambda_max == pytest.approx(1.02)
     assert choose_route(inst) == "grouped"
@@ -172,9 +172,9 @@ def _grouped_config(tmp_path, groups=GROUPS, drop=("K", "p", "sigma2_eta", "toep
 def test_group_shorthand_equals_the_per_client_lists(tmp_path, capsys):
     """[[instance.group]] writes the clients group by group; fedcheck msd takes the grouped route and agrees
     with the white route on the same instance."""
-    from fedcheck.paofed_cli import _instance, _load_table
+    from fedcheck.msd import load_instance
 
-    inst = _instance(_load_table(_grouped_config(tmp_path)))
+    inst = load_instance(_grouped_config(tmp_path))
     assert inst.K == 6 and inst.p.tolist() == [0.9] * 4 + [0.4] * 2
     assert inst.sigma2_eta.tolist() == [0.01] * 4 + [0.02] * 2
     assert np.array_equal(inst.R, np.array([1.0] * 4 + [1.5] * 2)[:, None, None] * np.eye(5)[None])
@@ -272,12 +272,12 @@ def test_classes_route_models_run_one_after_the_other_when_two_would_not_fit(mon
 def test_classes_peak_bytes_at_the_paper_scale_matches_the_measured_peak(tmp_path):
     """The estimate is PEAK_STATES reduced states, calibrated on the measured 3.63 GB peak RSS of one model at the
     paper's scale (K = 256 in 4 classes, D = 200, l_max = 10: 1.0036e8 unknowns)."""
-    from fedcheck.paofed_cli import _instance, _load_table
+    from fedcheck.msd import load_instance
     from theory.msd.classes import PEAK_STATES, classes_peak_bytes
     from theory.msd.classes_operator import class_unknowns
 
     assert 3.5e9 <= PEAK_STATES * 8 * class_unknowns(10, 4, 200)[1] <= 3.9e9  # 3.63 GB measured
-    inst = _instance(_load_table(_grouped_config(tmp_path)))
+    inst = load_instance(_grouped_config(tmp_path))
     g = class_unknowns(inst.l_max, 2, inst.D)[1]  # GROUPS: two classes
     assert classes_peak_bytes(inst) == PEAK_STATES * 8 * g
 

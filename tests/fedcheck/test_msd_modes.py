@@ -77,11 +77,13 @@ def test_human_and_json_output_give_the_same_numbers(config, capsys):
     out = json.loads(first)
     assert _without_seconds(out) == _without_seconds(json.loads(again))
     assert f"rho(M) = {out['mean_spectral_radius']:.6g}" in human
+    from fedcheck.run._output import fmt_bracket
+
     lo, hi = out["thresholds"]["mean"]
-    assert f"mu* in [{lo:.6g}, {hi:.6g}]" in human
+    assert f"mu* = {fmt_bracket(lo, hi, 6)} " in human
     for model in ("seed", "exact"):
         line = next(s for s in human.splitlines() if s.startswith(f"{model} F:"))
-        assert f"MSD_inf = {out['models'][model]['msd_db']:.4f} dB" in line
+        assert f"MSD_inf = {out['models'][model]['msd_db']:.3f} dB" in line  # a thousandth of a dB
     assert re.search(r"rho\(M\) = 0\.99\d+", human)  # small mu: the clustered top of the spectrum
 
 
@@ -91,9 +93,9 @@ def test_mean_radius_by_krylov_equals_the_dense_radius_and_repeats_bit_for_bit(c
     whatever the caller's BLAS threads."""
     from threadpoolctl import threadpool_limits
 
-    from fedcheck.paofed_cli import _instance, _load_table
+    from fedcheck.msd import load_instance
 
-    inst = _instance(_load_table(config), config.parent)
+    inst = load_instance(config)
     krylov = classes.classes_mean_spectral_radius(inst)
     with threadpool_limits(2):
         assert classes.classes_mean_spectral_radius(inst) == krylov
@@ -143,4 +145,4 @@ def test_the_paper_scale_example_answers_in_both_output_modes(capsys):
     assert f"rho(M) = {out['mean_spectral_radius']:.6g}" in human and "rho(M) = 0.999198" in human
     for model, db in (("seed", -39.0506), ("exact", -37.5700)):
         assert out["models"][model]["msd_db"] == pytest.approx(db, abs=5e-5)
-        assert f"MSD_inf = {out['models'][model]['msd_db']:.4f} dB" in human
+        assert f"MSD_inf = {out['models'][model]['msd_db']:.3f} dB" in human

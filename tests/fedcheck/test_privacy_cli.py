@@ -93,3 +93,144 @@ def test_usage_errors_exit_2_with_one_line_naming_the_option(capsys, args, optio
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and option in err
+
+
+# -- DP-SGD-style schedules: --sampling-rate q, --noise-multiplier z, --steps T --------------------------------------
+def _oracle(kind, q, z, T, delta):
+    """dp-accounting built here, independently of fedcheck's wrappers."""
+    import dp_accounting
+    from dp_accounting import pld, rdp
+
+    acc = rdp.RdpAccountant() if kind == "rdp" else pld.PLDAccountant(value_discretization_interval=1e-4)
+    acc.compose(dp_accounting.PoissonSampledDpEvent(q, dp_accounting.GaussianDpEvent(z)), T)
+    return float(acc.get_epsilon(delta))
+
+
+def test_subsampled_account_matches_dp_accounting(capsys):
+    out = run_json(capsys, "account", "--steps", "1000", "--sampling-rate", "0.01", "--noise-multiplier", "1.1",
+                   "--delta", "1e-5")
+    assert out["mode"] == "subsampled_gaussian" and out["rounds"] == 1000 and out["sampling_rate"] == 0.01
+    assert out["accountants"] == ["fedcheck-rdp", "rdp", "pld"]
+    eps = out["epsilon"]
+    assert eps["rdp_accountant"] == pytest.approx(_oracle("rdp", 0.01, 1.1, 1000, 1e-5), rel=1e-12)
+    assert eps["pld_accountant"] == pytest.approx(_oracle("pld", 0.01, 1.1, 1000, 1e-5), rel=1e-12)
+    assert eps["pld_accountant"] <= min(eps["rdp_accountant"], eps["fedcheck_rdp"])  # PLD: the tightest bound
+
+
+def test_accountants_choose_which_run(capsys):
+    out = run_json(capsys, "account", "--steps", "100", "--sampling-rate", "0.1", "--noise-multiplier", "2",
+                   "--delta", "1e-5", "--accountants", "rdp")
+    assert list(out["epsilon"]) == ["rdp_accountant"]
+    out = run_json(capsys, "account", "--rounds", "10", "--delta", "1e-5", "--noise-multiplier", "2",
+                   "--accountants", "exact,fedcheck-rdp")
+    assert out["mode"] == "zcdp_schedule" and list(out["epsilon"]) == ["exact_gaussian", "fedcheck_rdp"]
+    # without subsampling z is sigma / sensitivity: the zCDP total is T / (2 z^2)
+    assert out["rho_total"] == pytest.approx(10 / 8, rel=1e-15)
+    assert out["epsilon"]["exact_gaussian"] <= out["epsilon"]["fedcheck_rdp"]
+
+
+def test_noise_multiplier_is_sigma_over_sensitivity(capsys):
+    a = run_json(capsys, "account", "--steps", "200", "--sampling-rate", "0.05", "--noise-multiplier", "1.5",
+                 "--delta", "1e-5", "--accountants", "fedcheck-rdp,rdp")
+    b = run_json(capsys, "account", "--steps", "200", "--sampling-rate", "0.05", "--sigma", "3", "--sensitivity", "2",
+                 "--delta", "1e-5", "--accountants", "fedcheck-rdp,rdp")
+    assert a["epsilon"] == b["epsilon"] and b["noise_multiplier"] == 1.5
+
+
+@pytest.mark.parametrize("solve", ["noise_multiplier", "steps"])
+def test_subsampled_calibrate_round_trips(capsys, solve):
+    given = ["--steps", "500"] if solve == "noise_multiplier" else ["--noise-multiplier", "1.2"]
+    cal = run_json(capsys, "calibrate", "--epsilon", "2", "--delta", "1e-5", "--sampling-rate", "0.02", *given,
+                   "--accountants", "rdp")
+    assert cal["solved_for"] == solve and cal["epsilon_achieved"] <= 2.0
+    back = run_json(capsys, "account", "--steps", str(cal["rounds"]), "--sampling-rate", "0.02", "--noise-multiplier",
+                    repr(cal["noise_multiplier"]), "--delta", "1e-5", "--accountants", "fedcheck-rdp,rdp")
+    assert back["epsilon"]["fedcheck_rdp"] == cal["epsilon_achieved"]
+    assert back["epsilon"]["rdp_accountant"] == cal["epsilon"]["rdp_accountant"]
+    if solve == "steps":  # the most steps: one more exceeds the target
+        more = run_json(capsys, "account", "--steps", str(cal["rounds"] + 1), "--sampling-rate", "0.02",
+                        "--noise-multiplier", "1.2", "--delta", "1e-5", "--accountants", "fedcheck-rdp")
+        assert more["epsilon"]["fedcheck_rdp"] > 2.0
+
+
+def _text_fields(out: str) -> set:
+    fields = set()
+    for line in out.splitlines():
+        label = line.split("  ")[0].strip()
+        fields.add(label[len("epsilon ("):-1] if label.startswith("epsilon (") else label)
+    return fields
+
+
+def _json_fields(document: dict) -> set:
+    fields = set(document) - {"epsilon", "epsilon_status"}
+    return fields | set(document.get("epsilon", {}))
+
+
+@pytest.mark.parametrize("args", [
+    ["account", "--rounds", "5", "--delta", "1e-5", "--sensitivity", "1", "--sigma", "3"],
+    ["account", "--steps", "50", "--sampling-rate", "0.1", "--noise-multiplier", "2", "--delta", "1e-5",
+     "--accountants", "fedcheck-rdp,rdp"],
+    ["calibrate", "--epsilon", "1", "--delta", "1e-5", "--rounds", "10", "--sensitivity", "1"],
+    ["calibrate", "--epsilon", "1", "--delta", "1e-5", "--steps", "100", "--sampling-rate", "0.01",
+     "--accountants", "rdp"],
+    ["calibrate", "--epsilon", "1", "--delta", "1e-5", "--noise-multiplier", "2", "--sampling-rate", "0.01"],
+])
+def test_text_and_json_show_the_same_fields(capsys, args):
+    assert cli.main(["privacy", *args]) == 0
+    text = capsys.readouterr().out
+    document = run_json(capsys, *args)
+    assert _text_fields(text) == _json_fields(document)
+    if args[0] == "calibrate" and "--sensitivity" in args:
+        assert "sigma_first" in document and document["sigma_first"] ** 2 == pytest.approx(document["variance_first"])
+
+
+def test_printed_privacy_losses_are_rounded_up(capsys):
+    document = run_json(capsys, "account", "--steps", "1000", "--sampling-rate", "0.01", "--noise-multiplier", "1.1",
+                        "--delta", "1e-5", "--accountants", "fedcheck-rdp")
+    assert cli.main(["privacy", "account", "--steps", "1000", "--sampling-rate", "0.01", "--noise-multiplier", "1.1",
+                     "--delta", "1e-5", "--accountants", "fedcheck-rdp"]) == 0
+    printed = [line for line in capsys.readouterr().out.splitlines() if line.startswith("epsilon (fedcheck_rdp)")]
+    value = float(printed[0].split()[-1])
+    assert value >= document["epsilon"]["fedcheck_rdp"] and value == pytest.approx(
+        document["epsilon"]["fedcheck_rdp"], rel=1e-3)
+
+
+@pytest.mark.parametrize(("args", "option", "says"), [
+    (["account", "--steps", "10", "--delta", "1e-5", "--noise-multiplier", "1", "--sampling-rate", "0"],
+     "--sampling-rate", "(0, 1]"),
+    (["account", "--steps", "10", "--delta", "1e-5", "--noise-multiplier", "1", "--sampling-rate", "1.5"],
+     "--sampling-rate", "(0, 1]"),
+    (["account", "--steps", "10", "--delta", "1e-5", "--noise-multiplier", "1", "--sampling-rate", "nan"],
+     "--sampling-rate", "(0, 1]"),
+    (["account", "--steps", "10", "--delta", "1e-5", "--noise-multiplier", "0", "--sampling-rate", "0.1"],
+     "--noise-multiplier", "(0, "),
+    (["account", "--steps", "10", "--delta", "1e-5", "--noise-multiplier", "-2", "--sampling-rate", "0.1"],
+     "--noise-multiplier", "(0, "),
+    (["account", "--steps", "10", "--delta", "1e-5", "--noise-multiplier", "1", "--accountants", "moments"],
+     "--accountants", "rdp, pld"),
+    (["account", "--steps", "10", "--delta", "1e-5", "--noise-multiplier", "1", "--accountants", "rdp,rdp"],
+     "--accountants", "twice"),
+    (["account", "--steps", "10", "--delta", "1e-5", "--noise-multiplier", "1", "--sampling-rate", "0.1",
+      "--accountants", "exact"], "--accountants", "fedcheck-rdp, rdp or pld"),
+    (["account", "--steps", "10", "--delta", "1e-5", "--noise-multiplier", "1", "--sensitivity", "1"],
+     "--sensitivity", "sigma / sensitivity"),
+    (["account", "--steps", "10", "--delta", "1e-5", "--rho-first", "1", "--sampling-rate", "0.1"],
+     "--sampling-rate", "--noise-multiplier"),
+    (["account", "--steps", "10", "--delta", "1e-5", "--noise-multiplier", "1", "--sampling-rate", "0.1",
+      "--per-round"], "--per-round", "subsampled"),
+    (["calibrate", "--epsilon", "1", "--delta", "1e-5", "--steps", "10", "--sampling-rate", "0.1", "--method",
+      "exact"], "--method", "fedcheck-rdp, rdp or pld"),
+    (["calibrate", "--epsilon", "1", "--delta", "1e-5", "--sampling-rate", "0.1"], "--steps", "--noise-multiplier"),
+    (["calibrate", "--epsilon", "1", "--delta", "1e-5", "--steps", "10", "--sampling-rate", "0.1",
+      "--noise-multiplier", "1"], "--noise-multiplier", "nothing to calibrate"),
+    (["calibrate", "--epsilon", "1", "--delta", "1e-5", "--rounds", "10", "--sensitivity", "1",
+      "--noise-multiplier", "1"], "--noise-multiplier", "--sampling-rate"),
+    (["calibrate", "--epsilon", "0.001", "--delta", "1e-5", "--noise-multiplier", "0.5", "--sampling-rate", "0.5"],
+     "--noise-multiplier", "single step"),
+])
+def test_subsampled_usage_errors_exit_2_with_one_line(capsys, args, option, says):
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["privacy", *args])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and option in err and says in err and "Traceback" not in err

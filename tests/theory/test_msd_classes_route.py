@@ -45,7 +45,8 @@ def test_paper_scale_example_parses_to_the_classes_route():
     """The shipped example is the paper's federation with Toeplitz features shared in four groups of 64."""
     from fedcheck.msd import load_instance
 
-    inst = load_instance(Path(__file__).resolve().parents[2] / "fedcheck" / "examples" / "paofed_paper_groups.toml")
+    path = Path(__file__).resolve().parents[2] / "fedcheck" / "examples" / "paofed_paper_groups.toml"
+    inst = load_instance(path)
     assert (inst.K, inst.D, inst.l_max, inst.m, inst.selection) == (256, 200, 10, 4, "window")
     assert sorted(set(inst.p.tolist())) == [0.005, 0.025, 0.1, 0.25]
     assert choose_route(inst) == "classes"

@@ -31,6 +31,7 @@ __all__ = [
     "PrivacyAccount",
     "account_rounds",
     "calibrate_variance_first",
+    "distinct_rounds",
     "epsilon_pld_accountant",
     "epsilon_rdp_accountant",
     "rho_schedule_constant",
@@ -88,17 +89,25 @@ def epsilon_rdp_accountant(rhos, delta) -> float:
     Round :math:`n` is ``GaussianDpEvent(noise_multiplier = 1/sqrt(2 rho_n))`` (sensitivity 1 in the
     accountant's units equals :math:`\Delta` here). The accountant evaluates RDP on a fixed grid of
     orders and converts with its own (CKS-type) rule, so it errs toward a larger :math:`\varepsilon`.
+    Rounds with equal :math:`\rho_n` are composed at once (``compose(event, count)``: the RDP times the count), so a
+    constant schedule costs one event whatever its length; :func:`distinct_rounds` is the cost's driver.
     """
     import dp_accounting
     from dp_accounting import rdp
 
     delta = real_scalar("delta", delta, "(0, 1)")
     accountant = rdp.RdpAccountant()
+    values, counts = np.unique(np.asarray(rhos, dtype=np.float64), return_counts=True)
     with quiet_dp_accounting():
-        for rho in np.asarray(rhos, dtype=np.float64):
+        for rho, count in zip(values.tolist(), counts.tolist(), strict=True):
             if rho > 0.0:
-                accountant.compose(dp_accounting.GaussianDpEvent(1.0 / math.sqrt(2.0 * rho)))
+                accountant.compose(dp_accounting.GaussianDpEvent(1.0 / math.sqrt(2.0 * rho)), int(count))
         return float(accountant.get_epsilon(delta))
+
+
+def distinct_rounds(rhos) -> int:
+    """The number of distinct per-round values of ``rhos``: the events :func:`epsilon_rdp_accountant` composes."""
+    return int(np.unique(np.asarray(rhos, dtype=np.float64)).size)
 
 
 def epsilon_pld_accountant(rhos, delta, *, value_discretization_interval: float = 1e-4) -> float:

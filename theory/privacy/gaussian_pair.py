@@ -117,8 +117,9 @@ def gaussian_pair_delta(mu1, sigma1: float, mu2, sigma2: float, epsilon: float) 
 
     Examples
     --------
-    >>> gaussian_pair_delta([0.0], 1.0, [0.0], 1.9, 1.0) == max(gaussian_pair_delta_one_way([0.0], 1.0, [0.0], 1.9, 1.0),
-    ...                                                     gaussian_pair_delta_one_way([0.0], 1.9, [0.0], 1.0, 1.0))
+    >>> both = gaussian_pair_delta([0.0], 1.0, [0.0], 1.9, 1.0)
+    >>> both == max(gaussian_pair_delta_one_way([0.0], 1.0, [0.0], 1.9, 1.0),
+    ...             gaussian_pair_delta_one_way([0.0], 1.9, [0.0], 1.0, 1.0))
     True
     """
     return max(gaussian_pair_delta_one_way(mu1, sigma1, mu2, sigma2, epsilon),

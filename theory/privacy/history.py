@@ -67,7 +67,7 @@ def _schedule(etas, Qs, rho) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]
     if not np.issubdtype(qs.dtype, np.integer) or (qs < 1).any():
         raise ValueError(f"Qs must hold integers >= 1, got {qs.tolist()!r}")
     rho = real_scalar("rho", rho, "(0, inf)")
-    w = np.array([sensitivity_fedpdm(float(e), rho, int(q), 1.0) / 4.0 for e, q in zip(etas, qs)])
+    w = np.array([sensitivity_fedpdm(float(e), rho, int(q), 1.0) / 4.0 for e, q in zip(etas, qs, strict=True)])
     if not np.all(np.isfinite(w)):
         j = int(np.flatnonzero(~np.isfinite(w))[0])
         raise ValueError(f"etas[{j}] = {etas[j]!r} with Qs[{j}] = {int(qs[j])} gives an overflowing sensitivity "
@@ -90,7 +90,8 @@ _IMPULSE = np.array([-1.0, 1.0])  # a participation's own u enters as (e, l) += 
 
 
 def history_coefficients_fedpdm(etas, Qs, rho, *, local_start="warm"):
-    r"""Impulse-response coefficients :math:`c_j` of :math:`\Delta y_n = \sum_{j\le n} c_j u_j` at the last participation.
+    r"""Impulse-response coefficients :math:`c_j` of :math:`\Delta y_n = \sum_{j\le n} c_j u_j` at the last
+    participation.
 
     Parameters
     ----------
@@ -148,7 +149,8 @@ def history_coefficients_fedpdm(etas, Qs, rho, *, local_start="warm"):
 
 
 def history_factors_fedpdm(etas, Qs, rho, *, local_start="warm"):
-    r"""History factors :math:`\kappa_1, \dots, \kappa_n`: worst-case upload sensitivity given the released history over (19).
+    r"""History factors :math:`\kappa_1, \dots, \kappa_n`: worst-case upload sensitivity given the released history
+    over (19).
 
     .. math::
 

@@ -1,0 +1,150 @@
+"""`fedcheck msd CONFIG --simulate RUNS [--plot FILE]`: the simulation beside the theory, its lines, its JSON block
+and its figure; the route's memory budget follows the machine's available memory."""
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fedcheck import cli
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "fedcheck" / "examples" / "paofed_reference.toml"
+
+
+def _main(*args):
+    return cli.main(["msd", *map(str, args)])
+
+
+def test_simulation_json_is_theory_vs_simulation_with_the_cli_analyses(capsys, monkeypatch):
+    """The block is reference_impl.paofed.theory_vs_simulation on the same instance and seed; the models' analyses
+    are the ones msd computed (mean_square_analysis runs once per model, not again for the simulation)."""
+    import theory.msd.routes as routes
+    from fedcheck.msd import load_instance
+    from reference_impl.paofed.theory_vs_simulation import theory_vs_simulation
+
+    calls = []
+    real = routes.mean_square_analysis
+    monkeypatch.setattr(routes, "mean_square_analysis", lambda *a, **k: calls.append(a[1]) or real(*a, **k))
+    assert _main(EXAMPLE, "--simulate", 3, "--seed", 5, "--json") == 0
+    out = json.loads(capsys.readouterr().out)
+    assert sorted(calls) == ["exact", "seed"]
+    sim = out["simulation"]
+    direct = theory_vs_simulation(load_instance(EXAMPLE), 3, rng=np.random.default_rng(5),
+                                  iterations=sim["iterations"], models=("seed", "exact"))
+    assert sim["runs"] == 3 and sim["seed"] == 5 and sim["simulator"] == "faithful" and sim["confidence"] == 0.95
+    assert sim["msd"] == direct.simulated_msd and sim["interval"] == [direct.simulated_low, direct.simulated_high]
+    assert sim["window"] == direct.window and len(sim["curve_db"]) == sim["iterations"] + 1
+    for c in direct.models:
+        entry = sim["models"][c.model]
+        assert entry["msd_db"] == pytest.approx(out["models"][c.model]["msd_db"], rel=1e-12)
+        lo, hi = sim["interval_db"]
+        assert entry["agrees"] == (lo <= entry["msd_db"] <= hi)
+        assert entry["gap_db"] == (0.0 if entry["agrees"] else pytest.approx(
+            entry["msd_db"] - (hi if entry["msd_db"] > hi else lo), abs=1e-9))
+
+
+LINE = re.compile(r"simulation \(faithful, (\d+) runs, last (\d+) of (\d+) iterations\): (-?[0-9.]+) dB "
+                  r"\[(-?[0-9.]+), (-?[0-9.]+)\] \(95 %\); (seed|exact) F: (-?[0-9.]+) dB "
+                  r"(agrees|outside by [+-][0-9.]+ dB)$")
+
+
+def test_text_has_one_simulation_line_per_model(capsys):
+    assert _main(EXAMPLE, "--simulate", 4) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("simulation")]
+    assert len(lines) == 2
+    matches = [LINE.match(line) for line in lines]
+    assert all(matches), lines
+    assert [m.group(7) for m in matches] == ["seed", "exact"] and matches[0].group(1) == "4"
+    for m in matches:
+        x, lo, hi, y = (float(m.group(i)) for i in (4, 5, 6, 8))
+        assert lo <= x <= hi
+        assert (m.group(9) == "agrees") == (lo <= y <= hi)
+
+
+@pytest.mark.parametrize("suffix", [".png", ".svg"])
+def test_plot_of_the_simulation(tmp_path, capsys, suffix):
+    from fedcheck._plot import written_by_fedcheck
+
+    out = tmp_path / f"msd{suffix}"
+    assert _main(EXAMPLE, "--simulate", 2, "--plot", out) == 0
+    data = out.read_bytes()
+    assert data.startswith(b"\x89PNG") if suffix == ".png" else b"<svg" in data[:2000]
+    assert written_by_fedcheck(out)
+    if suffix == ".svg":  # the legend names the simulated band, both transients and both steady states
+        text = data.decode()
+        for words in ("95 % band", "seed F: transient", "exact F: transient"):
+            assert words in text, words
+        assert text.count("MSD$_\\infty$") + text.count("MSD") >= 2
+    assert list(tmp_path.iterdir()) == [out]  # no temporary file left
+
+
+def test_plot_of_the_transient(tmp_path, capsys):
+    out = tmp_path / "t.png"
+    assert _main(EXAMPLE, "--transient", 50, "--plot", out) == 0
+    assert out.read_bytes().startswith(b"\x89PNG")
+
+
+@pytest.mark.parametrize(("args", "option"), [
+    (["--simulate", "1"], "--simulate"),
+    (["--simulate", "x"], "--simulate"),
+    (["--plot", "{tmp}/a.png"], "--plot"),                            # nothing to draw
+    (["--transient", "5", "--plot", "{tmp}/a.pdf"], "--plot"),        # another extension
+    (["--transient", "5", "--plot", "{tmp}/no/such/dir/a.png"], "--plot"),
+    (["--transient", "5", "--plot", "{tmp}/theirs.png"], "--plot"),   # exists, fedcheck did not write it
+    (["--seed", "3"], "--seed"),
+    (["--simulate", "2", "--seed", "-1"], "--seed"),
+    (["--force"], "--force"),
+    (["--simulate", "100000000"], "--simulate"),                     # over the budget: state runs x K x D x (l+1)
+])
+def test_bad_simulate_and_plot_options_exit_2_with_one_line(tmp_path, capsys, args, option):
+    (tmp_path / "theirs.png").write_bytes(b"not fedcheck's")
+    with pytest.raises(SystemExit) as exc:
+        _main(EXAMPLE, *[a.format(tmp=tmp_path) for a in args])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and option in err and "Traceback" not in err
+    assert (tmp_path / "theirs.png").read_bytes() == b"not fedcheck's"
+
+
+def test_force_replaces_a_file_fedcheck_did_not_write(tmp_path, capsys):
+    theirs = tmp_path / "theirs.svg"
+    theirs.write_text("mine")
+    assert _main(EXAMPLE, "--transient", 5, "--plot", theirs, "--force") == 0
+    assert theirs.read_text() != "mine"
+    assert _main(EXAMPLE, "--transient", 5, "--plot", theirs) == 0  # now fedcheck's: replaced without --force
+
+
+def test_route_budget_is_capped_by_available_memory(tmp_path, capsys, monkeypatch):
+    import fedcheck.msd as msd
+    from theory.msd.routes import MEMORY_BUDGET
+
+    monkeypatch.setattr(msd, "_available_memory", lambda: 10e9)
+    assert msd.route_memory_budget() == pytest.approx(8e9)
+    monkeypatch.setattr(msd, "_available_memory", lambda: None)
+    assert msd.route_memory_budget() == MEMORY_BUDGET
+    monkeypatch.setattr(msd, "_available_memory", lambda: 1e3)  # 800 bytes: no route fits
+    with pytest.raises(SystemExit) as exc:
+        _main(EXAMPLE)
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and err.count("\n") == 1 and err.startswith("fedcheck msd: error: instance: ")
+
+
+@pytest.mark.parametrize(("low_db", "msd_db", "agrees", "gap", "says"), [
+    (-31.0, -30.5, True, 0.0, "seed F: -30.5 dB agrees"),
+    (-31.0, -28.0, False, 1.0, "seed F: -28.0 dB outside by +1.0 dB"),
+    (-31.0, -33.0, False, -2.0, "seed F: -33.0 dB outside by -2.0 dB"),
+    (-np.inf, -30.5, True, 0.0, "the interval reaches 0"),   # a useless interval is said to be one
+])
+def test_simulation_lines_table(low_db, msd_db, agrees, gap, says):
+    from types import SimpleNamespace
+
+    from fedcheck.msd_simulation import simulation_lines
+
+    model = SimpleNamespace(model="seed", msd_db=msd_db, agrees=agrees, gap_db=gap)
+    tvs = SimpleNamespace(simulator="faithful", runs=4, window=100, iterations=200, confidence=0.95,
+                          simulated_db=-30.0, simulated_low_db=low_db, simulated_high_db=-29.0, models=(model,))
+    (line,) = simulation_lines(tvs)
+    assert line.startswith("simulation (faithful, 4 runs, last 100 of 200 iterations): -30.0")
+    assert says in line

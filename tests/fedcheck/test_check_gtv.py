@@ -78,3 +78,16 @@ def test_gtv_steps_violating_the_primal_dual_condition_exit_1(tmp_path):
     assert first.claim_id == "gtv.algorithm1_convergence" and first.status == "hypotheses_not_met"
     hyp = first.evaluation.hypotheses[0]
     assert hyp.name == "||Sigma^1/2 D T^1/2||^2" and hyp.value > 1.0 and not hyp.met
+
+
+def test_gtv_single_well_connected_cluster_is_learnt_as_the_pooled_minimiser(tmp_path, capsys):
+    edges = [[i, j] for i in range(6) for j in range(i + 1, 6)]
+    path = tmp_path / "one.toml"
+    path.write_text(f'paper = "gtv"\n[graph]\ngenerator = "edges"\nedges = {edges}\nclusters = [0, 0, 0, 0, 0, 0]\n'
+                    "[data]\nd = 3\nm = 10\nnoise = 0.001\n[model]\nlam = 0.5\n[algorithm]\niterations = 5000\n"
+                    "tol = 1e-10\n", encoding="utf-8")
+    status, out, err = check(capsys, path, "--json")
+    assert status == 0, err
+    cor = {o["claim_id"]: o for o in json.loads(out)["outcomes"]}["gtv.corollary38"]
+    assert cor["status"] == "holds" and cor["bound"] == 0.0 and cor["value"] < 1e-8
+    assert all(h["met"] for h in cor["hypotheses"])

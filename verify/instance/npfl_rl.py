@@ -76,7 +76,7 @@ def _short_run(user, options):
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             return run_npfl(user.parts["problem"], user.parts["config"], n, rng)
 
-    return memo(user, "npfl.short_run", compute)
+    return memo(user, f"npfl.short_run.{options.seed}", compute)
 
 
 @_register("npfl_rl.assumption1_eta")

@@ -32,16 +32,9 @@ PLACES = ("reference_impl/{slug}/__init__.py", "verify/{slug}/__init__.py", "fed
 SHARED_REFERENCE = {"__init__.py", "datasets.py"}
 #: Known strays awaiting their owner's move, each with the move that removes it. An entry must still exist (see
 #: test_known_strays_still_exist), so the list cannot outlive the stray.
-KNOWN_STRAYS = {
-    # a compatibility shim (fedcheck.paofed_cli._instance/_load_table); callers should use fedcheck.msd.load_instance
-    "fedcheck/paofed_cli.py",
-}
+KNOWN_STRAYS: set[str] = set()
 #: Known cycles awaiting their owner's fix, each exactly as found (test_known_cycles_still_exist removes them).
-KNOWN_CYCLES = [
-    # the plug-ins import their shared names from the package fedcheck.run, whose plugin() imports them by name from
-    # PLUGINS; fixed when the plug-ins import those names from a private module (e.g. fedcheck.run._api) instead
-    ["fedcheck.run", *(f"fedcheck.run.{slug}" for slug in sorted(SLUGS))],
-]
+KNOWN_CYCLES: list[list[str]] = []
 
 
 # --------------------------------------------------------------------------------------------------- the import graph
@@ -145,7 +138,15 @@ def _import_graph() -> dict[str, set[str]]:
     graph = {}
     for name, path in modules.items():
         graph[name] = _imports(ast.parse(path.read_text()), _package_of(name, path), set(modules), packages) - {name}
-    graph["verify.registry"] |= _registry_imports(set(modules))
+    # the registry's discovery is modelled exactly: its f-string import_module names only the sub-packages it does not
+    # skip, so the generic f-string edges to the skipped ones go (unless a plain import statement names them too)
+    registry_tree = ast.parse((ROOT / "verify" / "registry.py").read_text())
+    plain = {alias.name for node in ast.walk(registry_tree) if isinstance(node, ast.Import) for alias in node.names}
+    plain |= {node.module for node in ast.walk(registry_tree) if isinstance(node, ast.ImportFrom) and node.module}
+    discovered = _registry_imports(set(modules))
+    generic = {m for m in packages if m.count(".") == 1 and m.startswith("verify.")}
+    graph["verify.registry"] = {m for m in graph["verify.registry"] if m not in generic or m in plain or m in discovered}
+    graph["verify.registry"] |= discovered
     return graph
 
 

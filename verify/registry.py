@@ -22,7 +22,7 @@ __all__ = ["all_claims", "all_experiments", "get_claim", "paper_short_title", "p
            "validate_registry"]
 
 #: Sub-packages of ``verify`` that hold no claims and are not imported by the discovery (the Hypothesis strategies).
-_NOT_PAPERS = {"conftest", "strategies"}
+_NOT_PAPERS = {"conftest", "harness", "instance", "strategies"}  # sub-packages that hold no claims
 
 
 def _claim_modules() -> list[str]:

@@ -23,14 +23,23 @@ long runs, and the exit status (see :mod:`fedcheck.cli`).
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from fedcheck._errors import ConfigError, NotConverged
-from fedcheck.run._budget import Cost
-from fedcheck.run._schema import Field, Schema, Section, Values
+from fedcheck.run._api import (
+    ConfigError,
+    Cost,
+    Field,
+    NotConverged,
+    Option,
+    Schema,
+    Section,
+    Values,
+    read_npy,
+    read_npz,
+    read_table,
+)
 
 __all__ = ["PLUGINS", "ConfigError", "Cost", "Field", "NotConverged", "Option", "Schema", "Section", "Values",
            "add_run_parser", "load", "plugin", "read_npy", "read_npz", "read_table", "run_command"]
@@ -44,32 +53,6 @@ PLUGINS = {
     "fedpdm": "fedcheck.run.fedpdm",
     "npfl-rl": "fedcheck.run.npfl_rl",
 }
-
-
-@dataclass(frozen=True, kw_only=True)
-class Option:
-    """A command-line option of a ``run`` sub-command.
-
-    ``field``: the ``section.field`` it overrides (its default and range then come from the field); without one,
-    its value is ``values.options[dest]`` (default ``default``). ``lo``: smallest integer; ``choices``: the
-    allowed strings.
-    """
-
-    flag: str
-    doc: str
-    field: str | None = None
-    default: Any = None
-    lo: int | None = 1
-    choices: tuple[str, ...] = ()
-    metavar: str = "N"
-
-    def __post_init__(self) -> None:
-        if not self.flag.startswith("--"):
-            raise ValueError(f"flag must start with '--', got {self.flag!r}")
-
-    @property
-    def dest(self) -> str:
-        return self.flag[2:].replace("-", "_")
 
 
 def plugin(name: str) -> ModuleType:
@@ -102,43 +85,6 @@ def add_run_parser(sub, int_at_least) -> None:
         p.add_argument("--quiet", action="store_true", help="no progress on stderr")
         p.add_argument("--json", action="store_true", help="print the result as strict JSON")
         p.set_defaults(subparser=p)
-
-
-def read_table(path: Path) -> dict:
-    """The TOML document at ``path`` (guarded reader: regular, readable, bounded, UTF-8)."""
-    try:  # Python >= 3.11
-        import tomllib
-    except ModuleNotFoundError:  # pragma: no cover - Python 3.10
-        import tomli as tomllib
-
-    from fedcheck._files import read_config_text
-
-    text = read_config_text(path, "CONFIG")
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"CONFIG {str(path)!r} is not valid TOML: {' '.join(str(exc).split())}") from None
-
-
-def _resolve(values: Values, key: str) -> Path:
-    path = Path(values[key])
-    return path if path.is_absolute() else Path(values.base_dir) / path
-
-
-def read_npz(values: Values, key: str, *, bool_keys: tuple[str, ...] = ()) -> tuple[Path, dict]:
-    """The arrays of the ``.npz`` named by field ``key`` (relative to the config; headers checked first)."""
-    from fedcheck._files import load_npz
-
-    path = _resolve(values, key)
-    return path, load_npz(path, key, bool_keys=bool_keys)
-
-
-def read_npy(values: Values, key: str) -> tuple[Path, Any]:
-    """The array of the ``.npy`` named by field ``key`` (relative to the config; header checked first)."""
-    from fedcheck._files import load_npy
-
-    path = _resolve(values, key)
-    return path, load_npy(path, key)
 
 
 def load(name: str, config, **options) -> tuple[ModuleType, Values, Any]:

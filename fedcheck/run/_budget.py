@@ -71,7 +71,6 @@ class Cost:
 def check(costs: Iterable[Cost]) -> float:
     """Refuse the first phase beyond a limit (ConfigError naming its field); returns the total work."""
     from fedcheck import _files
-    from fedcheck.run import _budget
 
     costs = list(costs)
     for cost in costs:
@@ -80,11 +79,11 @@ def check(costs: Iterable[Cost]) -> float:
                               f"({_bytes(cost.memory * 8)}), more than the limit of {_files.MAX_STATE_ELEMENTS:.3g} "
                               f"({_bytes(_files.MAX_STATE_ELEMENTS * 8)}); reduce {_bare(cost.field)}")
     total = sum(c.total_work for c in costs)
-    if total > _budget.MAX_WORK:
+    if total > MAX_WORK:
         worst = max(costs, key=lambda c: c.total_work)
         raise ConfigError(f"{worst.field}: {worst.phase} would take about {worst.total_work:.3g} operations "
                           f"(the whole run {total:.3g}; about {_duration(seconds(total))}), more than the limit of "
-                          f"{_budget.MAX_WORK:.3g}; reduce {_bare(worst.field)}")
+                          f"{MAX_WORK:.3g}; reduce {_bare(worst.field)}")
     return total
 
 

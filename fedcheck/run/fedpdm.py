@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
 
-from fedcheck.run import ConfigError, Cost, Field, Option, Schema, Section, read_npz
+from fedcheck.run._api import ConfigError, Cost, Field, Option, Schema, Section, read_npz
 from fedcheck.run._output import fmt_bracket
 from fedcheck.run._schema import clean_message
 

@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from fedcheck.run import ConfigError, Cost, Field, NotConverged, Option, Schema, Section, read_npz
+from fedcheck.run._api import ConfigError, Cost, Field, NotConverged, Option, Schema, Section, read_npz
 from fedcheck.run._budget import GRAPH_ELEMENT_WORK
 
 NAME = "gtv"

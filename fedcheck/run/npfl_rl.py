@@ -16,7 +16,7 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from fedcheck.run import ConfigError, Cost, Field, Option, Schema, Section
+from fedcheck.run._api import ConfigError, Cost, Field, Option, Schema, Section
 from fedcheck.run._budget import DRAW_MARGIN, connected_er
 
 NAME = "npfl-rl"

@@ -19,7 +19,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any
 
-from fedcheck.run import ConfigError, Cost, Field, Option, Schema, Section, read_npy
+from fedcheck.run._api import ConfigError, Cost, Field, Option, Schema, Section, read_npy
 
 NAME = "paofed"
 TITLE = "PAO-Fed (SIM-F on linear data, SIM-E on RFF data) or a baseline from a TOML configuration"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fedcheck.run import ConfigError, Cost, Field, Option, Schema, Section, read_npz
+from fedcheck.run._api import ConfigError, Cost, Field, Option, Schema, Section, read_npz
 from fedcheck.run._budget import connected_gnm
 from fedcheck.run._schema import clean_message
 

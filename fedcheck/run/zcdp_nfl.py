@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from fedcheck.run import ConfigError, Cost, Field, NotConverged, Option, Schema, Section, read_npz
+from fedcheck.run._api import ConfigError, Cost, Field, NotConverged, Option, Schema, Section, read_npz
 from fedcheck.run._budget import GRAPH_DRAWS, connected_er
 from fedcheck.run._graphs import GENERATORS, check_params, generator_cost, pairs_graph
 from fedcheck.run._schema import clean_message

@@ -15,6 +15,7 @@ import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from verify.instance._common import evaluates
 from verify.instance.records import (
     DECIDING_STATUSES,
     STATUSES,
@@ -49,18 +50,6 @@ class CheckOptions:
 
 
 Evaluator = Callable[[UserInstance, CheckOptions], Evaluation]
-
-
-def evaluates(registry: dict[str, Evaluator], claim_id: str) -> Callable[[Evaluator], Evaluator]:
-    """Decorator: register ``fn`` as the on-instance evaluator of ``claim_id`` in ``registry``."""
-
-    def register(fn: Evaluator) -> Evaluator:
-        if claim_id in registry:
-            raise ValueError(f"claim {claim_id!r} already has an on-instance evaluator")
-        registry[claim_id] = fn
-        return fn
-
-    return register
 
 
 def _module(paper: str):

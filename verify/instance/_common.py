@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from verify.instance.records import Evaluation, Hypothesis
 
-__all__ = ["conclude", "default_reason", "is_experiment", "memo", "not_applicable"]
+__all__ = ["conclude", "default_reason", "evaluates", "is_experiment", "memo", "not_applicable"]
 
 _MEMO: dict = {}
 
@@ -63,3 +63,15 @@ def memo(user, key: str, compute):
     if key not in slot[1]:
         slot[1][key] = compute()
     return slot[1][key]
+
+
+def evaluates(registry: dict, claim_id: str) -> Callable:
+    """Decorator: register ``fn`` as the on-instance evaluator of ``claim_id`` in ``registry``."""
+
+    def register(fn: Callable) -> Callable:
+        if claim_id in registry:
+            raise ValueError(f"claim {claim_id!r} already has an on-instance evaluator")
+        registry[claim_id] = fn
+        return fn
+
+    return register

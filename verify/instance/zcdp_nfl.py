@@ -41,7 +41,7 @@ def not_evaluable(claim, user) -> str:
 
 
 def _register(claim_id):
-    from verify.instance import evaluates
+    from verify.instance._common import evaluates
 
     return evaluates(EVALUATORS, claim_id)
 

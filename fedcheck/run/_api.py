@@ -1,0 +1,82 @@
+"""What a ``run`` plug-in imports from the layer: its declarations (fields, sections, options, costs), the errors it
+raises and the guarded readers of the files its configuration names.
+
+The plug-ins import these from here, not from :mod:`fedcheck.run` (which loads the plug-ins by name), so that no
+import cycle runs through the package; :mod:`fedcheck.run` re-exports them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fedcheck._errors import ConfigError, NotConverged
+from fedcheck.run._budget import Cost
+from fedcheck.run._schema import Field, Schema, Section, Values
+
+__all__ = ["ConfigError", "Cost", "Field", "NotConverged", "Option", "Schema", "Section", "Values", "read_npy",
+           "read_npz", "read_table"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Option:
+    """A command-line option of a ``run`` sub-command.
+
+    ``field``: the ``section.field`` it overrides (its default and range then come from the field); without one,
+    its value is ``values.options[dest]`` (default ``default``). ``lo``: smallest integer; ``choices``: the
+    allowed strings.
+    """
+
+    flag: str
+    doc: str
+    field: str | None = None
+    default: Any = None
+    lo: int | None = 1
+    choices: tuple[str, ...] = ()
+    metavar: str = "N"
+
+    def __post_init__(self) -> None:
+        if not self.flag.startswith("--"):
+            raise ValueError(f"flag must start with '--', got {self.flag!r}")
+
+    @property
+    def dest(self) -> str:
+        return self.flag[2:].replace("-", "_")
+
+
+def read_table(path: Path) -> dict:
+    """The TOML document at ``path`` (guarded reader: regular, readable, bounded, UTF-8)."""
+    try:  # Python >= 3.11
+        import tomllib
+    except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+
+    from fedcheck._files import read_config_text
+
+    text = read_config_text(path, "CONFIG")
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"CONFIG {str(path)!r} is not valid TOML: {' '.join(str(exc).split())}") from None
+
+
+def _resolve(values: Values, key: str) -> Path:
+    path = Path(values[key])
+    return path if path.is_absolute() else Path(values.base_dir) / path
+
+
+def read_npz(values: Values, key: str, *, bool_keys: tuple[str, ...] = ()) -> tuple[Path, dict]:
+    """The arrays of the ``.npz`` named by field ``key`` (relative to the config; headers checked first)."""
+    from fedcheck._files import load_npz
+
+    path = _resolve(values, key)
+    return path, load_npz(path, key, bool_keys=bool_keys)
+
+
+def read_npy(values: Values, key: str) -> tuple[Path, Any]:
+    """The array of the ``.npy`` named by field ``key`` (relative to the config; header checked first)."""
+    from fedcheck._files import load_npy
+
+    path = _resolve(values, key)
+    return path, load_npy(path, key)

@@ -86,8 +86,8 @@ def naive_vs_structured(budget: float) -> list[dict]:
     for K, D, l_max in [(4, 3, 2), (4, 4, 2), (4, 5, 2), (4, 6, 2), (4, 7, 2), (3, 10, 2)]:
         inst = family_instance(K, D, l_max)
         m = analysis_moments(inst)
-        sol, t_s = timed(lambda: msd_steady_state(m, "exact", method="gmres", rtol=1e-13))
-        naive, t_n = timed(lambda: msd_steady_state_naive(m, "exact", solver="dense"))
+        sol, t_s = timed(lambda m=m: msd_steady_state(m, "exact", method="gmres", rtol=1e-13))
+        naive, t_n = timed(lambda m=m: msd_steady_state_naive(m, "exact", solver="dense"))
         gap = abs(naive - sol.msd) / abs(naive)
         rows.append({"N": m.N, "D": D, "naive_s": t_n, "structured_s": t_s, "ratio": t_n / t_s, "gap": gap,
                      "residual": sol.residual})
@@ -111,7 +111,7 @@ def structured_scaling(budget: float) -> list[dict]:
         inst = family_instance(K, D, l_max)
         m = analysis_moments(inst)
         tracemalloc.start()
-        sol, t = timed(lambda: msd_steady_state(m, "exact", method="bicgstab", rtol=1e-10))
+        sol, t = timed(lambda m=m: msd_steady_state(m, "exact", method="bicgstab", rtol=1e-10))
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
         rows.append({"N": m.N, "K": K, "D": D, "l_max": l_max, "seconds": t, "iterations": sol.iterations,
@@ -175,15 +175,16 @@ def end_to_end(N: int) -> dict:
     rep, t = timed(lambda: msd_report(inst, ("seed", "exact")))
     cpu = cpu_seconds() - c0
     rss = peak_rss_mb()  # the process's (or a model's child's) peak so far
-    row = {"N": rep["N"], "K": K, "D": D, "l_max": L, "seconds": t, "cpu_s": cpu, "stein_s": t_stein, "stein_cpu_s": cpu_stein,
+    row = {"N": rep["N"], "K": K, "D": D, "l_max": L, "seconds": t, "cpu_s": cpu, "stein_s": t_stein,
+           "stein_cpu_s": cpu_stein,
            "ratio": t / t_stein, "rss_MB": rss, "route": rep["route"], "load": os.getloadavg()[0]}
     for model in ("seed", "exact"):
         e = rep["models"][model]
         row[model] = (e["spectral_radius"], e["threshold_mu_times_lambda_max"][0], e.get("msd_db"), e.get("residual"),
                       e["seconds"])
     print(f"  N = {row['N']:5d} (K = {K}, D = {D}, l_max = {L}): fedcheck msd {t:7.2f} s ({cpu:.1f} s CPU), dense "
-          f"Stein {t_stein:6.2f} s ({cpu_stein:.1f} s CPU), ratio {row['ratio']:5.1f}x (CPU {cpu / cpu_stein:.1f}x), peak RSS {rss:.0f} MB, load "
-          f"{row['load']:.1f}; "
+          f"Stein {t_stein:6.2f} s ({cpu_stein:.1f} s CPU), ratio {row['ratio']:5.1f}x (CPU {cpu / cpu_stein:.1f}x), "
+          f"peak RSS {rss:.0f} MB, load {row['load']:.1f}; "
           + "; ".join(f"{md}: rho {row[md][0]:.6f}, mu* lambda {row[md][1]:.4f}, MSD {row[md][2]:.3f} dB "
                       f"(residual {row[md][3]:.1e}, {row[md][4]:.1f} s)" for md in ("seed", "exact"))
           + f"; the two models in parallel processes on {len(os.sched_getaffinity(0))} cores", flush=True)
@@ -215,8 +216,9 @@ def paper_white(mu: float, route: str = "auto") -> dict:
     for model in ("seed", "exact"):
         e = rep["models"][model]
         msd = f"{e['msd_db']:.3f} dB (residual {e['residual']:.1e})" if e.get("msd_db") is not None else e["note"]
-        print(f"    {model}: rho(F) = {e['spectral_radius']:.6f}, mu* lambda in [{e['threshold_mu_times_lambda_max'][0]:.5f}, "
-              f"{e['threshold_mu_times_lambda_max'][1]:.5f}], MSD {msd}, {e['seconds']:.1f} s", flush=True)
+        print(f"    {model}: rho(F) = {e['spectral_radius']:.6f}, mu* lambda in "
+              f"[{e['threshold_mu_times_lambda_max'][0]:.5f}, {e['threshold_mu_times_lambda_max'][1]:.5f}], MSD {msd}, "
+              f"{e['seconds']:.1f} s", flush=True)
     return {"seconds": t, "cpu_s": cpu, "rss_MB": rss, "report": rep}
 
 
@@ -247,8 +249,8 @@ def main() -> None:
         print("1. naive (explicit F, dense LU) vs structured ((S2), GMRES), exact F:")
         rows = naive_vs_structured(args.naive_budget)
         best = max((r for r in rows if r["naive_s"] <= args.naive_budget), key=lambda r: r["N"], default=rows[0])
-        print(f"  -> largest N with naive <= {args.naive_budget:.0f} s: N = {best['N']}, naive {best['naive_s']:.2f} s, "
-              f"structured {best['structured_s']:.3f} s, ratio {best['ratio']:.0f}x")
+        print(f"  -> largest N with naive <= {args.naive_budget:.0f} s: N = {best['N']}, naive {best['naive_s']:.2f} "
+              f"s, structured {best['structured_s']:.3f} s, ratio {best['ratio']:.0f}x")
 
     srows = [] if args.skip_structured else structured_scaling_header(args.structured_budget)
     ok = [r for r in srows if r["seconds"] <= args.structured_budget]

@@ -145,7 +145,8 @@ def _import_graph() -> dict[str, set[str]]:
     plain |= {node.module for node in ast.walk(registry_tree) if isinstance(node, ast.ImportFrom) and node.module}
     discovered = _registry_imports(set(modules))
     generic = {m for m in packages if m.count(".") == 1 and m.startswith("verify.")}
-    graph["verify.registry"] = {m for m in graph["verify.registry"] if m not in generic or m in plain or m in discovered}
+    graph["verify.registry"] = {m for m in graph["verify.registry"]
+                                if m not in generic or m in plain or m in discovered}
     graph["verify.registry"] |= discovered
     return graph
 

@@ -9,7 +9,8 @@ from verify.dp.accountants import evaluate_accountants
 
 
 @pytest.mark.claim("dp.accountants_agree")
-@settings(max_examples=examples("several"))  # each example builds a PLD (about a second); the registry check adds more points
+@settings(max_examples=examples("several"))  # each example builds a PLD (about a second); the registry check adds more
+# points
 @given(noise_multiplier=st.floats(min_value=1.0, max_value=20.0), rounds=st.integers(min_value=1, max_value=300),
        log_delta=st.floats(min_value=-10.0, max_value=-2.0))
 @example(noise_multiplier=2.0, rounds=100, log_delta=-5.0)

@@ -34,8 +34,8 @@ def test_classical_calibration_is_not_dp_above_the_crossover(point):
 @example(point=(0.999, 0.5))
 @example(point=(1e-4, 1e-300))
 def test_classical_calibration_is_dp_below_the_crossover(point):
-    """Property: for delta in (0, 1) and eps = u eps*(delta), u in (0, 1), where eps*(delta) is the crossover of the exact
-    Gaussian profile, sigma = s sqrt(2 ln(1.25/delta))/eps is (eps, delta)-DP; just above eps* it is not."""
+    """Property: for delta in (0, 1) and eps = u eps*(delta), u in (0, 1), where eps*(delta) is the crossover of the
+    exact Gaussian profile, sigma = s sqrt(2 ln(1.25/delta))/eps is (eps, delta)-DP; just above eps* it is not."""
     fraction, delta = point
     epsilon = fraction * crossover_epsilon(delta)
     evidence = evaluate_classical_calibration_below_crossover(epsilon, delta)

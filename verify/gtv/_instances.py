@@ -32,7 +32,8 @@ def well_connected_case(p: dict) -> GTVInstance:
 
     With :math:`b_i` the demands of (35): λ = ``lam_factor`` · 3 max δ (so δ/λ <= 1/3) and
     ε = κ (2/3) / max_i(n_out_i + β_i n_C/α_c) (n_out, n_C: boundary edge counts), so :math:`b_i < 2κ/3 + 1/3 < 1`;
-    in :math:`K_N` every non-empty :math:`A \subseteq C\setminus\{i_0\}` has cut :math:`|A|(N-|A|) \ge |A| > \sum_A b_i`.
+    in :math:`K_N` every non-empty :math:`A \subseteq C\setminus\{i_0\}` has cut
+    :math:`|A|(N-|A|) \ge |A| > \sum_A b_i`.
     """
     rng = np.random.default_rng(p["seed"])
     inst, _ = dense_clusters_instance(rng, N=p["N"], k=p["k"], d=p["d"], m=p["m"], noise=p["noise"],

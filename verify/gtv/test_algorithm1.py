@@ -9,7 +9,8 @@ from verify.strategies import gtv_convergence_cases
 
 
 @pytest.mark.claim("gtv.algorithm1_convergence")
-@settings(max_examples=examples("several"))  # each example runs Algorithm 1 to 1e-12 and two conic solves (about a second)
+@settings(max_examples=examples("several"))  # each example runs Algorithm 1 to 1e-12 and two conic solves (about a
+# second)
 @given(case=gtv_convergence_cases())
 @example(case={"penalty": "l2", "loss": "squared", "seed": 0, "m": 10, "lam": 1e-2, "size": 6})
 def test_algorithm1_reaches_the_cvxpy_optimum(case):

@@ -59,9 +59,9 @@ def _b_outcomes(inst: PAOFedInstance):
     sel = selection_outcomes(inst.D, inst.m, inst.selection)
     pi = inst.delay_pmf
     per_q = []
-    for l in range(inst.l_max + 1):
+    for ell in range(inst.l_max + 1):
         for k in range(inst.K):
-            r = float(inst.p[k] * pi[l])
+            r = float(inst.p[k] * pi[ell])
             per_q.append([(0, np.zeros(inst.D), 1.0 - r)] + [(1, v, r * pr) for v, pr in sel])
     return per_q
 
@@ -81,12 +81,12 @@ def _B_matrix(inst: PAOFedInstance, outcome) -> np.ndarray:
     nb = 1 + K * (L + 1)
     B = np.zeros((nb * D, nb * D))
     server = np.eye(D)
-    for l in range(L + 1):
-        group = outcome[l * K:(l + 1) * K]
+    for ell in range(L + 1):
+        group = outcome[ell * K:(ell + 1) * K]
         size = sum(b for b, _, _ in group)
         for k, (b, s, _) in enumerate(group, start=1):
-            beta = inst.alpha[l] * b / max(1, size)
-            col = (l * K + k) * D
+            beta = inst.alpha[ell] * b / max(1, size)
+            col = (ell * K + k) * D
             B[:D, col:col + D] = beta * np.diag(s)
             server -= beta * np.diag(s)
     B[:D, :D] = server

@@ -1,4 +1,5 @@
-r"""Closed forms of :math:`E[A_e]`, :math:`E[B_e]`, :math:`\mathcal Q_A`, :math:`\mathcal Q_B` vs exhaustive enumeration.
+r"""Closed forms of :math:`E[A_e]`, :math:`E[B_e]`, :math:`\mathcal Q_A`, :math:`\mathcal Q_B` vs exhaustive
+enumeration.
 
 The seed gives :math:`E[A_e]` (P4 App. A) but neither :math:`E[B_e]` nor the Kronecker moments in closed
 form; fedcheck's closed forms (shared/spec/paofed.md 3.4-3.5, :mod:`theory.msd.expectations`,

@@ -117,7 +117,8 @@ def check_naive_equals_structured(ctx: CheckContext, *, structured_msd_fn=_struc
         key = f"{e.parameters['quantity']} ({e.parameters['model']})"
         by_q[key] = max(by_q.get(key, 0.0), e.measured)
     return result_from_evidence(
-        CLAIM_ID, evidence, ctx=ctx, quantity="relative gap naive vs structured (per quantity; bound 1e-10 MSD, 1e-8 rho)",
+        CLAIM_ID, evidence, ctx=ctx, quantity="relative gap naive vs structured (per quantity; bound 1e-10 MSD, 1e-8 "
+                                              "rho)",
         what="explicit F (dense) = structured (S1)/(S2)/Arnoldi", figures=[figure],
         details={"largest_gap_per_quantity": by_q, "max_N": prof["max_N"],
                  "largest_s2_residual": max(e.parameters.get("s2_residual", 0.0) for e in evidence)})
@@ -139,6 +140,7 @@ CLAIMS = (
                     "N = N_b D <= 20 (ci), <= 65 (thorough, including the reference instance)"),
         check=check_naive_equals_structured,
         expected=Verdict.CONFIRMED,
-        reason="Both routes agree to about 1e-13 relative (MSD) and 1e-14 (rho); bounds 1e-10 and 1e-8 (spec 4.3 item 8).",
+        reason="Both routes agree to about 1e-13 relative (MSD) and 1e-14 (rho); bounds 1e-10 and 1e-8 (spec 4.3 item "
+               "8).",
     ),
 )

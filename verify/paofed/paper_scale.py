@@ -5,10 +5,10 @@ The seed evaluates its theory only through the truncated :math:`\mathcal F` (Ch.
 "infeasible even in structured form". With white Gaussian features :math:`R_k = v_kI` both models reduce exactly
 to a few :math:`N_b^2` problems (:mod:`theory.msd.white`; :math:`N_b = 2817`, no :math:`D^2` factor), so the
 exact :math:`\mathcal F` is computable there; the 4 availability groups of exchangeable clients reduce it further
-to per-group blocks (:mod:`theory.msd.grouped`, 2509 unknowns at the paper's scale, under a minute). This card reports, on the paper's set-up (256 clients in 4
-availability groups p = 0.25, 0.1, 0.025, 0.005, delta = 0.2, alpha_l = 0.2^l, m = 4 window selection,
-max lambda(R_k) = 1.02 as the seed states, R_k = 1.02 I), the certified mean-square thresholds and MSD_inf of both
-models, and checks the claim:
+to per-group blocks (:mod:`theory.msd.grouped`, 2509 unknowns at the paper's scale, under a minute). This card reports,
+on the paper's set-up (256 clients in 4 availability groups p = 0.25, 0.1, 0.025, 0.005, delta = 0.2, alpha_l = 0.2^l, m
+= 4 window selection, max lambda(R_k) = 1.02 as the seed states, R_k = 1.02 I), the certified mean-square thresholds and
+MSD_inf of both models, and checks the claim:
 
     the seed's truncated F is optimistic at the paper's scale: its certified threshold lies above the exact
     F's (disjoint brackets), and at a step size where both are stable its MSD_inf is below the exact one,
@@ -72,7 +72,8 @@ def evaluate_reduction(inst: PAOFedInstance) -> list[Evidence]:
     for model in ("seed", "exact"):
         full = msd_steady_state(inst, model, rtol=1e-13)
         rf = spectral_radius_F(inst, model, tol=1e-12)
-        reduced = {"white": (white_msd_steady_state(inst, model, rtol=1e-13).msd, white_spectral_radius(inst, model)[0]),
+        reduced = {"white": (white_msd_steady_state(inst, model, rtol=1e-13).msd, white_spectral_radius(inst,
+                                                                                                        model)[0]),
                    "grouped": (grouped_msd_steady_state(inst, model, rtol=1e-13).msd,
                                max(grouped_spectral_radius(inst, c, model)[0] for c in white_components(inst, model)))}
         for route, (msd, rho) in reduced.items():
@@ -87,7 +88,8 @@ def evaluate_reduction(inst: PAOFedInstance) -> list[Evidence]:
     return out
 
 
-def evaluate_paper_scale(K: int, D: int, *, l_max: int = PAPER["l_max"], rtol: float = THRESHOLD_RTOL) -> tuple[list[Evidence], dict]:
+def evaluate_paper_scale(K: int, D: int, *, l_max: int = PAPER["l_max"],
+                         rtol: float = THRESHOLD_RTOL) -> tuple[list[Evidence], dict]:
     r"""Thresholds of both models and MSD_inf at a step where both are stable, on the paper's set-up with K, D.
 
     Evidence: ``hi_exact / lo_seed`` (< 1: the seed's threshold is certified above the exact one) and

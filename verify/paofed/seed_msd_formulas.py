@@ -89,14 +89,15 @@ CLAIMS = (
                    "converges to MSD_inf = mu^2 h^T (I - F^T)^{-1} sigma_J (4.34), with F = Q_B [I - mu(I (x)_b R_e) - "
                    "mu(R_e (x)_b I)] Q_A (4.26)."),
         hypotheses=(("the analysis model SIM-A (I1-I5: every independence the analysis assumes holds), reference "
-                    "instance of spec 4.1, Gaussian regressors"), "mu lambda_max in {0.1, 0.2} (ci) / {0.05, 0.1, 0.2}"),
+                    "instance of spec 4.1, Gaussian regressors"),
+                    "mu lambda_max in {0.1, 0.2} (ci) / {0.05, 0.1, 0.2}"),
         check=check_seed_formulas,
         expected=Verdict.REFUTED,
-        reason=("Assumption 5 drops the mu^2 fourth-moment term, and that term is not negligible: the seed's prediction "
-                "lies below SIM-A's lower confidence limit at every point (about 0.2-0.95 dB low at the reference "
-                "instance's step sizes, more at larger mu), although SIM-A satisfies every other assumption. With the "
-                "exact F the same formula (4.34) is inside the interval (paofed.sim_steady_state). The truncation also "
-                "moves the stability threshold (paofed.theorem2)."),
+        reason=("Assumption 5 drops the mu^2 fourth-moment term, and that term is not negligible: the seed's "
+                "prediction lies below SIM-A's lower confidence limit at every point (about 0.2-0.95 dB low at the "
+                "reference instance's step sizes, more at larger mu), although SIM-A satisfies every other assumption. "
+                "With the exact F the same formula (4.34) is inside the interval (paofed.sim_steady_state). The "
+                "truncation also moves the stability threshold (paofed.theorem2)."),
         severity="correction_as_useful",
         reproduce=reproduce_seed_formulas,
         corrected_by="paofed.sim_steady_state",

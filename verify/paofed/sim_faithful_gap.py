@@ -74,7 +74,7 @@ def check_faithful_gap(ctx: CheckContext, *, theory=exact_msd) -> CheckResult:
     alpha = bonferroni(MC_ALPHA, len(p["points"]))
     seeds = seed_integers(ctx.seed_sequence(CLAIM_ID), len(p["points"]))
     evidence = ctx.executor.map(functools.partial(_point, runs=p["runs"], alpha=alpha, theory=theory),
-                                list(zip(p["points"], seeds)))
+                                list(zip(p["points"], seeds, strict=True)))
     xs = [e.parameters["mu_times_lambda_max"] for e in evidence]
     figure = FigureSpec(
         name="sim_f_gap", title="PAO-Fed reference instance: faithful algorithm (SIM-F) vs the analysis (exact F)",
@@ -85,7 +85,8 @@ def check_faithful_gap(ctx: CheckContext, *, theory=exact_msd) -> CheckResult:
                        y=[e.parameters["exact_db"] + e.parameters["gap_ci_db"][1] for e in evidence], style="dashed",
                        group="ci")))
     return result_from_evidence(
-        CLAIM_ID, evidence, ctx=ctx, quantity="upper confidence limit of SIM-F - exact MSD_inf (dB), one-sided against 0",
+        CLAIM_ID, evidence, ctx=ctx, quantity="upper confidence limit of SIM-F - exact MSD_inf (dB), one-sided against "
+                                              "0",
         what="the analysis (exact F) over-predicts the faithful algorithm's MSD", figures=[figure],
         monte_carlo=MonteCarlo(n=p["runs"], alpha=MC_ALPHA, seed=ctx.seed),
         details={"gaps_db": {str(e.parameters["mu_times_lambda_max"]): e.parameters["gap_db"] for e in evidence},
@@ -105,7 +106,8 @@ CLAIMS = (
         statement=("The steady-state MSD expression (4.34), derived under Assumptions 1-5 and presented as PAO-Fed's "
                    "steady-state MSD, evaluated with the exact F, is an upper bound for the faithful algorithm (SIM-F: "
                    "P1-P9, S_{k,n} = M_{k,n+1}, message buffer with exactly-once delivery): MSD_SIM-F < MSD_inf^exact, "
-                   "decided one-sidedly by the upper Monte-Carlo confidence limit (replacing spec 4.3 item 9's 3 dB gate)."),
+                   "decided one-sidedly by the upper Monte-Carlo confidence limit (replacing spec 4.3 item 9's 3 dB "
+                   "gate)."),
         hypotheses=("reference instance of spec 4.1 (K = 4, D = 5, l_max = 2, m = 2, uniform-subset selection)",
                     "linear Gaussian data, a sample for every client at every iteration", "overlap_rule = none",
                     "rho(F_exact) < 1"),

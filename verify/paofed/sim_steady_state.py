@@ -101,14 +101,14 @@ def simulate_points(ctx: CheckContext, claim_id: str, theory) -> tuple[list, flo
     alpha = bonferroni(MC_ALPHA, len(p["points"]))
     seeds = seed_integers(ctx.seed_sequence(claim_id), len(p["points"]))
     outcomes = ctx.executor.map(functools.partial(_point, runs=p["runs"], alpha=alpha, theory=theory),
-                                list(zip(p["points"], seeds)))
+                                list(zip(p["points"], seeds, strict=True)))
     return outcomes, alpha
 
 
 def learning_curve_figure(ctx: CheckContext, outcomes, *, name: str, title: str, prediction: str) -> FigureSpec:
     """SIM-A (points) and the predicted MSD curve of every point, one colour per step size (log-spaced iterations)."""
     curves = []
-    for (scale, iterations), (_, sim, pred) in zip(PROFILE[ctx.profile]["points"], outcomes):
+    for (scale, iterations), (_, sim, pred) in zip(PROFILE[ctx.profile]["points"], outcomes, strict=True):
         n = np.unique(np.geomspace(1, iterations, 80).astype(int))
         label = f"mu lambda_max = {scale}"
         curves.append(Series(label=f"SIM-A, {label}", x=n, y=10 * np.log10(sim[n]), style="points", group=label))
@@ -162,7 +162,8 @@ CLAIMS = (
                    "exact F (fourth-moment term kept, Gaussian regressors) against a simulation of the very model "
                    "the analysis describes (SIM-A: independent a, M, b, S, z at every iteration)."),
         hypotheses=("linear data y = z^T w* + eta, z ~ N(0, R_k) i.i.d. (I1, I3)", "every client has a sample at every "
-                    "iteration (I2)", "random selections with E[M] = p_m I (I4)", "b_{k,n,l} ~ Bern(p_k pi_l) independent "
+                    "iteration (I2)", "random selections with E[M] = p_m I (I4)",
+                    "b_{k,n,l} ~ Bern(p_k pi_l) independent "
                     "of everything (I5)", "rho(F_exact) < 1 (mu lambda_max <= 0.2 on the reference instance)"),
         check=check_steady_state,
         expected=Verdict.CONFIRMED,

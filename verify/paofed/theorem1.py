@@ -68,7 +68,10 @@ def evaluate_mean_iff(params, *, mean_matrix_fn=_default_mean_matrix) -> Evidenc
     inst = instance_from_dict(params)
     m = analysis_moments(inst)
     lam = m.lambda_max
-    rho = (lambda mu: _rho_dense(mean_matrix_fn(m, mu)))
+
+    def rho(mu):
+        return _rho_dense(mean_matrix_fn(m, mu))
+
     br = threshold_bracket(rho, lam, start=2.0 / lam, rtol=THRESHOLD_RTOL)
     bound_mu = 2.0 / lam
     holds = br.contains(bound_mu)
@@ -154,7 +157,8 @@ def check_theorem1(ctx: CheckContext, *, mean_matrix_fn=_default_mean_matrix) ->
                "paper_scale_common_white_R": {f"alpha={a}": {f"mu lambda_max={f}": paper_scale_mean_radius(f, a)
                                                               for f in (2.0, 2.2)} for a in ("0.2^l", "1")}}
     return result_from_evidence(
-        ID_IFF, evidence, ctx=ctx, quantity="|mu*_mean lambda_max - 2| / 2 vs the threshold bracket's relative tolerance",
+        ID_IFF, evidence, ctx=ctx, quantity="|mu*_mean lambda_max - 2| / 2 vs the threshold bracket's relative "
+                                            "tolerance",
         what="exact mean-stability threshold = 2/lambda_max", figures=[_mean_figure(prof["grid"])],
         corrected_claim=ID_SUFF, details=details)
 
@@ -186,7 +190,8 @@ def check_theorem1_sufficient(ctx: CheckContext, *, mean_matrix_fn=_default_mean
                 Series(label="rho = 1", x=(0.0, 2.3), y=(1.0, 1.0), style="dashed"),
                 Series(label="2/lambda_max", x=(2.0, 2.0), y=(0.5, 1.2), style="dashed")))
     return result_from_evidence(
-        ID_SUFF, evidence, ctx=ctx, quantity="max over mu lambda_max in [0.05, 1.999] of rho(M(mu)) + rounding allowance",
+        ID_SUFF, evidence, ctx=ctx, quantity="max over mu lambda_max in [0.05, 1.999] of rho(M(mu)) + rounding "
+                                             "allowance",
         what="E[B_n] >= 0 and R_k > 0 => rho(M(mu)) < 1 for 0 < mu < 2/lambda_max", figures=[figure],
         details={"max_rho": worst.parameters["max_rho_M"]})
 
@@ -209,8 +214,9 @@ CLAIMS = (
         check=check_theorem1,
         expected=Verdict.REFUTED,
         reason=("Neither direction holds in general. Not necessary: the reference instance (spec 4.1) is "
-                "mean-stable up to 2.0856/lambda_max. Not sufficient without a condition on alpha_l: m = D, alpha_l = 1, "
-                "p = 1, delta = 0.8, l_max = 5 gives E[B_n] = -1.39 I and rho(M(mu)) >= 1.116 for every mu ([E7], [E8])."),
+                "mean-stable up to 2.0856/lambda_max. Not sufficient without a condition on alpha_l: m = D, alpha_l = "
+                "1, p = 1, delta = 0.8, l_max = 5 gives E[B_n] = -1.39 I and rho(M(mu)) >= 1.116 for every mu ([E7], "
+                "[E8])."),
         severity="false",
         reproduce=reproduce_theorem1,
         corrected_by=ID_SUFF,

@@ -319,14 +319,14 @@ CLAIMS = (
         check=check_theorem2_seed_model,
         expected=Verdict.CONFIRMED,
         reason=("Not proved in general; decided on evidence. rho(F_seed) < 1 (Arnoldi, with a 1e4 x tol allowance) at "
-                "every grid point up to 0.999/lambda_max on the sampled instances, and for N <= 10 (ci) / 12 (thorough) a "
-                "Lyapunov certificate P > 0 with ||F^T P F - P + I|| < 1 is computed at the worst grid point. The search for a "
-                "counterexample pushed toward it: hard instances (ill-conditioned R up to cond 1e4, p down to 1e-2, "
-                "mu lambda_max up to 0.9999, N up to 40) in a Hypothesis test with target() on rho(F_seed) and a "
-                "4-minute random search found at most rho = 0.99979 (rho approaches 1 only as mu lambda_min -> 0). A "
-                "norm bound does not prove it: ||I - mu(I (x)_b R) - mu(R (x)_b I)||_2 < 1 for mu < 1/lambda_max, but "
-                "Q_A, Q_B are right-stochastic, not contractions in the 2-norm, and Q_B can be negative "
-                "(paofed.appendix_b_nonnegative)."),
+                "every grid point up to 0.999/lambda_max on the sampled instances, and for N <= 10 (ci) / 12 "
+                "(thorough) a Lyapunov certificate P > 0 with ||F^T P F - P + I|| < 1 is computed at the worst grid "
+                "point. The search for a counterexample pushed toward it: hard instances (ill-conditioned R up to cond "
+                "1e4, p down to 1e-2, mu lambda_max up to 0.9999, N up to 40) in a Hypothesis test with target() on "
+                "rho(F_seed) and a 4-minute random search found at most rho = 0.99979 (rho approaches 1 only as mu "
+                "lambda_min -> 0). A norm bound does not prove it: ||I - mu(I (x)_b R) - mu(R (x)_b I)||_2 < 1 for mu "
+                "< 1/lambda_max, but Q_A, Q_B are right-stochastic, not contractions in the 2-norm, and Q_B can be "
+                "negative (paofed.appendix_b_nonnegative)."),
         corrects=ID_IFF,
     ),
     Claim(
@@ -335,10 +335,10 @@ CLAIMS = (
         title="The real system: mean-square stable exactly below its own threshold mu*_exact, not 1/lambda_max",
         citations=(*_CITES, cite("P4 Assumption 5 (drops the mu^2 term)", lines="2661")),
         statement=("For the analysis model with Gaussian regressors (the exact F, keeping the mu^2 fourth-moment term "
-                   "that Assumption 5 drops), rho(F_exact(mu)) < 1 for 0 < mu < mu*_exact and >= 1 just above it, where "
-                   "mu*_exact is an instance-dependent threshold computed as a certified bracket; mu*_exact lambda_max "
-                   "is not determined by lambda_max (0.6724 on the reference instance, 1.136 on Review note 2's), and "
-                   "rho(F_exact) - rho(F_seed) takes both signs, so neither model bounds the other."),
+                   "that Assumption 5 drops), rho(F_exact(mu)) < 1 for 0 < mu < mu*_exact and >= 1 just above it, "
+                   "where mu*_exact is an instance-dependent threshold computed as a certified bracket; mu*_exact "
+                   "lambda_max is not determined by lambda_max (0.6724 on the reference instance, 1.136 on Review note "
+                   "2's), and rho(F_exact) - rho(F_seed) takes both signs, so neither model bounds the other."),
         hypotheses=("analysis model I1-I5 (spec 3.1) with z ~ N(0, R_k)", "E[B_n] >= 0", "R_k positive definite"),
         check=check_exact_threshold,
         expected=Verdict.CONFIRMED,

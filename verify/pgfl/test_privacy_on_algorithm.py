@@ -14,7 +14,8 @@ from verify.tolerance import CHI2_ALPHA
 
 @pytest.mark.claim("pgfl.privacy_on_algorithm")
 @settings(max_examples=examples("some"))
-@given(seed=st.integers(0, 2**30), zeta=st.floats(min_value=0.8, max_value=1.0), phi0=st.floats(min_value=1e-4, max_value=1.0),
+@given(seed=st.integers(0, 2**30), zeta=st.floats(min_value=0.8, max_value=1.0), phi0=st.floats(min_value=1e-4,
+                                                                                                max_value=1.0),
        scheduled=st.integers(1, 4), convention=st.sampled_from(["I", "II"]))
 def test_released_noise_is_calibrated(seed, zeta, phi0, scheduled, convention):
     """Property: for any phi0 > 0, zeta in (0, 1], scheduling and noise convention, the normalised noise of all

@@ -1,4 +1,5 @@
-r"""zCDP-NFL Theorem I: each release :math:`\tilde w_k^{(n)} = w_k^{(n)} + \mathcal N(0, \sigma^2 I)` is :math:`\phi`-zCDP.
+r"""zCDP-NFL Theorem I: each release :math:`\tilde w_k^{(n)} = w_k^{(n)} + \mathcal N(0, \sigma^2 I)` is
+:math:`\phi`-zCDP.
 
 With :math:`\sigma_k^2(n) = \Delta_{k,2}(n)^2/(2\phi_k^{(n)})` (P2 (12)) and the Lemma I bound as
 :math:`\Delta`, the Rényi divergence of the two neighbouring output distributions is
@@ -54,7 +55,8 @@ def _sigma(sensitivity: float, phi: float, sigma_fn) -> float:
 
 def evaluate_renyi_analytic(settings: dict, replacement: str, seed: int, phi: float, *,
                             sigma_fn=gaussian_sigma_for_zcdp) -> Evidence:
-    r"""Every client: :math:`D_\alpha = \alpha\lVert\Delta w\rVert^2/(2\sigma^2) \le \alpha\phi` (+ rounding) at ``ORDERS``.
+    r"""Every client: :math:`D_\alpha = \alpha\lVert\Delta w\rVert^2/(2\sigma^2) \le \alpha\phi` (+ rounding) at
+    ``ORDERS``.
 
     ``measured`` is :math:`\max_{k,\alpha} D_\alpha/(\alpha\phi(1 + \text{tol}_k))`, bound 1, where
     :math:`1+\text{tol}_k` is the square of Lemma I's allowed slack (``allowed/bound``) times
@@ -141,7 +143,8 @@ def check_theorem1(ctx: CheckContext, *, sigma_fn=gaussian_sigma_for_zcdp) -> Ch
                              x=[e.parameters["mu2_over_2phi"] for e in pts], y=[e.measured / e.bound for e in pts],
                              style="points", group=str(a)))
     series.append(Series(label="Theorem I bound", x=(0.0, 1.0), y=(1.0, 1.0), style="dashed"))
-    figure = FigureSpec(name="moment_bound", title="Theorem I: Monte-Carlo E[exp((alpha-1) Z)] vs exp((alpha-1) alpha phi)",
+    figure = FigureSpec(name="moment_bound",
+                        title="Theorem I: Monte-Carlo E[exp((alpha-1) Z)] vs exp((alpha-1) alpha phi)",
                         xlabel="||w_D - w_D'||^2 / (2 sigma^2 phi)  (1 = tight pair)",
                         ylabel="lower confidence limit / bound", series=tuple(series))
     analytic = [e for e in evidence if "order" not in e.parameters]

@@ -95,6 +95,12 @@ def load(name: str, config, **options) -> tuple[ModuleType, Values, Any]:
     mod = plugin(name)
     config = Path(config)
     table = read_table(config)
+    if "paper" in table:  # the declaration `fedcheck check` reads: it must name this plug-in's paper
+        slug = PLUGINS[name].rpartition(".")[2]
+        declared = table.pop("paper")
+        if declared != slug:
+            raise ConfigError(f"paper: the file declares paper = {declared!r}, but `fedcheck run {name}` runs "
+                              f"{slug!r} (remove the line or use the matching run command)")
     overrides, plain = {}, {}
     for opt in mod.OPTIONS:
         value = options.get(opt.dest)

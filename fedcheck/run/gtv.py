@@ -156,12 +156,13 @@ def load(v) -> Setup:
         if k == 1 and v.given("graph.n_inter"):
             raise ConfigError("graph.n_inter does not apply here (it applies only when graph.k >= 2)")
         most = N * N * k * (k - 1) // 2
-        if v["graph.n_inter"] > most:
+        n_inter = v["graph.n_inter"] if k >= 2 else 0  # one cluster has no inter-cluster pairs: the default is moot
+        if n_inter > most:
             raise ConfigError(f"graph.n_inter must be an integer in [0, N^2 k (k - 1) / 2 = {most}] (the "
                               f"inter-cluster pairs), got {v['graph.n_inter']}")
         if N < 2:
             raise ConfigError(f"graph.N must be an integer >= 2 (a complete cluster needs an edge), got {N}")
-        n, E = N * k, k * N * (N - 1) / 2 + v["graph.n_inter"]
+        n, E = N * k, k * N * (N - 1) / 2 + n_inter
     else:
         n = max(max(e) for e in v["graph.edges"]) + 1
         E = len(v["graph.edges"])
@@ -232,7 +233,8 @@ def _instance(s: Setup, rng):
         elif gen == "chain":
             inst, w_true = chain_instance(rng, n=v["graph.n"], eps=v["graph.eps"], rho=v["data.rho"], **common)
         elif gen == "dense":
-            inst, w_true = dense_clusters_instance(rng, N=v["graph.N"], k=v["graph.k"], n_inter=v["graph.n_inter"],
+            inst, w_true = dense_clusters_instance(rng, N=v["graph.N"], k=v["graph.k"],
+                                                   n_inter=v["graph.n_inter"] if v["graph.k"] >= 2 else 0,
                                                    eps=v["graph.eps"], **common)
         else:
             e = np.sort(np.array(v["graph.edges"]), axis=1)

@@ -410,8 +410,12 @@ R7_ZETA = _experiment(
     baselines=(), statements=_trend(_ZETA_ARMS, increasing=True), what="R-7: NMSD increasing in zeta",
     figures=sweep_figure("nmsd_vs_zeta", "R-7: NMSD increasing in zeta", "zeta (phi0 = 0.001)", ZETA_GRID,
                          _ZETA_ARMS, xscale="linear"),
-    expected=Verdict.CONFIRMED,
-    reason=('At every grid point and both sizes the end points are ordered (zeta = 0.9 below 0.999) and no '
+    expected=Verdict.NOT_CHECKABLE, expected_by_profile={"ci": Verdict.CONFIRMED},
+    reason=("At the paper's size, at C = 0.1 the end points are ordered (zeta = 0.9 below 0.999) but by less than "
+            'the 0.5 dB practical margin of a dB read-out (median -0.35 dB [-0.51, -0.14], 20 replicates; '
+            'docs/papers/pgfl.md, Experiments): not visible there, so not_checkable (confirmed before the margin); '
+            'the other grid points and the ci size show it by 9 dB and more. '
+            'At every grid point and both sizes the end points are ordered (zeta = 0.9 below 0.999) and no '
             'consecutive step goes up by more than 1 dB; zeta = 0.9 and 0.95 are level at the spec '
             'defaults (the noise is negligible after 200 iterations), hence the monotone reading. The '
             'privacy price of small zeta is steep (Theorem IV).'),

@@ -58,7 +58,10 @@ def _spec(claim_id, statements, design=None, **kw) -> hs.Experiment:
     """A toy experiment (not declared: no catalog entry, its family of one member)."""
     fields = dict(claim_id=claim_id, family=_FAMILY, title="toy", citations=(Citation(label="toy", external="toy"),),
                   statement="toy", hypotheses=(), design=design or _design(), statements=statements, what="toy",
-                  baselines=(), expected=Verdict.CONFIRMED, reason="toy", module=__name__)
+                  baselines=(), expected=Verdict.CONFIRMED, reason="toy", module=__name__, readout_kind="db",
+                  no_choices="toy: nothing left unsaid")
+    if "grid" in kw:
+        del fields["no_choices"]
     return hs.Experiment(**{**fields, **kw})
 
 
@@ -243,8 +246,8 @@ def test_bad_input_names_the_field():
         _design(prefetch={"ci": 3})
     with pytest.raises(ValueError, match="choices"):
         _spec("toy.nochoice", (hs.below("a", "b", "x"),), grid={"ci": {"rho": (1, 2)}})
-    with pytest.raises(ValueError, match="practical_margin"):
-        _spec("toy.margin", (hs.below("a", "b", "x"),), practical_margin=-1.0)
+    with pytest.raises(ValueError, match="readout_kind"):
+        _spec("toy.kind", (hs.below("a", "b", "x"),), readout_kind="furlongs")
     with pytest.raises(ValueError, match="source"):
         hs.Baseline(name="B", source="guess", provenance="p")
 

@@ -38,7 +38,10 @@ def _toy_fields(claim_id="toy.one", family=None, **changes):
     family = family or hs.Family(paper="toy", name="toy", members=(claim_id,))
     fields = dict(claim_id=claim_id, family=family, title="t", citations=(Citation(label="t", external="t"),),
                   statement="s", hypotheses=(), design=_toy_design(), statements=(hs.below("a", "b", "r"),),
-                  what="w", baselines=(), expected=Verdict.CONFIRMED, reason="r")
+                  what="w", baselines=(), expected=Verdict.CONFIRMED, reason="r", readout_kind="db",
+                  no_choices="toy: nothing left unsaid")
+    if "grid" in changes:
+        del fields["no_choices"]
     return {**fields, **changes}
 
 

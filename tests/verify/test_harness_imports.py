@@ -38,7 +38,7 @@ def test_importing_the_harness_loads_no_paper_module_and_not_the_registry():
             "family = hs.Family(paper='toy', name='toy', members=('toy.x',))\n"
             "spec = hs.experiment(claim_id='toy.x', family=family, title='t', citations=(Citation(label='t', "
             "external='t'),), statement='s', hypotheses=(), design=design, statements=(hs.below('a', 'b', 'r'),), "
-            "what='w', baselines=(), expected=Verdict.CONFIRMED, reason='r')\n"
+            "what='w', baselines=(), expected=Verdict.CONFIRMED, reason='r', readout_kind='db', no_choices='toy')\n"
             "assert spec.check(CheckContext(profile='ci', seed=0)).verdict is Verdict.CONFIRMED\n"
             "print(json.dumps(sorted(m for m in sys.modules if m == 'verify' or m.startswith('verify.'))))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300)

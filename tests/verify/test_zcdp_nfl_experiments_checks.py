@@ -16,16 +16,19 @@ CI = CheckContext(profile="ci", seed=0)
 @pytest.mark.parametrize("spec", [ex.ELASTIC_NET_EPS_DELTA, ex.LAD_EPS_DELTA, ex.ELASTIC_NET_TRADEOFF],
                          ids=lambda s: s.claim_id.split(".")[1])
 def test_confirmed_orderings_are_refuted_when_their_arms_are_swapped(spec):
-    """Each confirmed ordering, arms exchanged and checked inside the paper's setting (outside_setting cleared), is
-    refuted and the counterexample reproduces; with the reconstruction flag kept it is only not_checkable (a
-    reconstructed baseline never refutes the paper)."""
-    mutated = dataclasses.replace(spec, claim_id=spec.claim_id + "_swapped", outside_setting="",
+    """Each ordering shown against the reconstruction, arms exchanged and checked as if the baseline were the
+    paper's (its reconstruction record cleared), is refuted and the counterexample reproduces; with the record kept
+    it is only not_checkable, with the observed ordering (a reconstructed baseline decides neither way)."""
+    mutated = dataclasses.replace(spec, claim_id=spec.claim_id + "_swapped", outside_setting="", baselines=(),
                                   statements=tuple(swapped(s) for s in spec.statements))
     result = decide(CI, mutated)
     assert result.verdict is Verdict.REFUTED, result.summary
     assert not mutated.reproduce(result.counterexample).holds
-    flagged = decide(CI, dataclasses.replace(mutated, outside_setting=spec.outside_setting))
-    assert flagged.verdict is Verdict.NOT_CHECKABLE and "cannot be refuted" in flagged.summary
+    flagged = decide(CI, dataclasses.replace(mutated, baselines=spec.baselines))
+    assert flagged.verdict is Verdict.NOT_CHECKABLE, flagged.summary
+    assert "reconstructed baseline" in flagged.summary and "observed ordering: its negation is shown" in flagged.summary
+    unswapped = decide(CI, spec)  # and the ordering as printed is not confirmed by the reconstruction either
+    assert unswapped.verdict is Verdict.NOT_CHECKABLE and "reconstructed baseline" in unswapped.summary
 
 
 def test_noise_that_ignores_the_calibration_makes_the_eps_delta_claim_fail(monkeypatch):
@@ -47,9 +50,9 @@ def test_noise_that_ignores_the_calibration_makes_the_eps_delta_claim_fail(monke
 
 def test_the_grid_decides_ridge_p_admm_depends_on_rho_and_eta0():
     """Ridge vs the P-ADMM-like stand-in goes one way at the spec defaults and the other at rho = 0.3, eta0 = 2:
-    not_checkable ('depends on'), never refuted."""
+    not_checkable ('depends on' in the observed ordering against the reconstruction), never refuted."""
     result = ex.RIDGE_P_ADMM.check(CI)
-    assert result.verdict is Verdict.NOT_CHECKABLE and "depends on" in result.summary
+    assert result.verdict is Verdict.NOT_CHECKABLE and "observed ordering: depends on" in result.summary
     assert {row["decision"] for row in result.details["grid"]} == {"confirmed", "refuted"}
 
 

@@ -5,6 +5,11 @@ numbers: replicate :math:`i` fixes the instance, the data and every random draw 
 orderings or equivalences of the median paired difference of a read-out, decided by exact sign tests over staged
 replicates and a grid of the choices the paper does not report (:data:`DECISION_RULE`).
 
+The audit's rules are enforced here, not remembered per paper: a declaration must declare the choices the paper
+leaves unsaid (a grid, or a reason there is none) and the kind of each read-out; an ordering needs an effect beyond
+its kind's practical margin (:mod:`~verify.harness.margins`); a verdict whose direction flips across the grid is
+"depends on" the choice; a comparison with a reconstructed baseline decides neither way.
+
 One concern per module:
 
 * :mod:`~verify.harness.sign_test` -- exact sign-test bounds, p-values and the replicates that would decide;
@@ -13,6 +18,7 @@ One concern per module:
 * :mod:`~verify.harness.design` -- :class:`Design`: how arms are simulated, read out, staged and batched;
 * :mod:`~verify.harness.store` -- the bounded arm store and :func:`simulate_arms`;
 * :mod:`~verify.harness.family` -- :class:`Family`: the declared members that share a family-wise alpha;
+* :mod:`~verify.harness.margins` -- :data:`READOUT_KINDS`: the practical margin of each kind of read-out, justified;
 * :mod:`~verify.harness.decision` -- :func:`decide`, the rule over stages and grid, and the reproduction;
 * :mod:`~verify.harness.declaration` -- :func:`experiment`: one declaration gives the claim, its check and its
   reproduction;
@@ -28,6 +34,7 @@ from verify.harness.declaration import BASELINE_SOURCES, Baseline, DataFile, Exp
 from verify.harness.design import Design, Pinned
 from verify.harness.family import FAMILY_ALPHA, Family, validate_families
 from verify.harness.figures import curve_figure
+from verify.harness.margins import READOUT_KINDS, ReadoutKind, practical_margin
 from verify.harness.seeding import replicate_seed
 from verify.harness.sign_test import needed_replicates, sign_bounds
 from verify.harness.statements import (
@@ -52,6 +59,8 @@ __all__ = [
     "Experiment",
     "Family",
     "Pinned",
+    "READOUT_KINDS",
+    "ReadoutKind",
     "Statement",
     "StatementOutcome",
     "Term",
@@ -65,6 +74,7 @@ __all__ = [
     "evaluate_statement",
     "experiment",
     "needed_replicates",
+    "practical_margin",
     "prefetch",
     "replicate_seed",
     "reproduce_experiment",

@@ -44,23 +44,30 @@ import numpy as np
 from verify.harness import catalog
 from verify.harness.design import Design, Pinned
 from verify.harness.family import FAMILY_ALPHA
+from verify.harness.margins import practical_margin, readout_kind_of
 from verify.harness.sign_test import needed_replicates
 from verify.harness.statements import Statement, StatementOutcome, decide_statement
 from verify.harness.store import prefetch_once, simulate_arms
 from verify.records import CheckContext, CheckResult, Evidence, MonteCarlo, Verdict
 
-__all__ = ["DECISION_RULE", "decide", "evaluate_statement", "prefetch", "reproduce_experiment"]
+__all__ = ["BELOW_MARGIN", "DECISION_RULE", "UNDECIDED", "decide", "evaluate_statement", "prefetch",
+           "reproduce_experiment", "statement_margins"]
 
 DECISION_RULE = (
     "Each statement is about the median of the per-replicate paired difference (common random numbers), with "
     "exact sign-test bounds (distribution-free, valid at every replicate count). Confirmed when the statement is "
-    "shown at level alpha (every statement of the claim; equivalence by two one-sided tests); refuted only when "
-    "its negation is shown at level alpha (the opposite ordering, or non-equivalence; Holm over the claim's "
-    "statements); otherwise the replicates grow in stages up to the profile's budget (alpha split over the looks) "
-    "and the verdict is not_checkable with the interval and the replicates that would decide it. The experiment "
-    "claims of a paper share a family-wise alpha of 0.05, split equally over them. A claim that depends on an "
-    "unreported choice is decided over a small grid of it (holds or fails across the grid, else 'depends on'); a "
-    "claim checked outside the paper's setting cannot be refuted there.")
+    "shown at level alpha (every statement of the claim; equivalence by two one-sided tests) and, for an ordering, "
+    "its median lies beyond the practical margin of its read-out's kind; refuted only when its negation is shown at "
+    "level alpha (the opposite ordering beyond the margin, or non-equivalence; Holm over the claim's statements); a "
+    "significant effect inside the margin is not_checkable ('effect below the practical margin'); otherwise the "
+    "replicates grow in stages up to the profile's budget (alpha split over the looks) and the verdict is "
+    "not_checkable with the interval and the replicates that would decide it. The experiment claims of a paper "
+    "share a family-wise alpha of 0.05, split equally over them. Every choice the paper leaves unsaid is decided "
+    "over a small declared grid: the claim holds or fails across the grid, else it 'depends on' the choice when "
+    "the statement's direction is shown at some points and the opposite at others (not_checkable, with the grid "
+    "table). A comparison with a reconstructed baseline decides neither way "
+    "(not_checkable, with the observed ordering), and a claim checked outside the paper's setting cannot be refuted "
+    "there.")
 
 
 def _contrast(statement: Statement, design: Design, scale, curves: Mapping) -> np.ndarray:
@@ -78,19 +85,68 @@ def evaluate_statement(ctx: CheckContext, design: Design, statement: Statement, 
     return decide_statement(statement, _contrast(statement, design, scale, curves), alpha)
 
 
-def _point_decision(outcomes: Sequence[StatementOutcome], alpha_look: float) -> Verdict:
-    """The per-point rule: every statement shown, or (Holm's first step) at least one negation shown."""
-    if all(o.p_confirm <= alpha_look for o in outcomes):
-        return Verdict.CONFIRMED
-    if min(o.p_refute for o in outcomes) <= alpha_look / len(outcomes):
-        return Verdict.REFUTED
-    return Verdict.NOT_CHECKABLE
+def _effect(statement: Statement, outcome: StatementOutcome) -> float:
+    """How far the median lies beyond the statement's threshold in the stated direction (negative: the other way);
+    ``nan`` for an equivalence."""
+    if statement.relation == "below":
+        return statement.threshold - outcome.median
+    if statement.relation == "above":
+        return outcome.median - statement.threshold
+    return math.nan
+
+
+def statement_margins(experiment, design: Design, scale, curves: Mapping) -> list[float]:
+    """The practical margin of each statement of ``experiment`` (:func:`verify.harness.margins.practical_margin`;
+    a relative margin is taken of the reference arm's median read-out in ``curves``)."""
+    return [_statement_margin(experiment, s, design, scale, curves) for s in experiment.statements]
+
+
+def _statement_margin(experiment, statement: Statement, design: Design, scale, curves: Mapping) -> float:
+    last = statement.terms[-1]
+    reference = (np.asarray(design.readout(last.readout, scale, curves[last.arm]), dtype=np.float64)
+                 if len(statement.terms) > 1 else None)
+    return practical_margin(statement, experiment.readout_kind, reference)
+
+
+#: Why a point is not_checkable: too few replicates, or a significant effect inside the practical margin (in the
+#: stated direction, or the opposite one).
+UNDECIDED, BELOW_MARGIN, BELOW_MARGIN_OPPOSITE = "undecided", "below_margin", "below_margin_opposite"
+
+
+def _point_decision(statements: Sequence[Statement], outcomes: Sequence[StatementOutcome], alpha_look: float,
+                    margins: Sequence[float] | None = None) -> tuple[Verdict, str]:
+    """The per-point rule: every statement shown (an ordering beyond its margin), or (Holm's first step) at least
+    one negation shown (an ordering's opposite beyond its margin); else not_checkable: ``UNDECIDED`` while some
+    statement is significant neither way (more replicates may decide it), ``BELOW_MARGIN`` when every statement is
+    significant one way or the other and some only inside its margin (more replicates would not make it visible);
+    ``BELOW_MARGIN_OPPOSITE`` when, so, some negation is significant (inside the margin)."""
+    margins = [0.0] * len(outcomes) if margins is None else margins
+    k = len(outcomes)
+    shown, negated, open_, against = [], [], False, False
+    for s, o, m in zip(statements, outcomes, margins, strict=True):
+        effect = _effect(s, o)
+        ordering = s.relation != "within"
+        sig_c, sig_r = o.p_confirm <= alpha_look, o.p_refute <= alpha_look / k
+        shown.append(sig_c and (not ordering or effect >= m))
+        negated.append(sig_r and (not ordering or -effect >= m))
+        open_ = open_ or not (sig_c or sig_r)
+        against = against or sig_r
+    if all(shown):
+        return Verdict.CONFIRMED, ""
+    if any(negated):
+        return Verdict.REFUTED, ""
+    return Verdict.NOT_CHECKABLE, UNDECIDED if open_ else BELOW_MARGIN_OPPOSITE if against else BELOW_MARGIN
 
 
 def _undecided(ctx: CheckContext, experiment, design: Design, point: tuple, n: int, alpha_look: float) -> bool:
-    """Neither confirmed nor refuted at ``point`` with ``n`` replicates (the arms are in the store)."""
-    outcomes = [evaluate_statement(ctx, design, s, n, alpha_look, point=dict(point)) for s in experiment.statements]
-    return _point_decision(outcomes, alpha_look) is Verdict.NOT_CHECKABLE
+    """Neither confirmed nor refuted nor settled inside the margin at ``point`` with ``n`` replicates (the arms are
+    in the store)."""
+    scale = design.scales[ctx.profile]
+    curves = simulate_arms(ctx, design, experiment.arms, point, n, scale=scale)
+    outcomes = [decide_statement(s, _contrast(s, design, scale, curves), alpha_look) for s in experiment.statements]
+    margins = statement_margins(experiment, design, scale, curves)
+    return _point_decision(experiment.statements, outcomes, alpha_look, margins) == (Verdict.NOT_CHECKABLE,
+                                                                                     UNDECIDED)
 
 
 def _alpha_look(experiment, profile: str) -> float:
@@ -152,10 +208,12 @@ def _decide_point(ctx: CheckContext, experiment, point: tuple, alpha_look: float
         curves = simulate_arms(ctx, design, experiment.arms, point, n, scale=scale)
         outcomes = [decide_statement(s, _contrast(s, design, scale, curves), alpha_look)
                     for s in experiment.statements]
-        decision = _point_decision(outcomes, alpha_look)
-        if decision is not Verdict.NOT_CHECKABLE:
+        margins = statement_margins(experiment, design, scale, curves)
+        decision, why = _point_decision(experiment.statements, outcomes, alpha_look, margins)
+        if why != UNDECIDED:
             break
-    return {"point": dict(point), "decision": decision, "replicates": n, "outcomes": outcomes, "curves": curves}
+    return {"point": dict(point), "decision": decision, "why": why, "replicates": n, "outcomes": outcomes,
+            "margins": margins, "curves": curves}
 
 
 def _needed(record: dict, alpha_look: float, experiment) -> dict:
@@ -193,6 +251,66 @@ def decide(ctx: CheckContext, experiment) -> CheckResult:
     return dataclasses.replace(result, details={**result.details, **extra}) if extra else result
 
 
+def _decision_text(record: dict) -> str:
+    if record["decision"] is not Verdict.NOT_CHECKABLE:
+        return record["decision"].value
+    return {BELOW_MARGIN: "effect below the practical margin",
+            BELOW_MARGIN_OPPOSITE: "opposite effect below the practical margin"}.get(record["why"], "undecided")
+
+
+def _kinds_text(experiment) -> dict:
+    names = sorted({t.readout for s in experiment.statements for t in s.terms})
+    return {name: f"{readout_kind_of(experiment.readout_kind, name).name}: practical margin "
+                  f"{readout_kind_of(experiment.readout_kind, name).text()}" for name in names}
+
+
+def _differing(records: Sequence[dict]) -> list[str]:
+    """The grid choices that tell a point where the statement's direction is shown from one where the opposite is:
+    those that differ between the closest such pairs (fewest differing choices; on a one-at-a-time grid, the one
+    choice changed)."""
+    yes = [r["point"] for r in records if _direction(r) > 0]
+    no = [r["point"] for r in records if _direction(r) < 0]
+    diffs = [{k for k in set(a) | set(b) if a.get(k) != b.get(k)} for a in yes for b in no]
+    fewest = min(len(d) for d in diffs)
+    return sorted(set().union(*(d for d in diffs if len(d) == fewest)))
+
+
+def _direction(record: dict) -> int:
+    """+1 where the statement's direction is shown (confirmed, or significant inside the margin), -1 where the
+    opposite is (refuted, or its negation significant inside the margin), 0 where undecided."""
+    if record["decision"] is Verdict.CONFIRMED or record["why"] == BELOW_MARGIN:
+        return 1
+    if record["decision"] is Verdict.REFUTED or record["why"] == BELOW_MARGIN_OPPOSITE:
+        return -1
+    return 0
+
+
+def _grid_verdict(records: Sequence[dict]) -> tuple[Verdict, str]:
+    """The verdict over the grid points' decisions: the same everywhere, or 'depends on' the choices that differ
+    between a point where the statement's direction is shown and one where the opposite is (at least one of them
+    beyond the margin), or not_checkable (undecided, or an effect inside the margin)."""
+    decisions = [r["decision"] for r in records]
+    several = len(records) > 1
+    if all(d is Verdict.CONFIRMED for d in decisions):
+        return Verdict.CONFIRMED, "holds" + (" at every grid point" if several else "")
+    if all(d is Verdict.REFUTED for d in decisions):
+        return Verdict.REFUTED, "its negation is shown" + (" at every grid point" if several else "")
+    directions = {_direction(r) for r in records}
+    if {1, -1} <= directions and (Verdict.CONFIRMED in decisions or Verdict.REFUTED in decisions):
+        small = [_point_text(r["point"]) for r in records if r["why"] in (BELOW_MARGIN, BELOW_MARGIN_OPPOSITE)]
+        return Verdict.NOT_CHECKABLE, (f"depends on {', '.join(_differing(records))}"
+                                       + (" (effect below the practical margin at " + "; ".join(small) + ")"
+                                          if small else ""))
+    small = [_point_text(r["point"]) for r in records if r["why"] in (BELOW_MARGIN, BELOW_MARGIN_OPPOSITE)]
+    open_ = [_point_text(r["point"]) for r in records if r["why"] == UNDECIDED]
+    parts = []
+    if small:
+        parts.append("effect below the practical margin at " + "; ".join(small))
+    if open_:
+        parts.append("undecided at " + "; ".join(open_) + " (too few replicates)")
+    return Verdict.NOT_CHECKABLE, "; ".join(parts)
+
+
 def _decide(ctx: CheckContext, experiment) -> CheckResult:
     design = experiment.design
     scale = design.scales[ctx.profile]
@@ -200,30 +318,26 @@ def _decide(ctx: CheckContext, experiment) -> CheckResult:
     alpha_claim = family.alpha
     alpha_look = alpha_claim / len(design.stages[ctx.profile])
     records = [_decide_point(ctx, experiment, point, alpha_look, scale) for point in experiment.points(ctx.profile)]
-    decisions = [r["decision"] for r in records]
     grid_names = experiment.choice_names(ctx.profile)
-    if all(d is Verdict.CONFIRMED for d in decisions):
-        verdict, why = Verdict.CONFIRMED, "holds" + (" at every grid point" if len(records) > 1 else "")
-    elif all(d is Verdict.REFUTED for d in decisions):
-        verdict, why = Verdict.REFUTED, "its negation is shown" + (" at every grid point" if len(records) > 1 else "")
-    elif Verdict.CONFIRMED in decisions and Verdict.REFUTED in decisions:
-        verdict, why = Verdict.NOT_CHECKABLE, f"depends on {', '.join(grid_names)}"
-    else:
-        undecided = [_point_text(r["point"]) for r in records if r["decision"] is Verdict.NOT_CHECKABLE]
-        verdict, why = Verdict.NOT_CHECKABLE, "undecided at " + "; ".join(undecided) + " (too few replicates)"
-    if verdict is Verdict.REFUTED and experiment.outside_setting:
+    verdict, why = _grid_verdict(records)
+    reconstructed = [b.name for b in experiment.baselines if b.source == "reconstruction"]
+    if reconstructed:
+        verdict, why = (Verdict.NOT_CHECKABLE,
+                        f"reconstructed baseline ({', '.join(reconstructed)}): observed ordering: {why}; a "
+                        "reconstruction is not the paper's baseline, so it decides neither way")
+    elif verdict is Verdict.REFUTED and experiment.outside_setting:
         verdict, why = (Verdict.NOT_CHECKABLE,
                         f"its negation is shown, but {experiment.outside_setting}: cannot be refuted there")
 
     statements = experiment.statements
     first = records[0]
-    table = [{"point": r["point"], "decision": r["decision"].value, "replicates": r["replicates"],
-              "statements": [{"statement": s.text, **o.as_dict()} for s, o in zip(statements, r["outcomes"],
-                                                                                  strict=True)]}
+    table = [{"point": r["point"], "decision": _decision_text(r), "replicates": r["replicates"],
+              "statements": [{"statement": s.text, **o.as_dict(), "practical_margin": m}
+                             for s, o, m in zip(statements, r["outcomes"], r["margins"], strict=True)]}
              for r in records]
     if len(records) > 1:
-        texts = [f"[{_point_text(r['point'])}] " + "; ".join(_outcome_text(s, o) for s, o in
-                                                             zip(statements, r["outcomes"], strict=True))
+        texts = [f"[{_point_text(r['point'])}: {_decision_text(r)}] "
+                 + "; ".join(_outcome_text(s, o) for s, o in zip(statements, r["outcomes"], strict=True))
                  for r in records]
     else:
         texts = ["; ".join(_outcome_text(s, o) for s, o in zip(statements, first["outcomes"], strict=True))]
@@ -231,7 +345,13 @@ def _decide(ctx: CheckContext, experiment) -> CheckResult:
                "alpha_claim": alpha_claim, "alpha_per_look": alpha_look,
                "stages": list(design.stages[ctx.profile]), "grid": table,
                "unreported_choices": {k: experiment.choices[k] for k in grid_names},
+               "readout_kind": _kinds_text(experiment),
                "scale": _plain(scale)}
+    if experiment.no_choices:
+        details["unreported_choices_none"] = experiment.no_choices
+    if reconstructed:
+        details["reconstructed_baselines"] = {b.name: b.provenance for b in experiment.baselines
+                                              if b.source == "reconstruction"}
     if experiment.outside_setting:
         details["outside_paper_setting"] = experiment.outside_setting
     if verdict is Verdict.NOT_CHECKABLE:
@@ -289,5 +409,7 @@ def reproduce_experiment(counterexample: Mapping[str, Any], experiment=None) -> 
     alpha = float(counterexample["alpha"])
     outcome = decide_statement(statement, _contrast(statement, design, scale, curves), alpha)
     k = len(experiment.statements)
-    return Evidence(measured=outcome.p_refute, bound=alpha / k, holds=not outcome.p_refute <= alpha / k,
-                    parameters={**counterexample, "outcome": outcome.as_dict()})
+    margin = _statement_margin(experiment, statement, design, scale, curves)
+    beyond = statement.relation == "within" or -_effect(statement, outcome) >= margin
+    return Evidence(measured=outcome.p_refute, bound=alpha / k, holds=not (outcome.p_refute <= alpha / k and beyond),
+                    parameters={**counterexample, "outcome": outcome.as_dict(), "practical_margin": margin})

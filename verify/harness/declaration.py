@@ -110,11 +110,16 @@ class Experiment:
         grid (one point, ``()``).
     choices : mapping of choice name to str
         Why the paper leaves each grid choice open (one line each; shown with the grid table).
+    no_choices : str
+        Declared instead of a grid when the paper leaves nothing unsaid that could change the verdict: one line
+        saying why. :func:`experiment` refuses a declaration with neither a grid nor this reason (every choice the
+        paper leaves unsaid is a grid choice, decided over a small grid; a verdict that differs across the grid
+        is "depends on" it).
+    readout_kind : str or mapping of read-out name to str
+        The kind of each read-out the statements compare (one kind for all, or per read-out), a key of
+        :data:`verify.harness.margins.READOUT_KINDS`: it sets the practical margin an ordering must show.
     outside_setting : str
         Non-empty when the claim is checked outside the paper's setting (says how); it then cannot be refuted.
-    practical_margin : float, optional
-        The smallest effect (in the read-out's units) an ordering must show to matter; recorded with the
-        declaration, not yet applied by the decision rule.
     figures : callable, optional
         ``figures(curves, scale, outcomes) -> list of FigureSpec`` from the default point's arms
         (``{arm: (n, ...)}``) and the statements' outcomes there.
@@ -144,10 +149,11 @@ class Experiment:
     expected: Verdict
     reason: str
     module: str
+    readout_kind: str | Mapping[str, str]
     grid: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     choices: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    no_choices: str = ""
     outside_setting: str = ""
-    practical_margin: float | None = None
     figures: Callable[..., list] | None = None
     figure_arms: tuple = ()
     details: Callable[..., dict] | None = None
@@ -173,10 +179,22 @@ class Experiment:
             raise TypeError(f"{self.claim_id}: baselines must be Baseline records")
         if self.data is not None and not isinstance(self.data, DataFile):
             raise TypeError(f"{self.claim_id}: data must be a DataFile, got {self.data!r}")
-        if self.practical_margin is not None and not (isinstance(self.practical_margin, (int, float))
-                                                      and self.practical_margin >= 0):
-            raise ValueError(f"{self.claim_id}: practical_margin must be a real >= 0 or None, got "
-                             f"{self.practical_margin!r}")
+        self._validate_readout_kind()
+        expectations = [self.expected, *(self.expected_by_profile or {}).values()]
+        if any(b.source == "reconstruction" for b in self.baselines) and any(
+                v is not Verdict.NOT_CHECKABLE for v in expectations):
+            raise ValueError(f"{self.claim_id}: expected must be not_checkable at every profile: a comparison with a "
+                             f"reconstructed baseline decides neither way, got {[v.value for v in expectations]}")
+        has_grid = any(self.choice_names(profile) for profile in self.grid)
+        if not isinstance(self.no_choices, str):
+            raise ValueError(f"{self.claim_id}: no_choices must be a string (a reason), got {self.no_choices!r}")
+        if not has_grid and not self.no_choices.strip():
+            raise ValueError(f"{self.claim_id}: choices: the declaration must declare the choices the paper leaves "
+                             "unsaid (grid= with choices=, a small grid of each) or no_choices= with the reason there "
+                             "is none; got neither")
+        if has_grid and self.no_choices.strip():
+            raise ValueError(f"{self.claim_id}: no_choices must be empty when a grid of unreported choices is "
+                             f"declared, got {self.no_choices!r}")
         for profile, grid in self.grid.items():
             if isinstance(grid, Mapping):
                 for name, values in grid.items():
@@ -189,6 +207,19 @@ class Experiment:
                 if not (isinstance(self.choices.get(name), str) and self.choices[name].strip()):
                     raise ValueError(f"{self.claim_id}: grid choice {name!r} needs a line in choices saying why "
                                      "the paper leaves it open")
+
+    def _validate_readout_kind(self) -> None:
+        from verify.harness.margins import READOUT_KINDS
+
+        kinds = self.readout_kind
+        names = [kinds] if isinstance(kinds, str) else list(kinds.values()) if isinstance(kinds, Mapping) else None
+        if names is None or not names or any(k not in READOUT_KINDS for k in names):
+            raise ValueError(f"{self.claim_id}: readout_kind must be one of {sorted(READOUT_KINDS)} or a mapping of "
+                             f"read-out to one, got {kinds!r}")
+        if isinstance(kinds, Mapping):
+            missing = sorted({t.readout for s in self.statements for t in s.terms} - set(kinds))
+            if missing:
+                raise ValueError(f"{self.claim_id}: readout_kind has no kind for the read-outs {missing}")
 
     # --- the decision's view -----------------------------------------------------------------------------
     def choice_names(self, profile: str) -> list[str]:

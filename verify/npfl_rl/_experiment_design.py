@@ -12,8 +12,10 @@ the :math:`\tau_k^{(n)}` trajectories (the clients with the largest, median and 
 picks clients 22, 3 and 30; the mean :math:`|\tau_k^{(n)} - \tau^{(0)}|`; the mean :math:`|\Delta^2\tau_k^{(n)}|`).
 Two ground-truth arms are constant curves: the Test MSE of the whole-cluster ridge solution ((6.1) with
 :math:`\tau = 0`) and of the per-component one (K2). A grid point may fix the horizon ``N``, the ``policy`` whose
-:math:`\tau` trajectories C9 reads and ``delta_kind``, scalar or elementwise :math:`\delta_q` (D17; the seed gives
-none of them).
+:math:`\tau` trajectories C9 reads, ``delta_kind`` (scalar or elementwise :math:`\delta_q`), the ridge weight
+``lambda`` (:data:`DEFAULT_LAMBDA`), the ``noise`` level (a factor on the noise-variance range
+:data:`DEFAULT_NOISE_RANGE` of :math:`\eta_k`) and the controllers' initial ``tau0``: the paper prints none of them
+(docs/papers/npfl_rl.md, "Choices").
 """
 
 from __future__ import annotations
@@ -39,6 +41,12 @@ CHANNELS = ("test_mse", "tau_large", "tau_median", "tau_small", "tau_spread", "t
 GROUND_TRUTHS = ("cluster_ridge", "component_ridge")
 #: The arm name resolved from the grid's ``policy`` (C9: Fig. 6.3 shows RL (DPG) and RL (SAC)).
 RL_OF_POLICY = "rl_policy"
+#: The ridge weight lambda of (6.1) where a grid point does not fix it (the thesis prints none).
+DEFAULT_LAMBDA = 0.1
+#: The range of the noise variances eta_k ~ U(lo, hi) at ``noise = 1`` (the thesis prints none).
+DEFAULT_NOISE_RANGE = (0.005, 0.03)
+#: The controllers' initial tau^(0) where a grid point does not fix it.
+DEFAULT_TAU0 = 0.05
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -99,10 +107,30 @@ def replicate_root(root_seed: int) -> int:
 
 
 @functools.lru_cache(maxsize=256)
-def replicate_problem(scale: Scale, root_seed: int, replicate: int, delta_kind: str = "scalar"):
-    """The I0 instance of replicate ``replicate`` (the same for every arm); ``delta_kind`` as in D17."""
+def replicate_problem(scale: Scale, root_seed: int, replicate: int, delta_kind: str = "scalar",
+                      lam: float = DEFAULT_LAMBDA, noise: float = 1.0):
+    """The I0 instance of replicate ``replicate`` (the same for every arm); ``delta_kind`` scalar or elementwise,
+    ``lam`` the ridge weight, ``noise`` a factor on :data:`DEFAULT_NOISE_RANGE`. The draws are the same at every
+    ``lam`` and ``noise`` (common random numbers across the grid: the noise variances are rescaled uniforms)."""
     rng = np.random.default_rng(replicate_seed(EXPERIMENT_KEY, root_seed, int(replicate), stream=0, scheme="root-list"))
-    return synthetic_problem(rng, delta_kind=delta_kind, **scale.generator)[0]
+    lo, hi = DEFAULT_NOISE_RANGE
+    return synthetic_problem(rng, delta_kind=delta_kind, lam=float(lam), noise_range=(noise * lo, noise * hi),
+                             **scale.generator)[0]
+
+
+def _instance_choices(choices: dict) -> tuple:
+    """The grid choices that change the instance: (delta_kind, lambda, noise)."""
+    return (choices.get("delta_kind", "scalar"), float(choices.get("lambda", DEFAULT_LAMBDA)),
+            float(choices.get("noise", 1.0)))
+
+
+def _config(name: str, choices: dict):
+    """The arm's configuration at a grid point: the controllers start at the point's ``tau0``."""
+    config = PAPER_ARMS[name]
+    tau0 = float(choices.get("tau0", DEFAULT_TAU0))
+    if name.startswith(("rl_", "brl_")) and tau0 != config.tau0:
+        config = dataclasses.replace(config, tau0=tau0)
+    return config
 
 
 def cluster_ridge(problem) -> np.ndarray:
@@ -136,7 +164,7 @@ def simulate_npfl(arms, point, scale: Scale, root_seed: int, replicates) -> list
     ``simulate``); ``N`` is the point's horizon or the scale's."""
     choices = dict(point)
     N = int(choices.get("N", scale.N))
-    problems = [replicate_problem(scale, root_seed, i, choices.get("delta_kind", "scalar")) for i in replicates]
+    problems = [replicate_problem(scale, root_seed, i, *_instance_choices(choices)) for i in replicates]
     out = []
     for arm in arms:
         name = arm.resolve(choices)
@@ -149,7 +177,7 @@ def simulate_npfl(arms, point, scale: Scale, root_seed: int, replicates) -> list
             continue
         rngs = [np.random.default_rng(replicate_seed(EXPERIMENT_KEY, root_seed, int(i), stream=1, scheme="root-list"))
                 for i in replicates]
-        run = run_npfl(problems, PAPER_ARMS[name], N, rngs)
+        run = run_npfl(problems, _config(name, choices), N, rngs)
         if not np.all(run.finite):
             raise ArithmeticError(f"{arm.label} diverged on replicates {list(replicates)} at {choices}")
         out.append(_channels(problems, run.tau, run.test_mse))
@@ -157,9 +185,12 @@ def simulate_npfl(arms, point, scale: Scale, root_seed: int, replicates) -> list
 
 
 def _arm_key(arm: Arm, point, scale, root_seed):
-    """What an arm depends on: the resolved arm, the horizon and the cluster models (not the policy, once resolved)."""
+    """What an arm depends on: the resolved arm, the horizon, the instance's choices and, for a controller, tau0
+    (not the policy, once resolved)."""
     choices = dict(point)
-    return (arm.resolve(choices), int(choices.get("N", scale.N)), choices.get("delta_kind", "scalar"))
+    name = arm.resolve(choices)
+    tau0 = float(choices.get("tau0", DEFAULT_TAU0)) if name.startswith(("rl_", "brl_")) else None
+    return (name, int(choices.get("N", scale.N)), _instance_choices(choices), tau0)
 
 
 def _readout(name: str, scale: Scale, curves: np.ndarray) -> np.ndarray:

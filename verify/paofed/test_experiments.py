@@ -11,7 +11,7 @@ from hypothesis import example, given, settings, target
 from hypothesis import strategies as st
 
 from verify.budget import examples
-from verify.harness import evaluate_statement
+from verify.harness import evaluate_statement, practical_margin
 from verify.paofed._baseline_steps import prepare_steps
 from verify.paofed._experiment_design import DESIGN
 from verify.paofed.experiments import (
@@ -116,7 +116,8 @@ def test_statement_evidence_agrees_with_the_ci_verdict(spec, n):
     """Property: on the first n replicates of the ci check, every statement's one-sided sign-test bounds bracket the
     median paired MSE-test difference (dB); on the whole first stage a confirmed claim has every statement shown at
     its alpha, a refuted one the negation of one (Holm), and a not-checkable one neither, or is checked outside the
-    paper's setting."""
+    paper's setting, or compares a reconstructed baseline (which decides neither way), or shows an ordering only
+    inside the practical margin of its read-out (0.5 dB)."""
     alpha, outcomes = _outcomes(spec, n)
     gaps = []
     for statement, o in zip(spec.statements, outcomes, strict=True):
@@ -133,4 +134,8 @@ def test_statement_evidence_agrees_with_the_ci_verdict(spec, n):
     elif expected is Verdict.REFUTED:
         assert refuted, outcomes
     else:
-        assert not confirmed and (not refuted or spec.outside_setting), outcomes
+        reconstructed = any(b.source == "reconstruction" for b in spec.baselines)
+        small = any(s.relation != "within"
+                    and abs(o.median - s.threshold) < practical_margin(s, spec.readout_kind, None)
+                    for s, o in zip(spec.statements, outcomes, strict=True))
+        assert (not confirmed and not refuted) or spec.outside_setting or reconstructed or small, outcomes

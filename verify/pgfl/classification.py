@@ -269,7 +269,8 @@ M1 = experiment(
             "similarity (the pooled cluster models disagree on the 8/9 labels): the negation of the statement is "
             "shown there (details), but that is not the paper's setting (MNIST, private), so it cannot refute the "
             "paper. Deciding it needs MNIST through a user's local file (reference_impl.datasets.load_mnist_npz) "
-            "and the paper's privacy parameters, which the paper does not restate."))
+            "and the paper's privacy parameters, which the paper does not restate."),
+    readout_kind="accuracy")
 #: M-2's gain at rho = 1 is about one accuracy point: at the family's alpha 40 paired replicates leave it undecided at
 #: thorough (median +0.004 [-0.001, +0.024]); a third look at 80 decides it. The arms are the same (same namespace
 #: and keys), so the first 40 replicates come from the store.
@@ -294,7 +295,8 @@ M2 = experiment(
             "median +0.010 [+0.003, +0.024]); the gain is about one accuracy point, smaller than 'significantly "
             "improves' suggests of Fig. 8. With the spec-default "
             "privacy every arm stays near chance (reported in details). Outside the paper's setting a "
-            "confirmation is evidence for the mechanism, not a reproduction of Fig. 8."))
+            "confirmation is evidence for the mechanism, not a reproduction of Fig. 8."),
+    readout_kind="accuracy")
 M3 = experiment(
     family=FAMILY, claim_id="pgfl.experiment_m3",
     title="M-3: accuracy after 100 iterations vs tau: medium/large tau help, very large tau degrades",
@@ -315,6 +317,7 @@ M3 = experiment(
     reason=("tau = 1.0 gives the same accuracy as tau = 0.4 (the 'degrades' part is not shown; details), but the "
             "check runs outside the paper's setting: digits without privacy noise, and tau = 1.0 is outside the "
             "paper's tau in (0, 1), so the statement cannot be refuted here. Deciding it needs MNIST from a "
-            "user's file, the paper's privacy parameters and its reading of 'very large'."))
+            "user's file, the paper's privacy parameters and its reading of 'very large'."),
+    readout_kind="accuracy")
 
 EXPERIMENTS = (M1, M2, M3)

@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from verify.instance._common import conclude, default_reason, not_applicable
+from verify.instance._common import conclude, default_reason, memo, not_applicable
 from verify.instance.records import Evaluation, Hypothesis, NotConvergedOnInstance
 
 __all__ = ["EVALUATORS", "SIMULATION_MAX_WORK", "not_evaluable"]
@@ -53,22 +53,6 @@ def _register(claim_id):
     return evaluates(EVALUATORS, claim_id)
 
 
-_MEMO: dict = {}
-
-
-def _memo(user, key: str, compute):
-    """``compute()`` once per (user instance, key) while the instance lives (the evaluators share the analyses)."""
-    slot = _MEMO.setdefault(id(user), (user, {}))
-    if slot[0] is not user:  # a recycled id: start afresh
-        _MEMO[id(user)] = slot = (user, {})
-    if len(_MEMO) > 8:
-        for k in list(_MEMO)[:-8]:
-            del _MEMO[k]
-    if key not in slot[1]:
-        slot[1][key] = compute()
-    return slot[1][key]
-
-
 def _inst(user):
     return user.parts.get("instance")
 
@@ -84,7 +68,7 @@ def _basics(user) -> dict:
         return {"moments": m, "lambda_max": float(m.lambda_max), "lambda_min": float(np.min(eig)),
                 "EB": float(expected_server_weight(m)), "mu": float(inst.mu)}
 
-    return _memo(user, "basics", compute)
+    return memo(user, "basics", compute)
 
 
 def _mean_radius(user) -> float:
@@ -93,7 +77,7 @@ def _mean_radius(user) -> float:
 
         return float(mean_spectral_radius(_basics(user)["moments"]))
 
-    return _memo(user, "rho_M", compute)
+    return memo(user, "rho_M", compute)
 
 
 def _route(user) -> str:
@@ -105,7 +89,7 @@ def _route(user) -> str:
         except ValueError as exc:  # beyond the memory budget of every route
             return f"none ({' '.join(str(exc).split())})"
 
-    return _memo(user, "route", compute)
+    return memo(user, "route", compute)
 
 
 def _analysis(user, model: str):
@@ -123,7 +107,7 @@ def _analysis(user, model: str):
                                              f"{' '.join(str(exc).split())}") from None
             raise
 
-    return _memo(user, f"ms_{model}", compute)
+    return memo(user, f"ms_{model}", compute)
 
 
 def _too_big(user) -> Evaluation:

@@ -100,3 +100,26 @@ def test_faithful_gap_is_rated_on_its_linear_sides_and_an_inflated_one_is_flagge
 def test_non_bounds_declare_their_form_and_reason(check, form):
     result = check(CTX)
     assert result.details["form"] == form and result.details["form_reason"] and "tightness" not in result.details
+
+
+# ---- the paper-scale card: MSD_seed < MSD_exact ---------------------------------------------------------------------
+
+def test_paper_scale_an_exact_msd_5pct_low_is_refuted_at_the_small_step(monkeypatch):
+    """The exact model's MSD_inf 5 % low: still above the seed's at half the threshold (ratio 0.53 -> 0.55), but not
+    at the declared hardest point, the small step where the dropped fourth-moment term vanishes (0.958 -> 1.008)."""
+    import dataclasses
+
+    import theory.msd.grouped as grouped
+    from verify.paofed.paper_scale import check_paper_scale
+
+    original = grouped.grouped_msd_steady_state
+
+    def biased(inst, model, **kwargs):
+        sol = original(inst, model, **kwargs)
+        at_a_step = kwargs.get("mu") is not None  # the card's comparisons, not the reduction certificate
+        return dataclasses.replace(sol, msd=sol.msd * 0.95) if model == "exact" and at_a_step else sol
+
+    monkeypatch.setattr(grouped, "grouped_msd_steady_state", biased)
+    result = check_paper_scale(CTX)
+    assert result.verdict is Verdict.REFUTED, result.summary
+    assert "small step" in result.counterexample.get(HARD_POINT, ""), result.counterexample

@@ -29,17 +29,15 @@ CTX = CheckContext(profile="ci", seed=0)
 #: registry test (verify/test_registry.py) already runs them; left out here to keep the suite's cost down.
 EXPERIMENT_MODULES = ("experiments", "digits", "clusters_chain", "classification")
 #: Confirmed results built by hand in papers whose checks do not declare a form yet, each with why it is not a bound.
-NOT_BOUNDS = {
-    "paofed.reference_table": "an identity: computed reference values against the paper's printed digits",
-}
+NOT_BOUNDS: dict[str, str] = {}
 #: Papers whose checks were audited for tightness: their claims run here at the ci profile on every test run; the
 #: whole registry runs in the slow test (about 10 minutes on a loaded two-core machine). pgfl, npfl_rl and dp add
 #: about 2.3 minutes (31 s of CPU) on a loaded two-core machine (their 46 non-experiment claims; pgfl.lemma1's records
 #: and dp.accountants_agree's PLD accountant take a quarter of it).
-AUDITED_PAPERS = ("zcdp_nfl", "gtv", "pgfl", "npfl_rl", "dp", "fedpdm")
+AUDITED_PAPERS = ("zcdp_nfl", "gtv", "pgfl", "npfl_rl", "dp", "fedpdm", "paofed")
 #: Audited papers whose refuted results declare their form too (a refuted bound carries the slack ratios it was decided
 #: on, where any is defined).
-EVERY_RESULT_DECLARED = ("pgfl", "npfl_rl", "dp")
+EVERY_RESULT_DECLARED = ("pgfl", "npfl_rl", "dp", "paofed")
 
 
 def _point(measured, bound, *, holds=None, **parameters):

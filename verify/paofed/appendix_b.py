@@ -86,7 +86,9 @@ def check_appendix_b(ctx: CheckContext, *, qb_fn=qb_matrix) -> CheckResult:
     return result_from_evidence(
         CLAIM_ID, evidence, ctx=ctx,
         quantity="-(smallest entry of Q_B, Q_A, E[B_e]) vs rounding allowance gamma(64)",
-        what="Q_B >= 0, Q_A >= 0, E[B_e] >= 0 (P4 App. B)", figures=[figure],
+        what="Q_B >= 0, Q_A >= 0, E[B_e] >= 0 (P4 App. B)", figures=[figure], form="decision",
+        form_reason="a sign property (every entry of Q_B, Q_A, E[B_e] nonnegative, up to rounding): yes or no per "
+                    "instance, no slack to rate",
         details={"reference_instance_min_QB": evidence[4].parameters["min_QB"],
                  "E8_instance": {"E[B_n]": e8_weight, "parameters": "m = D = 5, alpha_l = 1, p = 1, delta = 0.8, "
                                                                     "l_max = 5, K = 4 (spec [E8])"},
@@ -157,7 +159,9 @@ def check_appendix_b_corrected(ctx: CheckContext, *, qb_fn=qb_matrix) -> CheckRe
     return result_from_evidence(
         CORRECTED_ID, evidence, ctx=ctx,
         quantity="max(row-sum error of Q_A, Q_B, E[B_e]; -min entry when l_max = 0) vs gamma(4N)",
-        what="row sums one always; entries >= 0 when l_max = 0", figures=[figure],
+        what="row sums one always; entries >= 0 when l_max = 0", figures=[figure], form="identity",
+        form_reason="row sums = 1 checked to a rounding allowance, plus a sign check at l_max = 0: an equality "
+                    "and a yes/no property, not an inequality with slack",
         details={"instances_with_l_max_0": len(zero),
                  "min_QB_with_l_max_positive": min(e.parameters["minima"]["QB"] for e in evidence
                                                    if not e.parameters["nonnegativity_required"])})

@@ -122,7 +122,9 @@ def check_expectations(ctx: CheckContext, *, ea_fn=expected_A, eb_fn=expected_B,
     return result_from_evidence(
         CLAIM_ID, evidence, ctx=ctx,
         quantity="max entrywise |closed form - enumeration| / rounding allowance gamma(n + 128) max|term|",
-        what="E[A_e], E[B_e], Q_A, Q_B, A(X), B(X) closed forms = exhaustive enumeration",
+        what="E[A_e], E[B_e], Q_A, Q_B, A(X), B(X) closed forms = exhaustive enumeration", form="identity",
+        form_reason="closed-form expectations = exhaustive enumeration of the selection and delay laws, to a "
+                    "rounding allowance",
         figures=[_figure(evidence[0], fns)],
         details={"largest_raw_gap": max(gaps), "spec_acceptance": 1e-12,
                  "min_QB_review_note6": [e.parameters["min_QB"] for e in evidence[:2]],

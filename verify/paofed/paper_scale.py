@@ -31,7 +31,7 @@ import numpy as np
 
 from theory.msd import PAOFedInstance, msd_steady_state, spectral_radius_F
 from theory.msd.routes import STABILITY_MARGIN, white_threshold_bracket
-from verify.evidence import result_from_evidence
+from verify.evidence import HARD_POINT, SIDES, result_from_evidence
 from verify.paofed import cite
 from verify.records import CheckContext, CheckResult, Claim, Evidence, Verdict
 from verify.tolerance import MSD_AGREEMENT_RTOL, SPECTRAL_RADIUS_RTOL, THRESHOLD_RTOL, relative_gap
@@ -46,6 +46,11 @@ PAPER = {"K": 256, "D": 200, "l_max": 10, "m": 4, "p_groups": (0.25, 0.1, 0.025,
 _PROFILE = {"ci": {"K": 8, "D": 8}, "thorough": {"K": PAPER["K"], "D": PAPER["D"]}}
 #: relative tolerance of the (S2) solves of this card
 _S2_RTOL = 1e-10
+#: Steps (as fractions of the exact model's certified threshold mu*_exact,lo) at which MSD_seed < MSD_exact is checked,
+#: with the declared hardest points (``verify.evidence.HARD_POINT``): a small step, where the fourth-moment term the
+#: seed drops vanishes (O(mu^2)) and the two models' MSD_inf meet, and a step just below the exact threshold.
+MSD_STEPS = {0.5: None, 0.05: "small step: the dropped fourth-moment term vanishes",
+             0.95: "just below the exact model's threshold"}
 
 
 def paper_white_instance(K: int = PAPER["K"], D: int = PAPER["D"], mu: float = PAPER["mu"], *,
@@ -79,11 +84,12 @@ def evaluate_reduction(inst: PAOFedInstance) -> list[Evidence]:
         for route, (msd, rho) in reduced.items():
             gap = float(relative_gap(full.msd, msd))
             out.append(Evidence(measured=gap, bound=MSD_AGREEMENT_RTOL, holds=gap <= MSD_AGREEMENT_RTOL,
-                                parameters={"quantity": f"{route} reduction MSD_inf", "model": model, "K": inst.K,
+                                parameters={SIDES: None, "quantity": f"{route} reduction MSD_inf", "model": model,
+                                            "K": inst.K,
                                             "D": inst.D, "l_max": inst.l_max, "structured": full.msd, route: msd}))
             rgap = float(relative_gap(rf, rho))
             out.append(Evidence(measured=rgap, bound=SPECTRAL_RADIUS_RTOL, holds=rgap <= SPECTRAL_RADIUS_RTOL,
-                                parameters={"quantity": f"{route} reduction rho(F)", "model": model,
+                                parameters={SIDES: None, "quantity": f"{route} reduction rho(F)", "model": model,
                                             "structured": rf, route: rho}))
     return out
 
@@ -112,15 +118,17 @@ def evaluate_paper_scale(K: int, D: int, *, l_max: int = PAPER["l_max"],
                                "exact_bracket_mu_lambda": [br["exact"].lo * lam, br["exact"].hi * lam],
                                "rho_seed": [br["seed"].rho_lo, br["seed"].rho_hi],
                                "rho_exact": [br["exact"].rho_lo, br["exact"].rho_hi]})]
-    mu = 0.5 * br["exact"].lo
-    sols = {model: grouped_msd_steady_state(inst, model, mu=mu, rtol=_S2_RTOL) for model in ("seed", "exact")}
-    ok = all(s.residual <= 10 * _S2_RTOL for s in sols.values())
-    r = sols["seed"].msd / sols["exact"].msd
-    ev.append(Evidence(measured=float(r), bound=1.0, holds=bool(ok and r < 1.0),
-                       parameters={**base, "quantity": "MSD_seed / MSD_exact at mu = mu*_exact,lo / 2",
-                                   "mu": mu, "msd_seed_db": 10 * np.log10(sols["seed"].msd),
-                                   "msd_exact_db": 10 * np.log10(sols["exact"].msd),
-                                   "residuals": [sols["seed"].residual, sols["exact"].residual]}))
+    for frac, hard in MSD_STEPS.items():
+        mu = frac * br["exact"].lo
+        sols = {model: grouped_msd_steady_state(inst, model, mu=mu, rtol=_S2_RTOL) for model in ("seed", "exact")}
+        ok = all(s.residual <= 10 * _S2_RTOL for s in sols.values())
+        r = sols["seed"].msd / sols["exact"].msd
+        ev.append(Evidence(measured=float(r), bound=1.0, holds=bool(ok and r < 1.0),
+                           parameters={**base, "quantity": f"MSD_seed / MSD_exact at mu = {frac:g} mu*_exact,lo",
+                                       "mu": mu, "msd_seed_db": 10 * np.log10(sols["seed"].msd),
+                                       "msd_exact_db": 10 * np.log10(sols["exact"].msd),
+                                       "residuals": [sols["seed"].residual, sols["exact"].residual],
+                                       **({HARD_POINT: hard} if hard else {})}))
     # the paper's own step: seed F stable (MSD), exact F (rho at mu = 0.4 vs its bracket)
     paper = {"mu": PAPER["mu"], "mu_lambda": PAPER["mu"] * lam,
              "seed_stable": bool(PAPER["mu"] < br["seed"].lo), "exact_stable": bool(PAPER["mu"] < br["exact"].lo)}
@@ -163,6 +171,9 @@ CLAIMS = (
         expected=Verdict.CONFIRMED,
         reason=("Certified brackets (Arnoldi rho(lo) < 1 - 1e-9 <= rho(hi)) are disjoint and (S2) residuals are "
                 "below 1e-9; the white and grouped reductions equal the unreduced route to ~1e-14 on a small instance "
-                "(K = 8 in 4 groups of 2)."),
+                "(K = 8 in 4 groups of 2). MSD_seed < MSD_exact is rated as a bound at three steps (fractions 0.05, "
+                "0.5, 0.95 of the exact threshold); its hardest point is the small step, where the dropped "
+                "fourth-moment term vanishes: ratio 0.958 at ci (0.19 dB), still strictly below 1 with (S2) residuals "
+                "5e-14; 0.53 at half the threshold, 0.074 just below it (docs/papers/paofed.md)."),
     ),
 )

@@ -22,6 +22,7 @@ from theory.msd import (
     paper_mean_square_bound,
     reference_instance,
 )
+from verify.evidence import declare_form
 from verify.paofed._common import SOLVER_RTOL, cite, reference_msd, reference_radii, reference_thresholds
 from verify.records import CheckContext, CheckResult, Claim, Evidence, FigureSpec, Series, Verdict
 from verify.tolerance import MSD_AGREEMENT_RTOL, relative_gap
@@ -130,14 +131,16 @@ def check_reference_table(ctx: CheckContext, *, msd_fn=None) -> CheckResult:
     worst = max(failing or evidence, key=lambda e: e.measured / e.bound)
     summary = (f"{len(evidence) - len(failing)} of {len(evidence)} spec 4.1 entries and certificates reproduce; "
                f"worst: {worst.parameters['entry']} ({worst.measured:.3g} of its allowance)")
-    return CheckResult(
+    return declare_form(CheckResult(
         claim_id=CLAIM_ID, verdict=Verdict.REFUTED if failing else Verdict.CONFIRMED, summary=summary,
         quantity="|computed - printed| / half a unit of the last printed digit (certificate: relative gap / 1e-10)",
         measured=worst.measured, bound=worst.bound, margin=worst.bound - worst.measured,
         counterexample=dict(worst.parameters) if failing else None, seed=ctx.seed,
         figures=(_msd_figure(prof["figure"]),),
         details={"values": {e.parameters["entry"]: e.parameters.get("computed") for e in evidence[:-1]},
-                 "certificates": cert, "points_checked": len(evidence), "points_violated": len(failing)})
+                 "certificates": cert, "points_checked": len(evidence), "points_violated": len(failing)}),
+        "identity", "computed reference values = the paper's printed digits (to half a unit of the last digit) and two "
+                    "solvers = each other (to a solver tolerance): equalities, not inequalities with slack")
 
 
 CLAIMS = (

@@ -63,6 +63,8 @@ def check_seed_formulas(ctx: CheckContext, *, theory=seed_msd_curve) -> CheckRes
     return result_from_evidence(
         CLAIM_ID, evidence, ctx=ctx, quantity="|SIM-A - seed MSD| (dB) vs confidence-interval half-width (dB)",
         what="the seed's MSD formulas (truncated F) lie in the SIM-A confidence interval", figures=[figure],
+        form="identity", form_reason="a closed form (the MSD of the truncated F) = a simulation (SIM-A), to the "
+                                     "Monte-Carlo confidence interval: two-sided, no bound to rate",
         corrected_claim="paofed.sim_steady_state", monte_carlo=MonteCarlo(n=p["runs"], alpha=MC_ALPHA, seed=ctx.seed),
         details={"alpha_per_point": alpha,
                  "seed_minus_sim_a_db": {str(e.parameters["mu_times_lambda_max"]): e.parameters["seed_minus_sim_a_db"]

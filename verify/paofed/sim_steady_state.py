@@ -144,6 +144,8 @@ def check_steady_state(ctx: CheckContext, *, theory=exact_msd_curve) -> CheckRes
     return result_from_evidence(
         CLAIM_ID, evidence, ctx=ctx, quantity="|SIM-A - exact MSD| (dB) vs confidence-interval half-width (dB)",
         what="exact steady-state MSD lies in the SIM-A confidence interval", figures=[learning, steady],
+        form="identity", form_reason="a closed form (MSD_inf from (S2) with the exact F) = a simulation (SIM-A), "
+                                     "to the Monte-Carlo confidence interval: two-sided, no bound to rate",
         monte_carlo=MonteCarlo(n=p["runs"], alpha=MC_ALPHA, seed=ctx.seed),
         details={"alpha_per_point": alpha, "statistic": "per-run time average over the second half",
                  "regression_values (spec 4.1, labelled, not a certificate)": regression})

@@ -134,6 +134,8 @@ def check_transient(ctx: CheckContext, *, theory=exact_transient) -> CheckResult
     return result_from_evidence(
         CLAIM_ID, evidence, ctx=ctx, quantity="|SIM-A - (S1) exact| (dB) vs simultaneous CI half-width (dB)",
         what="exact transient MSD lies in the SIM-A confidence interval at every n", figures=[figure],
+        form="identity", form_reason="a closed form (the transient MSD of (S1) with the exact F) = a simulation "
+                                     "(SIM-A) at every n, to a simultaneous confidence interval: two-sided",
         monte_carlo=MonteCarlo(n=samples.shape[1], alpha=MC_ALPHA, seed=ctx.seed),
         details={"alpha_per_n": alpha, "n_points": ns, "statistic": "||w_n - w*||^2 per run (i.i.d. over runs)",
                  "seed_model_minus_exact_db": bias, "sim_a_minus_seed_model_db": sim_minus_seed,

@@ -28,7 +28,7 @@ from theory.msd import (
     spectral_radius_F,
 )
 from theory.msd.naive import f_matrix
-from verify.evidence import result_from_evidence, sample_evidence
+from verify.evidence import HARD_POINT, result_from_evidence, sample_evidence
 from verify.paofed._common import (
     cite,
     e8_instance,
@@ -43,9 +43,9 @@ from verify.paofed._common import (
 from verify.records import CheckContext, CheckResult, Claim, Evidence, FigureSpec, Series, Verdict
 from verify.tolerance import ARNOLDI_TOL, THRESHOLD_RTOL
 
-__all__ = ["ARNOLDI_TOL", "CLAIMS", "check_exact_threshold", "check_theorem2", "check_theorem2_seed_model",
-           "evaluate_exact_threshold", "evaluate_ms_iff", "evaluate_seed_model", "hard_instance",
-           "lyapunov_certificate"]
+__all__ = ["ARNOLDI_TOL", "BOUNDARY_LABEL", "CLAIMS", "HARD_LABEL", "check_exact_threshold", "check_theorem2",
+           "check_theorem2_seed_model", "evaluate_exact_threshold", "evaluate_ms_iff", "evaluate_seed_model",
+           "hard_instance", "lyapunov_certificate"]
 
 ID_IFF = "paofed.theorem2"
 ID_SEED = "paofed.theorem2_seed_model"
@@ -187,7 +187,9 @@ def check_theorem2(ctx: CheckContext, *, rho_fn=_default_rho) -> CheckResult:
     return result_from_evidence(
         ID_IFF, evidence, ctx=ctx, quantity="|mu*_ms lambda_max - 1| vs the threshold bracket's tolerance",
         what="exact mean-square threshold rho(F(mu*)) = 1 at mu* = 1/lambda_max",
-        figures=[_radius_figure(prof["figure"])], corrected_claim=ID_SEED, details=details)
+        figures=[_radius_figure(prof["figure"])], corrected_claim=ID_SEED, details=details, form="identity",
+        form_reason="an equality of regions: the certified threshold of rho(F(mu)) = 1 against 1/lambda_max, to the "
+                    "bracket's relative tolerance (the 'iff' of Theorem 2)")
 
 
 def reproduce_theorem2(counterexample) -> Evidence:
@@ -199,9 +201,33 @@ def _seed_batch(rng: np.random.Generator, count: int, grid, rho_fn) -> list[Evid
     return [evaluate_seed_model(instance_space.sample(rng), grid, rho_fn=rho_fn) for _ in range(count)]
 
 
+#: The declared hardest points of the corrected Theorem 2 (``verify.evidence.HARD_POINT``): instances aimed at
+#: rho(F_seed) near 1 (:func:`hard_instance`: ill-conditioned R_k, small p) and the [E8] configuration and the
+#: reference instance with m = D moved onto the boundary E[B_n] = 0 (``theorem1.boundary_configurations``), each at
+#: mu lambda_max up to 0.999, just below the certified 1/lambda_max.
+HARD_LABEL = "ill-conditioned R_k, small p, mu lambda_max up to 0.999"
+BOUNDARY_LABEL = "E[B_n] = 1e-9 (boundary of E[B_n] >= 0), mu lambda_max up to 0.999"
+
+
+def _boundary_points(grid, rho_fn) -> list[Evidence]:
+    from verify.paofed.theorem1 import boundary_configurations
+
+    out = []
+    for name, inst in boundary_configurations():
+        e = evaluate_seed_model(instance_to_dict(inst), grid, rho_fn=rho_fn)
+        out.append(Evidence(measured=e.measured, bound=e.bound, holds=e.holds,
+                            parameters={**e.parameters, HARD_POINT: f"{name}: {BOUNDARY_LABEL}"}))
+    return out
+
+
 def _hard_batch(rng: np.random.Generator, count: int, grid, rho_fn, max_n: int) -> list[Evidence]:
-    return [evaluate_seed_model(instance_to_dict(hard_instance(rng, max_N=max_n)), grid, rho_fn=rho_fn,
-                                lyapunov_max_n=max_n) for _ in range(count)]
+    out = []
+    for _ in range(count):
+        e = evaluate_seed_model(instance_to_dict(hard_instance(rng, max_N=max_n)), grid, rho_fn=rho_fn,
+                                lyapunov_max_n=max_n)
+        out.append(Evidence(measured=e.measured, bound=e.bound, holds=e.holds,
+                            parameters={**e.parameters, HARD_POINT: HARD_LABEL}))
+    return out
 
 
 def check_theorem2_seed_model(ctx: CheckContext, *, rho_fn=_default_rho) -> CheckResult:
@@ -213,6 +239,7 @@ def check_theorem2_seed_model(ctx: CheckContext, *, rho_fn=_default_rho) -> Chec
     hard_grid = tuple(sorted({*prof["grid"], 0.99, 0.999}))
     evidence += sample_evidence(ctx, ID_SEED + ".hard", _hard_batch, prof["batches"],
                                 (max(2, prof["per_batch"] // 2), hard_grid, rho_fn, LYAPUNOV_MAX_N[ctx.profile]))
+    evidence += _boundary_points(hard_grid, rho_fn)
     certified = [e for e in evidence if "lyapunov_certified" in e.parameters]
     pts = [(e.parameters["worst_mu_times_lambda_max"], max(e.parameters["rho_F_seed"].values())) for e in evidence]
     figure = FigureSpec(
@@ -272,7 +299,9 @@ def check_exact_threshold(ctx: CheckContext, *, rho_fn=_default_rho) -> CheckRes
                 Series(label="Theorem 2's 1/lambda_max", x=(0, max(1, len(ratios) - 1)), y=(1.0, 1.0), style="dashed")))
     return result_from_evidence(
         ID_EXACT, evidence, ctx=ctx, quantity="largest rho(F_exact) below the certified threshold (< 1; >= 1 above)",
-        what="rho(F_exact(mu)) < 1 for mu < mu*_exact and >= 1 just above", figures=[figure],
+        what="rho(F_exact(mu)) < 1 for mu < mu*_exact and >= 1 just above", figures=[figure], form="decision",
+        form_reason="a yes/no property of the computed threshold (stable on a grid below it, unstable above); the "
+                    "largest radius below is ~1 at the bracket's lower end by construction, not a slack of the paper",
         details={"threshold_times_lambda_max": ratios,
                  "rho_seed_minus_rho_exact_at_threshold": [e.parameters["rho_seed_minus_rho_exact_at_threshold"]
                                                            for e in evidence]})
@@ -314,6 +343,7 @@ CLAIMS = (
                    "It says nothing about the real system, whose exact F has a smaller threshold ([E9])."),
         hypotheses=("analysis model I1-I5 (spec 3.1)", "p_m sum_l alpha_l P(K_{n,l} nonempty) <= 1 (E[B_n] >= 0; "
                                                        "built into the sampled instances)",
+                    "alpha_l in [0, 1] (the paper's range of the staleness weights, stated with Ch. (4.14), P4 (15))",
                     "R_k positive definite", "K in 2..5, D in 2..5, l_max <= 2; R_k condition numbers up to 1e4, "
                                              "p down to 1e-2 on the hard instances"),
         check=check_theorem2_seed_model,
@@ -326,7 +356,12 @@ CLAIMS = (
                 "rho(F_seed) and a 4-minute random search found at most rho = 0.99979 (rho approaches 1 only as mu "
                 "lambda_min -> 0). A norm bound does not prove it: ||I - mu(I (x)_b R) - mu(R (x)_b I)||_2 < 1 for mu "
                 "< 1/lambda_max, but Q_A, Q_B are right-stochastic, not contractions in the 2-norm, and Q_B can be "
-                "negative (paofed.appendix_b_nonnegative)."),
+                "negative (paofed.appendix_b_nonnegative). Hardest points: the hard instances and two configurations "
+                "on the boundary E[B_n] = 1e-9 of the hypothesis ([E8]; the reference instance with m = D), up to "
+                "0.999/lambda_max; nearly tight (0.99996 at ci). The weights' range alpha_l <= 1 is needed: the "
+                "reference instance with alpha_{l >= 1} scaled up to 3.70, 1.85 (onto E[B_n] = 0, mean-stable, "
+                "rho(M) 0.89-0.999) has rho(F_seed) 2.02-2.18 at every mu lambda_max in [0.01, 0.999] "
+                "(docs/papers/paofed.md)."),
         corrects=ID_IFF,
     ),
     Claim(

@@ -7,6 +7,7 @@ label such as "Theorem 2", equation numbers) and the project's own pages ``docs/
 outside the repository (``/work/``, ``../shared/``, a ``seeds/`` directory; ``/tmp/`` in docs and claim texts).
 ``docs/papers/spec_map.json`` maps every former form to the page anchor that replaced it; the files it lists under
 ``ignore_files`` (and ``docs/papers/`` itself) quote the forms on purpose and are not scanned, nor is this file.
+Every ``docs/papers/<page>.md#<anchor>`` that a tracked file cites must be an anchor the page declares.
 
 In Python files only prose is scanned (comments and string literals), so a variable named ``spec`` or a class
 ``FigureSpec`` is not an offence.
@@ -152,3 +153,39 @@ def test_ignored_files_are_not_scanned(tmp_path):
     (tmp_path / "tests" / "other.py").write_text('FORMS = ("spec 5.2",)\n', encoding="utf-8")
     found = offences(tmp_path, ["docs/papers/gtv.md", "tests/quoting.py", "tests/other.py"])
     assert [line.split(": ")[0] for line in found] == ["tests/other.py:1"], found
+
+
+LINK = re.compile(r"docs/papers/(\w+)\.md#([\w.-]*[\w-])(?: to #([\w-]+))?")
+
+
+def dangling_anchors(root: pathlib.Path, files: list[str]) -> list[str]:
+    """``file:line: link`` for every ``docs/papers/<page>.md#<anchor>`` (or ``... to #<anchor>``) no page declares."""
+    declared = {page.stem: set(re.findall(r'<a id="([^"]+)"></a>', page.read_text(encoding="utf-8")))
+                for page in (root / "docs" / "papers").glob("*.md")}
+    out = []
+    for rel in sorted(files):
+        if not rel.endswith(SUFFIXES) or rel.startswith("docs/papers/") or rel == SELF:
+            continue
+        path = root / rel
+        if not path.is_file():
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for m in LINK.finditer(line):
+                page, anchors = m.group(1), [a for a in m.group(2, 3) if a]
+                if any(a not in declared.get(page, ()) for a in anchors):
+                    out.append(f"{rel}:{number}: {m.group(0)}")
+    return out
+
+
+def test_every_cited_page_anchor_exists():
+    found = dangling_anchors(ROOT, _tracked(ROOT))
+    assert not found, "citations of anchors that docs/papers does not declare:\n" + "\n".join(found)
+
+
+def test_a_dangling_anchor_is_caught(tmp_path):
+    (tmp_path / "docs" / "papers").mkdir(parents=True)
+    (tmp_path / "docs" / "papers" / "gtv.md").write_text('<a id="exp-chain"></a>\n## Chain\n', encoding="utf-8")
+    (tmp_path / "a.py").write_text("# docs/papers/gtv.md#exp-chain\n# docs/papers/gtv.md#exp-chain to #exp-nowhere\n"
+                                   "# docs/papers/pgfl.md#theorem-1.\n", encoding="utf-8")
+    found = dangling_anchors(tmp_path, ["a.py"])
+    assert [line.split(": ")[0] for line in found] == ["a.py:2", "a.py:3"], found

@@ -28,7 +28,8 @@ from theory.gtv import dual_update, primal_objective
 
 
 def loop_iteration(inst, w, u, tau, sigma, Minv, b):
-    """Steps 3-8 of Algorithm 1 written node by node and edge by edge (the message-passing form, spec 2.5)."""
+    """Steps 3-8 of Algorithm 1 written node by node and edge by edge (the message-passing
+    form, docs/papers/gtv.md#algorithm-1)."""
     incident = [[] for _ in range(inst.n)]
     for e, (i, j) in enumerate(inst.edges):
         incident[i].append((e, 1.0))

@@ -53,8 +53,9 @@ from theory.msd.instance import toeplitz_covariances
 
 
 def family_instance(K: int, D: int, l_max: int, mu_times_lambda: float = 0.1) -> PAOFedInstance:
-    """Reference-like instance (spec 4.1 pattern): p cycles (0.9, 0.6, 0.4, 0.2), delta = 0.3, alpha_l = 0.5^l,
-    m = ceil(D / 2), Toeplitz R_k with rho_k cycling (0.1, 0.3, 0.5, 0.7), fixed w* and noise."""
+    """Reference-like instance (docs/papers/paofed.md#instance-reference pattern): p cycles (0.9, 0.6, 0.4, 0.2), delta
+    = 0.3, alpha_l = 0.5^l, m = ceil(D / 2), Toeplitz R_k with rho_k cycling (0.1, 0.3, 0.5, 0.7), fixed w* and
+    noise."""
     rng = np.random.default_rng(K * 1000 + D * 10 + l_max)
     R = toeplitz_covariances(np.resize([0.1, 0.3, 0.5, 0.7], K), D)
     lam = float(np.max(np.linalg.eigvalsh(R)))

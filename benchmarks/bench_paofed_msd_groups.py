@@ -3,21 +3,21 @@
 Run: .venv/bin/python benchmarks/bench_paofed_msd_groups.py [--D 20,40,80] [--method bicgstab] [--rtol 1e-10]
      [--budget 600] [--models seed,exact] [--covariance toeplitz|rff [--sigma-kappa 5] [--ridge 1e-2]] [--mu MU]
 
-The instance is the paper's federation (seed 004 Ch. 4.5 / P4 Sec. V, spec 5): K = 256 clients in four
-availability groups of 64 (p = 0.25, 0.1, 0.025, 0.005), l_max = 10, delta = 0.2, alpha_l = 0.2^l, window
-selection with p_m = m/D = 0.02, noise variance 0.01, and Toeplitz features R_c = rho_c^|i-j| shared within a group
-(rho_c = 0.1, 0.3, 0.5, 0.7; lambda_min of the last is 0.18). mu = 0.8/D (0.004 at D = 200): tr R_c = D, and the
+The instance is the paper's federation (seed 004 Ch. 4.5 / P4 Sec. V, docs/papers/paofed.md#experiments): K = 256
+clients in four availability groups of 64 (p = 0.25, 0.1, 0.025, 0.005), l_max = 10, delta = 0.2, alpha_l = 0.2^l,
+window selection with p_m = m/D = 0.02, noise variance 0.01, and Toeplitz features R_c = rho_c^|i-j| shared within a
+group (rho_c = 0.1, 0.3, 0.5, 0.7; lambda_min of the last is 0.18). mu = 0.8/D (0.004 at D = 200): tr R_c = D, and the
 exact F's Gaussian fourth moment limits mu to about 2/(tr R + 2 lambda_max), so both models are stable.
 
-``--covariance rff``: R_c = E[z z^T] of the spec 1.2 RFF map (sigma_kappa = 5, the calibrated bandwidth: lambda_max of
-the four R_c 0.88-0.93 at D = 200 against the seed's 1.02) on the spec 1.3 stationary AR(1) inputs, one client law per
-group and one map (theory.msd.classes_rff, exact population covariances), plus ``--ridge`` I: these R_c have
-numerical rank 5-7, so without a ridge rho(F) = 1 - O(mu p p_m lambda_min) and (S2) has no usable steady state
-(spec 3.7; at D = 20 BiCGSTAB stalls at 1.2e-5 after 1600 iterations). The MSD depends on the ridge (D = 60: -23.74 /
--21.41 dB seed / exact with
+``--covariance rff``: R_c = E[z z^T] of docs/papers/paofed.md#choice-rff RFF map (sigma_kappa = 5, the calibrated
+bandwidth: lambda_max of the four R_c 0.88-0.93 at D = 200 against the seed's 1.02) on docs/papers/paofed.md#choice-data
+stationary AR(1) inputs, one client law per group and one map (theory.msd.classes_rff, exact population covariances),
+plus ``--ridge`` I: these R_c have numerical rank 5-7, so without a ridge rho(F) = 1 - O(mu p p_m lambda_min) and (S2)
+has no usable steady state (docs/papers/paofed.md#choice-msd-instances; at D = 20 BiCGSTAB stalls at 1.2e-5 after 1600
+iterations). The MSD depends on the ridge (D = 60: -23.74 / -21.41 dB seed / exact with
 1e-2, 11-12 iterations; -24.37 / -22.61 dB with 1e-3, 35-39 iterations); note that ridge * D adds to tr R_c (about 1
 without it), which the exact F's fourth moment sees. mu = 0.4 (the seed's; mu lambda_max ~ 0.37), noise variances
-of spec 1.3 per group.
+of docs/papers/paofed.md#choice-data per group.
 
 For each D the steady state of both models is solved on the class reduction (theory.msd.classes: 2509 blocks of
 D x D, independent of K) by capped Krylov with the residual recomputed afterwards. One row per (D, model): wall and
@@ -59,8 +59,8 @@ def paper_groups_instance(D: int, mu: float | None = None, *, covariance: str = 
     """K = 256 in four groups of 64 (p and R per group), l_max = 10, window selection, p_m = max(1, D // 50) / D.
 
     ``covariance="toeplitz"``: R_c = Toeplitz(rho_c^|i-j|), noise 0.01, mu = 0.8 / D by default; ``"rff"``: the RFF
-    covariances of :func:`theory.msd.classes_rff.rff_group_covariances` (seeded by D) plus ``ridge`` I, the spec 1.3
-    noise variances, mu = 0.4 by default.
+    covariances of :func:`theory.msd.classes_rff.rff_group_covariances` (seeded by D) plus ``ridge``
+    I, docs/papers/paofed.md#choice-data noise variances, mu = 0.4 by default.
     """
     labels = np.repeat(np.arange(4), 64)
     l_max = 10
@@ -124,8 +124,10 @@ def main() -> None:
     ap.add_argument("--progress", action="store_true")
     ap.add_argument("--json", action="store_true", help="one JSON object per row instead of the table")
     ap.add_argument("--covariance", default="toeplitz", choices=("toeplitz", "rff"))
-    ap.add_argument("--sigma-kappa", type=float, default=5.0, help="RFF kernel bandwidth (spec 1.2)")
-    ap.add_argument("--ridge", type=float, default=1e-2, help="added to the RFF covariances (spec 3.7)")
+    ap.add_argument("--sigma-kappa", type=float, default=5.0,
+                    help="RFF kernel bandwidth (docs/papers/paofed.md#choice-rff)")
+    ap.add_argument("--ridge", type=float, default=1e-2,
+                    help="added to the RFF covariances (docs/papers/paofed.md#choice-msd-instances)")
     ap.add_argument("--mu", type=float, default=None, help="step size (default 0.8 / D, or 0.4 for rff)")
     args = ap.parse_args()
     models = tuple(args.models.split(","))

@@ -2,8 +2,8 @@
 
 Run: .venv/bin/python benchmarks/bench_paofed_sim.py [--runs R] [--iterations N]
 Both implementations consume the same pre-drawn randomness (availability, delays, selections, RFF
-regressors of the spec 1.3 data) for PAO-Fed-U1 on K = 256 clients, D = 200, l_max = 10, delta = 0.2
-(shared/spec/paofed.md 5); they are checked equal (server and client models, every iteration) before
+regressors of docs/papers/paofed.md#choice-data data) for PAO-Fed-U1 on K = 256 clients, D = 200, l_max = 10, delta =
+0.2 (docs/papers/paofed.md#experiments); they are checked equal (server and client models, every iteration) before
 anything is timed. Prints the time ratio loop / vectorised per iteration, the peak-memory ratio and the
 vectorised end-to-end throughput (draws and MSE-test included). Then the experiments' lockstep: the eleven
 default-setting algorithms of the PAO-Fed experiments (six variants, five baselines) on one seed, run one after

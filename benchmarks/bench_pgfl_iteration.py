@@ -3,7 +3,7 @@
 Run: .venv/bin/python benchmarks/bench_pgfl_iteration.py [--repeats N]
 Prints the time and peak-memory ratios (loop / vectorised) measured in this process, after checking
 that both produce the same iterate. Sizes: S = 10 servers, 15 clients per server, d = 60, Q = 3
-(shared/spec/pgfl.md 5.1), Algorithm 1, tau = 0.4, ridge.
+(docs/papers/pgfl.md#choice-regression-data), Algorithm 1, tau = 0.4, ridge.
 """
 
 from __future__ import annotations

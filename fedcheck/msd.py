@@ -305,7 +305,8 @@ def load_instance(path, *, min_mu_lambda: float = 0.0, max_mu_lambda: float = ma
     source = table.get("data", {}).get("source", "linear") if isinstance(table.get("data"), dict) else "linear"
     if source != "linear":
         raise ConfigError(f"data.source = {source!r}: fedcheck msd analyses the linear model of [instance] "
-                          f"(SIM-F, data.source = 'linear'); SIM-E has no closed-form MSD")
+                          f"(SIM-F, docs/papers/paofed.md#choice-simulators, data.source = 'linear'); "
+                          f"SIM-E (docs/papers/paofed.md#choice-simulators) has no closed-form MSD")
     if "instance" not in table:
         raise ConfigError("instance: CONFIG has no [instance] section; fedcheck msd needs one (write an empty "
                           "[instance] for the reference instance)")

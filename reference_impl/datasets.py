@@ -267,7 +267,7 @@ _MIRRORED = ((1, 2), (4, 5), (7, 8))
 
 def synthetic_organ_arrays(rng: np.random.Generator, *, side: int = 28, train_per_class: int = 40,
                            test_per_class: int = 20, noise: float = 0.3) -> dict[str, np.ndarray]:
-    """An OrganAMNIST-shaped data set in the MedMNIST ``.npz`` layout (spec pgfl.md 5.3's offline substitute).
+    """An OrganAMNIST-shaped data set in the MedMNIST ``.npz`` layout (docs/papers/pgfl.md#exp-o's offline substitute).
 
     11 class prototypes on a ``side x side`` grid (sums of three Gaussian blobs; the left/right organs of
     :data:`_MIRRORED` are mirror images of each other); a sample is its prototype shifted by up to one pixel plus

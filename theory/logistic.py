@@ -23,7 +23,8 @@ iterations, per-instance ``converged``) and raises :class:`NewtonNotConverged` w
 
 References
 ----------
-.. [1] seed 000_133b71fd0aa99eb4.txt, eqs. (4), (54)-(55); shared/spec/pgfl.md 2.1 and review note R-c (Huber).
+.. [1] seed 000_133b71fd0aa99eb4.txt, eqs. (4), (54)-(55); docs/papers/pgfl.md#algorithm-1,
+       docs/papers/pgfl.md#erratum-r-c (Huber).
 .. [2] Boyd & Vandenberghe, *Convex Optimization*, sec. 9.5 (damped Newton, backtracking line search).
 """
 

@@ -90,17 +90,21 @@ THRESHOLD_RTOL = 1e-7
 #: The dp-accounting RDP accountant's excess over continuous CKS: its order grid is finite (measured <= 4.1e-3
 #: relative up to rho = 56; tests/theory/test_conversions.py).
 RDP_GRID_RTOL = 1e-2
-#: PGFL Theorem I (spec pgfl.md R1.1): with S = 1 the iteration must reach the centralised optimum (Pa) to this
-#: relative accuracy (the spec asks 1e-8; the iterations run to 1e-14).
+#: PGFL Theorem I (docs/papers/pgfl.md#theorem-1): with S = 1 the iteration must reach the centralised optimum (Pa) to
+#: this relative accuracy (docs/papers/pgfl.md asks 1e-8; the iterations run to 1e-14).
 TARGET_RTOL = 1e-10
-#: PGFL Theorem I (R1.3): the final iterate lies this close (relative) to the solved fixed point (Pc).
+#: PGFL Theorem I (R1.3, docs/papers/pgfl.md#theorem-1): the final iterate lies this close (relative) to the solved
+#: fixed point (Pc).
 FIXED_POINT_RTOL = 1e-9
-#: PGFL Theorem I (R1.2): the fitted linear rate lies in [r(T) - RATE_BAND[0], r(T) + RATE_BAND[1]] (the fit on a
-#: finite window of the error sequence sees the transient of the non-dominant modes, hence the wider low side).
+#: PGFL Theorem I (R1.2, docs/papers/pgfl.md#theorem-1): the fitted linear rate lies in [r(T) - RATE_BAND[0], r(T) +
+#: RATE_BAND[1]] (the fit on a finite window of the error sequence sees the transient of the non-dominant modes, hence
+#: the wider low side).
 RATE_BAND = (0.05, 0.01)
-#: PGFL Theorem I with privacy noise (R1.4): |fitted mean-square factor - max(r(T)^2, zeta)| allowed.
+#: PGFL Theorem I with privacy noise (R1.4, docs/papers/pgfl.md#theorem-1): |fitted mean-square factor - max(r(T)^2,
+#: zeta)| allowed.
 FACTOR_BAND = 0.01
-#: R1.4: gap between zeta and r(T)^2 above which the noise dominates the mean-square factor.
+#: R1.4 (docs/papers/pgfl.md#theorem-1): gap between zeta and r(T)^2 above which the noise dominates the mean-square
+#: factor.
 NOISE_DOMINANCE_GAP = 0.05
 
 
@@ -160,29 +164,35 @@ NFL_CONVERGED_NE = 1e-6
 NFL_FROZEN_FRACTION = 0.5
 
 # --- FedPDM-DP (seed 001): reference algorithm vs CVXPY, Theorem 3 -----------------------------------------
-#: Noiseless FedPDM vs the CVXPY optimum (spec 4.6): F(x_0^T) - F* allowed; Clarabel certifies its optimum to a gap
-#: of CLARABEL_TOL, the polishing below moves F by at most gamma * d * FEDPDM_POLISH_ZERO-scale entries it zeroes
-#: (measured entries ~1e-11), so 1e-8 leaves a factor >= 100 for both (spec 4.6 suggests 1e-6).
+#: Noiseless FedPDM vs the CVXPY optimum (docs/papers/fedpdm.md#instance-cvx): F(x_0^T) - F* allowed; Clarabel certifies
+#: its optimum to a gap of CLARABEL_TOL, the polishing below moves F by at most gamma * d * FEDPDM_POLISH_ZERO-scale
+#: entries it zeroes (measured entries ~1e-11), so 1e-8 leaves a factor >= 100 for
+#: both (docs/papers/fedpdm.md#instance-cvx suggests 1e-6).
 FEDPDM_F_GAP_TOL = 1e-8
-#: Entries of the CVXPY solution with |x_k| below this are set to exact zeros before subgradient residuals (spec 4.6).
+#: Entries of the CVXPY solution with |x_k| below this are set to exact zeros before subgradient
+#: residuals (docs/papers/fedpdm.md#instance-cvx).
 FEDPDM_POLISH_ZERO = 1e-6
-#: P (21) at the polished CVXPY point of a convex instance must be at most this (spec 4.6).
+#: P (21) at the polished CVXPY point of a convex instance must be at most this (docs/papers/fedpdm.md#instance-cvx).
 FEDPDM_P_STAR_TOL = 1e-10
 
 __all__ += ["FEDPDM_F_GAP_TOL", "FEDPDM_POLISH_ZERO", "FEDPDM_P_STAR_TOL"]
 
 # --- GTV clustered FL (seed 002; verify/gtv) ----------------------------------------------------------------------
-#: Relative fixed-point residual handed to Algorithm 1 (review note R4 stopping rule): far below the CVXPY accuracy
-#: it is compared with (CLARABEL_TOL, or Clarabel's 1e-8 default where it stalls on second-order cones).
+#: Relative fixed-point residual handed to Algorithm 1 (docs/papers/gtv.md#review-r4 stopping rule): far below the CVXPY
+#: accuracy it is compared with (CLARABEL_TOL, or Clarabel's 1e-8 default where it stalls on second-order cones).
 GTV_ALG1_TOL = 1e-10
-#: Domain test of the gap (34) (E15): relative component of -s^(i) outside range(X_i^T). Converged iterates sit at
-#: <= 7e-13, non-converged ones at 0.26-0.48 (spec review notes), so 1e-8 separates them by four decades either way.
+#: Domain test of the gap (34) (erratum E15, docs/papers/gtv.md#erratum-e15): relative component of -s^(i) outside
+#: range(X_i^T). Converged iterates sit at <= 7e-13, non-converged ones at 0.26-0.48 (docs/papers/gtv.md#review-notes),
+#: so 1e-8 separates them by four decades either way.
 GTV_RANGE_RTOL = 1e-8
-#: Strict inequality of (35): slack must exceed this times (internal weight + total demand) (spec D4).
+#: Strict inequality of (35): slack must exceed this times (internal weight + total
+#: demand) (docs/papers/gtv.md#derived-d4).
 GTV_WELL_CONNECTED_RTOL = 1e-9
-#: Intra-cluster spread of a converged Algorithm 1 solution counted as "constant" (spec 4, T9: 1e-8 for Alg. 1).
+#: Intra-cluster spread of a converged Algorithm 1 solution counted as "constant" (docs/papers/gtv.md#instances,
+#: docs/papers/gtv.md#theorem-2: 1e-8 for Alg. 1).
 GTV_SPREAD_ATOL = 1e-8
-#: An edge is unsaturated when ||u_e||_* <= (1 - margin) lam A_e (spec 4, T8).
+#: An edge is unsaturated when ||u_e||_* <= (1 - margin) lam A_e (docs/papers/gtv.md#instances,
+#: docs/papers/gtv.md#convergence).
 GTV_SATURATION_MARGIN = 1e-6
 
 __all__ += ["GTV_ALG1_TOL", "GTV_RANGE_RTOL", "GTV_SATURATION_MARGIN", "GTV_SPREAD_ATOL", "GTV_WELL_CONNECTED_RTOL"]
@@ -190,23 +200,28 @@ __all__ += ["GTV_ALG1_TOL", "GTV_RANGE_RTOL", "GTV_SATURATION_MARGIN", "GTV_SPRE
 # --- NPFL-RL (seed 004 ch. 6 / P7; verify/npfl_rl) -------------------------------------------------------------
 #: CVXPY/Clarabel (CLARABEL_TOL) argmin of a ridge subproblem vs a closed form or the normal equations, relative l2:
 #: a gap tolerance of 1e-10 on an O(1) strongly convex QP with condition number <= 1e4 bounds the error well below
-#: this (measured <= 1e-8); 1e-6 is 10x stricter than spec K1's 1e-5.
+#: this (measured <= 1e-8); 1e-6 is 10x stricter than docs/papers/npfl_rl.md#k1's 1e-5.
 NPFL_CVXPY_RTOL = 1e-6
-#: K2-K4: relative squared distance to the ground truth after N = 2000 iterations (the spec's threshold; worst
-#: measured 1.2e-7 over 100 I0 seeds in the review notes, median 4e-21).
+#: K2-K4 (docs/papers/npfl_rl.md#k2 to #k4): relative squared distance to the ground truth after N = 2000
+#: iterations (docs/papers/npfl_rl.md's threshold; worst measured 1.2e-7 over 100
+#: I0 (docs/papers/npfl_rl.md#instance-i0) seeds in docs/papers/npfl_rl.md#review-notes, median 4e-21).
 NPFL_CONVERGED_RTOL = 1e-6
-#: K5: complex-step derivative vs the analytic dV/da, relative (no cancellation in the complex step; what remains is
-#: the conditioning of two eigen-solves, measured <= 1e-11; spec review notes: tolerance 1e-9).
+#: K5 (docs/papers/npfl_rl.md#k5): complex-step derivative vs the analytic dV/da, relative (no cancellation in the
+#: complex step; what remains is the conditioning of two eigen-solves, measured <=
+#: 1e-11; docs/papers/npfl_rl.md#review-notes: tolerance 1e-9).
 NPFL_DERIVATIVE_RTOL = 1e-9
-#: K6, K8: rounding slack relative to the compared values V_v or S(tau) (spec K8: 1e-9 relative).
+#: K6 (docs/papers/npfl_rl.md#k6), K8 (docs/papers/npfl_rl.md#k8): rounding slack relative to the compared values V_v or
+#: S(tau) (docs/papers/npfl_rl.md#k8: 1e-9 relative).
 NPFL_ROUNDING_RTOL = 1e-9
-#: K9: closed-form eta vs the generator's max pairwise distance (a handful of flops; spec K9: 1e-12 relative).
+#: K9 (docs/papers/npfl_rl.md#k9): closed-form eta vs the generator's max pairwise distance (a handful of
+#: flops; docs/papers/npfl_rl.md#k9: 1e-12 relative).
 NPFL_ETA_RTOL = 1e-12
 
 __all__ += ["NPFL_CONVERGED_RTOL", "NPFL_CVXPY_RTOL", "NPFL_DERIVATIVE_RTOL", "NPFL_ETA_RTOL", "NPFL_ROUNDING_RTOL"]
 
 
 # --- zCDP-NFL empirical rate (verify/zcdp_nfl/empirical_rate.py) ---
-#: Spec 5.7's reading of "consistent with O(1/T)": fitted slope of log E[F(w_bar^(T)) - F*] on log T at most -1 + 0.1.
+#: docs/papers/zcdp_nfl.md#theorem-4's reading of "consistent with O(1/T)": fitted slope of log E[F(w_bar^(T)) - F*] on
+#: log T at most -1 + 0.1.
 NFL_RATE_SLACK = 0.1
 __all__ += ["NFL_RATE_SLACK"]

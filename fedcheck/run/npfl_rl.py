@@ -1,13 +1,14 @@
 """``fedcheck run npfl-rl CONFIG.toml``: one arm of NPFL-RL (thesis ch. 6) on generated instances.
 
 See ``docs/papers/npfl_rl.md``. The arm is NFL, NPFL with a fixed tau, or NPFL-RL/BRL with the DPG or SAC
-controller ([algorithm]); the instances follow the generator I0 ([instance]). Run r (r = 0..R-1) is the instance of
-replicate seed S + r; the runs are vectorised. ``--json`` prints ``{"label", "iterations", "runs", "seed", "status",
-"test_mse_db": [N+1], "nmsd_db": [N+1], "test_mse_db_runs": [R][N+1], "tau": {"clients": [R][3], "D_k": [R][3],
-"trajectories": [R][3][N+1]}, "tau_final": [R][K], "ill_posed_evaluations": [R], "config": {...}}``: the Test MSE
-(6.15) as printed (denominator ||w_q||) and with ||w_q||^2, averaged over the runs in the linear domain then in dB;
-the tau trajectories of the clients with the largest, median and smallest D_k; ``status`` "ok", "ill_posed" (some
-evaluation of P(a) was not positive definite: unprojected mode) or "diverged"; non-finite values are null.
+controller ([algorithm]); the instances follow the generator I0 (docs/papers/npfl_rl.md#instance-i0) ([instance]). Run r
+(r = 0..R-1) is the instance of replicate seed S + r; the runs are vectorised. ``--json`` prints ``{"label",
+"iterations", "runs", "seed", "status", "test_mse_db": [N+1], "nmsd_db": [N+1], "test_mse_db_runs": [R][N+1], "tau":
+{"clients": [R][3], "D_k": [R][3], "trajectories": [R][3][N+1]}, "tau_final": [R][K], "ill_posed_evaluations": [R],
+"config": {...}}``: the Test MSE (6.15) as printed (denominator ||w_q||) and with ||w_q||^2, averaged over the runs in
+the linear domain then in dB; the tau trajectories of the clients with the largest, median and smallest D_k; ``status``
+"ok", "ill_posed" (some evaluation of P(a) was not positive definite: unprojected mode) or "diverged"; non-finite values
+are null.
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ SCHEMA = Schema(sections=(
     Section(name="simulation", doc="The run's length.", fields=(
         Field(name="iterations", kind="int", lo=1, default=300, option="--iterations", doc="iterations N"),
     )),
-    Section(name="instance", doc="The generator I0: each replicate seed draws its own graph, labels, models and data.",
+    Section(name="instance", doc="The generator I0 (docs/papers/npfl_rl.md#instance-i0): each replicate seed draws its "
+                                 "own graph, labels, models and data.",
             fields=(
         Field(name="K", kind="int", lo=2, default=30, doc="clients K"),
         Field(name="Q", kind="int", lo=1, hi=lambda v: v["instance.K"], hi_text="instance.K", default=3,

@@ -2,10 +2,11 @@
 
 See ``docs/papers/paofed.md``. Two simulations:
 
-* ``[data] source = "linear"`` (default): SIM-F, the faithful algorithm on linear Gaussian data of the analysis
-  instance ``[instance]`` (every field defaults to the reference instance); metric: the server MSD.
-* ``[data] source = "synthetic-rff"``: SIM-E, the paper's nonlinear data in the RFF space with the asynchronous
-  environment ``[environment]``; metric: MSE-test.
+* ``[data] source = "linear"`` (default): SIM-F (docs/papers/paofed.md#choice-simulators), the faithful algorithm on
+  linear Gaussian data of the analysis instance ``[instance]`` (every field defaults to the reference instance); metric:
+  the server MSD.
+* ``[data] source = "synthetic-rff"``: SIM-E (docs/papers/paofed.md#choice-simulators), the paper's nonlinear data in
+  the RFF space with the asynchronous environment ``[environment]``; metric: MSE-test.
 
 ``--algorithm`` picks a PAO-Fed variant or a baseline; the ``[algorithm]`` fields of the other algorithms do not
 apply. ``--json`` prints ``{"algorithm", "iterations", "runs", "status", "curve_db", "metric"}``: ``curve_db[n]``
@@ -22,7 +23,8 @@ from typing import Any
 from fedcheck.run._api import ConfigError, Cost, Field, Option, Schema, Section, read_npy
 
 NAME = "paofed"
-TITLE = "PAO-Fed (SIM-F on linear data, SIM-E on RFF data) or a baseline from a TOML configuration"
+TITLE = ("PAO-Fed (SIM-F (docs/papers/paofed.md#choice-simulators) on linear data, "
+         "SIM-E (docs/papers/paofed.md#choice-simulators) on RFF data) or a baseline from a TOML configuration")
 
 #: Largest staleness weight accepted: the second moments hold products of squared weights.
 ALPHA_MAX = 1e100
@@ -117,7 +119,9 @@ SCHEMA = Schema(sections=(
     Section(name="simulation", doc="The run's length.", fields=(
         Field(name="iterations", kind="int", lo=1, default=2000, option="--iterations", doc="iterations N"),
     )),
-    Section(name="data", doc="SIM-F (linear data of [instance]) or SIM-E (the paper's nonlinear RFF data).", fields=(
+    Section(name="data", doc="SIM-F (docs/papers/paofed.md#choice-simulators) (linear data of [instance]) or "
+                             "SIM-E (docs/papers/paofed.md#choice-simulators) (the paper's nonlinear RFF data).",
+            fields=(
         Field(name="source", kind="choice", choices=("linear", "synthetic-rff"), default="linear",
               doc="'linear' (SIM-F) or 'synthetic-rff' (SIM-E)"),
         Field(name="K", kind="int", lo=1, default=256, doc="clients", **_RFF),
@@ -155,11 +159,13 @@ SCHEMA = Schema(sections=(
         Field(name="schedule", kind="choice", choices=("instance", "circshift", *SELECTIONS),
               default=lambda v: "instance" if v["data.source"] == "linear" else "circshift",
               applies=_algorithm_is("pso-fed", prefix="paofed-"), when="--algorithm is a PAO-Fed variant or pso-fed",
-              doc="entry selection: 'instance' (the instance's law; SIM-F only) or 'circshift' (the experiments')"),
+              doc="entry selection: 'instance' (the instance's law; SIM-F (docs/papers/paofed.md#choice-simulators) "
+                  "only) or 'circshift' (the experiments')"),
         Field(name="staleness", kind="choice", choices=("instance", "variant"),
               default=lambda v: "instance" if v["data.source"] == "linear" else "variant",
               applies=_algorithm_is("pso-fed", prefix="paofed-"), when="--algorithm is a PAO-Fed variant or pso-fed",
-              doc="staleness weights: 'instance' (alpha of [instance]; SIM-F only) or 'variant' (the variant's)"),
+              doc="staleness weights: 'instance' (alpha of [instance]; SIM-F (docs/papers/paofed.md#choice-simulators) "
+                  "only) or 'variant' (the variant's)"),
         Field(name="overlap_rule", kind="choice", choices=("none", "most_recent"), default="none",
               doc="'none' (the analysis) or 'most_recent' (the paper's rule)"),
         Field(name="full_downlink", kind="bool", default=False, doc="send the full model downlink"),
@@ -408,7 +414,8 @@ def simulation(s: Setup):
         data = SyntheticRFFData(K=s.K, D=s.D, sigma_kappa=v["data.sigma_kappa"], test_size=v["data.test_size"],
                                 input_order=v["data.input_order"], bracket=v["data.bracket"],
                                 ar_clock=v["data.ar_clock"])
-    return env, _algorithm(s, None), data, "SIM-E: the paper's nonlinear data in the RFF space"
+    return env, _algorithm(s, None), data, ("SIM-E (docs/papers/paofed.md#choice-simulators): the paper's nonlinear "
+                                            "data in the RFF space")
 
 
 def run(s: Setup, rng) -> dict:

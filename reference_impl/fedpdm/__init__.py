@@ -1,24 +1,26 @@
 r"""FedPDM-DP (Algorithm 1) and its DP baselines, vectorised over sampled clients and Monte-Carlo runs, as a package.
 
 * :mod:`.problem`: the instance :class:`FedPDMProblem` (federated data, objective (24)-(25), certified
-  :func:`certified_G` and ``L_smooth``) and the data sets (spec 4.0 NC/CVX, MNIST-shaped synthetic,
-  scikit-learn digits, a user's MNIST ``.npz``);
+  :func:`certified_G` and ``L_smooth``) and the data sets (docs/papers/fedpdm.md#instance-nc NC/CVX, MNIST-shaped
+  synthetic, scikit-learn digits, a user's MNIST ``.npz``);
 * :mod:`.objective`: losses, gradients, the Lagrangian (9), the stationarity measure (21), the prox (13);
-* :mod:`.config`: :class:`FedPDMConfig`, every input and every [decision] the seed leaves open (E16);
+* :mod:`.config`: :class:`FedPDMConfig`, every input and every choice (docs/papers/fedpdm.md#choices) the seed leaves
+  open (erratum E16, docs/papers/fedpdm.md#erratum-e16);
 * :mod:`.accounting`: client sampling, the sensitivity (19) table, the run's noise multiplier (per-round ε or a
-  target total on the realised participation count), the history factors (spec Review notes);
+  target total on the realised participation count), the history factors (docs/papers/fedpdm.md#review-notes);
 * :mod:`.carryover`: the privacy oracle's builder: a client with linear or quadratic loss as an affine map of
   its noise and data, for the exact privacy loss with state carried over (``fedpdm.theorem2_carryover``);
 * :mod:`.algorithm`: Algorithm 1 (:func:`fedpdm_round`, :func:`run_fedpdm`);
-* :mod:`.baselines`: FedAvg-DP, FedProx-DP and SCAFFOLD-DP as spec 5.3 reconstructs them (labelled
-  reconstructions), and :func:`run_arm` (one experiment arm on one replicate seed).
+* :mod:`.baselines`: FedAvg-DP, FedProx-DP and SCAFFOLD-DP as docs/papers/fedpdm.md#choice-baselines reconstructs them
+  (labelled reconstructions), and :func:`run_arm` (one experiment arm on one replicate seed).
 
 Every public name is re-exported here, so ``from reference_impl.fedpdm import X`` works for all of them.
 
 References
 ----------
 .. [1] seed 001_322f61f9958f64f9.txt, Algorithm 1 (lines 158-180), eqs. (9)-(13) (lines 102-136),
-   (18)-(19) (lines 187-195), loss (24)-(25) (lines 247-253); shared/spec/fedpdm_dp.md 2, 4.0, 5.
+   (18)-(19) (lines 187-195), loss (24)-(25) (lines 247-253); docs/papers/fedpdm.md#algorithms,
+   docs/papers/fedpdm.md#instance-nc.
 """
 
 from reference_impl.fedpdm.accounting import (

@@ -85,8 +85,9 @@ def participation_schedule(N: int, K: int, rounds: int, rng: np.random.Generator
 @functools.lru_cache(maxsize=256)
 def calibrate_noise_multiplier(epsilon_total: float, delta: float, q: float, participations: int) -> float:
     r"""Smallest :math:`z` (to relative 1e-9, rounded up) with Poisson-RDP total <= ``epsilon_total`` after
-    ``participations`` compositions at rate ``q`` (in-house accountant, standard conversion; spec 4.3(i)).
-    Memoised (a pure function of its four scalars; runs that share a schedule share the bisection)."""
+    ``participations`` compositions at rate ``q`` (in-house accountant, standard
+    conversion; docs/papers/fedpdm.md#theorem-2). Memoised (a pure function of its four scalars; runs that share a
+    schedule share the bisection)."""
     check_real("epsilon_total", epsilon_total, 0.0, lower_open=True)
     check_int("participations", participations, 1)
 

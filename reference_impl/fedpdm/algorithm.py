@@ -3,14 +3,16 @@ r"""Algorithm 1 of FedPDM-DP, vectorised over sampled clients and Monte-Carlo ru
 Client sampling (``S_0 = [N]``, then uniform ``K``-subsets without replacement), ``Q`` local primal-dual steps
 (10a) with the stopping rule (11), the dual step (10c) with the **old** :math:`x_0^t`, the upload (10d) plus
 Gaussian noise (18)-(19), and the server's :math:`\ell_1` proximal step (13) at threshold :math:`\gamma/\rho`
-(the seed's :math:`\mathrm{prox}_{\rho h}`, spec E12/E13), averaged over :math:`|S_t|` uploads (E14/E15).
-State arrays: client models and duals ``(R, N, d)``, the global model ``(R, d)``; a round works on the sampled
-clients only, ``(R, |S_t|, d)``; the loops are over rounds and local steps only.
+(the seed's :math:`\mathrm{prox}_{\rho h}`, docs/papers/fedpdm.md#erratum-e12, docs/papers/fedpdm.md#erratum-e13),
+averaged over :math:`|S_t|` uploads
+(erratum E14 (docs/papers/fedpdm.md#erratum-e14)/erratum E15 (docs/papers/fedpdm.md#erratum-e15)). State arrays: client
+models and duals ``(R, N, d)``, the global model ``(R, d)``; a round works on the sampled clients only, ``(R, |S_t|,
+d)``; the loops are over rounds and local steps only.
 
 References
 ----------
 .. [1] seed 001_322f61f9958f64f9.txt, Algorithm 1 (lines 158-180), (10)-(13) (lines 114-136), (18)-(19);
-   shared/spec/fedpdm_dp.md 2.
+   docs/papers/fedpdm.md#algorithms.
 """
 
 from __future__ import annotations
@@ -69,9 +71,9 @@ def initial_state(problem: FedPDMProblem, config: FedPDMConfig, rng: np.random.G
 
 
 def _variance_a2(problem: FedPDMProblem, z: np.ndarray, data: tuple, b: int) -> np.ndarray:
-    """Exact mini-batch variance of uniform b-of-n sampling without replacement at ``z`` (spec 3.4 A2), ``(R, k)``.
-    ``data``: the sampled clients' features ``(R, k, n, f)``, labels and squared feature norms ``(R, k, n)`` (a
-    round gathers them once)."""
+    """Exact mini-batch variance of uniform b-of-n sampling without replacement at
+    ``z`` (docs/papers/fedpdm.md#assumptions A2), ``(R, k)``. ``data``: the sampled clients' features ``(R, k, n, f)``,
+    labels and squared feature norms ``(R, k, n)`` (a round gathers them once)."""
     n = problem.n
     if b >= n:
         return np.zeros(z.shape[:2])
@@ -173,7 +175,8 @@ def fedpdm_round(problem: FedPDMProblem, config: FedPDMConfig, state: FedPDMStat
         y_tilde = y.copy()
     else:
         y_tilde = y + sigma[..., None] * rng.standard_normal(y.shape)
-    u = y_tilde.mean(axis=1)  # (13), average over S_t (E14, E15)
+    u = y_tilde.mean(axis=1)  # (13), average over S_t (erratum E14, docs/papers/fedpdm.md#erratum-e14,
+    # erratum E15 (docs/papers/fedpdm.md#erratum-e15))
     x0_new = soft_threshold(u, config.prox_threshold_factor * problem.gamma / rho)
     x, lam = (state.x, state.lam) if in_place else (state.x.copy(), state.lam.copy())
     x[rows, clients] = x_new
@@ -203,7 +206,7 @@ class FedPDMRun:
 
     @property
     def participation_counts(self) -> np.ndarray:
-        """Realised participation counts :math:`n_i` ``(R, N)`` (spec Review notes)."""
+        """Realised participation counts :math:`n_i` ``(R, N)`` (docs/papers/fedpdm.md#review-notes)."""
         return self.participation.sum(axis=1)
 
 

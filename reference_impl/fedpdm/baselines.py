@@ -1,13 +1,15 @@
-r"""DP baselines FedAvg-DP, FedProx-DP and SCAFFOLD-DP as spec 5.3 reconstructs them, and the experiment arms.
+r"""DP baselines FedAvg-DP, FedProx-DP and SCAFFOLD-DP as docs/papers/fedpdm.md#choice-baselines reconstructs them, and
+the experiment arms.
 
-These are **reconstructions** ([decision]: the seed names the baselines and gives no details): local objective
+These are **reconstructions** (choice (docs/papers/fedpdm.md#choices): the seed names the baselines and gives no
+details): local objective
 :math:`f_i + \gamma\lVert\cdot\rVert_1` by subgradient, the same client sampling, batches and noise multiplier
-as FedPDM-DP, sensitivities by the argument of spec 3.5. :func:`run_arm` runs one arm (FedPDM-DP or a baseline)
-on one replicate seed and returns its loss and accuracy curves.
+as FedPDM-DP, sensitivities by the argument of docs/papers/fedpdm.md#theorem-1. :func:`run_arm` runs one arm (FedPDM-DP
+or a baseline) on one replicate seed and returns its loss and accuracy curves.
 
 References
 ----------
-.. [1] seed 001_322f61f9958f64f9.txt, Section V (lines 265, 270); shared/spec/fedpdm_dp.md 5.3.
+.. [1] seed 001_322f61f9958f64f9.txt, Section V (lines 265, 270); docs/papers/fedpdm.md#choice-baselines.
 """
 
 from __future__ import annotations
@@ -26,13 +28,13 @@ from reference_impl.fedpdm.problem import FedPDMProblem, certified_G
 
 __all__ = ["ARMS", "ArmCurve", "BaselineConfig", "run_arm", "run_baseline"]
 
-#: One experiment arm: FedPDM-DP or a reconstructed baseline (spec 5.3).
+#: One experiment arm: FedPDM-DP or a reconstructed baseline (docs/papers/fedpdm.md#choice-baselines).
 ARMS = ("fedpdm", "fedavg", "fedprox", "scaffold")
 
 
 @dataclass(frozen=True, kw_only=True)
 class BaselineConfig:
-    r"""A reconstructed DP baseline (spec 5.3, [decision]; the seed gives no details).
+    r"""A reconstructed DP baseline (docs/papers/fedpdm.md#choice-baselines; the seed gives no details).
 
     Attributes
     ----------
@@ -42,7 +44,7 @@ class BaselineConfig:
     eta_cap : float
         The FedPDM :math:`\eta^t` schedule capped at ``eta_cap`` "for stability".
     mu : float
-        FedProx proximal weight (spec: sweep {0.01, 0.1, 1}).
+        FedProx proximal weight (docs/papers/fedpdm.md: sweep {0.01, 0.1, 1}).
     """
 
     name: str
@@ -68,7 +70,8 @@ def _baseline_sensitivity(baseline: BaselineConfig, eta: float, E: int, G: float
 
 def run_baseline(problem: FedPDMProblem, config: FedPDMConfig, baseline: BaselineConfig, rng: np.random.Generator, *,
                  runs: int = 1, observers: dict[str, Callable] | None = None) -> FedPDMRun:
-    r"""FedAvg-DP, FedProx-DP or SCAFFOLD-DP (reconstructions of spec 5.3), same sampling, batches and noise multiplier.
+    r"""FedAvg-DP, FedProx-DP or SCAFFOLD-DP (reconstructions of docs/papers/fedpdm.md#choice-baselines), same sampling,
+    batches and noise multiplier.
 
     Local step on :math:`f_i + \gamma\lVert\cdot\rVert_1` by subgradient:
     FedAvg :math:`x \leftarrow x - \eta(g + \gamma\,\mathrm{sign}\,x)`; FedProx adds :math:`\mu(x - x_0)`;
@@ -150,8 +153,9 @@ class ArmCurve:
 
 def run_arm(arm: str, problem: FedPDMProblem, config: FedPDMConfig, seed: int, *,
             baseline: BaselineConfig | None = None) -> ArmCurve:
-    """Run one experiment arm (``fedpdm`` or a baseline name) on one replicate seed; the building block of the
-    spec 5 comparisons (common client sampling given the seed). Returns the loss and accuracy curves."""
+    """Run one experiment arm (``fedpdm`` or a baseline name) on one replicate seed; the building block
+    of docs/papers/fedpdm.md#experiments comparisons (common client sampling given the seed). Returns the loss and
+    accuracy curves."""
     check_choice("arm", arm, ARMS)
     rng = np.random.default_rng(seed)
     observers = {"loss": lambda s: global_objective(problem, s.x0), "accuracy": lambda s: accuracy(problem, s.x0)}

@@ -1,9 +1,11 @@
-r"""Algorithm 1's configuration: every input of spec 2.1 and every detail the seed leaves open (E16), validated.
+r"""Algorithm 1's configuration: every input of docs/papers/fedpdm.md#choices and every detail the seed leaves open
+(erratum E16, docs/papers/fedpdm.md#erratum-e16), validated.
 
 References
 ----------
 .. [1] seed 001_322f61f9958f64f9.txt, Algorithm 1 (lines 158-180), line 263 (hyperparameters);
-   shared/spec/fedpdm_dp.md 2.1, 2.3, 5.5, E5, E16, E25 and the Review notes.
+   docs/papers/fedpdm.md#choice-calibration, docs/papers/fedpdm.md#erratum-e5, docs/papers/fedpdm.md#erratum-e16,
+   docs/papers/fedpdm.md#erratum-e25.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ __all__ = ["FedPDMConfig"]
 
 @dataclass(frozen=True, kw_only=True)
 class FedPDMConfig:
-    r"""Algorithm 1's inputs and every [decision] of spec 2.1 / E16, validated.
+    r"""Algorithm 1's inputs and every choice (docs/papers/fedpdm.md#choices) of docs/papers/fedpdm.md#erratum-e16,
+    validated.
 
     Attributes
     ----------
@@ -30,22 +33,24 @@ class FedPDMConfig:
     batch_size : int
         :math:`b` (experiment 30).
     batch_rule : {"disjoint", "fresh"}
-        [decision] ``disjoint`` (default; line 166 read as disjoint batches of one permutation within a round,
+        choice ``disjoint`` (default; line 166 read as disjoint batches of one permutation within a round,
         consistent with :math:`q = Qb/|D_i|`; needs ``Q_max * batch_size <= |D_i|``) or ``fresh`` (each local
         step draws its own batch without replacement; ``batch_size = |D_i|`` gives full-batch steps).
     rho : float
         Penalty :math:`\rho > 0` (experiment 10).
     eta0, eta_schedule : float, {"inv_sqrt", "constant"}
-        :math:`\eta^t = \eta_0/\sqrt{1+t}` (the seed's literal schedule with :math:`\eta_0 = 1`, spec E25) or
+        :math:`\eta^t = \eta_0/\sqrt{1+t}` (the seed's literal schedule with :math:`\eta_0 =
+        1`, docs/papers/fedpdm.md#erratum-e25) or
         :math:`\eta^t = \eta_0`.
     nu : float
         Stopping threshold of (11) on :math:`\lVert g\rVert^2` (>= 0; 0 never stops early).
     Q_max : int
-        [decision] Cap on the local steps (the seed's loop is unbounded, E5/E31).
+        choice Cap on the local steps (the seed's loop is unbounded,
+        erratum E5 (docs/papers/fedpdm.md#erratum-e5)/erratum E31 (docs/papers/fedpdm.md#erratum-e31)).
     local_start : {"warm", "global"}
-        [decision] :math:`x_i^{t,0} = x_i^t` (default) or :math:`x_0^t`.
+        choice :math:`x_i^{t,0} = x_i^t` (default) or :math:`x_0^t`.
     init : {"zeros", "normal"}
-        [decision] :math:`x_0^0 = 0` (default) or :math:`\mathcal N(0, \text{init\_scale}^2 I)`; always
+        choice :math:`x_0^0 = 0` (default) or :math:`\mathcal N(0, \text{init\_scale}^2 I)`; always
         :math:`x_i^0 = x_0^0`, :math:`\lambda_i^0 = 0`.
     first_round_all : bool
         :math:`S_0 = [N]` (line 161; default True).
@@ -70,12 +75,14 @@ class FedPDMConfig:
     noise_Q : {"adaptive", "cap"}
         Q in (19): the realised :math:`Q_i^t` (literal; data dependent, E5) or ``Q_max`` (the fix).
     G : float or None
-        A3's gradient bound; None takes :func:`certified_G` of the problem (a proven bound; E32).
+        A3's gradient bound; None takes :func:`certified_G` of the problem (a proven bound;
+        erratum E32 (docs/papers/fedpdm.md#erratum-e32)).
     sensitivity_model : {"eq19", "history"}
         ``eq19``: :math:`\sigma_{i,t} = z\,s_{i,t}` as the seed calibrates (valid only for a fixed round-start
-        state, E4). ``history``: :math:`\sigma_{i,t} = z\,\kappa_n s_{i,t}` with the history factor :math:`\kappa_n` of
-        the client's :math:`n`-th participation computed from its actual :math:`\eta/Q` sequence
-        (:func:`theory.privacy.history.history_factors_fedpdm`, no cap; spec Review notes), which makes each upload
+        state, erratum E4 (docs/papers/fedpdm.md#erratum-e4)). ``history``: :math:`\sigma_{i,t} = z\,\kappa_n s_{i,t}`
+        with the history factor :math:`\kappa_n` of the client's :math:`n`-th participation computed from its actual
+        :math:`\eta/Q` sequence (:func:`theory.privacy.history.history_factors_fedpdm`, no
+        cap; docs/papers/fedpdm.md#review-notes), which makes each upload
         :math:`(\varepsilon, \delta)`-DP given the released history. Needs ``noise_Q = "cap"``. With warm start and
         :math:`(1-\eta\rho)^Q \le -1/3` the factor grows geometrically with the participation count (it is computed,
         never capped); a factor beyond the double range raises.
@@ -88,7 +95,9 @@ class FedPDMConfig:
         composed over the realised count), reported with a status saying it is not a bound for the run.
     prox_threshold_factor : float
         Threshold = factor :math:`\cdot\gamma/\rho`. 1 is the seed's (13); other values exist only to show that the
-        wrong thresholds of E12/E13 (:math:`\gamma/(N\rho)`, :math:`\rho\gamma`) miss the optimum.
+        wrong thresholds of
+        erratum E12 (docs/papers/fedpdm.md#erratum-e12)/erratum E13 (docs/papers/fedpdm.md#erratum-e13)
+        (:math:`\gamma/(N\rho)`, :math:`\rho\gamma`) miss the optimum.
     """
 
     K: int
@@ -167,6 +176,7 @@ class FedPDMConfig:
                              f"{self.Q_max * self.batch_size}")
 
     def q(self, problem: FedPDMProblem) -> float:
-        r"""Data fraction per round :math:`q = Q_{\max} b/|D_i|` (Q public, E5)."""
+        r"""Data fraction per round :math:`q = Q_{\max} b/|D_i|` (Q public,
+        erratum E5 (docs/papers/fedpdm.md#erratum-e5))."""
         return self.Q_max * self.batch_size / problem.n
 

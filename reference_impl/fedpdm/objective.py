@@ -1,13 +1,14 @@
 r"""Losses, gradients, the augmented Lagrangian (9), the stationarity measure (21) and the prox (13) of FedPDM-DP.
 
 One code path for both loss forms of :class:`~reference_impl.fedpdm.problem.FedPDMProblem` (``m = 10``:
-the literal loss (25) with the fix of E26; ``m = 1``: binary :math:`\ell_1`-logistic with labels folded in).
-Every function is batched over leading axes (runs, clients).
+the literal loss (25) with the fix of erratum E26 (docs/papers/fedpdm.md#erratum-e26); ``m = 1``: binary
+:math:`\ell_1`-logistic with labels folded in). Every function is batched over leading axes (runs, clients).
 
 References
 ----------
 .. [1] seed 001_322f61f9958f64f9.txt, (9) (line 102), (13) (line 136), (21) (lines 215-219), (25);
-   shared/spec/fedpdm_dp.md 3.7, 3.12, E24, E26.
+   docs/papers/fedpdm.md#stationarity, docs/papers/fedpdm.md#erratum-e12, docs/papers/fedpdm.md#erratum-e24,
+   docs/papers/fedpdm.md#erratum-e26.
 """
 
 from __future__ import annotations
@@ -151,7 +152,8 @@ def lagrangian(problem: FedPDMProblem, x, x0, lam, rho: float) -> np.ndarray:
 
 
 def stationarity_measure(problem: FedPDMProblem, x, x0, lam, rho: float, *, normalised: bool = True) -> dict:
-    r"""The stationarity measure (21), with the x_0 block as a subdifferential distance (spec 3.7, E24).
+    r"""The stationarity measure (21), with the x_0 block as a subdifferential
+    distance (docs/papers/fedpdm.md#stationarity, docs/papers/fedpdm.md#erratum-e24).
 
     .. math::
 

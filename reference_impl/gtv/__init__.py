@@ -1,10 +1,10 @@
-r"""The GTV paper's reference code (seed 002_26677b31336d654c.txt; shared/spec/gtv.md): one import for every public
+r"""The GTV paper's reference code (seed 002_26677b31336d654c.txt; docs/papers/gtv.md): one import for every public
 name.
 
 It is split along its seams:
 
-* :mod:`reference_impl.gtv.algorithm`: Algorithm 1 (primal-dual message passing, corrected per E1-E2), its step
-  sizes and primal update;
+* :mod:`reference_impl.gtv.algorithm`: Algorithm 1 (primal-dual message passing, corrected per
+  errata E1-E2 (docs/papers/gtv.md#erratum-e1 to #erratum-e2)), its step sizes and primal update;
 * :mod:`reference_impl.gtv.centralized`: the CVXPY ground truth of the primal (16) and the dual (24);
 * :mod:`reference_impl.gtv.baselines`: FedAvg, IFCA, the pooled and the oracle cluster-wise solutions, the MSE (41);
 * :mod:`reference_impl.gtv.experiments`: one arm of the §5.1-5.2 SBM experiments on one replicate.

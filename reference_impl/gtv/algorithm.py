@@ -1,8 +1,10 @@
 r"""Algorithm 1 of the GTV paper: primal-dual message passing (Chambolle-Pock with diagonal steps).
 
-shared/spec/gtv.md sections 2.5, 4 and 5 (seed 002_26677b31336d654c.txt, Algorithm 1 at L37-63, (32)-(34)).
+docs/papers/gtv.md#algorithm-1, docs/papers/gtv.md#instances (seed 002_26677b31336d654c.txt, Algorithm 1 at L37-63,
+(32)-(34)).
 
-Algorithm 1 is the Chambolle-Pock iteration with diagonal preconditioners, read with the corrections E1-E2:
+Algorithm 1 is the Chambolle-Pock iteration with diagonal preconditioners, read with the corrections
+errata E1-E2 (docs/papers/gtv.md#erratum-e1 to #erratum-e2):
 
 .. math::
 
@@ -10,15 +12,15 @@ Algorithm 1 is the Chambolle-Pock iteration with diagonal preconditioners, read 
     \hat u_{k+1} = DU\{\hat u_k + \Sigma D(2\hat w_{k+1} - \hat w_k)\}
 
 with :math:`T = \mathrm{diag}(\theta/|N^{(i)}|)`, :math:`\Sigma = \mathrm{diag}(1/(2\theta))` (θ = 1 is the seed's
-choice; θ-rescaling [ext] keeps :math:`\lVert\Sigma^{1/2}DT^{1/2}\rVert^2` unchanged). Every node and edge moves
-at once: :math:`D^T u` and :math:`Dw` are sparse / fancy-indexed array operations, the primal update is a
-batched solve, the dual update a row-wise closed form; there is no Python loop over nodes or edges.
+choice; θ-rescaling choice (docs/papers/gtv.md#choices) keeps :math:`\lVert\Sigma^{1/2}DT^{1/2}\rVert^2` unchanged).
+Every node and edge moves at once: :math:`D^T u` and :math:`Dw` are sparse / fancy-indexed array operations, the primal
+update is a batched solve, the dual update a row-wise closed form; there is no Python loop over nodes or edges.
 
 Stopping: the PDHG fixed-point residual :math:`\lVert T^{-1}(\hat w_{k+1}-\hat w_k)\rVert +
-\lVert\Sigma^{-1}(\hat u_{k+1}-\hat u_k)\rVert` (review note R4) below ``tol`` times
+\lVert\Sigma^{-1}(\hat u_{k+1}-\hat u_k)\rVert` (docs/papers/gtv.md#review-r4) below ``tol`` times
 :math:`\max(1, \lVert\nabla f(0)\rVert)`, with an iteration cap and a ``converged`` flag. The gap (34) is
 available through :func:`theory.gtv.duality_gap` with an explicit domain tolerance, never used as a stopping
-rule (E15).
+rule (erratum E15, docs/papers/gtv.md#erratum-e15).
 """
 
 from __future__ import annotations
@@ -45,8 +47,8 @@ __all__ = ["Algorithm1Run", "PrimalUpdate", "preconditioned_norm_squared", "prim
 
 # --- step sizes ----------------------------------------------------------------------------------------------
 def step_sizes(inst: GTVInstance, theta: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
-    r"""θ-rescaled seed step sizes :math:`\tau_i = \theta/|N^{(i)}|`, :math:`\sigma_e = 1/(2\theta)` (L43-44, spec
-    2.5)."""
+    r"""θ-rescaled seed step sizes :math:`\tau_i = \theta/|N^{(i)}|`, :math:`\sigma_e = 1/(2\theta)`
+    (L43-44, docs/papers/gtv.md#algorithm-1)."""
     if isinstance(theta, bool) or not isinstance(theta, (int, float)) or not math.isfinite(theta) or theta <= 0:
         raise ValueError(f"theta must be a finite real > 0, got {theta!r}")
     return theta / inst.degree.astype(np.float64), np.full(inst.n_edges, 1.0 / (2.0 * theta))
@@ -172,13 +174,13 @@ class PrimalUpdate:
 
 
 def primal_update(inst: GTVInstance, v: np.ndarray, tau: np.ndarray) -> np.ndarray:
-    """PU (32) for every node: the proximal map of L_i with weight 1/tau_i (spec 2.4)."""
+    """PU (32) for every node: the proximal map of L_i with weight 1/tau_i (docs/papers/gtv.md#operators)."""
     return PrimalUpdate(inst, np.asarray(tau, dtype=np.float64))(np.asarray(v, dtype=np.float64))
 
 
 # --- dual step on the edges (steps 7-8) ----------------------------------------------------------------------
 class _EdgeStep:
-    r"""Steps 7-8 and the dual part of the R4 residual, computed block by block of edges.
+    r"""Steps 7-8 and the dual part of the R4 (docs/papers/gtv.md#review-r4) residual, computed block by block of edges.
 
     Returns :math:`u_{k+1} = DU\{u_k + \Sigma(z^{(e_+)} - z^{(e_-)})\}` and
     :math:`\lVert\Sigma^{-1}(u_{k+1} - u_k)\rVert` by the same floating-point operations as
@@ -274,7 +276,8 @@ def run_algorithm1(inst: GTVInstance, **kwargs) -> Algorithm1Run:
 def _run_algorithm1(inst: GTVInstance, *, theta: float = 1.0, tau=None, sigma=None, max_iterations: int = 10_000,
                    tol: float = 1e-10, record_every: int = 1, w0=None, u0=None, dual_update_fn=None,
                    extrapolate: bool = True, monitor=None, record_objective: bool = True) -> Algorithm1Run:
-    r"""Algorithm 1 (corrected per E1-E2) from :math:`\hat w_0 = 0, \hat u_0 = 0`.
+    r"""Algorithm 1 (corrected per errata E1-E2 (docs/papers/gtv.md#erratum-e1 to #erratum-e2)) from :math:`\hat w_0 =
+    0, \hat u_0 = 0`.
 
     Parameters
     ----------
@@ -329,7 +332,8 @@ def _run_algorithm1(inst: GTVInstance, *, theta: float = 1.0, tau=None, sigma=No
     for k in range(1, max_iterations + 1):
         w_new = pu(w - tau[:, None] * (DT @ u))                       # steps 3-4
         z = 2.0 * w_new - w if extrapolate else w_new
-        u_new, res_u = step(z, u)                                     # steps 7-8 (E1, E2)
+        u_new, res_u = step(z, u)                                     # steps 7-8
+        # (erratum E1, docs/papers/gtv.md#erratum-e1, erratum E2 (docs/papers/gtv.md#erratum-e2))
         res = float(np.linalg.norm((w_new - w) * inv_tau) + res_u)
         residuals[k - 1] = res
         w, u = w_new, u_new

@@ -1,7 +1,8 @@
-r"""Baselines of the GTV paper's experiments (shared/spec/gtv.md 5.5): FedAvg, IFCA, the pooled and oracle solutions.
+r"""Baselines of the GTV paper's experiments (docs/papers/gtv.md#choice-baselines): FedAvg, IFCA, the pooled and oracle
+solutions.
 
-The seed names them and cites them only (no hyper-parameters); these are the spec's reconstructions. Squared loss.
-Nodes are rows of arrays: one local gradient step of every node is one batched product.
+The seed names them and cites them only (no hyper-parameters); these are docs/papers/gtv.md's reconstructions. Squared
+loss. Nodes are rows of arrays: one local gradient step of every node is one batched product.
 """
 
 from __future__ import annotations
@@ -75,9 +76,10 @@ def _check_rounds(rounds, local_steps) -> None:
 
 def fedavg(inst: GTVInstance, *, rounds: int, local_steps: int = 5, lr: float | None = None,
            monitor=None) -> np.ndarray:
-    r"""Server FedAvg [14] (E14): every round each node runs ``local_steps`` GD steps from the global model and the
-    server averages with weights :math:`m_i/\sum_jm_j`; lr defaults to :math:`1/\max_i\lambda_{\max}(H_i)`.
-    Returns the final global model broadcast to all nodes (``monitor(w_nodes)`` is called after every round)."""
+    r"""Server FedAvg [14] (erratum E14, docs/papers/gtv.md#erratum-e14): every round each node runs ``local_steps`` GD
+    steps from the global model and the server averages with weights :math:`m_i/\sum_jm_j`; lr defaults to
+    :math:`1/\max_i\lambda_{\max}(H_i)`. Returns the final global model broadcast to all nodes (``monitor(w_nodes)`` is
+    called after every round)."""
     _check_rounds(rounds, local_steps)
     grad = _LocalGradient(inst)
     lr = grad.default_lr() if lr is None else lr
@@ -93,9 +95,9 @@ def fedavg(inst: GTVInstance, *, rounds: int, local_steps: int = 5, lr: float | 
     return np.broadcast_to(w, (inst.n, inst.d)).copy()
 
 
-#: IFCA's initialisations (the paper does not say which one it used, spec 5.5): k independent N(0, init_scale² I)
-#: models ("random", Ghosh et al. 2020's choice) or k identical models at 0 ("identical"; every node then picks
-#: model 0 by the argmin's tie-break and IFCA is FedAvg).
+#: IFCA's initialisations (the paper does not say which one it used, docs/papers/gtv.md#choice-baselines): k independent
+#: N(0, init_scale² I) models ("random", Ghosh et al. 2020's choice) or k identical models at 0 ("identical"; every node
+#: then picks model 0 by the argmin's tie-break and IFCA is FedAvg).
 IFCA_INITIALISATIONS = ("random", "identical")
 
 

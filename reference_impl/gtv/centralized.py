@@ -1,4 +1,5 @@
-r"""Ground truth of GTV minimisation (shared/spec/gtv.md 2.1-2.2, 4): the primal (16) and the dual (24) in CVXPY.
+r"""Ground truth of GTV minimisation (docs/papers/gtv.md#problem, docs/papers/gtv.md#instances): the primal (16) and the
+dual (24) in CVXPY.
 
 Clarabel at the caller's tolerance (falling back to its defaults where it stalls short of it), status checked.
 """
@@ -94,7 +95,7 @@ def solve_gtv_cvxpy(inst: GTVInstance, *, solver_tol: float | None) -> GTVSoluti
 
 def solve_gtv_dual_cvxpy(inst: GTVInstance, *, solver_tol: float | None) -> GTVSolution:
     r"""The dual (24) by CVXPY/Clarabel, squared loss, with :math:`L_i^*(s) = \min\{\frac{m_i}4\lVert\mu\rVert^2
-    + y_i^T\mu : X_i^T\mu = s\}` (spec 2.4 (a); valid for :math:`m_i < d` and :math:`m_i = 0`)."""
+    + y_i^T\mu : X_i^T\mu = s\}` (docs/papers/gtv.md#operators; valid for :math:`m_i < d` and :math:`m_i = 0`)."""
     import cvxpy as cp
 
     if inst.loss != "squared":

@@ -1,10 +1,11 @@
-r"""Instances of the GTV paper's experiments (shared/spec/gtv.md section 5; seed 002_26677b31336d654c.txt, Section VI).
+r"""Instances of the GTV paper's experiments (docs/papers/gtv.md#experiments; seed 002_26677b31336d654c.txt, Section
+VI).
 
 * :func:`sbm_instance`: the stochastic block model of §5.1 / §5.2 (two or several clusters), data (39)/(40),
   its graph by :func:`sbm_edges` (linear in the edges) and its cost by :func:`estimate_sbm_cost`;
 * :func:`chain_instance`: the chain of §5.3 (2n nodes, one inter-cluster edge of weight ε, accessible subset M);
-* :func:`dense_clusters_instance`: complete clusters with a light boundary (spec 4, recipe for well-connected
-  instances);
+* :func:`dense_clusters_instance`: complete clusters with a light boundary (docs/papers/gtv.md#instances, recipe for
+  well-connected instances);
 * :func:`digits_instance`: a convex stand-in for §5.4 on scikit-learn's bundled 8x8 digits (offline);
 * :func:`digits_split`: the same with train / validation parts per node and a held-out test pool per cluster
   (:class:`DigitsSplit`: λ chosen on validation, accuracy on the held-out test part);
@@ -30,7 +31,8 @@ __all__ = ["NPZ_KEYS", "SBM_NETWORKX_MAX_PAIRS", "SBM_SAMPLERS", "DigitsSplit", 
 
 
 def planted_parameters(rng: np.random.Generator, k: int, d: int) -> np.ndarray:
-    r"""True cluster parameters :math:`\bar w^{(c)} \in \{0, 0.5\}^d`, entries 0.5·Bernoulli(1/2) (L568, E10)."""
+    r"""True cluster parameters :math:`\bar w^{(c)} \in \{0, 0.5\}^d`, entries 0.5·Bernoulli(1/2) (L568,
+    erratum E10 (docs/papers/gtv.md#erratum-e10))."""
     return 0.5 * rng.integers(0, 2, size=(k, d)).astype(np.float64)
 
 
@@ -193,10 +195,11 @@ def sbm_instance(rng: np.random.Generator, *, sizes=(100, 100), p_in: float = 0.
                  weights: tuple[float, float] | None = None, sampler: str = "auto") -> tuple[GTVInstance, np.ndarray]:
     r"""The SBM of §5.1 (defaults: 2 x 100 nodes, p_in = 0.5, p_out = 0.01, d = 100, m_i = 10, σ = 1e-3, λ = 1e-2).
 
-    All :math:`A_e = 1` unless ``weights = (lo, hi)`` (uniform weights, spec 4 T6). A node the SBM draw leaves
-    isolated (possible only for small clusters) is joined to one uniformly drawn node of its own cluster, since
-    Algorithm 1's step :math:`\tau_i = 1/|N^{(i)}|` needs an edge [ext]. Returns ``(instance, w_true)`` with
-    ``w_true[i]`` the generating parameter of node i (the MSE reference of (41)).
+    All :math:`A_e = 1` unless ``weights = (lo, hi)`` (uniform weights, docs/papers/gtv.md#instances,
+    docs/papers/gtv.md#convergence). A node the SBM draw leaves isolated (possible only for small clusters) is joined to
+    one uniformly drawn node of its own cluster, since Algorithm 1's step :math:`\tau_i = 1/|N^{(i)}|` needs an edge
+    choice (docs/papers/gtv.md#choices). Returns ``(instance, w_true)`` with ``w_true[i]`` the generating parameter of
+    node i (the MSE reference of (41)).
 
     ``sampler`` draws the graph: ``"linear"`` by :func:`sbm_edges` (time and memory linear in the edges),
     ``"networkx"`` by ``networkx.stochastic_block_model`` (one Python call per pair of nodes of a cluster: quadratic in
@@ -247,9 +250,9 @@ def chain_instance(rng: np.random.Generator, *, n: int = 50, eps: float = 0.1, d
                    w_bar: np.ndarray | None = None) -> tuple[GTVInstance, np.ndarray]:
     r"""The chain of §5.3: path 1..2n, clusters {1..n} and {n+1..2n}, intra weights 1, edge {n, n+1} of weight ε.
 
-    ε = 0 removes the edge (E16). A uniformly random set M of :math:`\lceil\rho\,2n\rceil` nodes holds data
-    (``m`` samples each); the others have :math:`L_i \equiv 0`. ``w_bar`` (2, d) fixes the cluster parameters
-    (default: drawn as in (39)).
+    ε = 0 removes the edge (erratum E16, docs/papers/gtv.md#erratum-e16). A uniformly random set M of
+    :math:`\lceil\rho\,2n\rceil` nodes holds data (``m`` samples each); the others have :math:`L_i \equiv 0`. ``w_bar``
+    (2, d) fixes the cluster parameters (default: drawn as in (39)).
     """
     if n < 1 or eps < 0 or not 0 < rho <= 1:
         raise ValueError(f"n must be >= 1, eps >= 0 and rho in (0, 1]; got n={n}, eps={eps}, rho={rho}")
@@ -274,7 +277,8 @@ def dense_clusters_instance(rng: np.random.Generator, *, N: int = 20, k: int = 2
                             noise: float = 0.05, n_inter: int = 10, eps: float = 0.1, lam: float = 0.5,
                             penalty: str = "l2") -> tuple[GTVInstance, np.ndarray]:
     r"""Complete clusters :math:`K_N` (weight 1) joined by ``n_inter`` random inter-cluster edges of weight ε;
-    cluster parameters N(0, I), features N(0, I), noise σ (spec 4, "Constructing instances that satisfy (35)")."""
+    cluster parameters N(0, I), features N(0, I), noise σ (docs/papers/gtv.md#instances, "Constructing instances that
+    satisfy (35)")."""
     inter_pairs = (k * (k - 1) // 2) * N * N
     if n_inter > inter_pairs:
         raise ValueError(f"n_inter must be an integer in [0, k(k - 1)/2 N^2] = [0, {inter_pairs}] (distinct "
@@ -301,9 +305,11 @@ def digits_instance(rng: np.random.Generator, *, pairs=((0, 1), (2, 3)), nodes_p
     r"""A convex stand-in for §5.4 on ``sklearn.datasets.load_digits`` (8x8 = 64 features scaled to [0, 1]).
 
     Cluster c draws images of the digit pair ``pairs[c]`` without replacement, ``per_node`` per node; labels
-    ±1 say which digit of the pair (binary labels within a pair, E12); loss: logistic with ridge γ [ext; the
-    paper trains an ANN (42), outside Theorem 2]. Graph [ext, replacing t-SNE + KL (E13)]: each node joins its
-    ``knn`` nearest nodes by the distance of their mean images, union symmetrised, :math:`A = e^{-\mathrm{dist}}`.
+    ±1 say which digit of the pair (binary labels within a pair, erratum E12 (docs/papers/gtv.md#erratum-e12)); loss:
+    logistic with ridge γ [choice, docs/papers/gtv.md#choices; the paper trains an ANN (42), outside Theorem 2]. Graph
+    [choice, docs/papers/gtv.md#choices, replacing t-SNE + KL (erratum E13, docs/papers/gtv.md#erratum-e13)]: each node
+    joins its ``knn`` nearest nodes by the distance of their mean images, union symmetrised, :math:`A =
+    e^{-\mathrm{dist}}`.
     """
     from sklearn.datasets import load_digits
 
@@ -389,11 +395,13 @@ def digits_split(rng: np.random.Generator, *, pairs=((0, 1), (2, 3)), nodes_per_
     pair ``pairs[c]`` without replacement, and ``test_per_cluster`` further images of the pair, held by no node,
     form the cluster's test pool, on which every node of the cluster is scored (the paper: 500 MNIST images per
     node, 400 train / 100 validation; the 8x8 digits have about 360 images per pair, so at 20 nodes 10 / 4 per node
-    leave 80 for the test pool: spec 5.4's "faithful scaled-down version", plus a test part so that λ can be chosen
-    on validation). Labels ±1 say which digit of the pair (binary within a pair, E12). Features: the 64 pixels
-    scaled to [0, 1], plus a constant 1 when ``bias`` (an intercept [ext]). Loss (logistic with ridge γ) and graph
-    are [ext] as in :func:`digits_instance`: the paper's per-node t-SNE + KL distances (E13) are replaced by the
-    distance of the nodes' mean *training* images, ``knn`` nearest, union, :math:`A = e^{-\mathrm{dist}}`.
+    leave 80 for the test pool: docs/papers/gtv.md#exp-digits's "faithful scaled-down version", plus a test part so that
+    λ can be chosen on validation). Labels ±1 say which digit of the pair (binary within a pair,
+    erratum E12 (docs/papers/gtv.md#erratum-e12)). Features: the 64 pixels scaled to [0, 1], plus a constant 1 when
+    ``bias`` (an intercept choice (docs/papers/gtv.md#choices)). Loss (logistic with ridge γ) and graph are choice as in
+    :func:`digits_instance`: the paper's per-node t-SNE + KL distances (erratum E13, docs/papers/gtv.md#erratum-e13) are
+    replaced by the distance of the nodes' mean *training* images, ``knn`` nearest, union, :math:`A =
+    e^{-\mathrm{dist}}`.
     """
     from sklearn.datasets import load_digits
 

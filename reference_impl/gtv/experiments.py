@@ -1,4 +1,5 @@
-r"""Building blocks of the GTV paper's experiments (shared/spec/gtv.md 5.1-5.2): one arm on one replicate.
+r"""Building blocks of the GTV paper's experiments (docs/papers/gtv.md#exp-table1, docs/papers/gtv.md#exp-several): one
+arm on one replicate.
 
 Replicate ``seed`` fixes graph, data and every random draw, so all arms of one seed see the same instance
 (common random numbers).
@@ -14,8 +15,8 @@ from reference_impl.gtv.baselines import fedavg, ifca, mse, oracle_clusterwise, 
 __all__ = ["ARMS", "sbm_arm_curve", "table1_replicate"]
 
 
-#: Arms of the section 5.1 / 5.2 comparisons (spec 5.5): Algorithm 1, server FedAvg, IFCA, the pooled LS fixed
-#: point of FedAvg and the oracle cluster-wise solution (FedAvgC's fixed point).
+#: Arms of the section 5.1 / 5.2 comparisons (docs/papers/gtv.md#choice-baselines): Algorithm 1, server FedAvg, IFCA,
+#: the pooled LS fixed point of FedAvg and the oracle cluster-wise solution (FedAvgC's fixed point).
 ARMS = ("algorithm1", "fedavg", "ifca", "pooled", "oracle")
 
 
@@ -25,7 +26,8 @@ def sbm_arm_curve(arm: str, seed: int, *, iterations: int = 2000, theta: float =
     curve ``(iterations_or_rounds, mse)``. Replicate ``seed`` fixes graph, data and IFCA's initialisation, so all
     arms of one seed see the same instance (common random numbers). ``pooled`` and ``oracle`` are constant curves.
     Algorithm 1 uses the seed's steps unless ``theta`` says otherwise (the paper's R = 1000 with θ = 1 has not
-    converged: E9). ``sbm`` overrides :func:`reference_impl.gtv.data.sbm_instance` keywords."""
+    converged: erratum E9 (docs/papers/gtv.md#erratum-e9)). ``sbm`` overrides
+    :func:`reference_impl.gtv.data.sbm_instance` keywords."""
     from reference_impl.gtv.data import sbm_instance
 
     if arm not in ARMS:

@@ -2,7 +2,8 @@ r"""NPFL-RL (thesis Algorithm 6 / P7 Algorithm 1) for ridge regression, vectoris
 
 Modules: :mod:`.config` (settings), :mod:`.primal` (the closed form (6.11) and V_v), :mod:`.controllers` (DPG,
 SAC, the primal map), :mod:`.admm` (the iteration), :mod:`.arms` (the paper's experiment arms),
-:mod:`.ground_truth` (K2-K4), :mod:`.cost` (a run's cost from the sizes). This package re-exports every public name.
+:mod:`.ground_truth` (K2-K4, docs/papers/npfl_rl.md#k2 to #k4), :mod:`.cost` (a run's cost from the sizes). This package
+re-exports every public name.
 
 Every client is a row of arrays of shape ``(R, K, ...)``, ``R`` the Monte-Carlo runs (stacked instances with
 the same K and d, or one instance repeated for the SAC draws); neighbour sums are products with sparse
@@ -17,9 +18,10 @@ Iteration :math:`n = 1..N` (docs/papers/npfl_rl.md):
     P_k^{(n)}(a) &= (H_k + (c_k + \omega_k a) I)^{-1}(b_k + a m_k^{(n)} + s_k^{(n)}), \qquad
     w_k^{(n)} = P_k^{(n)}(\tau_k^{(n)}) \\
     \gamma_k^{(n)} &= \gamma_k^{(n-1)} + \rho\sum_{l\in N_k\cap C_{(q)}}(w_k^{(n)} - w_l^{(n)})
-    \quad\text{(corrected; printed: } w_l - w_k\text{, erratum D1)}
+    \quad\text{(corrected; printed: } w_l - w_k\text{, erratum D1 (docs/papers/npfl_rl.md#erratum-d1))}
 
-with :math:`c_k = \lambda/|C_{(q)}| + \rho|N_k\cap C_{(q)}|` (corrected, D3; ``diagonal="printed"`` uses
+with :math:`c_k = \lambda/|C_{(q)}| + \rho|N_k\cap C_{(q)}|` (corrected, erratum D3 (docs/papers/npfl_rl.md#erratum-d3);
+``diagonal="printed"`` uses
 :math:`\rho|N_k|`). :math:`H_k = U\Lambda U^\top` is diagonalised once, so :math:`P(a)` costs :math:`O(d^2)`.
 
 The inter-cluster parameter :math:`\tau_k^{(n)}` is fixed (NPFL), or set by a controller (docs/papers/npfl_rl.md): DPG
@@ -29,14 +31,16 @@ The inter-cluster parameter :math:`\tau_k^{(n)}` is fixed (NPFL), or set by a co
 ``epochs`` inner steps per iteration (BRL), each followed by the projection :math:`\Pi = [0, \tau_{\max}]` when
 enabled. NFL (the baseline) is the single-task ADMM over all neighbours with :math:`\lambda/K`.
 
-Ground truths: :func:`per_component_ridge` (K2), :func:`global_ridge` (K3), :func:`coupled_fixed_point` and
-:func:`symmetric_fixed_point_cvxpy` (K4); each carries a certificate.
+Ground truths: :func:`per_component_ridge` (K2, docs/papers/npfl_rl.md#k2), :func:`global_ridge`
+(K3, docs/papers/npfl_rl.md#k3), :func:`coupled_fixed_point` and
+:func:`symmetric_fixed_point_cvxpy` (K4, docs/papers/npfl_rl.md#k4); each carries a certificate.
 
 References
 ----------
 .. [1] seed 004_180cd372987d137b.txt, thesis Chapter 6, eqs. (6.5)-(6.14), Algorithm 6, lines 1637-1722;
    Publication 7, eqs. (5)-(14), Algorithm 1, lines 3489-3562.
-.. [2] docs/papers/npfl_rl.md: the algorithm as fedcheck runs it, errata D1-D4 and D11-D14, readings C-npfl-1..9.
+.. [2] docs/papers/npfl_rl.md: the algorithm as fedcheck runs it, errata D1-D4 (docs/papers/npfl_rl.md#erratum-d1 to
+       #erratum-d4) and errata D11-D14 (docs/papers/npfl_rl.md#erratum-d11 to #erratum-d14), readings C-npfl-1..9.
 """
 
 from reference_impl.npfl_rl.admm import NPFLRun, run_npfl, test_mse

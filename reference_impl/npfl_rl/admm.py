@@ -5,7 +5,7 @@ clients in an iteration.
 
     w_k^{(n)} = P_k^{(n)}(\tau_k^{(n)}), \qquad
     \gamma_k^{(n)} = \gamma_k^{(n-1)} + \rho\sum_{l\in N_k\cap C_{(q)}}(w_k^{(n)} - w_l^{(n)})
-    \quad\text{(corrected; printed: } w_l - w_k\text{, erratum D1)}
+    \quad\text{(corrected; printed: } w_l - w_k\text{, erratum D1 (docs/papers/npfl_rl.md#erratum-d1))}
 
 with :math:`\tau_k^{(n)}` fixed (NPFL) or set by a controller (``epochs`` inner steps, each followed by the
 projection onto :math:`[0, \tau_{\max}]` when enabled). NFL is the single-task ADMM over all neighbours.
@@ -14,7 +14,8 @@ References
 ----------
 .. [1] seed 004_180cd372987d137b.txt, thesis Chapter 6, eqs. (6.5)-(6.14), Algorithm 6, lines 1637-1722;
    Publication 7, eqs. (5)-(14), Algorithm 1, lines 3489-3562.
-.. [2] docs/papers/npfl_rl.md: the algorithm as fedcheck runs it, errata D1-D4 and D11-D14, readings C-npfl-1..9.
+.. [2] docs/papers/npfl_rl.md: the algorithm as fedcheck runs it, errata D1-D4 (docs/papers/npfl_rl.md#erratum-d1 to
+       #erratum-d4) and errata D11-D14 (docs/papers/npfl_rl.md#erratum-d11 to #erratum-d14), readings C-npfl-1..9.
 """
 
 from __future__ import annotations
@@ -45,17 +46,18 @@ class NPFLRun:
     test_mse : (R, N+1)
         (6.15) as printed (denominator :math:`\|w_{(q)}\|`), n = 0..N; NaN without true models.
     nmsd : (R, N+1)
-        (6.15) with :math:`\|w_{(q)}\|^2` (D9).
+        (6.15) with :math:`\|w_{(q)}\|^2` (erratum D9, docs/papers/npfl_rl.md#erratum-d9).
     reference_error : (R, N+1) or None
         :math:`\sum_k\|w_k^{(n)} - w_k^*\|^2/\sum_k\|w_k^*\|^2` against a given ground truth.
     min_shift : (R,)
         Smallest :math:`c_k + \omega_k a` over every evaluation of :math:`P(a)` (> 0 iff every step was well posed,
-        K10, since :math:`\lambda_{\min}(A) = \lambda_{\min}(H_k) + c_k + \omega_k a` and :math:`H_k` is singular
-        when :math:`D_k < d`).
+        K10 (docs/papers/npfl_rl.md#k10), since :math:`\lambda_{\min}(A) = \lambda_{\min}(H_k) + c_k + \omega_k a` and
+        :math:`H_k` is singular when :math:`D_k < d`).
     ill_posed : (R,)
         Number of (iteration, client, evaluation) triples with :math:`\lambda_{\min}(A) \le 0`.
     tau_steps : (R, N+1, K)
-        :math:`|\tau^{(n)} - \tau^{(n-1)}|` before projection summed over the inner steps (K7), 0 at n = 0, 1.
+        :math:`|\tau^{(n)} - \tau^{(n-1)}|` before projection summed over the inner steps
+        (K7, docs/papers/npfl_rl.md#k7), 0 at n = 0, 1.
     max_inner_step : float
         Largest single inner-step :math:`|\Delta t|` before projection (K7).
     finite : (R,)
@@ -81,14 +83,15 @@ class NPFLRun:
 
     @property
     def test_mse_db(self) -> np.ndarray:
-        """Run-averaged (linear domain) printed Test MSE in dB, n = 0..N (K11 in docs/papers/npfl_rl.md)."""
+        """Run-averaged (linear domain) printed Test MSE in dB, n = 0..N (K11 (docs/papers/npfl_rl.md#k11)
+        in docs/papers/npfl_rl.md)."""
         with np.errstate(divide="ignore", invalid="ignore"):
             return 10.0 * np.log10(np.mean(self.test_mse, axis=0))
 
 
 def test_mse(problem: NPFLProblem, w, *, squared: bool = False) -> np.ndarray:
     r"""Test MSE (6.15): :math:`\frac1K\sum_k\|w_k - w_{(q_k)}\|^2/\|w_{(q_k)}\|` (``squared``:
-    :math:`\|w_{(q)}\|^2`, D9).
+    :math:`\|w_{(q)}\|^2`, erratum D9 (docs/papers/npfl_rl.md#erratum-d9)).
 
     ``w`` has shape (..., K, d). Requires the problem's true models.
     """

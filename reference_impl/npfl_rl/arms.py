@@ -1,11 +1,12 @@
-r"""The arms of the seed's figures (docs/papers/npfl_rl.md, C-npfl-7) and their simulation on I0 replicates
-(common random numbers).
+r"""The arms of the seed's figures (docs/papers/npfl_rl.md, C-npfl-7) and their simulation on
+I0 (docs/papers/npfl_rl.md#instance-i0) replicates (common random numbers).
 
 References
 ----------
 .. [1] seed 004_180cd372987d137b.txt, thesis Chapter 6, eqs. (6.5)-(6.14), Algorithm 6, lines 1637-1722;
    Publication 7, eqs. (5)-(14), Algorithm 1, lines 3489-3562.
-.. [2] docs/papers/npfl_rl.md: the algorithm as fedcheck runs it, errata D1-D4 and D11-D14, readings C-npfl-1..9.
+.. [2] docs/papers/npfl_rl.md: the algorithm as fedcheck runs it, errata D1-D4 (docs/papers/npfl_rl.md#erratum-d1 to
+       #erratum-d4) and errata D11-D14 (docs/papers/npfl_rl.md#erratum-d11 to #erratum-d14), readings C-npfl-1..9.
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ from reference_impl.npfl_rl.data import synthetic_problem
 __all__ = ["PAPER_ARMS", "run_arm", "simulate_replicates"]
 
 #: The arms of the seed's figures (thesis 1734-1749, P7 3585-3600) with the choices of docs/papers/npfl_rl.md for what
-#: is unstated (tau0 = 0.05 for the controllers, projection onto [0, 1], SAC candidates projected, literal timing, E0).
-#: Fig. 6.1: NFL and NPFL(tau); Fig. 6.2: RL/BRL with DPG and SAC against NPFL(0.05); Fig. 6.3: tau of RL (DPG, SAC).
+#: is unstated (tau0 = 0.05 for the controllers, projection onto [0, 1], SAC candidates projected, literal timing,
+#: E0 (docs/papers/npfl_rl.md#choice-empty-cluster)). Fig. 6.1: NFL and NPFL(tau); Fig. 6.2: RL/BRL with DPG and SAC
+#: against NPFL(0.05); Fig. 6.3: tau of RL (DPG, SAC).
 PAPER_ARMS = {
     "nfl": NPFLConfig(algorithm="nfl"),
     **{f"npfl_tau_{t:g}": NPFLConfig(tau0=t) for t in (0.0, 0.05, 0.1, 0.2, 0.4)},
@@ -34,11 +36,12 @@ PAPER_ARMS = {
 
 
 def run_arm(config: NPFLConfig, iterations: int, seed: int, *, generator: dict | None = None) -> dict:
-    """One arm on one replicate seed: the I0 instance of ``seed`` (C-npfl-6), Test-MSE curve and tau trajectories.
+    """One arm on one replicate seed: the I0 (docs/papers/npfl_rl.md#instance-i0) instance of ``seed`` (C-npfl-6),
+    Test-MSE curve and tau trajectories.
 
-    The building block of the C1-C9 comparisons (the experiments of :mod:`verify.harness`). The instance is
-    drawn from ``numpy.random.default_rng([seed, 0])`` and the SAC draws from ``default_rng([seed, 1])``, so every
-    arm of one replicate sees the same instance (common random numbers).
+    The building block of the C1-C9 (docs/papers/npfl_rl.md#exp-c1 to #exp-c9) comparisons (the experiments of
+    :mod:`verify.harness`). The instance is drawn from ``numpy.random.default_rng([seed, 0])`` and the SAC draws from
+    ``default_rng([seed, 1])``, so every arm of one replicate sees the same instance (common random numbers).
 
     Returns
     -------
@@ -62,7 +65,8 @@ def simulate_replicates(arms, iterations: int, root_seed: int, replicates, *, ge
     ``default_rng([root_seed, i, 0])`` and its SAC draws from ``default_rng([root_seed, i, 1])``, so it depends only
     on ``(root_seed, i)`` and is shared by every arm (common random numbers). ``arms`` are names of
     :data:`PAPER_ARMS` or :class:`NPFLConfig` records; ``metric`` is ``"test_mse"`` (6.15 as printed), ``"nmsd"``
-    (denominator squared, D9) or ``"tau"`` (trajectories, shape (len(replicates), N+1, K)).
+    (denominator squared, erratum D9 (docs/papers/npfl_rl.md#erratum-d9)) or ``"tau"`` (trajectories, shape
+    (len(replicates), N+1, K)).
     """
     if metric not in ("test_mse", "nmsd", "tau"):
         raise ValueError(f"metric must be 'test_mse', 'nmsd' or 'tau', got {metric!r}")

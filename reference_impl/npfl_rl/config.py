@@ -5,7 +5,8 @@ References
 ----------
 .. [1] seed 004_180cd372987d137b.txt, thesis Chapter 6, eqs. (6.5)-(6.14), Algorithm 6, lines 1637-1722;
    Publication 7, eqs. (5)-(14), Algorithm 1, lines 3489-3562.
-.. [2] docs/papers/npfl_rl.md: the algorithm as fedcheck runs it, errata D1-D4 and D11-D14, readings C-npfl-1..9.
+.. [2] docs/papers/npfl_rl.md: the algorithm as fedcheck runs it, errata D1-D4 (docs/papers/npfl_rl.md#erratum-d1 to
+       #erratum-d4) and errata D11-D14 (docs/papers/npfl_rl.md#erratum-d11 to #erratum-d14), readings C-npfl-1..9.
 """
 
 from __future__ import annotations
@@ -75,21 +76,27 @@ class NPFLConfig:
     epochs : int
         :math:`E_{BRL}` inner policy steps per iteration (1 = RL, 3 = BRL).
     projection : bool
-        Project :math:`\tau` onto :math:`[0, \tau_{\max}]` after every inner step (option :math:`\Pi`, D11).
-        ``False`` is the literal, unprojected mode: breaches of well-posedness are counted (K10).
+        Project :math:`\tau` onto :math:`[0, \tau_{\max}]` after every inner step (option :math:`\Pi`,
+        erratum D11 (docs/papers/npfl_rl.md#erratum-d11)). ``False`` is the literal, unprojected mode: breaches of
+        well-posedness are counted (K10, docs/papers/npfl_rl.md#k10).
     tau_max : float
         Upper end of :math:`\Pi` (default 1).
     clip_candidates : bool
         Also project the SAC candidate :math:`a = \Pi(t+\alpha)` (the step then uses :math:`a - t`); keeps every
         evaluation well posed (the corrected K10).
     timing : {"literal", "online"}
-        :math:`\tau^{(n)}` from the cached map :math:`P^{(n-1)}` (literal, D13) or from :math:`P^{(n)}`.
+        :math:`\tau^{(n)}` from the cached map :math:`P^{(n-1)}` (literal,
+        erratum D13 (docs/papers/npfl_rl.md#erratum-d13)) or from :math:`P^{(n)}`.
     convention : {"E0", "E1"}
-        Empty :math:`N_k^{(r)}`: drop the cluster keeping :math:`1/(Q-1)` (E0) or renormalise (E1).
+        Empty :math:`N_k^{(r)}`: drop the cluster keeping :math:`1/(Q-1)`
+        (E0, docs/papers/npfl_rl.md#choice-empty-cluster) or renormalise
+        (E1, docs/papers/npfl_rl.md#choice-empty-cluster).
     dual_sign : {"corrected", "printed"}
-        ``"printed"`` is the ERRATUM MODE of (6.6) (:math:`w_l - w_k`, D1): it diverges; for regression tests only.
+        ``"printed"`` is the ERRATUM MODE of (6.6) (:math:`w_l - w_k`, erratum D1 (docs/papers/npfl_rl.md#erratum-d1)):
+        it diverges; for regression tests only.
     diagonal : {"corrected", "printed"}
-        :math:`\rho|N_k\cap C_{(q)}|` (corrected) or the printed :math:`\rho|N_k|` of (6.11) (ERRATUM MODE, D3).
+        :math:`\rho|N_k\cap C_{(q)}|` (corrected) or the printed :math:`\rho|N_k|` of (6.11) (ERRATUM MODE,
+        erratum D3 (docs/papers/npfl_rl.md#erratum-d3)).
     """
 
     algorithm: str = "npfl"

@@ -1,4 +1,5 @@
-r"""NPFL-RL problem instances: the networked clustered ridge-regression problem and the I0 generator.
+r"""NPFL-RL problem instances: the networked clustered ridge-regression problem and the
+I0 (docs/papers/npfl_rl.md#instance-i0) generator.
 
 An :class:`NPFLProblem` is one graph with cluster labels and per-client training, validation and test data
 (ragged: client :math:`k` has :math:`D_k` rows). It stores the sufficient statistics the algorithm needs as
@@ -9,7 +10,10 @@ References
 ----------
 .. [1] seed 004_180cd372987d137b.txt, thesis Chapter 6, lines 1606-1625 (problem), 1714 (set-up);
    Publication 7, lines 3457-3477, 3570-3575.
-.. [2] docs/papers/npfl_rl.md: conventions E0/E1 (C-npfl-1, D12), the generator I0 (C-npfl-6), D16-D17.
+.. [2] docs/papers/npfl_rl.md: conventions
+       E0 (docs/papers/npfl_rl.md#choice-empty-cluster)/E1 (docs/papers/npfl_rl.md#choice-empty-cluster) (C-npfl-1,
+       erratum D12 (docs/papers/npfl_rl.md#erratum-d12)), the generator I0 (C-npfl-6),
+       errata D16-D17 (docs/papers/npfl_rl.md#erratum-d16 to #erratum-d17).
 """
 
 from __future__ import annotations
@@ -122,7 +126,8 @@ class NPFLProblem:
     X, y : tuple of arrays
         Training data :math:`X_k \in \mathbb R^{D_k\times d}`, :math:`y_k \in \mathbb R^{D_k}`.
     X_val, y_val, X_test, y_test : tuple of arrays
-        Validation and test sets (any sizes; normalised by the training size :math:`D_k` as in (6.7)/(6.12), D20).
+        Validation and test sets (any sizes; normalised by the training size :math:`D_k` as in (6.7)/(6.12),
+        erratum D20 (docs/papers/npfl_rl.md#erratum-d20)).
     lam : float
         :math:`\lambda > 0`.
     true_models : (Q, d) array, optional
@@ -241,7 +246,8 @@ class NPFLProblem:
 
     @property
     def components(self) -> np.ndarray:
-        """Component index of every client in its cluster's subgraph :math:`G_q` (docs/papers/npfl_rl.md, D12)."""
+        """Component index of every client in its cluster's subgraph :math:`G_q` (docs/papers/npfl_rl.md,
+        erratum D12 (docs/papers/npfl_rl.md#erratum-d12))."""
         return intra_cluster_components(self.graph, self.labels)
 
     def neighbour_counts(self) -> np.ndarray:
@@ -253,8 +259,10 @@ class NPFLProblem:
     def inter_cluster_weights(self, convention: str = "E0") -> tuple[np.ndarray, sp.csr_array]:
         r""":math:`\omega_{k,r}` (K, Q) and the sparse averaging matrix :math:`B` (K, K) with :math:`m_k = (B w)_k`.
 
-        E0: :math:`\omega_{k,r} = 1/(Q-1)` if :math:`N_k^{(r)} \ne \emptyset` else 0 (missing clusters dropped, the
-        factor kept); E1: :math:`1/|R_k|` over the present clusters (docs/papers/npfl_rl.md, D12).
+        E0 (docs/papers/npfl_rl.md#choice-empty-cluster): :math:`\omega_{k,r} = 1/(Q-1)` if :math:`N_k^{(r)} \ne
+        \emptyset` else 0 (missing clusters dropped, the factor kept); E1 (docs/papers/npfl_rl.md#choice-empty-cluster):
+        :math:`1/|R_k|` over the present clusters (docs/papers/npfl_rl.md,
+        erratum D12 (docs/papers/npfl_rl.md#erratum-d12)).
         :math:`\omega_{k,q_k} = 0`. :math:`B_{kl} = \omega_{k,q_l}/|N_k^{(q_l)}|` for
         :math:`l \in N_k \setminus C_{(q_k)}`, stored as a ``scipy.sparse.csr_array`` of float64 with one entry per
         inter-cluster edge direction (time and memory linear in K Q and the edges; ``B.toarray()`` is the dense
@@ -353,14 +361,17 @@ def synthetic_problem(rng: np.random.Generator, *, K: int = 30, Q: int = 3, d: i
                       lam: float = 0.1, delta_half_width: float = 0.5, delta_kind: str = "scalar",
                       symmetric: bool = False, max_draws: int = 10_000,
                       sampler: str = "auto") -> tuple[NPFLProblem, dict]:
-    r"""Generator I0 (C-npfl-6): ER graph redrawn until connected, uniform labels, :math:`w_q = (1+\delta_q) w_0`.
+    r"""Generator I0 (docs/papers/npfl_rl.md#instance-i0) (C-npfl-6): ER graph redrawn until connected, uniform labels,
+    :math:`w_q = (1+\delta_q) w_0`.
 
     Every choice the seed leaves open is an argument (C-npfl-6): Erdős–Rényi with
-    :math:`p = \text{mean\_degree}/(K-1)` (D16), :math:`w_0 \sim N(0, I_d)`, :math:`\delta_q \sim U(\pm
-    \text{delta\_half\_width})` scalar or elementwise (D17), :math:`D_k \sim U\{D_{\min},\dots,D_{\max}\}`, Gaussian
-    features, noise variance :math:`\eta_k \sim U(\text{noise\_range})` (renamed :math:`\sigma_k^2`, D18), validation
-    and test sets with :math:`D_k` rows each (D20). ``symmetric=True`` redraws until every :math:`G_q` is connected and
-    every :math:`N_k^{(r)}` is non-empty (K4's symmetric case).
+    :math:`p = \text{mean\_degree}/(K-1)` (erratum D16, docs/papers/npfl_rl.md#erratum-d16), :math:`w_0 \sim N(0, I_d)`,
+    :math:`\delta_q \sim U(\pm \text{delta\_half\_width})` scalar or elementwise
+    (erratum D17, docs/papers/npfl_rl.md#erratum-d17), :math:`D_k \sim U\{D_{\min},\dots,D_{\max}\}`, Gaussian features,
+    noise variance :math:`\eta_k \sim U(\text{noise\_range})` (renamed :math:`\sigma_k^2`,
+    erratum D18 (docs/papers/npfl_rl.md#erratum-d18)), validation and test sets with :math:`D_k` rows each
+    (erratum D20, docs/papers/npfl_rl.md#erratum-d20). ``symmetric=True`` redraws until every :math:`G_q` is connected
+    and every :math:`N_k^{(r)}` is non-empty (K4 (docs/papers/npfl_rl.md#k4)'s symmetric case).
 
     ``sampler`` draws each graph: ``"pairs"`` one uniform per pair of clients (time and memory quadratic in K, the
     draws every recorded result was made with), ``"linear"`` only the edges (geometric gaps; time linear in K and the

@@ -1,11 +1,14 @@
-r"""Ground truths of NPFL-RL (docs/papers/npfl_rl.md): :func:`per_component_ridge` (K2), :func:`global_ridge` (K3),
-:func:`coupled_fixed_point` and :func:`symmetric_fixed_point_cvxpy` (K4); each carries a certificate.
+r"""Ground truths of NPFL-RL (docs/papers/npfl_rl.md): :func:`per_component_ridge` (K2, docs/papers/npfl_rl.md#k2),
+:func:`global_ridge` (K3, docs/papers/npfl_rl.md#k3),
+:func:`coupled_fixed_point` and :func:`symmetric_fixed_point_cvxpy` (K4, docs/papers/npfl_rl.md#k4); each carries a
+certificate.
 
 References
 ----------
 .. [1] seed 004_180cd372987d137b.txt, thesis Chapter 6, eqs. (6.5)-(6.14), Algorithm 6, lines 1637-1722;
    Publication 7, eqs. (5)-(14), Algorithm 1, lines 3489-3562.
-.. [2] docs/papers/npfl_rl.md: the algorithm as fedcheck runs it, errata D1-D4 and D11-D14, readings C-npfl-1..9.
+.. [2] docs/papers/npfl_rl.md: the algorithm as fedcheck runs it, errata D1-D4 (docs/papers/npfl_rl.md#erratum-d1 to
+       #erratum-d4) and errata D11-D14 (docs/papers/npfl_rl.md#erratum-d11 to #erratum-d14), readings C-npfl-1..9.
 """
 
 from __future__ import annotations
@@ -67,11 +70,11 @@ def ridge_groups(problem: NPFLProblem, groups: np.ndarray, reg: np.ndarray, meth
 
 
 def per_component_ridge(problem: NPFLProblem, *, method: str = "cvxpy", tol: float = 1e-10) -> GroundTruth:
-    r"""K2: for every component :math:`c` of every :math:`G_q`,
+    r"""K2 (docs/papers/npfl_rl.md#k2): for every component :math:`c` of every :math:`G_q`,
     :math:`w_c^* = \arg\min\sum_{k\in c}\frac1{D_k}\|y_k - X_k w\|^2 + \frac{\lambda|c|}{|C_{(q)}|}\|w\|^2`.
 
-    The limit of NPFL with :math:`\tau = 0` (K2, D12). ``certificate``: relative residual of the normal
-    equations at the returned point.
+    The limit of NPFL with :math:`\tau = 0` (K2, erratum D12 (docs/papers/npfl_rl.md#erratum-d12)). ``certificate``:
+    relative residual of the normal equations at the returned point.
     """
     comp = problem.components
     sizes = np.bincount(comp)
@@ -82,14 +85,15 @@ def per_component_ridge(problem: NPFLProblem, *, method: str = "cvxpy", tol: flo
 
 
 def global_ridge(problem: NPFLProblem, *, method: str = "cvxpy", tol: float = 1e-10) -> GroundTruth:
-    r"""K3: :math:`w^* = \arg\min\sum_k\frac1{D_k}\|y_k - X_k w\|^2 + \lambda\|w\|^2` (G connected), for every
-    client."""
+    r"""K3 (docs/papers/npfl_rl.md#k3): :math:`w^* = \arg\min\sum_k\frac1{D_k}\|y_k - X_k w\|^2 + \lambda\|w\|^2` (G
+    connected), for every client."""
     return ridge_groups(problem, np.zeros(problem.K, dtype=np.int64), np.array([problem.lam]), method, tol)
 
 
 @one_blas_thread
 def coupled_fixed_point(problem: NPFLProblem, tau, *, convention: str = "E0") -> GroundTruth:
-    r"""K4: the fixed point of NPFL with fixed :math:`\tau_k \ge 0`, one unknown :math:`w_c` per component.
+    r"""K4 (docs/papers/npfl_rl.md#k4): the fixed point of NPFL with fixed :math:`\tau_k \ge 0`, one unknown :math:`w_c`
+    per component.
 
     .. math::
 
@@ -121,12 +125,14 @@ def coupled_fixed_point(problem: NPFLProblem, tau, *, convention: str = "E0") ->
 
 
 def symmetric_fixed_point_cvxpy(problem: NPFLProblem, tau, *, tol: float = 1e-10) -> GroundTruth:
-    r"""K4 symmetric case: :math:`W^* = \arg\min\sum_q\Phi_q(w_q)/T_q + \frac{1}{Q-1}\sum_{q<r}\|w_q - w_r\|^2`.
+    r"""K4 (docs/papers/npfl_rl.md#k4) symmetric case: :math:`W^* = \arg\min\sum_q\Phi_q(w_q)/T_q +
+    \frac{1}{Q-1}\sum_{q<r}\|w_q - w_r\|^2`.
 
     Requires every :math:`G_q` connected, every :math:`N_k^{(r)} \ne\emptyset` and :math:`T_q = \sum_{k\in C_{(q)}}
     \tau_k > 0`; :math:`\Phi_q(w) = \sum_{k\in C_{(q)}}\frac1{D_k}\|y_k - X_k w\|^2 + \lambda\|w\|^2`. Its stationarity
-    conditions are those of :func:`coupled_fixed_point` (K4; the raw-:math:`\tau` (6.1) is not, D14).
-    ``certificate``: relative stationarity residual of the returned point.
+    conditions are those of :func:`coupled_fixed_point` (K4; the raw-:math:`\tau` (6.1) is not,
+    erratum D14 (docs/papers/npfl_rl.md#erratum-d14)). ``certificate``: relative stationarity residual of the returned
+    point.
     """
     import cvxpy as cp
 

@@ -6,13 +6,14 @@ r"""The primal map of one NPFL iteration: the corrected closed form (6.11) in th
     P_k(a) = (H_k + (c_k + \omega_k a) I)^{-1}(b_k + a m_k + s_k), \qquad
     c_k = \lambda/|C_{(q)}| + \rho|N_k\cap C_{(q)}|
 
-(corrected, D3; ``diagonal="printed"`` uses :math:`\rho|N_k|`).
+(corrected, erratum D3 (docs/papers/npfl_rl.md#erratum-d3); ``diagonal="printed"`` uses :math:`\rho|N_k|`).
 
 References
 ----------
 .. [1] seed 004_180cd372987d137b.txt, thesis Chapter 6, eqs. (6.5)-(6.14), Algorithm 6, lines 1637-1722;
    Publication 7, eqs. (5)-(14), Algorithm 1, lines 3489-3562.
-.. [2] docs/papers/npfl_rl.md: the algorithm as fedcheck runs it, errata D1-D4 and D11-D14, readings C-npfl-1..9.
+.. [2] docs/papers/npfl_rl.md: the algorithm as fedcheck runs it, errata D1-D4 (docs/papers/npfl_rl.md#erratum-d1 to
+       #erratum-d4) and errata D11-D14 (docs/papers/npfl_rl.md#erratum-d11 to #erratum-d14), readings C-npfl-1..9.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""The analysis model (SIM-A of spec 4.2): independent draws of a, M, b, S and z at every iteration (assumptions
-I1-I5 of spec 3.1)."""
+"""The analysis model (SIM-A (docs/papers/paofed.md#choice-simulators) of docs/papers/paofed.md#choice-simulators):
+independent draws of a, M, b, S and z at every iteration (assumptions I1-I5 (docs/papers/paofed.md#assumption-i1 to
+#assumption-i5) of docs/papers/paofed.md#assumptions)."""
 
 from __future__ import annotations
 
@@ -12,21 +13,23 @@ from theory.msd.instance import PAOFedInstance
 __all__ = ['run_analysis_model', 'time_average']
 
 # --------------------------------------------------------------------------------------------------
-# The analysis model (SIM-A)
+# The analysis model (SIM-A, docs/papers/paofed.md#choice-simulators)
 # --------------------------------------------------------------------------------------------------
 
 
 def run_analysis_model(instance: PAOFedInstance, iterations: int, rng: np.random.Generator, *, runs: int = 1,
                        pool: np.ndarray | None = None) -> AnalysisRun:
-    r"""SIM-A of spec 4.2: the recursion (4.20) with every random matrix drawn independently (I1-I5).
+    r"""SIM-A (docs/papers/paofed.md#choice-simulators) of docs/papers/paofed.md#choice-simulators: the recursion (4.20)
+    with every random matrix drawn independently (I1-I5, docs/papers/paofed.md#assumption-i1 to #assumption-i5).
 
     At every iteration n, independently of everything else: :math:`a_{k,n} \sim \mathrm{Bern}(p_k)`;
     :math:`M_{k,n}` from the instance's selection law; :math:`z_{k,n} \sim N(0, R_k)` (or uniformly from
     ``pool``); :math:`y = z^T w^\star + \eta`; :math:`b_{k,n,l} \sim \mathrm{Bern}(p_k \pi_l)` independent
     over (k, l) and of :math:`a`; a fresh :math:`S_{k,n-l}` for every (k, l). Every client has a sample
     every iteration and updates (P3 if :math:`a = 1`, autonomous P4 otherwise). The server uses the stored
-    :math:`w_{k,n+1-l}` for group l (the corrected layout of spec 3.2, [E2]); models before time 0 are 0,
-    which is the extended-state initialisation :math:`w_{e,0} = 0`. The closed forms with the exact
+    :math:`w_{k,n+1-l}` for group l (the corrected layout of docs/papers/paofed.md#extended-state,
+    docs/papers/paofed.md#erratum-e2); models before time 0 are 0, which is the extended-state initialisation
+    :math:`w_{e,0} = 0`. The closed forms with the exact
     :math:`\mu^2` term describe exactly this process.
 
     Returns the server MSD :math:`\lVert w_n - w^\star\rVert^2` for n = 0..iterations, per run.

@@ -1,12 +1,14 @@
-r"""Data for the PAO-Fed experiments (SIM-E): RFF map, the synthetic model of spec 1.3, CalCOFI.
+r"""Data for the PAO-Fed experiments (SIM-E, docs/papers/paofed.md#choice-simulators): RFF map, the synthetic model
+of docs/papers/paofed.md#choice-data, CalCOFI.
 
-* :func:`draw_rff_map`, :func:`rff_features` -- the [CHOICE] Gaussian-kernel random Fourier features of
-  spec 1.2: :math:`z(x) = \sqrt{2/D}\,\cos(Vx + b)`, :math:`V_{ij} \sim N(0, \sigma_\kappa^{-2})`,
+* :func:`draw_rff_map`, :func:`rff_features` -- the choice (docs/papers/paofed.md#choices) Gaussian-kernel random
+  Fourier features of docs/papers/paofed.md#choice-rff: :math:`z(x) = \sqrt{2/D}\,\cos(Vx + b)`, :math:`V_{ij} \sim N(0,
+  \sigma_\kappa^{-2})`,
   :math:`b_i \sim U[0, 2\pi)`, one map per Monte-Carlo run shared by the server and all clients.
 * :func:`rff_calibration` -- reports :math:`\max_k \lambda_{max}(R_k)` for a bandwidth (the seed's only
   quantitative hint is 1.02, seed 004 lines 1093 / 2807).
-* :class:`SyntheticRFFData` -- the nonlinear data of Ch. (4.35) / P4 (39) with AR(1) inputs (spec 1.3),
-  the test set and the MSE-test metric of Ch. (4.36).
+* :class:`SyntheticRFFData` -- the nonlinear data of Ch. (4.35) / P4 (39) with AR(1)
+  inputs (docs/papers/paofed.md#choice-data), the test set and the MSE-test metric of Ch. (4.36).
 * :class:`StreamData` -- data streamed from fixed arrays (CalCOFI, or the offline CalCOFI-like generator
   :func:`calcofi_like`); :func:`load_calcofi_bottle` reads the real ``bottle.csv`` from a path the user
   gives (nothing is downloaded).
@@ -19,7 +21,8 @@ References
 ----------
 .. [1] seed 004_180cd372987d137b.txt, Ch. 4.4.1 (lines 1078-1101): eqs. (4.35)-(4.36), RFF dimension,
    AR inputs, data and availability groups; Ch. 4.4.4 (lines 1140-1148): CalCOFI.
-.. [2] shared/spec/paofed.md 1.2-1.3 and 5 (the [CHOICE]s: kernel, bandwidth, test set, arrival law).
+.. [2] docs/papers/paofed.md#choice-rff, docs/papers/paofed.md#choice-data (the choices (docs/papers/paofed.md#choices):
+       kernel, bandwidth, test set, arrival law).
 """
 
 from __future__ import annotations
@@ -48,8 +51,8 @@ __all__ = [
     "rff_features",
 ]
 
-#: Columns of the Kaggle CalCOFI bottle.csv used as inputs ([CHOICE]: depth, temperature, O2 saturation,
-#: potential density; the seed names "temperature, ... O2 saturation, etc.", line 1142) and the target.
+#: Columns of the Kaggle CalCOFI bottle.csv used as inputs (choice (docs/papers/paofed.md#choices): depth, temperature,
+#: O2 saturation, potential density; the seed names "temperature, ... O2 saturation, etc.", line 1142) and the target.
 CALCOFI_FEATURES = ("Depthm", "T_degC", "O2Sat", "STheta")
 CALCOFI_TARGET = "Salnty"
 _ORDERS = {"literal": (0, 1, 4, 3), "consecutive": (0, 1, 2, 3)}
@@ -107,8 +110,9 @@ def _features_with_data(x: np.ndarray, V: np.ndarray, b: np.ndarray, has_data: n
 def nonlinear_target(x: np.ndarray, bracket: str = "classical") -> np.ndarray:
     r"""f of Ch. (4.35) / P4 (39) on inputs (..., 4) (x[1..4] of the seed = x[..., 0..3]).
 
-    ``classical`` ([CHOICE], [E16]): :math:`\sqrt{x_1^2 + \sin^2(\pi x_4)} + (0.8 - 0.5 e^{-x_2^2}) x_3`;
-    ``literal``: :math:`\sqrt{x_1^2 + \sin^2(\pi x_4)} + 0.8 - 0.5 e^{-x_2^2} x_3`.
+    ``classical`` (choice, docs/papers/paofed.md#choices, erratum E16 (docs/papers/paofed.md#erratum-e16)):
+    :math:`\sqrt{x_1^2 + \sin^2(\pi x_4)} + (0.8 - 0.5 e^{-x_2^2}) x_3`; ``literal``: :math:`\sqrt{x_1^2 + \sin^2(\pi
+    x_4)} + 0.8 - 0.5 e^{-x_2^2} x_3`.
     """
     x1, x2, x3, x4 = (x[..., i] for i in range(4))
     root = np.sqrt(x1**2 + np.sin(np.pi * x4) ** 2)
@@ -120,32 +124,35 @@ def nonlinear_target(x: np.ndarray, bracket: str = "classical") -> np.ndarray:
 
 
 # --------------------------------------------------------------------------------------------------
-# The synthetic data model of spec 1.3
+# The synthetic data model of docs/papers/paofed.md#choice-data
 # --------------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, kw_only=True)
 class SyntheticRFFData:
-    r"""Nonlinear streaming data of spec 1.3 in the RFF space, with the MSE-test metric of Ch. (4.36).
+    r"""Nonlinear streaming data of docs/papers/paofed.md#choice-data in the RFF space, with the MSE-test metric of Ch.
+    (4.36).
 
-    Per run and client ([CHOICE]: drawn once per Monte-Carlo run): :math:`\theta_k \sim U(0.2, 0.9)`,
+    Per run and client (choice (docs/papers/paofed.md#choices): drawn once per Monte-Carlo run): :math:`\theta_k \sim
+    U(0.2, 0.9)`,
     :math:`\mu_k \sim U(-0.2, 0.2)`, :math:`\sigma^2_{u,k} \sim U(0.2, 1.2)`,
     :math:`\sigma^2_{\eta,k} \sim U(0.005, 0.03)`. Inputs :math:`x_n = \theta_k x_{n-1} + \sqrt{1-\theta_k^2}u_n`,
     :math:`u_n \sim N(\mu_k, \sigma^2_{u,k})`, started from the stationary law; the regression vector is
-    :math:`[x_n, x_{n-1}, x_{n-4}, x_{n-3}]` (``input_order = "literal"``, [E17]) or
+    :math:`[x_n, x_{n-1}, x_{n-4}, x_{n-3}]` (``input_order = "literal"``,
+    erratum E17 (docs/papers/paofed.md#erratum-e17)) or
     :math:`[x_n, \dots, x_{n-3}]` (``"consecutive"``); :math:`y = f(x) + \eta` (:func:`nonlinear_target`).
 
     Attributes
     ----------
     K, D : int
     sigma_kappa : float
-        RFF bandwidth ([CHOICE] 5: :math:`\max_k\lambda_{max}(R_k) \approx 1.02`, see :func:`rff_calibration`).
+        RFF bandwidth (choice 5: :math:`\max_k\lambda_{max}(R_k) \approx 1.02`, see :func:`rff_calibration`).
     test_size : int
-        T test pairs per run, each from a uniformly chosen client's stationary AR process ([CHOICE] 500).
+        T test pairs per run, each from a uniformly chosen client's stationary AR process (choice 500).
     input_order : {"literal", "consecutive"}
     bracket : {"classical", "literal"}
     ar_clock : {"sample", "iteration"}
-        [CHOICE] the AR process of a client advances once per sample it receives (its training stream,
+        choice the AR process of a client advances once per sample it receives (its training stream,
         default) or once per iteration (a process observed at the iterations a sample arrives).
     theta_range, mean_range, var_range, noise_range : (float, float)
         The uniform laws above.
@@ -259,10 +266,12 @@ class RFFCalibration:
 
 def rff_calibration(sigma_kappa: float, rng: np.random.Generator, *, K: int = 40, samples: int = 6000, D: int = 200,
                     input_order: str = "literal", chunk: int = 500) -> RFFCalibration:
-    r"""Estimate :math:`R_k = E[z z^T]` of the spec 1.3 inputs under one RFF map and report its eigenvalues.
+    r"""Estimate :math:`R_k = E[z z^T]` of docs/papers/paofed.md#choice-data inputs under one RFF map and report its
+    eigenvalues.
 
     ``samples`` consecutive inputs per client (stationary start, iteration clock), one RFF map, client
-    parameters as in :class:`SyntheticRFFData`. Spec 1.2 table (40 clients, 6000 samples, literal order):
+    parameters as in :class:`SyntheticRFFData`. docs/papers/paofed.md#choice-rff table (40 clients, 6000 samples,
+    literal order):
     :math:`\max_k\lambda_{max}(R_k)` = 0.29, 0.60, 0.81, 0.96, 1.04, 1.03 for :math:`\sigma_\kappa` = 0.5, 1,
     2, 3, 5, 10; the seed's value is 1.02. Memory is bounded by accumulating ``chunk`` samples at a time.
     """
@@ -342,7 +351,8 @@ class StreamData:
     def from_arrays(cls, X, y, *, K: int, rng: np.random.Generator, group_sizes=(500, 1000, 1500, 2000),
                     test_size: int = 500, D: int = 200, sigma_kappa: float = 5.0, sort_by: int | None = 0,
                     standardise: bool = True) -> StreamData:
-        r"""Split (X, y) into a test set and K client streams with group-dependent sizes ([CHOICE]s of spec 5).
+        r"""Split (X, y) into a test set and K client streams with group-dependent sizes
+        (choices (docs/papers/paofed.md#choices) of docs/papers/paofed.md#experiments).
 
         ``test_size`` random samples are held out. The rest is ordered by feature ``sort_by`` (non-IID:
         neighbouring clients see neighbouring regions of input space; ``None`` keeps a random order) and cut
@@ -440,9 +450,9 @@ def load_calcofi_bottle(path, *, features=CALCOFI_FEATURES, target: str = CALCOF
 def calcofi_like(rng: np.random.Generator, n_samples: int = 80_000) -> tuple[np.ndarray, np.ndarray]:
     r"""Offline CalCOFI-like samples: columns (depth m, temperature C, O2 saturation %, sigma-theta) -> salinity.
 
-    [CHOICE] (spec 5, no download available): a fixed smooth nonlinear surrogate of California-Current
-    profiles, not an oceanographic model. Depth :math:`d \sim` Exp(mean 150 m) capped at 1000 m;
-    per-sample surface temperature :math:`T_0 \sim U(12, 20)`, thermocline
+    choice (docs/papers/paofed.md#choices) (docs/papers/paofed.md#experiments, no download available): a fixed smooth
+    nonlinear surrogate of California-Current profiles, not an oceanographic model. Depth :math:`d \sim` Exp(mean 150 m)
+    capped at 1000 m; per-sample surface temperature :math:`T_0 \sim U(12, 20)`, thermocline
     :math:`T = 4 + (T_0 - 4)e^{-d/120} + N(0, 0.5^2)`; salinity
     :math:`S = 33.3 + 0.9(1 - e^{-d/250}) + 0.04\,(T_0 - 16) + 0.15\sin(d/80) + N(0, 0.03^2)`;
     :math:`\sigma_\theta` from the simplified equation of state

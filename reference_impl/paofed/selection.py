@@ -1,5 +1,5 @@
-"""Which model entries a message carries: circshift windows (spec 2.3) and the random laws of the analysis
-(spec 3.5)."""
+"""Which model entries a message carries: circshift windows (docs/papers/paofed.md#partial-sharing) and the random laws
+of the analysis (docs/papers/paofed.md#mean-square)."""
 
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ __all__ = ["Selector", "circshift_window", "draw_selection"]
 def circshift_window(D: int, m: int, starts) -> np.ndarray:
     r"""0/1 masks of the cyclic windows :math:`\{(s + j) \bmod D: j = 0..m-1\}`, shape ``starts.shape + (D,)``.
 
-    ``diag(M_{k,n}) = circshift(diag(M_{1,0}), s)`` with :math:`M_{1,0} = [1_m; 0_{D-m}]` (spec 2.3;
-    MATLAB circshift = numpy.roll).
+    ``diag(M_{k,n}) = circshift(diag(M_{1,0}), s)`` with :math:`M_{1,0} = [1_m;
+    0_{D-m}]` (docs/papers/paofed.md#partial-sharing; MATLAB circshift = numpy.roll).
 
     >>> circshift_window(5, 2, np.array([4])).astype(int).tolist()
     [[1, 0, 0, 0, 1]]
@@ -31,7 +31,7 @@ def circshift_window(D: int, m: int, starts) -> np.ndarray:
 
 
 def draw_selection(rng: np.random.Generator, law: str, D: int, m: int, shape: tuple) -> np.ndarray:
-    r"""Random selection masks of shape ``shape + (D,)`` from a law of spec 3.5.
+    r"""Random selection masks of shape ``shape + (D,)`` from a law of docs/papers/paofed.md#mean-square.
 
     ``subset``: a uniform m-subset; ``window``: a cyclic window of length m at a uniform offset;
     ``bernoulli``: i.i.d. entries with probability m/D. :math:`E[\mathrm{diag}\,M] = (m/D) 1` for all three.

@@ -1,5 +1,7 @@
 """PAO-Fed's records: constants, the asynchronous environment, algorithm configurations, linear data, run records
-and the environments of the experiments (shared/spec/paofed.md sections 2.1-2.6, 4.2)."""
+and the environments of the experiments (docs/papers/paofed.md#participation, docs/papers/paofed.md#choice-delay-law,
+docs/papers/paofed.md#partial-sharing, docs/papers/paofed.md#algorithm, docs/papers/paofed.md#variants,
+docs/papers/paofed.md#choice-baselines, docs/papers/paofed.md#choice-simulators)."""
 
 from __future__ import annotations
 
@@ -17,19 +19,23 @@ __all__ = ["ALGORITHMS", "AlgorithmConfig", "AnalysisRun", "AsyncEnvironment", "
            "experiment_environment", "faithful_setup", "staleness_weights"]
 
 SCHEDULES = ("circshift", *SELECTION_LAWS, "full")
-#: Algorithm names accepted by :func:`algorithm_config` (spec 2.5 variants and spec 2.6 baselines).
+#: Algorithm names accepted by :func:`algorithm_config` (docs/papers/paofed.md#variants variants
+#: and docs/papers/paofed.md#choice-baselines baselines).
 ALGORITHMS = ("paofed-u1", "paofed-c0", "paofed-u0", "paofed-c1", "paofed-c2", "paofed-u2", "online-fed",
               "online-fedsgd", "pso-fed", "signsgd")
 #: 32 bits per exchanged model parameter (seed line 1137); a SignSGD uplink entry is 1 bit.
 BITS_PER_PARAMETER = 32
-#: [CHOICE] spec 2.6: Online-Fed sub-samples each available client with probability s = 0.02 (98 % reduction).
+#: choice (docs/papers/paofed.md#choices) docs/papers/paofed.md#choice-baselines: Online-Fed sub-samples each available
+#: client with probability s = 0.02 (98 % reduction).
 ONLINE_FED_FRACTION = 0.02
-#: [CHOICE] spec 2.6: PSO-Fed = PAO-Fed-C0 with m = 8 and server sub-sampling s, "tailored to reduce the overall
-#: communication load by 98 %" (seed line 1152), i.e. (m/D) s = 0.02 per available client and direction relative to
-#: Online-FedSGD. The spec's pair m = 8, s = 0.25 gives (8/200) 0.25 = 0.01 (99 %), so s = 0.5 is used here.
+#: choice (docs/papers/paofed.md#choices) docs/papers/paofed.md#choice-baselines: PSO-Fed = PAO-Fed-C0 with m = 8 and
+#: server sub-sampling s, "tailored to reduce the overall communication load by 98 %" (seed line 1152), i.e. (m/D) s =
+#: 0.02 per available client and direction relative to Online-FedSGD. docs/papers/paofed.md's pair m = 8, s = 0.25 gives
+#: (8/200) 0.25 = 0.01 (99 %), so s = 0.5 is used here.
 PSO_FED_M = 8
 PSO_FED_FRACTION = 0.5
-#: [CHOICE] spec 2.6: SignSGD server step gamma (tune per data set; the seed gives none).
+#: choice (docs/papers/paofed.md#choices) docs/papers/paofed.md#choice-baselines: SignSGD server step gamma (tune per
+#: data set; the seed gives none).
 SIGN_STEP = 1e-3
 
 _AGGREGATIONS = ("partial", "average", "sign_majority", "sign_mean")
@@ -62,20 +68,23 @@ class AsyncEnvironment:
         Clients and model (RFF) dimension.
     p : (K,) array
         Participation probabilities :math:`p_k \in [0, 1]` (Bernoulli trial of a client with a new sample,
-        spec 2.1; seed lines 840, 1095).
+        docs/papers/paofed.md#participation; seed lines 840, 1095).
     delta : float
-        Delay parameter :math:`\delta \in [0, 1)`: :math:`P(L \ge l) = \delta^l` (spec 2.2, reading [E5]).
+        Delay parameter :math:`\delta \in [0, 1)`: :math:`P(L \ge l) =
+        \delta^l` (docs/papers/paofed.md#choice-delay-law, reading erratum E5 (docs/papers/paofed.md#erratum-e5)).
     l_max : int
         Maximum effective delay; messages older than ``l_max`` are discarded (:math:`\alpha_l = 0`).
     data_rate : (K,) array
-        Probability that client k receives a new sample at an iteration (1: every iteration, assumption I2;
-        spec 1.3 [CHOICE]: :math:`N_g / 2000` for data group g).
+        Probability that client k receives a new sample at an iteration (1: every iteration, assumption
+        I2 (docs/papers/paofed.md#assumption-i2); docs/papers/paofed.md#choice-data: :math:`N_g / 2000` for data group
+        g).
     delay_step : int
         Delays are multiples of ``delay_step``: :math:`L = \text{step}\cdot G`, G geometric with
         :math:`P(G \ge i) = \delta^i` (1: the default law; 10: the "increased straggler" environment).
     delay_tail : {"discard", "cap"}
-        Delays above ``l_max``: discarded (default, spec 2.2) or capped at the largest multiple of
-        ``delay_step`` not above ``l_max`` (spec 2.2 [CHOICE] for the straggler environment,
+        Delays above ``l_max``: discarded (default, docs/papers/paofed.md#choice-delay-law) or capped at the largest
+        multiple of ``delay_step`` not above ``l_max`` (docs/papers/paofed.md#choice-delay-law for the straggler
+        environment,
         :math:`P(L = 60) = \delta^6`).
     """
 
@@ -109,7 +118,7 @@ class AsyncEnvironment:
 
     @property
     def slots(self) -> int:
-        """Message-buffer slots per client: l_max + 1 (spec 4.2)."""
+        """Message-buffer slots per client: l_max + 1 (docs/papers/paofed.md#choice-simulators)."""
         return self.l_max + 1
 
     def delay_pmf(self) -> np.ndarray:
@@ -126,9 +135,11 @@ class AsyncEnvironment:
 
 @dataclass(frozen=True, kw_only=True)
 class AlgorithmConfig:
-    r"""One algorithm: PAO-Fed variant or baseline, with every [CHOICE] of spec 2 as a field.
+    r"""One algorithm: PAO-Fed variant or baseline, with every choice (docs/papers/paofed.md#choices)
+    of docs/papers/paofed.md#algorithms as a field.
 
-    Use :func:`algorithm_config` to build the named algorithms of spec 2.5-2.6.
+    Use :func:`algorithm_config` to build the named algorithms of docs/papers/paofed.md#variants,
+    docs/papers/paofed.md#choice-baselines.
 
     Attributes
     ----------
@@ -139,10 +150,10 @@ class AlgorithmConfig:
     m : int
         Entries per partial-sharing message, :math:`1 \le m \le D` (ignored by ``schedule = "full"``).
     schedule : {"circshift", "subset", "window", "bernoulli", "full"}
-        Selection matrices. ``circshift``: cyclic windows rotated by m per iteration (spec 2.3;
-        uncoordinated: client k starts at :math:`m(n + k)`, k = 1..K; coordinated: all at :math:`m(n+1)`).
-        ``subset``/``window``/``bernoulli``: drawn at random every iteration from the law of spec 3.5.
-        ``full``: :math:`M = S = I` (Online-Fed, Online-FedSGD, SignSGD).
+        Selection matrices. ``circshift``: cyclic windows rotated by m per
+        iteration (docs/papers/paofed.md#partial-sharing; uncoordinated: client k starts at :math:`m(n + k)`, k = 1..K;
+        coordinated: all at :math:`m(n+1)`). ``subset``/``window``/``bernoulli``: drawn at random every iteration from
+        the law of docs/papers/paofed.md#mean-square. ``full``: :math:`M = S = I` (Online-Fed, Online-FedSGD, SignSGD).
     coordinated : bool
         Coordinated sharing: every client uses the server's selection, :math:`M_{k,n} = M_{1,n}`.
     uplink : {"next", "current"}
@@ -155,19 +166,19 @@ class AlgorithmConfig:
     autonomous : bool
         Clients with a new sample that do not exchange with the server update locally (P4, eqs. (4.11)-(4.12)).
     aggregation : {"partial", "average", "sign_majority", "sign_mean"}
-        ``partial``: P7-P8 (eqs. (4.13)-(4.14)). ``average``: [CHOICE] (A) of spec 2.6 -- the server model
-        becomes the mean of all full models arriving at n (any age <= l_max), unchanged if none arrives.
-        ``sign_majority`` / ``sign_mean``: SignSGD, :math:`w_{n+1} = w_n + \gamma\,\mathrm{sign}(\sum \mathrm{sign}\,g)`
-        or :math:`w_n + \gamma\,\mathrm{mean}(\mathrm{sign}\,g)` over the arriving messages.
+        ``partial``: P7-P8 (eqs. (4.13)-(4.14)). ``average``: choice (A) of docs/papers/paofed.md#choice-baselines --
+        the server model becomes the mean of all full models arriving at n (any age <= l_max), unchanged if none
+        arrives. ``sign_majority`` / ``sign_mean``: SignSGD, :math:`w_{n+1} = w_n + \gamma\,\mathrm{sign}(\sum
+        \mathrm{sign}\,g)` or :math:`w_n + \gamma\,\mathrm{mean}(\mathrm{sign}\,g)` over the arriving messages.
     server_fraction : float
         Server sub-sampling s in (0, 1]: each available client is contacted with probability s
-        (Online-Fed 0.02, PSO-Fed 0.5 [CHOICE]); 1 contacts every available client.
+        (Online-Fed 0.02, PSO-Fed 0.5 choice); 1 contacts every available client.
     overlap_rule : {"none", "most_recent"}
-        P4's overlap rule (spec 2.4): for each entry, only the youngest delay group touching it counts.
-        ``none`` for every theory check.
+        P4's overlap rule (docs/papers/paofed.md#algorithm): for each entry, only the youngest delay group touching it
+        counts. ``none`` for every theory check.
     full_downlink : bool
         Fig. 4.6a: :math:`M_{k,n} = I` (the received server model replaces the local one) while the uplink
-        keeps its m-entry schedule [CHOICE].
+        keeps its m-entry schedule choice.
     sign_step, sign_noise : float
         SignSGD: server step :math:`\gamma > 0`; stochastic-sign noise :math:`\xi \sim U[-B, B]^D`, B >= 0
         (0: deterministic sign).
@@ -257,7 +268,8 @@ def staleness_weights(config: AlgorithmConfig, l_max: int) -> np.ndarray:
 
 
 def algorithm_config(name: str, *, mu: float = 0.4, m: int | None = None, **overrides) -> AlgorithmConfig:
-    """The named algorithms of spec 2.5 (PAO-Fed variants) and 2.6 (baselines) with their [CHOICE] defaults.
+    """The named algorithms of docs/papers/paofed.md#variants (PAO-Fed variants) and 2.6 (baselines) with their
+    choice (docs/papers/paofed.md#choices) defaults.
 
     ``paofed-{c,u}{0,1,2}``: c = coordinated / u = uncoordinated circshift windows; 0: S = M_n, alpha = 1;
     1: S = M_{n+1}, alpha = 1; 2: S = M_{n+1}, alpha_l = 0.2^l. ``online-fed``: full models, no autonomous
@@ -291,11 +303,12 @@ def algorithm_config(name: str, *, mu: float = 0.4, m: int | None = None, **over
 
 @dataclass(frozen=True, kw_only=True)
 class LinearData:
-    r"""Linear data of the analysis (assumption I1): :math:`y_{k,n} = z_{k,n}^T w^\star + \eta_{k,n}`.
+    r"""Linear data of the analysis (assumption I1 (docs/papers/paofed.md#assumption-i1)): :math:`y_{k,n} = z_{k,n}^T
+    w^\star + \eta_{k,n}`.
 
     Regressors :math:`z_{k,n} \sim N(0, R_k)` i.i.d. over k and n, or drawn uniformly from a fixed ``pool``
-    of vectors per client (spec 4.2: "uniform resampling from a fixed pool of RFF vectors whose empirical
-    moments define R_k"). Metric: the server MSD :math:`\lVert w_n - w^\star\rVert^2`.
+    of vectors per client (docs/papers/paofed.md#choice-simulators: "uniform resampling from a fixed pool of RFF vectors
+    whose empirical moments define R_k"). Metric: the server MSD :math:`\lVert w_n - w^\star\rVert^2`.
 
     Attributes
     ----------
@@ -457,20 +470,22 @@ class StepRecord:
 
 
 def environment_from_instance(instance: PAOFedInstance) -> AsyncEnvironment:
-    """The SIM-F environment of an analysis instance: a sample at every iteration (I2), its p, delta, l_max."""
+    """The SIM-F (docs/papers/paofed.md#choice-simulators) environment of an analysis instance: a sample at every
+    iteration (I2, docs/papers/paofed.md#assumption-i2), its p, delta, l_max."""
     return AsyncEnvironment(K=instance.K, D=instance.D, p=instance.p, delta=instance.delta, l_max=instance.l_max)
 
 
 def experiment_environment(*, K: int = 256, D: int = 200, p_groups=(0.25, 0.1, 0.025, 0.005),
                            data_groups=(500, 1000, 1500, 2000), horizon: int = 2000, delta: float = 0.2,
                            l_max: int = 10, delay_step: int = 1, delay_tail: str = "discard") -> AsyncEnvironment:
-    r"""The asynchronous setting of the experiments (spec 1.3, 2.1, 5; seed lines 1080, 1095-1097).
+    r"""The asynchronous setting of the experiments (docs/papers/paofed.md#choice-data,
+    docs/papers/paofed.md#participation; seed lines 1080, 1095-1097).
 
     Clients are split evenly into ``len(data_groups)`` data groups and, independently, into
-    ``len(p_groups)`` availability groups ([CHOICE]: K/16 clients per cell for 4 x 4 groups, client k in
-    data group :math:`\lfloor k G_d / K\rfloor` and availability group :math:`\lfloor k G_d G_a / K\rfloor \bmod G_a`).
-    A client of data group g receives a sample at an iteration with probability :math:`N_g/\text{horizon}`
-    ([CHOICE], so it gets about :math:`N_g` samples in ``horizon`` iterations).
+    ``len(p_groups)`` availability groups (choice (docs/papers/paofed.md#choices): K/16 clients per cell for 4 x 4
+    groups, client k in data group :math:`\lfloor k G_d / K\rfloor` and availability group :math:`\lfloor k G_d G_a /
+    K\rfloor \bmod G_a`). A client of data group g receives a sample at an iteration with probability
+    :math:`N_g/\text{horizon}` (choice, so it gets about :math:`N_g` samples in ``horizon`` iterations).
     """
     if not _is_int(K, 1):
         raise ValueError(f"K must be an integer >= 1, got {K!r}")
@@ -491,7 +506,8 @@ def experiment_environment(*, K: int = 256, D: int = 200, p_groups=(0.25, 0.1, 0
 
 
 def faithful_setup(instance: PAOFedInstance) -> tuple[AsyncEnvironment, AlgorithmConfig, LinearData]:
-    """SIM-F of spec 4.2 for an analysis instance.
+    """SIM-F (docs/papers/paofed.md#choice-simulators) of docs/papers/paofed.md#choice-simulators for an analysis
+    instance.
 
     P1-P9 exactly, linear Gaussian data, every client has data every iteration, random selections from the
     instance's law with :math:`S_{k,n} = M_{k,n+1}`, the instance's alpha and mu, geometric delays,

@@ -1,5 +1,6 @@
-"""The algorithm (SIM-F / SIM-E of spec 4.2): steps P1-P9 of spec 2.4 with every variant and baseline, vectorised over
-runs x clients x entries."""
+"""The algorithm (SIM-F (docs/papers/paofed.md#choice-simulators) / SIM-E (docs/papers/paofed.md#choice-simulators)
+of docs/papers/paofed.md#choice-simulators): steps P1-P9 of docs/papers/paofed.md#algorithm with every variant and
+baseline, vectorised over runs x clients x entries."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ from theory.msd.instance import PAOFedInstance
 __all__ = ["draw_iteration", "initial_state", "run_faithful", "run_paofed", "run_paofed_arms", "step"]
 
 # --------------------------------------------------------------------------------------------------
-# The algorithm (SIM-F / SIM-E)
+# The algorithm (SIM-F (docs/papers/paofed.md#choice-simulators) / SIM-E (docs/papers/paofed.md#choice-simulators))
 # --------------------------------------------------------------------------------------------------
 
 
@@ -173,7 +174,7 @@ def _aggregate_partial(w: np.ndarray, r: np.ndarray, ages: np.ndarray, vals: np.
 
     ``r`` (run), ``ages`` (l), ``vals`` (payloads, (A, D)) and ``masks`` (S, (A, D)) list the A messages.
     With ``most_recent``, an entry touched by several delay groups keeps only its youngest group's
-    messages; the group sizes :math:`|\mathcal K_{n,l}|` are unchanged (spec 2.4).
+    messages; the group sizes :math:`|\mathcal K_{n,l}|` are unchanged (docs/papers/paofed.md#algorithm).
     """
     R, D = w.shape
     G = alpha.size
@@ -338,8 +339,8 @@ def run_paofed(env: AsyncEnvironment, config: AlgorithmConfig, data, iterations:
 
     Notes
     -----
-    One iteration n (spec 2.4): every client with a new sample (probability ``data_rate``) draws its
-    availability; available clients (contacted with probability ``server_fraction``) merge
+    One iteration n (docs/papers/paofed.md#algorithm): every client with a new sample (probability ``data_rate``) draws
+    its availability; available clients (contacted with probability ``server_fraction``) merge
     :math:`M_{k,n} w_n` into their local model, take an LMS step and send :math:`(S_{k,n} w_{k,n+1}, n)`,
     which arrives at :math:`n + L`; clients with a sample that do not exchange take an autonomous step if
     ``autonomous``; the server aggregates the messages arriving at n by age (P5-P8).
@@ -427,6 +428,7 @@ def _simulate(env, configs: tuple, data, iterations: int, rng, runs: int, observ
 
 def run_faithful(instance: PAOFedInstance, iterations: int, rng: np.random.Generator, *, runs: int = 1,
                  observe=None) -> SimulationRun:
-    """SIM-F (spec 4.2) of an analysis instance: :func:`run_paofed` with :func:`faithful_setup`."""
+    """SIM-F (docs/papers/paofed.md#choice-simulators) of an analysis instance: :func:`run_paofed` with
+    :func:`faithful_setup`."""
     env, config, data = faithful_setup(instance)
     return run_paofed(env, config, data, iterations, rng, runs=runs, observe=observe)

@@ -11,10 +11,10 @@ structured (S1) recursion).
 
 Two simulations: ``"faithful"`` is the algorithm itself (steps P1-P9, :func:`reference_impl.paofed.run_faithful`),
 ``"analysis"`` the process the closed forms describe exactly (independent draws at every iteration, assumptions
-I1-I5, :func:`reference_impl.paofed.run_analysis_model`). The algorithm violates I1-I5 by construction (the
-selection it sends is the one it received, a message is delivered exactly once), so a faithful simulation may
-disagree with both models by a fraction of a dB; the analysis simulation agrees with the exact model up to the
-Monte-Carlo interval. See ``docs/papers/paofed.md``.
+I1-I5 (docs/papers/paofed.md#assumption-i1 to #assumption-i5), :func:`reference_impl.paofed.run_analysis_model`). The
+algorithm violates I1-I5 by construction (the selection it sends is the one it received, a message is delivered exactly
+once), so a faithful simulation may disagree with both models by a fraction of a dB; the analysis simulation agrees with
+the exact model up to the Monte-Carlo interval. See ``docs/papers/paofed.md``.
 """
 
 from __future__ import annotations

@@ -1,10 +1,11 @@
-r"""Step-size matching for the PAO-Fed baselines: "identical initial convergence rates" (spec paofed.md 2.6).
+r"""Step-size matching for the PAO-Fed baselines: "identical initial convergence
+rates" (docs/papers/paofed.md#choice-baselines).
 
 The seed (004_180cd372987d137b.txt lines 1093 and 2807) says "the learning rates were set to yield identical
 initial convergence rates" and gives only PAO-Fed's :math:`\mu = 0.4`; it adds that "some algorithms were not
-able to reach this common convergence rate". Spec 2.6 turns this into a rule ([CHOICE]): tune each baseline's
-step so that its MSE-test at iteration :math:`n_{eval}` (100 at the paper's size) matches PAO-Fed-U1's within
-0.5 dB, and use the closest attainable step where no step matches.
+able to reach this common convergence rate". docs/papers/paofed.md#choice-baselines turns this into a rule
+(choice, docs/papers/paofed.md#choices): tune each baseline's step so that its MSE-test at iteration :math:`n_{eval}`
+(100 at the paper's size) matches PAO-Fed-U1's within 0.5 dB, and use the closest attainable step where no step matches.
 
 :func:`match_initial_rate` implements the rule on one simulation set-up with common random numbers: every
 trial step runs on the same seed, so the MSE-test at :math:`n_{eval}` is a deterministic function
@@ -41,7 +42,7 @@ from reference_impl.paofed.simulation import run_paofed_arms
 __all__ = ["MATCH_TOLERANCE_DB", "StepMatch", "StepRange", "initial_rate_db", "initial_rates_db", "match_initial_rate",
            "match_initial_rates", "step_field", "steps_within_tolerance", "steps_within_tolerances"]
 
-#: Spec 2.6 [CHOICE]: the MSE-test at n_eval must match the target within this many dB.
+#: docs/papers/paofed.md#choice-baselines: the MSE-test at n_eval must match the target within this many dB.
 MATCH_TOLERANCE_DB = 0.5
 
 
@@ -109,7 +110,8 @@ def _rate_db(curve: np.ndarray, n_eval: int) -> float:
 def match_initial_rate(env: AsyncEnvironment, config: AlgorithmConfig, data, *, target_db: float, n_eval: int,
                        seed: int, runs: int, bracket: tuple[float, float] | None = None, grid: int = 11,
                        refine: int = 10, tolerance_db: float = MATCH_TOLERANCE_DB) -> StepMatch:
-    r"""The step of ``config`` whose MSE-test at ``n_eval`` matches ``target_db`` (spec 2.6; see the module notes).
+    r"""The step of ``config`` whose MSE-test at ``n_eval`` matches
+    ``target_db`` (docs/papers/paofed.md#choice-baselines; see the module notes).
 
     Parameters
     ----------
@@ -266,7 +268,8 @@ class StepRange:
 def steps_within_tolerance(env: AsyncEnvironment, config: AlgorithmConfig, data, match: StepMatch, *, n_eval: int,
                            seed: int, runs: int, refine: int = 6,
                            tolerance_db: float = MATCH_TOLERANCE_DB) -> StepRange:
-    r"""The edges of the tolerance band around a matched step (spec 2.6 [CHOICE], see the module notes).
+    r"""The edges of the tolerance band around a matched step (docs/papers/paofed.md#choice-baselines, see the module
+    notes).
 
     On the stable branch (steps up to the fastest one found by :func:`match_initial_rate`) the MSE-test at
     ``n_eval`` decreases with the step, so the steps within ``tolerance_db`` of the target form an interval. Each

@@ -7,8 +7,8 @@ only through the ``rng`` argument; two runs called with generators from the same
 (privacy noise and client scheduling) exactly: common random numbers, as Theorem II's check needs.
 
 Variants: a generic convex loss through CVXPY (``PGFLProblem(loss="cvxpy", cvxpy_loss=...)``; the slow path, one
-conic solve per client and run) and the single-step server update V0 as printed or sign-corrected
-(``PGFLConfig(server_update=...)``, :func:`single_step_server_update`).
+conic solve per client and run) and the single-step server update V0 (docs/papers/pgfl.md#single-step) as printed or
+sign-corrected (``PGFLConfig(server_update=...)``, :func:`single_step_server_update`).
 
 It is split along its seams: :mod:`~reference_impl.pgfl.config` (settings and state),
 :mod:`~reference_impl.pgfl.solvers` (client sub-problems), :mod:`~reference_impl.pgfl.algorithm` (one iteration, a

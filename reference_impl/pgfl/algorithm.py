@@ -72,7 +72,8 @@ def step(problem: PGFLProblem, config: PGFLConfig, solve, state: PGFLState, n: i
         if tau is not None:
             raise ValueError("tau per run needs the multi-step server update (server_update = 'multi_step')")
         if not defined.all():
-            raise ValueError("the single-step server update (V0) needs every group C_{s,(q)} non-empty")
+            raise ValueError("the single-step server update (V0, docs/papers/pgfl.md#single-step) needs every group "
+                             "C_{s,(q)} non-empty")
         psi = state.psi if state.psi is not None else np.zeros_like(state.w_servers)
         w_servers, psi = single_step_server_update(problem, tilde, state.w_servers, psi, config.tau(n), rho,
                                                    corrected=config.server_update == "single_step_corrected")
@@ -112,7 +113,8 @@ def _dual_update(problem, config, state, w_clients, released, w_servers, w_hat, 
 
 def single_step_server_update(problem: PGFLProblem, tilde: np.ndarray, w_prev: np.ndarray, psi: np.ndarray,
                               tau: float, rho: float, *, corrected: bool) -> tuple[np.ndarray, np.ndarray]:
-    r"""V0: the single-step server update (seed 000 eqs. (6)-(7); seed 004 eqs. (5.6)-(5.7)), batched.
+    r"""V0 (docs/papers/pgfl.md#single-step): the single-step server update (seed 000 eqs. (6)-(7); seed 004 eqs.
+    (5.6)-(5.7)), batched.
 
     As printed (``corrected=False``):
 
@@ -124,7 +126,7 @@ def single_step_server_update(problem: PGFLProblem, tilde: np.ndarray, w_prev: n
         \psi_{s,(q)}^{(n)} = \psi_{s,(q)}^{(n-1)} + \rho\sum_{p\in N_s^-}(w_{p,(q)}^{(n)} - w_{s,(q)}^{(n)}),
 
     where :math:`\tilde w_{s,(q)}^{(n)}` is the local aggregate (8) (the first two terms of (6)). Corrected
-    (``corrected=True``, spec 2.6): :math:`(w_s^{(n-1)} + w_p^{(n-1)})` in the consensus term and
+    (``corrected=True``, docs/papers/pgfl.md#variants): :math:`(w_s^{(n-1)} + w_p^{(n-1)})` in the consensus term and
     :math:`\psi^{(n)} = \psi^{(n-1)} + \rho\sum_{p}(w_s^{(n)} - w_p^{(n)})`: the decentralised-ADMM step for
     :math:`\min \sum_s \lVert w_s - \tilde w_s\rVert^2` s.t. :math:`w_s = w_p` on the edges. With Q = 1 the
     tau terms are dropped. Shapes: ``tilde``, ``w_prev``, ``psi`` are (R, S, Q, d); returns (w, psi).

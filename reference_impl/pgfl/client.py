@@ -10,8 +10,8 @@ eq. (4), line 67; seed 004_180cd372987d137b.txt, eq. (5.4))
            - \langle \varphi_k^{(n-1)}, w - w_{s,(q)}^{(n-1)}\rangle
            + \frac{\rho}{2}\lVert w - w_{s,(q)}^{(n-1)}\rVert^2,
 
-with :math:`R(w) = \lVert w\rVert^2` (shared/spec/pgfl.md 2.1; the classification regulariser is
-unspecified in the seeds, this is the spec's default). Two per-sample losses, both generalised linear
+with :math:`R(w) = \lVert w\rVert^2` (docs/papers/pgfl.md#algorithm-1; the classification regulariser is
+unspecified in the seeds, this is docs/papers/pgfl.md's default). Two per-sample losses, both generalised linear
 in :math:`a = x^\top w`:
 
 * ``"logistic"``: :math:`\ell = \log(1 + e^{a}) - y a`, :math:`y \in [0, 1]` (seed 000 eqs. (54)-(55));
@@ -19,7 +19,7 @@ in :math:`a = x^\top w`:
 * ``"huber"``: :math:`\ell = h_\kappa(a - y)` with :math:`h_\kappa(r) = r^2/2` for :math:`|r| \le \kappa`
   and :math:`\kappa(|r| - \kappa/2)` otherwise; :math:`\nabla_w\ell = \operatorname{clip}(a-y, \pm\kappa)\,x`,
   so :math:`\lVert\nabla_w\ell\rVert \le \kappa\lVert x\rVert`. (Not in the seeds: the loss of
-  shared/spec/pgfl.md Review note R-c, for which Lemma 1's bound is attained.)
+  docs/papers/pgfl.md#erratum-r-c, for which Lemma 1's bound is attained.)
 
 :math:`F` is :math:`(\rho + \mu)`-strongly convex with :math:`\mu = 2\lambda/|\mathcal C_s|`, so the
 minimiser is unique and any point :math:`\hat w` satisfies
@@ -70,7 +70,7 @@ __all__ = [
     "subproblem_objective",
 ]
 
-#: Gradient-norm tolerance handed to the solve (shared/spec/pgfl.md R3.2), certified (rounding included).
+#: Gradient-norm tolerance handed to the solve (docs/papers/pgfl.md#lemma-1), certified (rounding included).
 DEFAULT_GTOL = 1e-11
 #: The certified solution of (4): :class:`theory.logistic.NewtonSolution` (``w``, ``grad_norm``, ``error_bound``,
 #: ``iterations``, ``converged``).

@@ -14,13 +14,14 @@ from theory.pgfl.problem import PGFLProblem
 __all__ = ["PGFLConfig", "PGFLRun", "PGFLState", "SERVER_UPDATES", "initial_state"]
 
 
-#: Server updates of :class:`PGFLConfig` (spec 2.6: multi-step (8)-(10), and V0 as printed / corrected).
+#: Server updates of :class:`PGFLConfig` (docs/papers/pgfl.md#variants: multi-step (8)-(10), and
+#: V0 (docs/papers/pgfl.md#single-step) as printed / corrected).
 SERVER_UPDATES = ("multi_step", "single_step_printed", "single_step_corrected")
 
 
 @dataclass(frozen=True, kw_only=True)
 class PGFLConfig:
-    """Algorithm, schedules and every unspecified detail of spec section 2.7, validated.
+    """Algorithm, schedules and every unspecified detail of docs/papers/pgfl.md#choices, validated.
 
     Attributes
     ----------
@@ -28,7 +29,7 @@ class PGFLConfig:
         ADMM penalty rho > 0.
     taus : tuple of float
         tau^(1), tau^(2), ... in [0, 1]; the last value repeats when the run is longer. Use
-        :meth:`constant_tau` or :meth:`geometric_tau` (V2: tau_0 beta^n) to build it.
+        :meth:`constant_tau` or :meth:`geometric_tau` (V2 (docs/papers/pgfl.md#variants): tau_0 beta^n) to build it.
     algorithm : {"alg1", "alg2"}
         Algorithm 1 (non-private) or Algorithm 2 (privacy-preserving, noisy uploads).
     dual_ref : {"local_aggregate", "server_model"}
@@ -42,15 +43,17 @@ class PGFLConfig:
     noise_convention : {"I", "II"}
         "I": release n uses zeta^n delta2(0); "II": zeta^(n-1) delta2(0).
     scheduled : int or None
-        Clients each server samples per iteration (V4), or ``None`` for full participation.
+        Clients each server samples per iteration (V4, docs/papers/pgfl.md#choice-scheduling), or ``None`` for full
+        participation.
     aggregation : {"cache", "fresh"}
         With scheduling: average the last message of every client that has sent (cache) or only this
         iteration's (fresh).
     server_update : {"multi_step", "single_step_printed", "single_step_corrected"}
         Server update. ``multi_step`` (default): eqs. (8)-(10), Algorithms 1-2. The single-step variant V0
-        (spec 2.6; seed 000 eqs. (6)-(7), seed 004 eqs. (5.6)-(5.7)) replaces (9)-(10) by a decentralised-ADMM
-        step with server duals psi: ``single_step_printed`` as printed, ``single_step_corrected`` with the two
-        sign corrections of spec 2.6 (``+ w_p`` in the consensus term, psi accumulating ``w_s - w_p``); see
+        (docs/papers/pgfl.md#variants; seed 000 eqs. (6)-(7), seed 004 eqs. (5.6)-(5.7)) replaces (9)-(10) by a
+        decentralised-ADMM step with server duals psi: ``single_step_printed`` as printed, ``single_step_corrected``
+        with the two sign corrections of docs/papers/pgfl.md#variants (``+ w_p`` in the consensus term, psi accumulating
+        ``w_s - w_p``); see
         :func:`single_step_server_update`. V0 needs full participation (``scheduled=None``) and every group
         C_{s,(q)} non-empty.
     """
@@ -97,8 +100,8 @@ class PGFLConfig:
         if self.server_update not in SERVER_UPDATES:
             raise ValueError(f"server_update must be one of {SERVER_UPDATES}, got {self.server_update!r}")
         if self.server_update != "multi_step" and self.scheduled is not None:
-            raise ValueError(f"server_update = {self.server_update!r} (V0) needs full participation: scheduled must "
-                             f"be None, got {self.scheduled!r}")
+            raise ValueError(f"server_update = {self.server_update!r} (V0, docs/papers/pgfl.md#single-step) needs full "
+                             f"participation: scheduled must be None, got {self.scheduled!r}")
 
     @staticmethod
     def constant_tau(tau: float) -> tuple:
@@ -106,7 +109,7 @@ class PGFLConfig:
 
     @staticmethod
     def geometric_tau(tau0: float, beta: float, iterations: int) -> tuple:
-        """V2: tau^(n) = tau_0 beta^n, n = 1..iterations."""
+        """V2 (docs/papers/pgfl.md#variants): tau^(n) = tau_0 beta^n, n = 1..iterations."""
         return tuple(float(tau0) * float(beta) ** np.arange(1, iterations + 1))
 
     def tau(self, n: int) -> float:
@@ -134,7 +137,8 @@ class PGFLState:
     msg_w: np.ndarray
     msg_phi: np.ndarray
     sent: np.ndarray
-    psi: np.ndarray | None = None   # V0 server duals (R, S, Q, d); None until a single-step update runs
+    psi: np.ndarray | None = None   # V0 (docs/papers/pgfl.md#single-step) server duals (R, S, Q, d); None until a
+    # single-step update runs
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -21,7 +21,8 @@ __all__ = ["ClassificationTask", "DIGIT_TASKS", "classification_problem", "load_
 def synthetic_regression(rng: np.random.Generator, *, servers: int = 10, clients_per_server: int = 15, d: int = 60,
                          clusters: int = 3, samples: tuple[int, int] = (2, 9), gamma: float = 0.15,
                          noise_variance: float = 0.1, average_degree: float = 3.0, lam: float = 1.0) -> PGFLProblem:
-    r"""The regression setting of spec 5.1 (seed 000 lines 410-421): defaults are the paper's sizes.
+    r"""The regression setting of docs/papers/pgfl.md#choice-regression-data (seed 000 lines 410-421): defaults are the
+    paper's sizes.
 
     Connected random server graph with ``average_degree * servers / 2`` edges (rejection sampling),
     clients assigned to clusters i.i.d. uniformly, :math:`w^\circ_{(q)} = (1+\gamma_q) w_0` with
@@ -52,7 +53,8 @@ def synthetic_regression(rng: np.random.Generator, *, servers: int = 10, clients
                        n_clusters=clusters, X=tuple(X), y=tuple(y), lam=lam, true_models=truth)
 
 
-#: Spec pgfl.md 5.2: per cluster, (classes labelled 0, classes labelled 1). M-1 low similarity, M-2 high.
+#: docs/papers/pgfl.md#exp-m: per cluster, (classes labelled 0, classes labelled 1). M-1 (docs/papers/pgfl.md#exp-m) low
+#: similarity, M-2 (docs/papers/pgfl.md#exp-m) high.
 DIGIT_TASKS = {
     "M-1": (((1,), (8,)), ((1,), (9,)), ((7,), (8,))),
     "M-2": (((1, 2, 3), (6, 7, 8)), ((1, 2, 3), (7, 8, 9)), ((1, 2, 3), (6, 8, 9))),
@@ -68,7 +70,7 @@ class ClassificationTask(NamedTuple):
 
 
 def _unit_ball(X: np.ndarray) -> np.ndarray:
-    """Scale rows to norm <= 1, so the logistic gradient bound is C_k = 1 (spec 5.2)."""
+    """Scale rows to norm <= 1, so the logistic gradient bound is C_k = 1 (docs/papers/pgfl.md#exp-m)."""
     norms = np.linalg.norm(X, axis=1, keepdims=True)
     return X / np.maximum(norms, 1.0)
 
@@ -76,7 +78,8 @@ def _unit_ball(X: np.ndarray) -> np.ndarray:
 def classification_problem(rng: np.random.Generator, X_train, y_train, X_test, y_test, tasks, *, servers: int = 10,
                            clients_per_server: int = 15, samples: tuple[int, int] = (2, 4),
                            average_degree: float = 3.0, lam: float = 1e-2) -> ClassificationTask:
-    """Spec 5.2: clients of cluster q hold D_k samples from its two class sets (label 0 / 1, Bernoulli(1/2)).
+    """docs/papers/pgfl.md#exp-m: clients of cluster q hold D_k samples from its two class sets (label 0 / 1,
+    Bernoulli(1/2)).
 
     ``tasks[q] = (classes_labelled_0, classes_labelled_1)``. The server graph is drawn as in
     :func:`reference_impl.pgfl.synthetic_regression`; clusters are assigned i.i.d. uniformly.

@@ -13,7 +13,8 @@ __all__ = ["accuracy_observer", "nmsd_observer", "server_models_observer"]
 
 
 def nmsd_observer(problem: PGFLProblem) -> Callable[[PGFLState], np.ndarray]:
-    """NMSD of the client models against the data-generating models (spec 5.1), per run: (R,)."""
+    """NMSD of the client models against the data-generating models (docs/papers/pgfl.md#choice-regression-data), per
+    run: (R,)."""
     if problem.true_models is None:
         raise ValueError("problem.true_models is None: the NMSD needs the data-generating models")
     truth = problem.true_models[problem.client_cluster]                       # (K, d)
@@ -28,7 +29,7 @@ def nmsd_observer(problem: PGFLProblem) -> Callable[[PGFLState], np.ndarray]:
 def accuracy_observer(problem: PGFLProblem, X_test, y_test) -> Callable[[PGFLState], np.ndarray]:
     """Mean test accuracy of the client models on their cluster's test set, per run: (R,).
 
-    ``X_test[q]``, ``y_test[q]`` are cluster q's test features and {0, 1} labels (spec 5.2).
+    ``X_test[q]``, ``y_test[q]`` are cluster q's test features and {0, 1} labels (docs/papers/pgfl.md#exp-m).
     """
     if problem.loss != "logistic":
         raise ValueError("accuracy_observer needs a logistic problem")

@@ -19,8 +19,8 @@ def _client_solve_ridge(problem: PGFLProblem, rho: float) -> np.ndarray:
     return np.linalg.inv(problem.hessians + (problem.ridge_weights + rho)[:, None, None] * eye)
 
 
-#: Gradient-norm tolerance handed to the logistic client solve (spec 2.1: Newton to ||grad|| <= 1e-10), certified
-#: (the computed norm plus its rounding bound, :func:`theory.logistic.solve_proximal_newton`).
+#: Gradient-norm tolerance handed to the logistic client solve (docs/papers/pgfl.md#algorithm-1: Newton to ||grad|| <=
+#: 1e-10), certified (the computed norm plus its rounding bound, :func:`theory.logistic.solve_proximal_newton`).
 LOGISTIC_GRADIENT_TOL = 1e-10
 
 

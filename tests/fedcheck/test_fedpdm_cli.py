@@ -131,7 +131,8 @@ def test_text_output_says_bound_or_not(tmp_path, capsys):
 
 
 def test_divergence_is_null_with_status(tmp_path, capsys):
-    """The literal step eta^0 = 1, rho = 10 (spec E25) with 400 local steps: (19) overflows and the run diverges."""
+    """The literal step eta^0 = 1, rho = 10 (docs/papers/fedpdm.md#erratum-e25) with 400 local steps: (19) overflows and
+    the run diverges."""
     text = (NC.replace("eta0 = 0.08", "eta0 = 1.0").replace('eta_schedule = "constant"', 'eta_schedule = "inv_sqrt"')
             .replace("Q_max = 5", "Q_max = 400").replace("rounds = 8", "rounds = 2").replace("nu = 0.001", "nu = 0.0")
             + 'batch_rule = "fresh"\n')

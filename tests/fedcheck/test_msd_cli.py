@@ -1,4 +1,5 @@
-"""`fedcheck msd CONFIG.toml`: the spec 4.1 table, naive = structured, unstable mu, transient, bad fields."""
+"""`fedcheck msd CONFIG.toml`: docs/papers/paofed.md#instance-reference table, naive = structured, unstable mu,
+transient, bad fields."""
 
 import csv
 import json
@@ -13,7 +14,7 @@ from verify.tolerance import MSD_AGREEMENT_RTOL, SPECTRAL_RADIUS_RTOL
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "fedcheck" / "examples" / "paofed_reference.toml"
 
-# Regression values: shared/spec/paofed.md 4.1 table (re-derived by the spec's Review notes).
+# Regression values: docs/papers/paofed.md#instance-reference table (re-derived by docs/papers/paofed.md#review-notes).
 TABLE = {0.05: (0.987778, 0.987891, -33.321, -33.125), 0.1: (0.975762, 0.976213, -30.496, -30.073),
          0.2: (0.952393, 0.954209, -27.683, -26.734)}
 
@@ -34,8 +35,9 @@ def _run(capsys, *args):
 def test_reference_table(tmp_path, capsys, mu_lambda):
     out = _run(capsys, _config(tmp_path, mu_lambda))
     rho_seed, rho_exact, msd_seed, msd_exact = TABLE[mu_lambda]
-    # spec 4.1 table values: lambda_max and the radii to half a unit in their last printed place, the dB values to
-    # one unit (3 decimals), the thresholds (printed to 4) to 5e-4 (measured within 4e-7 of them)
+    # docs/papers/paofed.md#instance-reference table values: lambda_max and the radii to half a unit in their last
+    # printed place, the dB values to one unit (3 decimals), the thresholds (printed to 4) to 5e-4 (measured within 4e-7
+    # of them)
     assert out["lambda_max"] == pytest.approx(3.1030, abs=5e-5)
     assert out["models"]["seed"]["spectral_radius"] == pytest.approx(rho_seed, abs=5e-7)
     assert out["models"]["exact"]["spectral_radius"] == pytest.approx(rho_exact, abs=5e-7)

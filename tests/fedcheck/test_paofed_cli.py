@@ -1,4 +1,5 @@
-"""`fedcheck run paofed CONFIG.toml`: the example config (SIM-F), SIM-E, algorithms, one-line field errors.
+"""`fedcheck run paofed CONFIG.toml`: the example config (SIM-F, docs/papers/paofed.md#choice-simulators),
+SIM-E (docs/papers/paofed.md#choice-simulators), algorithms, one-line field errors.
 
 The parser is built here the way fedcheck.cli wires ``run`` (a ``run`` sub-command whose sub-parsers take
 ``add_run_parser``), so the tests do not depend on the wiring in fedcheck/cli.py.
@@ -52,7 +53,8 @@ def test_example_config_json(capsys):
     assert out["status"] == "ok"
     assert out["algorithm"] == "paofed-u1" and out["iterations"] == 300 and out["runs"] == 20
     assert out["metric"] == "msd" and len(out["curve_db"]) == 301
-    # 300 iterations + the start; MSD(0) = ||w_star||^2 = 1.5625 of the example; its steady state is -30.1 dB (spec 4.1)
+    # 300 iterations + the start; MSD(0) = ||w_star||^2 = 1.5625 of the example; its steady state is -30.1
+    # dB (docs/papers/paofed.md#instance-reference)
     assert np.isclose(out["curve_db"][0], 10 * np.log10(1.5625)) and out["curve_db"][-1] < -20.0
 
 

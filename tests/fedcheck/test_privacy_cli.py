@@ -28,7 +28,7 @@ def test_issue_vector_constant_noise(capsys):
     assert eps["cks"] <= eps["rdp_accountant"] <= eps["cks"] * (1 + RDP_GRID_RTOL)
 
 
-# Regression values: shared/spec/dp_background.md section 8 with its Review-notes corrections.
+# Regression values: docs/papers/dp.md#test-vectors with docs/papers/dp.md#review-notes corrections.
 @pytest.mark.parametrize(("rho", "delta", "bs", "cks", "gauss"), [
     (0.025, 1e-6, 1.200394, 1.014074, 0.940516),
     (0.0221303461, 1e-5, 1.031655, 0.839166, 0.766815),

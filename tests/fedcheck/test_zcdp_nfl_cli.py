@@ -37,7 +37,8 @@ def test_example_json_has_the_error_curve_and_the_corollary_privacy(capsys):
     assert np.isclose(out["ne_curve"][0], 50.0) and out["ne_final"] < 1.0
     privacy = out["privacy"]
     assert privacy["certified"] and np.isclose(privacy["total_zcdp"], corollary_total(1e-3, 0.99, 200), rtol=1e-12)
-    assert np.isclose(privacy["epsilon"], 6.068483, atol=5e-7)  # spec 5.3 test vector (phi1 = 1e-3, tau = 0.99)
+    assert np.isclose(privacy["epsilon"], 6.068483,
+                      atol=5e-7)  # docs/papers/zcdp_nfl.md#corollary test vector (phi1 = 1e-3, tau = 0.99)
 
 
 def test_text_output_is_deterministic(capsys):
@@ -126,7 +127,8 @@ def test_eps_delta_baseline_is_matched_to_the_zcdp_accounting(tmp_path, capsys):
     path = _with_method(tmp_path, '[algorithm]\nmethod = "eps_delta_dp_nfl"\nsplit = "constant"\n')
     assert _main(["run", "zcdp-nfl", path, "--iterations", "200", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert np.isclose(out["privacy"]["epsilon"], 6.068483, atol=5e-7)  # spec 5.3 test vector (phi1 = 1e-3, tau = 0.99)
+    assert np.isclose(out["privacy"]["epsilon"], 6.068483,
+                      atol=5e-7)  # docs/papers/zcdp_nfl.md#corollary test vector (phi1 = 1e-3, tau = 0.99)
     assert out["split"] == "constant" and out["privacy"]["total_zcdp"] is None
 
 

@@ -78,7 +78,8 @@ def test_certified_constants_bound_the_observed_ones():
     ratio = (np.linalg.norm(fp.client_gradients(problem, x) - fp.client_gradients(problem, y), axis=-1)
              / np.linalg.norm(x - y, axis=-1))
     assert ratio.max() <= L
-    assert 2.0 * math.sqrt(5.0) - 4.0 < 1.0 and 4 * L < 10.0  # spec 4.0: declared L = 1 is valid, rho = 10 > 4L
+    assert 2.0 * math.sqrt(5.0) - 4.0 < 1.0 and 4 * L < 10.0  # docs/papers/fedpdm.md#instance-nc: declared L = 1 is
+    # valid, rho = 10 > 4L
 
 
 def test_stationarity_is_zero_at_an_exact_point_and_lagrangian_matches():
@@ -183,8 +184,9 @@ def test_mnist_like_shape_and_npz_loader(tmp_path):
 
 
 def test_history_sensitivity_model_scales_sigma_by_kappa():
-    """sensitivity_model = 'history': sigma = z kappa_n s with kappa_n of the client's own participations (Review notes:
-    1.73 for eta = 0.02, Q = 5, rho = 10, warm start, in the limit)."""
+    """sensitivity_model = 'history': sigma = z kappa_n s with kappa_n of the client's own
+    participations (docs/papers/fedpdm.md#review-notes: 1.73 for eta = 0.02, Q = 5, rho = 10, warm start, in the
+    limit)."""
     from theory.privacy.history import history_factors_fedpdm
 
     problem = _nc()

@@ -1,4 +1,5 @@
-"""reference_impl.gtv: step sizes, PU, Algorithm 1 against CVXPY (T5-T8 of shared/spec/gtv.md 4), baselines, data."""
+"""reference_impl.gtv: step sizes, PU, Algorithm 1 against CVXPY (T5-T8 (docs/papers/gtv.md#algorithm-1 to #convergence)
+of docs/papers/gtv.md#instances), baselines, data."""
 
 import numpy as np
 import pytest
@@ -48,7 +49,8 @@ def _graph_instance(edges, n):
 
 
 def test_preconditioned_norm_reference_values_and_theta_invariance():
-    """T5: chain (bipartite) 1, K_7 7/12 = 0.583 (lambda_max of the normalised Laplacian / 2); theta-invariant."""
+    """T5 (docs/papers/gtv.md#algorithm-1): chain (bipartite) 1, K_7 7/12 = 0.583 (lambda_max of the normalised
+    Laplacian / 2); theta-invariant."""
     chain = _graph_instance(np.array([[i, i + 1] for i in range(5)]), 6)
     assert np.isclose(preconditioned_norm_squared(chain, *step_sizes(chain)), 1.0, rtol=1e-12)
     K7 = _graph_instance(np.array([[i, j] for i in range(7) for j in range(i + 1, 7)]), 7)
@@ -113,7 +115,8 @@ def _small(penalty, seed, m=3, d=4):
 
 @pytest.mark.parametrize("penalty", PENALTIES)
 def test_algorithm1_reaches_the_cvxpy_optimum_and_strong_duality_holds(penalty):
-    """T6-T8: objective not above CVXPY's beyond its tolerance, tiny KKT residuals, CVXPY primal = dual."""
+    """T6-T8 (docs/papers/gtv.md#convergence): objective not above CVXPY's beyond its tolerance, tiny KKT residuals,
+    CVXPY primal = dual."""
     inst = _small(penalty, 11)
     run = run_algorithm1(inst, theta=10.0 if penalty == "quad" else 1.0, max_iterations=50_000, tol=1e-12)
     assert run.converged
@@ -129,7 +132,7 @@ def test_algorithm1_reaches_the_cvxpy_optimum_and_strong_duality_holds(penalty):
     assert -1e-9 <= gap <= 1e-9
     if penalty in ("l2", "l1"):
         assert np.all(dual_norm(inst, run.u) <= inst.lam * inst.A * (1 + 1e-15))
-    if penalty == "mocha":       # E3: u = lam A D w, not D w
+    if penalty == "mocha":       # erratum E3 (docs/papers/gtv.md#erratum-e3): u = lam A D w, not D w
         np.testing.assert_allclose(run.u, (inst.lam * inst.A)[:, None] * edge_differences(inst, run.w), atol=1e-9)
 
 
@@ -155,7 +158,8 @@ def test_iteration_cap_reports_non_convergence_and_curves_are_recorded():
 
 
 def test_mutated_dual_update_converges_elsewhere():
-    """The seed's (25) without E3 (u = D w for MOCHA) changes the fixed point: KKT residual no longer small."""
+    """The seed's (25) without erratum E3 (docs/papers/gtv.md#erratum-e3) (u = D w for MOCHA) changes the fixed point:
+    KKT residual no longer small."""
     inst = _small("mocha", 5)
 
     def seed_du(inst_, v, sigma):
@@ -166,7 +170,7 @@ def test_mutated_dual_update_converges_elsewhere():
 
 
 def _textbook_algorithm1(inst, tau, sigma, iterations):
-    """Steps 3-8 on whole arrays, as the spec writes them: the reference for the blocked edge step."""
+    """Steps 3-8 on whole arrays, as docs/papers/gtv.md writes them: the reference for the blocked edge step."""
     pu = primal_update
     DT = inst.incidence.T.tocsr()
     head, tail = inst.edges[:, 0], inst.edges[:, 1]

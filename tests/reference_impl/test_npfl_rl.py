@@ -199,7 +199,8 @@ def test_primal_map_matches_theory_and_steps(small):
 
 @pytest.mark.parametrize("convention,timing", [("E1", "literal"), ("E0", "online")])
 def test_other_conventions_and_timing(small, convention, timing):
-    """E1 changes omega only: fixed-tau NPFL still reaches its stacked fixed point; the online timing runs."""
+    """E1 (docs/papers/npfl_rl.md#choice-empty-cluster) changes omega only: fixed-tau NPFL still reaches its stacked
+    fixed point; the online timing runs."""
     fp = coupled_fixed_point(small, 0.3, convention=convention)
     run = run_npfl(small, NPFLConfig(tau0=0.3, convention=convention), 2000, reference=fp.w)
     assert run.reference_error[0, -1] < 1e-10

@@ -1,4 +1,5 @@
-"""Reference PAO-Fed: extended-state recursion (spec 3.2, [E2]), delivery, schedules, accounting, baselines."""
+"""Reference PAO-Fed: extended-state recursion (docs/papers/paofed.md#extended-state, docs/papers/paofed.md#erratum-e2),
+delivery, schedules, accounting, baselines."""
 
 import numpy as np
 import pytest
@@ -51,9 +52,9 @@ def _record(instance, iterations, seed=0, env=None, config=None):
 def _extended_recursion(instance, steps, layout):
     """Iterate w_{e,n+1} = B_{e,n}(A_{e,n} w_{e,n} + mu Z_{e,n} e_n) with the recorded draws.
 
-    ``corrected``: spec 3.2 (N_b = 1 + K(l_max+1), block iota(l,k) = w_{k,n+1-l} for l >= 1, first block row
-    [B_n, B_0, B_1, ..., B_lmax]). ``literal``: seed (4.15)/(4.21) (N_b = 1 + K(l_max+2), first block row
-    [B_n, B_0, 0, B_1, ..., B_lmax]).
+    ``corrected``: docs/papers/paofed.md#extended-state (N_b = 1 + K(l_max+1), block iota(l,k) = w_{k,n+1-l} for l >= 1,
+    first block row [B_n, B_0, B_1, ..., B_lmax]). ``literal``: seed (4.15)/(4.21) (N_b = 1 + K(l_max+2), first block
+    row [B_n, B_0, 0, B_1, ..., B_lmax]).
     Returns the server block after every iteration, (iterations, D).
     """
     K, D, L, mu = instance.K, instance.D, instance.l_max, instance.mu
@@ -97,8 +98,9 @@ def _extended_recursion(instance, steps, layout):
 
 @pytest.mark.parametrize("law", ["subset", "window", "bernoulli"])
 def test_corrected_extended_state_equals_the_algorithm_and_the_literal_layout_does_not(law):
-    """Spec 4.3 item 1: the matrix recursion with the corrected layout reproduces P1-P8 (<= 1e-12, 60 iterations);
-    the literal seed layout (4.15)/(4.21) feeds w_{k,n-l} instead of w_{k,n+1-l} and differs by O(1) ([E2])."""
+    """docs/papers/paofed.md#extended-state: the matrix recursion with the corrected layout reproduces P1-P8 (<= 1e-12,
+    60 iterations); the literal seed layout (4.15)/(4.21) feeds w_{k,n-l} instead of w_{k,n+1-l} and differs by O(1)
+    (erratum E2, docs/papers/paofed.md#erratum-e2)."""
     instance = _small_instance(law=law)
     run, steps = _record(instance, 60, seed=3)
     server = np.array([s.w_after[0] for s in steps])
@@ -106,9 +108,11 @@ def test_corrected_extended_state_equals_the_algorithm_and_the_literal_layout_do
     assert sum(len(s.delivered[0]) for s in steps) > 40 and any(np.any(s.delivered[2] > 0) for s in steps)
     corrected = _extended_recursion(instance, steps, "corrected")
     scale = max(1.0, np.max(np.abs(server)))
-    assert np.max(np.abs(corrected - server)) <= 1e-12 * scale  # spec 4.3 item 1's tolerance (docstring)
+    assert np.max(np.abs(corrected - server)) <= 1e-12 * scale  # docs/papers/paofed.md#extended-state's tolerance
+    # (docstring)
     literal = _extended_recursion(instance, steps, "literal")
-    assert np.max(np.abs(literal - server)) > 1e-2 * scale  # O(1) apart ([E2]); 1e-2 is far above rounding
+    assert np.max(np.abs(literal - server)) > 1e-2 * scale  # O(1) apart (erratum E2, docs/papers/paofed.md#erratum-e2);
+    # 1e-2 is far above rounding
 
 
 def test_local_blocks_of_the_extended_state_match_the_clients():
@@ -153,7 +157,8 @@ def test_every_message_is_delivered_exactly_once_at_its_arrival_time():
 
 
 def test_delay_law_is_geometric():
-    """P(L = l) = (1 - delta) delta^l (spec 2.2), each frequency within 5 binomial standard errors."""
+    """P(L = l) = (1 - delta) delta^l (docs/papers/paofed.md#choice-delay-law), each frequency within 5 binomial
+    standard errors."""
     env = AsyncEnvironment(K=50, D=2, p=np.ones(50), delta=0.3, l_max=6)
     steps = []
     data = LinearData(R=np.tile(np.eye(2), (50, 1, 1)), w_star=np.ones(2), sigma2_eta=np.zeros(50))
@@ -181,8 +186,8 @@ def test_straggler_delays_take_multiples_of_ten_with_a_capped_tail():
 
 
 def test_circshift_schedules_of_the_variants():
-    """Spec 2.3: uncoordinated M_{k,n} = window at m(n + k); coordinated at m(n + 1); S = M_{n+1} (*1, *2) or M_n
-    (*0)."""
+    """docs/papers/paofed.md#partial-sharing: uncoordinated M_{k,n} = window at m(n + k); coordinated at m(n + 1); S =
+    M_{n+1} (*1, *2) or M_n (*0)."""
     K, D, m = 3, 10, 2
     env = AsyncEnvironment(K=K, D=D, p=np.ones(K), delta=0.0, l_max=0)
     data = LinearData(R=np.tile(np.eye(D), (K, 1, 1)), w_star=np.ones(D), sigma2_eta=np.zeros(K))
@@ -212,7 +217,8 @@ def test_random_selection_laws_have_density_m_over_D_and_the_instance_second_mom
 
 
 def test_communication_accounting():
-    """Spec 4.3 item 10: m parameters per direction per exchanging client for PAO-Fed, D for Online-Fed."""
+    """docs/papers/paofed.md#partial-sharing: m parameters per direction per exchanging client for PAO-Fed, D for
+    Online-Fed."""
     env = experiment_environment(K=16, D=200)
     data = LinearData(R=np.tile(np.eye(200) / 200, (16, 1, 1)), w_star=np.zeros(200), sigma2_eta=np.zeros(16))
     results = {name: run_paofed(env, algorithm_config(name), data, 40, np.random.default_rng(5), runs=2).communication
@@ -305,8 +311,9 @@ def test_signsgd_majority_vote():
 
 
 def test_overlap_rule_keeps_only_the_youngest_group_and_bounds_the_server_weight():
-    """Spec 2.4: without the rule a coordinate hit by several delay groups can get weight > 1 (B_n < 0, [E10]);
-    with most_recent every diagonal entry of B_n lies in [0, 1]."""
+    """docs/papers/paofed.md#algorithm: without the rule a coordinate hit by several delay groups can get weight > 1
+    (B_n < 0, erratum E10 (docs/papers/paofed.md#erratum-e10)); with most_recent every diagonal entry of B_n lies in [0,
+    1]."""
     D = 3
     w = np.ones((1, D))
     r = np.zeros(3, dtype=int)
@@ -360,7 +367,9 @@ def test_staleness_weights_and_config_validation():
 
 
 def test_sim_a_and_sim_f_agree_with_the_spec_regression_values():
-    """Spec 4.1 table at mu lambda_max = 0.2: SIM-A -26.735 dB, SIM-F -27.762 dB (1000 runs x 6000 iterations).
+    """docs/papers/paofed.md#instance-reference table at mu lambda_max = 0.2:
+    SIM-A (docs/papers/paofed.md#choice-simulators) -26.735 dB, SIM-F (docs/papers/paofed.md#choice-simulators) -27.762
+    dB (1000 runs x 6000 iterations).
 
     Labelled regression values (not certificates): with 150 runs x 600 iterations the time averages over the
     second half must lie within 0.5 dB of them (observed spread of such short runs: about 0.1 dB).

@@ -1,4 +1,5 @@
-"""PAO-Fed experiment data: RFF map and calibration (spec 1.2), the data model of spec 1.3, CalCOFI."""
+"""PAO-Fed experiment data: RFF map and calibration (docs/papers/paofed.md#choice-rff), the data model
+of docs/papers/paofed.md#choice-data, CalCOFI."""
 
 import numpy as np
 import pytest
@@ -20,19 +21,19 @@ from reference_impl.paofed.data import (
 
 @pytest.mark.parametrize("sigma_kappa", [5.0, 10.0])
 def test_rff_calibration_reports_the_seed_value(sigma_kappa):
-    """Spec 4.3 item 11: max_k lambda_max(R_k) from 5000 samples per client is within +-0.05 of the seed's 1.02
-    for sigma_kappa in [5, 10] (one RFF map, seed 0, 4 clients); tr R_k ~ 1 (sqrt(2/D) normalisation)."""
+    """docs/papers/paofed.md#choice-rff: max_k lambda_max(R_k) from 5000 samples per client is within +-0.05 of the
+    seed's 1.02 for sigma_kappa in [5, 10] (one RFF map, seed 0, 4 clients); tr R_k ~ 1 (sqrt(2/D) normalisation)."""
     cal = rff_calibration(sigma_kappa, np.random.default_rng(0), K=4, samples=5000)
-    assert abs(cal.max_lambda - 1.02) <= 0.05  # the spec's +-0.05 (docstring)
+    assert abs(cal.max_lambda - 1.02) <= 0.05  # docs/papers/paofed.md's +-0.05 (docstring)
     assert abs(cal.mean_trace - 1.0) <= 0.05
     # 4 clients, 5000 samples as requested; covariances PSD up to eigen-solver rounding
     assert cal.lambda_max.shape == (4,) and np.all(cal.lambda_min >= -1e-12) and cal.samples == 5000
 
 
 def test_rff_calibration_trend_and_map_to_map_spread():
-    """Spec 1.2 table: max lambda grows with the bandwidth (0.60 at sigma = 1). The value depends on the RFF draw:
-    over 4 more maps at sigma_kappa = 10 the mean is within 0.05 of 1.02 and the spread is a few hundredths
-    (the table's single-map values 1.04 / 1.03 are one draw each)."""
+    """docs/papers/paofed.md#choice-rff table: max lambda grows with the bandwidth (0.60 at sigma = 1). The value
+    depends on the RFF draw: over 4 more maps at sigma_kappa = 10 the mean is within 0.05 of 1.02 and the spread is a
+    few hundredths (the table's single-map values 1.04 / 1.03 are one draw each)."""
     narrow = rff_calibration(1.0, np.random.default_rng(0), K=4, samples=5000).max_lambda
     assert narrow < 0.7  # the table's 0.60 at sigma = 1, with room for the map's draw
     values = [rff_calibration(10.0, np.random.default_rng(s), K=4, samples=5000).max_lambda for s in range(1, 5)]
@@ -98,7 +99,8 @@ def test_sample_clock_advances_only_clients_with_data():
 
 
 def test_sim_e_learns():
-    """SIM-E (spec 4.2): PAO-Fed-U1 on the nonlinear data lowers the MSE-test by several dB in 300 iterations."""
+    """SIM-E (docs/papers/paofed.md#choice-simulators): PAO-Fed-U1 on the nonlinear data lowers the MSE-test by several
+    dB in 300 iterations."""
     env = experiment_environment(K=32, D=50, horizon=300, data_groups=(75, 150, 225, 300))
     run = run_paofed(env, algorithm_config("paofed-u1"), SyntheticRFFData(K=32, D=50, test_size=100), 300,
                      np.random.default_rng(0), runs=2)

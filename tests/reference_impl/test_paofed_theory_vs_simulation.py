@@ -23,8 +23,9 @@ def analyses(instance):
 
 
 def test_the_analysis_simulation_agrees_with_the_exact_model_and_not_with_the_seed(instance, analyses):
-    """SIM-A is the process the exact F describes: its interval holds MSD_inf(exact) (-26.73 dB at mu lambda_max
-    0.2) and lies about 0.7 dB above the seed's truncated F, which drops the mu^2 term."""
+    """SIM-A (docs/papers/paofed.md#choice-simulators) is the process the exact F describes: its interval holds
+    MSD_inf(exact) (-26.73 dB at mu lambda_max 0.2) and lies about 0.7 dB above the seed's truncated F, which drops the
+    mu^2 term."""
     out = theory_vs_simulation(instance, 120, rng=3, simulator="analysis", iterations=400, analyses=analyses)
     seed, exact = out.models
     assert exact.agrees is True and exact.gap_db == 0.0

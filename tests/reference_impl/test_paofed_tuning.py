@@ -1,4 +1,4 @@
-"""Step matching of the PAO-Fed baselines (spec paofed.md 2.6): reference_impl.paofed.tuning."""
+"""Step matching of the PAO-Fed baselines (docs/papers/paofed.md#choice-baselines): reference_impl.paofed.tuning."""
 
 import dataclasses
 import math

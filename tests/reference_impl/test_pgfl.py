@@ -1,4 +1,5 @@
-"""Reference PGFL: the implementation invariants of spec R6, fixed points, scheduling and noise."""
+"""Reference PGFL: the implementation invariants of docs/papers/pgfl.md#structure, fixed points, scheduling and
+noise."""
 
 import numpy as np
 import pytest
@@ -38,7 +39,8 @@ def _random_state(problem, rng, runs=2):
 
 
 def test_w_hat_identity_cancels_the_duals(problem):
-    """Spec 2.8 item 1: w_hat = A [w_server^(n-1) - (1/rho) mean_k grad f_k(w_k^(n))], exact without noise."""
+    """docs/papers/pgfl.md#structure: w_hat = A [w_server^(n-1) - (1/rho) mean_k grad f_k(w_k^(n))], exact without
+    noise."""
     rng = np.random.default_rng(0)
     cfg = PGFLConfig(rho=3.0, taus=(0.3,))
     state = _random_state(problem, rng)

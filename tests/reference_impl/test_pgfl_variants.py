@@ -1,5 +1,5 @@
-"""Reference PGFL variants: the generic convex loss through CVXPY (spec 2.1) and the single-step server update
-(spec 2.6, V0)."""
+"""Reference PGFL variants: the generic convex loss through CVXPY (docs/papers/pgfl.md#algorithm-1) and the single-step
+server update (docs/papers/pgfl.md#variants, docs/papers/pgfl.md#single-step)."""
 
 import cvxpy as cp
 import numpy as np
@@ -115,7 +115,7 @@ def test_cvxpy_loss_has_no_curvature_or_linear_map(ridge):
         client_solver(generic, 1.0, linear_only=True)
 
 
-# --- V0: single-step server update ---------------------------------------------------------------------------
+# --- V0 (docs/papers/pgfl.md#single-step): single-step server update --------------------------------------------------
 
 
 @pytest.fixture(scope="module")
@@ -141,26 +141,28 @@ def _group_weighted_optimum(problem):
 
 @pytest.mark.parametrize("rho_factor", [0.25, 1.0])
 def test_corrected_single_step_reaches_consensus_at_group_weighted_optimum(grouped, rho_factor):
-    """Spec 2.6: the sign-corrected V0 (tau = 0, ridge) converges to exact consensus at
-    argmin sum_s (1/|C_s,(q)|) sum_k f_k; every server model matches the linear solve to 1e-10."""
+    """docs/papers/pgfl.md#variants: the sign-corrected V0 (docs/papers/pgfl.md#single-step) (tau = 0, ridge) converges
+    to exact consensus at argmin sum_s (1/|C_s,(q)|) sum_k f_k; every server model matches the linear solve to 1e-10."""
     target, residual = _group_weighted_optimum(grouped)
     assert residual <= 1e-12  # absolute residual of two 3 x 3 solves with O(1) entries: ~1e-15 expected
     config = PGFLConfig(rho=rho_factor * grouped.max_curvature, server_update="single_step_corrected")
     run = run_pgfl(grouped, config, 4000, np.random.default_rng(0), runs=1)
-    # 4000 contracting iterations leave rounding only; 1e-10 absolute on O(1) models (the spec's consensus test)
+    # 4000 contracting iterations leave rounding only; 1e-10 absolute on O(1) models (docs/papers/pgfl.md's consensus
+    # test)
     assert np.max(np.abs(run.state.w_servers[0] - target[None])) <= 1e-10
     assert np.max(np.abs(run.state.w_clients[0] - target[grouped.client_cluster])) <= 1e-10
 
 
 def test_printed_single_step_diverges(grouped):
-    """Spec 2.6 / E5: as printed, V0 (tau = 0) diverges: the server models grow geometrically (x1e6 in 100
-    iterations)."""
+    """docs/papers/pgfl.md#variants, docs/papers/pgfl.md#erratum-e5: as printed, V0 (docs/papers/pgfl.md#single-step)
+    (tau = 0) diverges: the server models grow geometrically (x1e6 in 100 iterations)."""
     config = PGFLConfig(rho=0.25 * grouped.max_curvature, server_update="single_step_printed")
     with np.errstate(all="ignore"):
         run = run_pgfl(grouped, config, 100, np.random.default_rng(0),
                        observe=lambda s: np.max(np.abs(s.w_servers), axis=(1, 2, 3)))
     size = run.observations[:, 0]
-    assert not np.isfinite(size[-1]) or size[-1] > 1e6 * size[9]  # growth factor of E5 (docstring), from iteration 10
+    assert not np.isfinite(size[-1]) or size[-1] > 1e6 * size[9]  # growth factor of
+    # erratum E5 (docs/papers/pgfl.md#erratum-e5) (docstring), from iteration 10
 
 
 def test_single_step_tau_mixing_and_q1(grouped):

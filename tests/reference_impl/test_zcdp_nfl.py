@@ -45,8 +45,9 @@ def test_closed_form_matches_cvxpy_solve_of_p2_7(seed, loss):
 
 
 def test_printed_a1_is_not_the_argmin_but_has_the_same_slope():
-    """P2 (A.1) as printed (+rho/2 sum(w~_k - w~_l) + gamma/2) is not the update (E6), yet its derivative in the
-    data term is the same, so Lemma I is unaffected."""
+    """P2 (A.1) as printed (+rho/2 sum(w~_k - w~_l) + gamma/2) is not the update
+    (erratum E6, docs/papers/zcdp_nfl.md#erratum-e6), yet its derivative in the data term is the same, so Lemma I is
+    unaffected."""
     inst = _instance(3)
     d = inst.degree[:, None].astype(float)
     g = lad_subgradient(inst.X, inst.y, inst.w_tilde).mean(axis=1)
@@ -181,8 +182,8 @@ def test_vectorised_run_equals_per_agent_loop(objective):
                           ("elastic_net", StepSchedule(kind="constant", eta0=0.5), 1000, 1e-24),
                           ("lad", StepSchedule(kind="inv_sqrt", eta0=0.5), 3000, 1e-6)])
 def test_noise_free_runs_reach_the_cvxpy_optimum(objective, step, T, target):
-    """Without noise the iterates reach the certified centralised optimum (review notes: elastic net with no zero
-    coordinate, ridge; LAD with a decaying step)."""
+    """Without noise the iterates reach the certified centralised optimum (docs/papers/zcdp_nfl.md#review-notes: elastic
+    net with no zero coordinate, ridge; LAD with a decaying step)."""
     problem = _problem(objective)
     truth = centralized_optimum(problem)
     assert truth.residual < 1e-9

@@ -1,4 +1,5 @@
-"""The reconstructed baselines of zCDP-NFL's experiments (spec 7): budgets, calibration, vectorisation, accounting."""
+"""The reconstructed baselines of zCDP-NFL's experiments (docs/papers/zcdp_nfl.md#choice-baselines): budgets,
+calibration, vectorisation, accounting."""
 
 import numpy as np
 import pytest
@@ -23,7 +24,7 @@ from reference_impl.zcdp_nfl import (
 from verify.tolerance import gamma
 from verify.zcdp_nfl.corollary_total import corollary_total
 
-#: Small instance of the spec (K = 7 agents keeps the per-agent reference loops fast).
+#: Small instance of docs/papers/zcdp_nfl.md (K = 7 agents keeps the per-agent reference loops fast).
 SIZES = {"K": 7, "P": 3, "M": 9}
 
 

@@ -21,7 +21,7 @@ def test_validation_names_the_parameter():
 
 
 def test_paper_values_and_conventions():
-    # Regression values from shared/spec/pgfl.md, Theorem IV table (phi0 = 0.001, zeta = 0.99, 300 rounds), printed
+    # Regression values from docs/papers/pgfl.md#theorem-4 table (phi0 = 0.001, zeta = 0.99, 300 rounds), printed
     # to 5 decimals: abs=5e-6 is half a unit in the last printed place.
     assert zcdp_total_variance_decay(1e-3, 0.99, 300, first_release_decayed=True) == pytest.approx(1.93911, abs=5e-6)
     assert zcdp_total_variance_decay(1e-3, 0.99, 300, first_release_decayed=False) == pytest.approx(1.91972, abs=5e-6)

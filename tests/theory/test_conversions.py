@@ -139,7 +139,7 @@ def test_inverses_at_epsilon_zero(delta):
 # ------------------------------------------------------------------------------------------------
 # Regression values (labelled, with provenance)
 
-# shared/spec/dp_background.md section 8 with its "Review notes" corrections: row 2 uses the
+# docs/papers/dp.md#test-vectors with docs/papers/dp.md#review-notes corrections: row 2 uses the
 # unrounded R = 0.0221303461 (the printed 0.022130 gives 1.031647 / 0.839159 / 0.766809, also listed
 # there) and row 3's eps_Gauss is 2.594383 (not 2.594384). The review recomputed them in 40-80 digit
 # arithmetic and with dp-accounting. Columns: R, delta, eps_BS, eps_CKS, eps_Gauss (6 decimals).
@@ -161,7 +161,7 @@ def test_section_8_vectors(rho, delta, eps_bs, eps_cks, eps_gauss):
 
 
 def test_section_8_scalar_values():
-    # Same provenance (section 8 bullets; confirmed by the Review notes and the CKS reference code).
+    # Same provenance (section 8 bullets; confirmed by docs/papers/dp.md#review-notes and the CKS reference code).
     d = zcdp_delta_cks(0.025, 1.0)
     assert abs(d - 1.33613e-06) <= 0.5e-11  # printed to 6 significant digits: half a unit in the last
     assert _printed(approx_dp_to_zcdp_bun_steinke(1.0, 1e-5), 0.020820, 6)

@@ -1,4 +1,5 @@
-"""theory.gtv: instance validation, operators (T1-T4 of shared/spec/gtv.md 4), constants and the (35) checker."""
+"""theory.gtv: instance validation, operators (T1-T4 (docs/papers/gtv.md#operators to #problem)
+of docs/papers/gtv.md#instances), constants and the (35) checker."""
 
 import itertools
 
@@ -84,7 +85,8 @@ def test_gradients_match_central_differences(loss):
 
 @pytest.mark.parametrize("penalty", ["l2", "l1", "mocha", "quad"])
 def test_dual_update_is_the_argmin_of_33(penalty):
-    """T3: DU{v} = argmin_z lam A phi*(z/(lam A)) + ||v - z||^2/(2 sigma), against CVXPY."""
+    """T3 (docs/papers/gtv.md#operators): DU{v} = argmin_z lam A phi*(z/(lam A)) + ||v - z||^2/(2 sigma), against
+    CVXPY."""
     rng = np.random.default_rng(2)
     Q = None
     if penalty == "quad":
@@ -128,7 +130,8 @@ def test_nlasso_clip_with_zero_capacity_returns_zero_and_respects_capacity():
 
 
 def test_conjugate_fenchel_young_equality_and_domain():
-    """T4: L(w) + L*(grad L(w)) = grad^T w; +inf off range(X^T) (m < d); a zero range tolerance is refused."""
+    """T4 (docs/papers/gtv.md#problem): L(w) + L*(grad L(w)) = grad^T w; +inf off range(X^T) (m < d); a zero range
+    tolerance is refused."""
     rng = np.random.default_rng(4)
     inst = _inst(rng, d=5, m=3)
     w = rng.normal(size=(inst.n, inst.d))
@@ -145,7 +148,8 @@ def test_conjugate_fenchel_young_equality_and_domain():
 
 
 def test_kkt_residual_is_zero_at_a_constructed_mocha_saddle_point():
-    """(25) corrected (E3): u = lam A D w and D^T u = -grad L is a saddle point; the seed's u = D w is not."""
+    """(25) corrected (erratum E3, docs/papers/gtv.md#erratum-e3): u = lam A D w and D^T u = -grad L is a saddle point;
+    the seed's u = D w is not."""
     rng = np.random.default_rng(5)
     inst = _inst(rng, penalty="mocha")
     w = rng.normal(size=(inst.n, inst.d))
@@ -191,7 +195,7 @@ def test_l1_strong_convexity_is_exact():
 
 @pytest.mark.parametrize("seed", range(12))
 def test_max_flow_checker_agrees_with_brute_force(seed):
-    """D4 vs enumeration of every subset for every anchor (|C| <= 8)."""
+    """D4 (docs/papers/gtv.md#derived-d4) vs enumeration of every subset for every anchor (|C| <= 8)."""
     rng = np.random.default_rng(seed)
     n = int(rng.integers(3, 9))
     pairs = ([(i, j) for i in range(n) for j in range(i + 1, n) if rng.random() < 0.7]
@@ -221,8 +225,9 @@ def _noisy_chain(seed):
 
 
 def test_chain_formula_is_sufficient_not_necessary():
-    """R1: on noisy d = 1 chains the boundary-anchor formula can fail (>= 1) while an interior anchor certifies (35)
-    (max-flow and brute force agree); where the formula holds (< 1) the checker certifies too."""
+    """R1 (docs/papers/gtv.md#review-r1): on noisy d = 1 chains the boundary-anchor formula can fail (>= 1) while an
+    interior anchor certifies (35) (max-flow and brute force agree); where the formula holds (< 1) the checker certifies
+    too."""
     inst, k, lhs = _noisy_chain(0)
     b = k.demands(inst.lam)
     decided = well_connected(inst, 0, b)

@@ -26,7 +26,8 @@ def test_bad_input_names_the_parameter(call, match):
 
 @pytest.mark.parametrize("start", ["warm", "global"])
 def test_unit_step_gives_exactly_three_halves(start):
-    """Review notes: 1.5 +- 1e-9 at eta rho = 1 from the second participation on (6 eta G vs 4 eta G)."""
+    """docs/papers/fedpdm.md#review-notes: 1.5 +- 1e-9 at eta rho = 1 from the second participation on (6 eta G vs 4 eta
+    G)."""
     for Q in (1, 2, 7):
         kappa = history_factors_fedpdm([0.1] * 20, [Q] * 20, 10.0, local_start=start)
         assert kappa[0] == 1.0
@@ -35,7 +36,8 @@ def test_unit_step_gives_exactly_three_halves(start):
 
 
 def test_global_start_recursion_reaches_the_closed_form():
-    """Review notes: after >= 200 participations the recursion equals 1 + |1-2b|/(2(1-|b|)) to 1e-6 for |b| <= 0.6."""
+    """docs/papers/fedpdm.md#review-notes: after >= 200 participations the recursion equals 1 + |1-2b|/(2(1-|b|)) to
+    1e-6 for |b| <= 0.6."""
     for eta, Q in ((0.02, 5), (0.05, 5), (0.15, 5), (0.19, 5), (0.15, 1), (0.12, 1), (0.07, 3), (0.16, 2)):
         b = (1 - eta * 10.0) ** Q
         if abs(b) > 0.6:
@@ -47,7 +49,7 @@ def test_global_start_recursion_reaches_the_closed_form():
 
 
 def test_review_note_values_and_the_warm_start_boundary():
-    # Regression values re-derived in shared/spec/fedpdm_dp.md, Review notes (rho = 10, warm start).
+    # Regression values re-derived in docs/papers/fedpdm.md#review-notes (rho = 10, warm start).
     assert history_factor_limit_fedpdm(0.02, 10.0, 5) == pytest.approx(1.73, abs=5e-3)
     assert history_factor_limit_fedpdm(0.01, 10.0, 5) == pytest.approx(3.13, abs=5e-3)
     assert history_factor_limit_fedpdm(0.12, 10.0, 1) == pytest.approx(3.75, abs=1e-9)

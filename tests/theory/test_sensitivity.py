@@ -26,7 +26,7 @@ def test_bad_input_names_the_parameter(call, match):
 
 
 def test_paper_test_vectors():
-    # Regression values: shared/spec/zcdp_nfl.md 5.1 and fedpdm_dp.md 4.2 table (both re-derived there).
+    # Regression values: docs/papers/zcdp_nfl.md#lemma-1, docs/papers/fedpdm.md#theorem-1 table (both re-derived there).
     assert sensitivity_zcdp_nfl(1.0, 50, 1.0, 3, 0.1) == pytest.approx(0.0025, rel=1e-15)
     for args, s in [((0.05, 10.0, 5, 1.0), 0.3875), ((0.2, 10.0, 6, 1.0), 4.8), ((1.0, 10.0, 3, 1.0), 364.0),
                     ((0.1, 10.0, 1, 1.0), 0.4)]:

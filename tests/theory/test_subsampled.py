@@ -52,7 +52,7 @@ def test_printed_and_linear_forms():
     lin = total_epsilon_fedpdm_linear(0.7, 0.25, 0.05, 300, 1.4007)
     assert lin == pytest.approx(1.4007 * 0.25 * 0.7 * math.sqrt(15 / 0.75), rel=1e-15)
     assert total_epsilon_fedpdm_printed(0.7, 0.25, 0.05, 300, 1.4007) == pytest.approx(0.25 * lin, rel=1e-15)
-    # Regression value (spec 3.6): c0 = 1.4007 at delta = 1e-5; it tends to sqrt(2) from below.
+    # Regression value (docs/papers/fedpdm.md#theorem-2): c0 = 1.4007 at delta = 1e-5; it tends to sqrt(2) from below.
     assert abadi_constant_c0(1e-5) == pytest.approx(1.4007044775966355, rel=1e-14)
     assert abadi_constant_c0(1e-5) < abadi_constant_c0(1e-8) < math.sqrt(2)
 

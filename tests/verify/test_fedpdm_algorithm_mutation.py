@@ -28,7 +28,7 @@ def _noise_too_small(problem, config, state, t, sampled, rng, **kw):
 
 
 def _wrong_threshold(problem, config, state, t, sampled, rng, **kw):
-    """Prox at gamma/(N rho) (Appendix A step (a) without its 1/N, spec E12)."""
+    """Prox at gamma/(N rho) (Appendix A step (a) without its 1/N, docs/papers/fedpdm.md#erratum-e12)."""
     return fedpdm_round(problem, dataclasses.replace(config, prox_threshold_factor=1.0 / problem.N), state, t, sampled,
                         rng, **kw)
 

@@ -96,7 +96,7 @@ def test_refutations_report_the_minimal_counterexamples():
     theorem2 = check_printed_scaling(CheckContext())
     assert theorem2.counterexample["epsilon"] == 0.5 and theorem2.measured > 10.0
     table = theorem2.details["spec_4_3_table"]
-    # spec 4.3 table (Poisson RDP, standard conversion), to its printed digits.
+    # docs/papers/fedpdm.md#theorem-2 table (Poisson RDP, standard conversion), to its printed digits.
     for key, k1, k2 in (("eps=0.5, q=0.02", 1.05, 52), ("eps=0.5, q=0.3", 0.88, 2.9), ("eps=1, q=0.02", 1.19, 60),
                         ("eps=1, q=0.3", 0.94, 3.1)):
         assert table[key]["c0_k1"] == pytest.approx(k1, abs=0.011)
@@ -112,7 +112,7 @@ def test_same_seed_same_numbers():
 
 
 def test_simulated_upload_satisfies_the_algebraic_identity():
-    """Spec 4.5.1: y_i^{t+1} = 2 x_i^{t+1} - x_0^t - lambda_i^t / rho, for both local starts."""
+    """docs/papers/fedpdm.md#algorithm-1: y_i^{t+1} = 2 x_i^{t+1} - x_0^t - lambda_i^t / rho, for both local starts."""
     rng = np.random.default_rng(1)
     d, rho = 4, 10.0
     x, lam, x0 = (rng.standard_normal(d) for _ in range(3))

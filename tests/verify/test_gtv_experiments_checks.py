@@ -34,9 +34,9 @@ def _mutant(spec, statements):
                        below(cc.CHAIN_ARMS["sigma_large"], cc.CHAIN_ARMS["sigma_small"], "mse"))),
 ], ids=["r2_band_on_fedavg", "r3_band_on_oracle", "ordering_swapped", "oracle_swapped", "chain_swapped"])
 def test_bands_and_orderings_on_the_wrong_arm_are_refuted(spec, statements):
-    """Algorithm 1's R2 band given to FedAvg, FedAvg's R3 band given to the oracle, 'FedAvg below Algorithm 1',
-    'Algorithm 1 below FedAvgC' and the chain's eps / sigma orderings reversed are each refuted (their negation is
-    the data's direction): the confirmations are not built in."""
+    """Algorithm 1's R2 (docs/papers/gtv.md#review-r2) band given to FedAvg, FedAvg's R3 (docs/papers/gtv.md#review-r3)
+    band given to the oracle, 'FedAvg below Algorithm 1', 'Algorithm 1 below FedAvgC' and the chain's eps / sigma
+    orderings reversed are each refuted (their negation is the data's direction): the confirmations are not built in."""
     result = decide(CI, _mutant(spec, statements))
     assert result.verdict is Verdict.REFUTED, result.summary
     counterexample = result.counterexample
@@ -52,10 +52,12 @@ def test_ifca_row_is_never_refuted_over_its_initialisation_grid():
 
 
 def test_r3_expectation_matches_the_spec_at_the_paper_size():
-    """R3: (||w1 - w2||^2/4)(1 + d/(N - d)) has mean d/32 * (1 + d/(N - d)) = 3.29 at d = 100, N = 2000."""
+    """R3 (docs/papers/gtv.md#review-r3): (||w1 - w2||^2/4)(1 + d/(N - d)) has mean d/32 * (1 + d/(N - d)) = 3.29 at d =
+    100, N = 2000."""
     from reference_impl.gtv.data import sbm_instance
 
     values = [r3_expectation(*sbm_instance(np.random.default_rng(s), sizes=(10, 10), d=100, m=100, p_out=0.1))
               for s in range(40)]  # 10 x 100 = N = 2000 pooled samples per cluster pair: as the paper
-    assert abs(np.mean(values) - 3.29) < 4 * 0.33 / np.sqrt(40)   # 4 standard errors of R3's s.d. 0.33
+    assert abs(np.mean(values) - 3.29) < 4 * 0.33 / np.sqrt(40)   # 4 standard errors of
+    # R3 (docs/papers/gtv.md#review-r3)'s s.d. 0.33
     assert SCALES["thorough"].d == 100

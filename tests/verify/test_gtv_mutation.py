@@ -10,7 +10,8 @@ CI = CheckContext(profile="ci", seed=0)
 
 
 def _du_ignoring_lam_a(inst, v, sigma):
-    """The seed's (25) applied to the MOCHA update (E3): u = v / (1 + sigma), no lam A_e; other penalties 0.9 x DU."""
+    """The seed's (25) applied to the MOCHA update (erratum E3, docs/papers/gtv.md#erratum-e3): u = v / (1 + sigma), no
+    lam A_e; other penalties 0.9 x DU."""
     if inst.penalty == "mocha":
         return v / (1.0 + sigma)[:, None]
     return 0.9 * dual_update(inst, v, sigma)
@@ -31,7 +32,8 @@ def test_single_instance_mutation_of_mocha_is_caught():
 
 
 def test_theorem2_check_refutes_a_bound_below_d1():
-    """0.9 lam |dC| / alpha is below the attained D1 deviation of the chains: refuted."""
+    """0.9 lam |dC| / alpha is below the attained D1 (docs/papers/gtv.md#derived-d1) deviation of the chains:
+    refuted."""
     result = theorem2.check_theorem2_sharper(CI, bound_factor=0.9)
     assert result.verdict is Verdict.REFUTED, result.summary
     assert result.counterexample["kind"] == "chain"

@@ -21,7 +21,8 @@ def _decide(spec):
 @pytest.mark.parametrize("spec", [ex.C3, ex.C9_SMOOTH_REACH], ids=lambda s: s.claim_id.split(".")[1])
 def test_confirmed_orderings_are_refuted_when_their_arms_are_swapped(spec):
     """Claims confirmed at ci at the default point of their grid, arms exchanged and decided there: refuted, and the
-    counterexample reproduces (C9's correction is undecided at ci at lambda = 0.01, so only the default point)."""
+    counterexample reproduces (C9 (docs/papers/npfl_rl.md#exp-c9)'s correction is undecided at ci at lambda = 0.01, so
+    only the default point)."""
     mutated = dataclasses.replace(spec, claim_id=spec.claim_id + "_swapped", figures=None,
                                   grid={"ci": (dict(spec.points("ci")[0]),)},
                                   statements=tuple(swapped(s) for s in spec.statements))
@@ -31,8 +32,8 @@ def test_confirmed_orderings_are_refuted_when_their_arms_are_swapped(spec):
 
 
 def test_the_corrected_c2_is_refuted_against_the_cluster_models():
-    """C2 corrected with the per-component ridge arm replaced by the cluster-wide one: refuted (the ground truth
-    matters, D12)."""
+    """C2 (docs/papers/npfl_rl.md#exp-c2) corrected with the per-component ridge arm replaced by the cluster-wide one:
+    refuted (the ground truth matters, erratum D12 (docs/papers/npfl_rl.md#erratum-d12))."""
     stmt = ex.C2_COMPONENT.statements[0]
     wrong = dataclasses.replace(stmt, terms=(stmt.terms[0], dataclasses.replace(stmt.terms[1],
                                                                                  arm=ex.A["cluster_ridge"])))
@@ -41,8 +42,8 @@ def test_the_corrected_c2_is_refuted_against_the_cluster_models():
 
 
 def test_an_npfl_that_ignores_tau_makes_c3_fail(monkeypatch):
-    """NPFL tau=0.05 replaced by tau = 0 (the inter-cluster term dropped): the two arms coincide, C3 is no longer
-    confirmed."""
+    """NPFL tau=0.05 replaced by tau = 0 (the inter-cluster term dropped): the two arms coincide,
+    C3 (docs/papers/npfl_rl.md#exp-c3) is no longer confirmed."""
     monkeypatch.setitem(design.PAPER_ARMS, "npfl_tau_0.05", NPFLConfig(tau0=0.0))
     clear_store()  # no unmutated arm may be reused
     try:

@@ -20,7 +20,8 @@ def test_k1_catches_a_diagonal_off_by_1e_3(monkeypatch):
 
 
 def test_k2_catches_the_whole_cluster_ground_truth(monkeypatch):
-    """(6.1) with tau = 0 over the whole cluster (ignoring the components) is not the limit (review notes)."""
+    """(6.1) with tau = 0 over the whole cluster (ignoring the components) is not the
+    limit (docs/papers/npfl_rl.md#review-notes)."""
     def whole_cluster(problem, *, method="cvxpy", tol=1e-10):
         reg = np.full(problem.Q, problem.lam)
         return ground_truth.ridge_groups(problem, problem.labels, reg, "normal", tol)
@@ -31,7 +32,8 @@ def test_k2_catches_the_whole_cluster_ground_truth(monkeypatch):
 
 
 def test_k2_catches_the_printed_diagonal():
-    """rho|N_k| instead of rho|N_k cap C_q| converges to a biased point (D3)."""
+    """rho|N_k| instead of rho|N_k cap C_q| converges to a biased point
+    (erratum D3, docs/papers/npfl_rl.md#erratum-d3)."""
     problem = convergence.problem_from(SMALL)
     gt = npfl.per_component_ridge(problem, method="normal")
     run = npfl.run_npfl(problem, npfl.NPFLConfig(tau0=0.0, diagonal="printed"), 2000, reference=gt.w)

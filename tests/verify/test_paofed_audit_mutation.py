@@ -78,7 +78,8 @@ def test_theorem2_seed_model_needs_the_papers_range_of_alpha(monkeypatch):
 # ---- the faithful algorithm against the analysis (one-sided) ------------------------------------------------------
 
 def test_faithful_gap_a_prediction_1db_low_is_refuted_at_the_hard_point():
-    """The analysis' MSD 1 dB too low: SIM-F's upper confidence limit passes it at the smallest-gap step 0.2."""
+    """The analysis' MSD 1 dB too low: SIM-F (docs/papers/paofed.md#choice-simulators)'s upper confidence limit passes
+    it at the smallest-gap step 0.2."""
     result = check_faithful_gap(CTX, theory=lambda inst: exact_msd(inst) * 10 ** (-0.1))
     assert result.verdict is Verdict.REFUTED, result.summary
     assert result.counterexample["mu_times_lambda_max"] == 0.2 and result.counterexample.get(HARD_POINT)

@@ -53,16 +53,18 @@ def _shifted(spec, arm, db: float):
 
 
 def test_experiment_check_refutes_an_ordering_broken_by_a_six_db_shift():
-    """X9: U1 below its full-downlink version (confirmed); U1 made 6 dB worse: the opposite ordering is shown."""
+    """X9 (docs/papers/paofed.md#exp-x9): U1 below its full-downlink version (confirmed); U1 made 6 dB worse: the
+    opposite ordering is shown."""
     assert decide(CTX, X9_DEGRADES).verdict is Verdict.CONFIRMED
     result = decide(CTX, _shifted(X9_DEGRADES, U1, 6.0))
     assert result.verdict is Verdict.REFUTED and result.counterexample["statement"] == 0
 
 
 def test_a_shift_within_the_noise_gives_not_checkable_never_refuted():
-    """X6 ideal: C1 below U1 (significant, but a fraction of a dB: inside the 0.5 dB practical margin, so not
-    confirmed); C1 raised by about that fraction: the sign of the paired difference varies over the replicates, so
-    the statement is undecided, not refuted; a tenth of a dB on a null (U2 vs U1 in X3/X4) stays undecided too."""
+    """X6 (docs/papers/paofed.md#exp-x6) ideal: C1 below U1 (significant, but a fraction of a dB: inside the 0.5 dB
+    practical margin, so not confirmed); C1 raised by about that fraction: the sign of the paired difference varies over
+    the replicates, so the statement is undecided, not refuted; a tenth of a dB on a null (U2 vs U1 in
+    X3 (docs/papers/paofed.md#exp-x3)/X4 (docs/papers/paofed.md#exp-x4)) stays undecided too."""
     unshifted = decide(CTX, X6_IDEAL_U1)
     assert unshifted.verdict is Verdict.NOT_CHECKABLE and "effect below the practical margin" in unshifted.summary
     for spec, arm, db in ((X6_IDEAL_U1, C1_IDEAL, 0.45), (X6_IDEAL_U1, C1_IDEAL, 0.3)):
@@ -72,13 +74,15 @@ def test_a_shift_within_the_noise_gives_not_checkable_never_refuted():
 
 
 def test_experiment_approx_check_refutes_a_two_db_offset():
-    """X3: C2 within 1 dB of U2 (confirmed); U2 raised 2.5 dB: non-equivalence is shown."""
+    """X3 (docs/papers/paofed.md#exp-x3): C2 within 1 dB of U2 (confirmed); U2 raised 2.5 dB: non-equivalence is
+    shown."""
     result = decide(CTX, _shifted(X3_C2_U2, U2, 2.5))
     assert result.verdict is Verdict.REFUTED
 
 
 def test_experiment_check_confirms_a_real_three_db_improvement():
-    """The rule can also pass: U2 made 3 dB better than U1 (X4, undecided as simulated) is detected as 'U2 below U1'."""
+    """The rule can also pass: U2 made 3 dB better than U1 (X4, docs/papers/paofed.md#exp-x4, undecided as simulated) is
+    detected as 'U2 below U1'."""
     result = decide(CTX, _shifted(X4_U2_U1, U2, -3.0))
     assert result.verdict is Verdict.CONFIRMED
 
@@ -124,7 +128,8 @@ class _Counting:
 
 
 def test_arms_that_do_not_depend_on_the_step_choice_are_simulated_once_over_the_grid():
-    """X4 over the three tolerance steps: U1 and U2 run once per replicate, Online-FedSGD once per distinct step."""
+    """X4 (docs/papers/paofed.md#exp-x4) over the three tolerance steps: U1 and U2 run once per replicate, Online-FedSGD
+    once per distinct step."""
     spec = dataclasses.replace(X4_BEATS_FEDSGD, grid={"ci": [{STEP: c} for c in ("matched", "low", "high")]})
     clear_store()
     counting = _Counting()

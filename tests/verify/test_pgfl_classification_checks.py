@@ -1,5 +1,6 @@
-"""Mutation tests of the PGFL V0 (single-step) and classification (M-1 ... M-3) checks: a slightly wrong closed
-form or arm flips the verdict, so each check can fail."""
+"""Mutation tests of the PGFL V0 (docs/papers/pgfl.md#single-step) (single-step) and classification
+(M-1 (docs/papers/pgfl.md#exp-m) ... M-3 (docs/papers/pgfl.md#exp-m)) checks: a slightly wrong closed form or arm flips
+the verdict, so each check can fail."""
 
 import numpy as np
 import pytest
@@ -55,15 +56,15 @@ from verify.pgfl import classification as cl  # noqa: E402
 
 
 def test_m1_check_confirms_the_opposite_direction():
-    """The M-1 spec with the opposite statement (tau = 0.4 *lowers* accuracy) confirms: the check is not
-    withholding blindly, and its evidence is directional."""
+    """The M-1 (docs/papers/pgfl.md#exp-m) spec with the opposite statement (tau = 0.4 *lowers* accuracy) confirms: the
+    check is not withholding blindly, and its evidence is directional."""
     spec = dataclasses.replace(cl.M1, statements=(below(("M-1", 0.4), ("M-1", 0.0), "final"),))
     assert decide(CI, spec).verdict is Verdict.CONFIRMED
 
 
 def test_m1_inside_the_setting_would_be_refuted():
-    """Without the outside-setting guard the same evidence refutes M-1 (its negation is shown), with a
-    counterexample that names the statement."""
+    """Without the outside-setting guard the same evidence refutes M-1 (docs/papers/pgfl.md#exp-m) (its negation is
+    shown), with a counterexample that names the statement."""
     result = decide(CI, dataclasses.replace(cl.M1, outside_setting=""))
     assert result.verdict is Verdict.REFUTED, result.summary
     assert result.counterexample["statement"] == 0

@@ -1,7 +1,8 @@
-"""Mutation and plumbing tests of the PGFL classification design (M-1 ... M-3 on verify.harness).
+"""Mutation and plumbing tests of the PGFL classification design (M-1 (docs/papers/pgfl.md#exp-m) ...
+M-3 (docs/papers/pgfl.md#exp-m) on verify.harness).
 
-A flipped statement must turn the M-2 decision around; the chunks of replicates must be the same instances whatever
-the stage; the numbers must not depend on the executor.
+A flipped statement must turn the M-2 (docs/papers/pgfl.md#exp-m) decision around; the chunks of replicates must be the
+same instances whatever the stage; the numbers must not depend on the executor.
 """
 
 import dataclasses
@@ -21,8 +22,9 @@ TINY = cl.Scale(servers=2, clients_per_server=3, iterations=3, replicates=2, pri
 
 
 def test_m2_flipped_statement_is_refuted_inside_the_setting():
-    """M-2 asked whether tau = 0.4 *lowers* the accuracy, with the outside-setting guard removed, is refuted and
-    its counterexample reproduces: the confirmation comes from the data's direction, not from the check."""
+    """M-2 (docs/papers/pgfl.md#exp-m) asked whether tau = 0.4 *lowers* the accuracy, with the outside-setting guard
+    removed, is refuted and its counterexample reproduces: the confirmation comes from the data's direction, not from
+    the check."""
     spec = dataclasses.replace(cl.M2, claim_id="pgfl.experiment_m2_flipped", outside_setting="",
                                statements=(below(("M-2", 0.4), ("M-2", 0.0), "final"),))
     result = decide(CI, spec)

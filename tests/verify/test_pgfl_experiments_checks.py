@@ -33,9 +33,9 @@ def test_confirmed_orderings_are_refuted_when_their_arms_are_swapped(spec):
 
 
 def test_r5s_fast_start_is_significant_but_below_the_practical_margin():
-    """R-5's 'tau = 0.4 improves the initial convergence rate' is significant at ci (every replicate ahead) but by
-    less than 0.5 dB: not confirmed ('effect below the practical margin'); with its arms exchanged the opposite
-    ordering is inside the margin too, so not refuted either (the margin is symmetric)."""
+    """R-5 (docs/papers/pgfl.md#exp-r5)'s 'tau = 0.4 improves the initial convergence rate' is significant at ci (every
+    replicate ahead) but by less than 0.5 dB: not confirmed ('effect below the practical margin'); with its arms
+    exchanged the opposite ordering is inside the margin too, so not refuted either (the margin is symmetric)."""
     result = decide(CI, ex.R5_FIXED_TAU)
     assert result.verdict is Verdict.NOT_CHECKABLE and "effect below the practical margin" in result.summary
     early = result.details["grid"][0]["statements"][0]
@@ -59,8 +59,9 @@ def test_identical_arms_never_confirm_an_ordering_but_confirm_an_equivalence():
 
 
 def test_the_grid_decides_r1_gfl_depends_on_rho_and_lambda():
-    """R-1's 'PGFL beats GFL' goes one way at the spec defaults and the other at rho = 0.1 L_max, lambda = 0.01:
-    not_checkable ('depends on' in the observed ordering against the reconstructed GFL), never refuted."""
+    """R-1 (docs/papers/pgfl.md#exp-r1)'s 'PGFL beats GFL' goes one way at the docs/papers/pgfl.md defaults and the
+    other at rho = 0.1 L_max, lambda = 0.01: not_checkable ('depends on' in the observed ordering against the
+    reconstructed GFL), never refuted."""
     result = ex.R1_GFL_COMPETITIVE.check(CI)
     assert result.verdict is Verdict.NOT_CHECKABLE and "observed ordering: depends on" in result.summary
     assert {row["decision"] for row in result.details["grid"]} == {"confirmed", "refuted"}
@@ -117,7 +118,8 @@ def test_process_pool_gives_the_same_curves():
 
 def test_scheduled_runs_reach_the_full_participation_limit():
     """With cached aggregation the full-participation fixed point is a fixed point of every scheduled iteration:
-    the R-2 gap at the horizon is slower convergence (the reason of pgfl.experiment_r2_scheduling)."""
+    the R-2 (docs/papers/pgfl.md#exp-r2) gap at the horizon is slower convergence (the reason of
+    pgfl.experiment_r2_scheduling)."""
     scale = dataclasses.replace(TINY, iterations=3000, limit_iterations=3000, scheduled=1)
     full, sched = rg.Arm(label="full", **NOISE_FREE), rg.Arm(label="sched", scheduling=True)
     curves = rg.simulate_regression((full, sched), (), scale, 0, (0, 1))

@@ -95,7 +95,7 @@ def test_ci_sweep_scale_is_small_and_thorough_is_the_papers_size():
     assert SWEEP_SCALES["ci"].servers * SWEEP_SCALES["ci"].clients_per_server <= 20
     thorough = SWEEP_SCALES["thorough"]
     assert (thorough.servers, thorough.clients_per_server, thorough.d) == (10, 15, 60)
-    # Review note R-a's range of penalties at the paper's size: 0.1 to 25 L_max
+    # docs/papers/pgfl.md#erratum-r-a's range of penalties at the paper's size: 0.1 to 25 L_max
     assert thorough.taus == (0.1, 0.4, 0.8) and thorough.rho_grid == (0.1, 0.5, 1.0, 2.5, 5.0, 10.0, 25.0)
 
 

@@ -35,7 +35,7 @@ def _sensitivity_without_factor_2(c1, M, rho, degree, eta):
 
 def _update_printed_a1(w_tilde, neighbour_sum, gamma, X, y, loss_subgradient, rho, eta, degree, *,
                        regularizer_subgradient=None):
-    """P2 (A.1) as printed: +(rho/2) sum(w~_k - w~_l) + gamma_k/2 (erratum E6)."""
+    """P2 (A.1) as printed: +(rho/2) sum(w~_k - w~_l) + gamma_k/2 (erratum E6 (docs/papers/zcdp_nfl.md#erratum-e6))."""
     g = loss_subgradient(X, y, w_tilde).mean(axis=-2)
     if regularizer_subgradient is not None:
         g = g + regularizer_subgradient(w_tilde)

@@ -41,7 +41,8 @@ def test_network_form_detects_a_wrong_primal_denominator(monkeypatch):
 
 
 def test_lemma2_detects_d_instead_of_d_squared(monkeypatch):
-    """The corrected Lemma II check evaluated with the printed (2/rho) D^(n+1) last term (E13) is refuted."""
+    """The corrected Lemma II check evaluated with the printed (2/rho) D^(n+1) last term
+    (erratum E13, docs/papers/zcdp_nfl.md#erratum-e13) is refuted."""
     original = _network.lemma2_sides
     monkeypatch.setattr(lemma2, "lemma2_sides", lambda *a, variant="D2": original(*a, variant="D"))
     assert lemma2.check_lemma2_corrected(CTX).verdict is Verdict.REFUTED

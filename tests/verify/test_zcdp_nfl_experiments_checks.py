@@ -49,8 +49,8 @@ def test_noise_that_ignores_the_calibration_makes_the_eps_delta_claim_fail(monke
 
 
 def test_the_grid_decides_ridge_p_admm_depends_on_rho_and_eta0():
-    """Ridge vs the P-ADMM-like stand-in goes one way at the spec defaults and the other at rho = 0.3, eta0 = 2:
-    not_checkable ('depends on' in the observed ordering against the reconstruction), never refuted."""
+    """Ridge vs the P-ADMM-like stand-in goes one way at the docs/papers/zcdp_nfl.md defaults and the other at rho =
+    0.3, eta0 = 2: not_checkable ('depends on' in the observed ordering against the reconstruction), never refuted."""
     result = ex.RIDGE_P_ADMM.check(CI)
     assert result.verdict is Verdict.NOT_CHECKABLE and "observed ordering: depends on" in result.summary
     assert {row["decision"] for row in result.details["grid"]} == {"confirmed", "refuted"}
@@ -77,5 +77,6 @@ def test_arm_key_ignores_the_split_except_for_eps_delta():
 
 def test_the_matched_epsilon_is_the_corollary():
     """The trade-off figure's epsilon is zCDP-NFL's accounted total (Corollary: 6.07 at phi1 = 1e-3, tau = 0.99, T =
-    200; spec 5.3 test vector)."""
-    assert abs(design.arm_epsilon(1e-3, design.SCALES["ci"]) - 6.068483) < 1e-6  # the spec's 6-decimal test vector
+    200; docs/papers/zcdp_nfl.md#corollary test vector)."""
+    assert abs(design.arm_epsilon(1e-3, design.SCALES["ci"]) - 6.068483) < 1e-6  # docs/papers/zcdp_nfl.md's 6-decimal
+    # test vector

@@ -66,7 +66,7 @@ def intercluster_bound(taus, eta):
     References
     ----------
     .. [1] seed 000_133b71fd0aa99eb4.txt, Theorem II, eqs. (27)-(28) (thesis seed 004, Theorem 5.2,
-       eq. (5.27)); collapsed form derived in shared/spec/pgfl.md, section 3 "Theorem II".
+       eq. (5.27)); collapsed form derived in docs/papers/pgfl.md#results "Theorem II".
 
     Examples
     --------
@@ -165,7 +165,7 @@ def intercluster_bound_recursive(taus, eta):
     References
     ----------
     .. [1] seed 000_133b71fd0aa99eb4.txt, proof of Theorem II (induction step, eqs. (29)-(39));
-       recursion stated in shared/spec/pgfl.md, section 3 "Theorem II".
+       recursion stated in docs/papers/pgfl.md#results "Theorem II".
 
     Examples
     --------

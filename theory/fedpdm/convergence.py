@@ -13,9 +13,10 @@ The paper never gives :math:`C_0..C_3`; they are reconstructed from the proof (B
 
 with :math:`B_6 = (1 + 4\rho/N)16/\rho^2`, :math:`B_7 = (L^2+\rho^2) + \frac4N(\rho + 4L^2/\rho) + 4L^2/\rho^2`,
 :math:`B_8 = L^2/(4L-2) + (1 + 4\rho/N)8/\rho^2` and :math:`c_K = K + 2` (conservative sign reading of Lemma 2,
-E19) or :math:`2 - K` (literal).
+erratum E19 (docs/papers/fedpdm.md#erratum-e19)) or :math:`2 - K` (literal).
 
-See ``docs/papers/fedpdm.md`` for the reconstruction and the errata it exposes (E17, E18).
+See ``docs/papers/fedpdm.md`` for the reconstruction and the errata it exposes
+(erratum E17, docs/papers/fedpdm.md#erratum-e17, erratum E18 (docs/papers/fedpdm.md#erratum-e18)).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ CONDITION_COUNTEREXAMPLE = {"L": L_LOWER_SEED, "rho": 10.0, "N": 10, "K": 10}
 
 
 def theorem3_constants(L: float, rho: float, N: int, K: int, *, reading: str = "conservative") -> dict:
-    r"""The reconstructed constants of spec 3.11 (seed 001, (B.1)-(B.3), lines 343-372) as a dict.
+    r"""The reconstructed constants of docs/papers/fedpdm.md#theorem-3 (seed 001, (B.1)-(B.3), lines 343-372) as a dict.
 
     Keys: ``B2`` (coefficient :math:`(\rho-4L)(\rho+2L)/(2\rho)`), ``B3_coef`` (:math:`8/\rho + L/(4L-2)`),
     ``B4_coef``, ``B6``, ``B7``, ``B8_coef``, ``theta1``, ``theta2``, ``C0``..``C3``. Division by :math:`4L - 2 = 0`
@@ -70,8 +71,11 @@ def theorem3_constants(L: float, rho: float, N: int, K: int, *, reading: str = "
 
 
 def theorem3_conditions(L: float, rho: float) -> dict:
-    r"""Spec 4.7.5: ``{"seed": 2 sqrt5 - 4 <= L <= rho/4, "corrected": 1/2 < L < rho/4, "warning": str}``."""
+    r"""docs/papers/fedpdm.md#theorem-3: ``{"seed": 2 sqrt5 - 4 <= L <= rho/4, "corrected": 1/2 < L < rho/4, "warning":
+    str}``."""
     seed = L_LOWER_SEED <= L <= rho / 4.0
     corrected = 0.5 < L < rho / 4.0
-    warning = "" if corrected or not seed else "only the seed's non-strict / 2 sqrt5 - 4 bounds hold (E17, E18)"
+    warning = "" if corrected or not seed else ("only the seed's non-strict / 2 sqrt5 - 4 bounds hold "
+                                                "(erratum E17, docs/papers/fedpdm.md#erratum-e17, "
+                                                "erratum E18 (docs/papers/fedpdm.md#erratum-e18))")
     return {"seed": seed, "corrected": corrected, "warning": warning}

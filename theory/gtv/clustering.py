@@ -1,10 +1,11 @@
 r"""Assumptions 1-2, Definition 1 and Theorem 2 of the GTV paper as closed forms.
 
-shared/spec/gtv.md section 3 (seed 002_26677b31336d654c.txt, L225-254, L483-507): the cluster-wise oracle
+docs/papers/gtv.md#assumptions (seed 002_26677b31336d654c.txt, L225-254, L483-507): the cluster-wise oracle
 :math:`\bar w^{(c)}` (9), the clustering error :math:`\delta^{(i)}` (11), the smoothness :math:`\beta^{(i)}` (12),
 the strong convexity :math:`\alpha^{(c)}` (13), the weighted boundary :math:`|\partial C|` (Def. 1), the
-well-connectedness condition (35) decided exactly by max-flow over every anchor (D4; never the chain formula
-as an iff, review note R1), and the deviation bounds (37) and :math:`\lambda|\partial C|/\alpha` (D1).
+well-connectedness condition (35) decided exactly by max-flow over every anchor (D4 (docs/papers/gtv.md#derived-d4);
+never the chain formula as an iff, docs/papers/gtv.md#review-r1), and the deviation bounds (37) and
+:math:`\lambda|\partial C|/\alpha` (D1, docs/papers/gtv.md#derived-d1).
 
 The norm :math:`\lVert\cdot\rVert` of Theorem 2 is that of the penalty: ℓ2 (dual ℓ2) for ``"l2"``, ℓ1
 (dual ℓ∞) for ``"l1"``. Squared loss (40) only.
@@ -112,7 +113,7 @@ class ClusterConstants:
 
 
 def cluster_constants(inst: GTVInstance, clusters=None) -> ClusterConstants:
-    r"""δ, β, α, :math:`|\partial C|` of Assumptions 1-2 (spec 2.4 (a)) for the penalty's norm.
+    r"""δ, β, α, :math:`|\partial C|` of Assumptions 1-2 (docs/papers/gtv.md#operators) for the penalty's norm.
 
     .. math::
 
@@ -127,7 +128,7 @@ def cluster_constants(inst: GTVInstance, clusters=None) -> ClusterConstants:
 
     References
     ----------
-    .. [1] seed 002_26677b31336d654c.txt, Assumptions 1-2, eqs. (11)-(13), L225-254; shared/spec/gtv.md 2.4 (a).
+    .. [1] seed 002_26677b31336d654c.txt, Assumptions 1-2, eqs. (11)-(13), L225-254; docs/papers/gtv.md#operators.
 
     Examples
     --------
@@ -177,7 +178,7 @@ class WellConnectedness:
     ``slack`` is
     :math:`\min_{\emptyset\ne A\subseteq C\setminus\{i_0\}} \mathrm{cut}_C(A, C\setminus A) - \sum_{i\in A}b_i`
     at the certifying anchor (or the largest over all anchors when none certifies; ``-inf`` when every anchor
-    fails the necessary condition D3). ``certified`` is ``slack > margin``.
+    fails the necessary condition D3 (docs/papers/gtv.md#derived-d3)). ``certified`` is ``slack > margin``.
     """
 
     cluster: int
@@ -204,20 +205,21 @@ def well_connected(inst: GTVInstance, cluster: int, demands: np.ndarray, cluster
                    margin_rtol: float = 1e-9) -> WellConnectedness:
     r"""Decide (35) for cluster ``cluster`` exactly: some anchor :math:`i_0` with
     :math:`\sum_{i\in A}b_i < \mathrm{cut}_C(A, C\setminus A)` for every non-empty :math:`A\subseteq C\setminus\{i_0\}`
-    (E5).
+    (erratum E5, docs/papers/gtv.md#erratum-e5).
 
-    For each anchor (those failing the necessary condition D3, :math:`\sum_{i\ne i_0}b_i < \sum_{i'\in C}A_{i_0,i'}`,
-    are pruned), :math:`\min_{A\ni j}F(A) = \mathrm{mincut}_j - \sum_{i\ne i_0}b_i` in the network
-    source → i (capacity :math:`b_i`), internal edges both ways (capacity :math:`A_{i,i'}`), sink :math:`i_0`,
-    with source → j uncapacitated (D4); :math:`|C|-1` min-cuts per anchor (networkx). The strict inequality is
-    certified only with ``slack > margin_rtol * scale`` (scale: the total internal weight plus the total demand),
-    so near-zero slack counts as not certified (spec 4, tolerance pitfalls).
+    For each anchor (those failing the necessary condition D3 (docs/papers/gtv.md#derived-d3), :math:`\sum_{i\ne i_0}b_i
+    < \sum_{i'\in C}A_{i_0,i'}`, are pruned), :math:`\min_{A\ni j}F(A) = \mathrm{mincut}_j - \sum_{i\ne i_0}b_i` in the
+    network source → i (capacity :math:`b_i`), internal edges both ways (capacity :math:`A_{i,i'}`), sink :math:`i_0`,
+    with source → j uncapacitated (D4, docs/papers/gtv.md#derived-d4); :math:`|C|-1` min-cuts per anchor (networkx). The
+    strict inequality is certified only with ``slack > margin_rtol * scale`` (scale: the total internal weight plus the
+    total demand), so near-zero slack counts as not certified (docs/papers/gtv.md#instances, tolerance pitfalls).
 
     ``demands`` are the :math:`b_i` of :meth:`ClusterConstants.demands`.
 
     References
     ----------
-    .. [1] seed 002_26677b31336d654c.txt, Definition 1, (35), L483-494; shared/spec/gtv.md D2-D4, review note R1.
+    .. [1] seed 002_26677b31336d654c.txt, Definition 1, (35), L483-494; docs/papers/gtv.md
+           D2-D4, docs/papers/gtv.md#review-r1.
     """
     c = _clusters(inst, clusters)
     members = np.flatnonzero(c == cluster)
@@ -289,13 +291,14 @@ def well_connected_brute_force(inst: GTVInstance, cluster: int, demands: np.ndar
 
 
 def chain_condition_boundary_anchor(eps: float, beta, delta, alpha: float, lam: float) -> float:
-    r"""Left-hand side of the chain reduction of (35) for the boundary anchor :math:`i_0 = n` (spec 3, chain case):
+    r"""Left-hand side of the chain reduction of (35) for the boundary anchor :math:`i_0 =
+    n` (docs/papers/gtv.md#assumptions, chain case):
 
     .. math:: \varepsilon\sum_{i<n}\beta^{(i)}/\alpha + \sum_{i<n}\delta^{(i)}/\lambda
 
     for a path cluster 1..n whose only boundary edge {n, n+1} has weight ε; ``beta`` and ``delta`` list nodes
-    1..n-1. A value < 1 is **sufficient** for well-connectedness, not necessary (review note R1: an interior anchor
-    can certify (35) when this fails); decide (35) with :func:`well_connected`.
+    1..n-1. A value < 1 is **sufficient** for well-connectedness, not necessary (docs/papers/gtv.md#review-r1: an
+    interior anchor can certify (35) when this fails); decide (35) with :func:`well_connected`.
 
     >>> chain_condition_boundary_anchor(0.5, [1.0, 1.0], [0.0, 0.0], 4.0, 1.0)
     0.25
@@ -309,10 +312,12 @@ def deviation_bound_theorem2(lam: float, constants: ClusterConstants) -> np.ndar
 
 
 def deviation_bound_d1(lam: float, constants: ClusterConstants) -> np.ndarray:
-    r"""D1 (spec 3, [derived]): :math:`\lambda|\partial C^{(c)}|/\alpha^{(c)}`, valid for a cluster-constant minimiser.
+    r"""D1 (docs/papers/gtv.md#assumptions, docs/papers/gtv.md#derived): :math:`\lambda|\partial C^{(c)}|/\alpha^{(c)}`,
+    valid for a cluster-constant minimiser.
 
     Summing the node-wise KKT (28) over C cancels the internal flows: :math:`\lVert\nabla f^{(c)}(\hat w_C)\rVert_*
-    \le \lambda|\partial C|`, and strong convexity (13) gives the bound; half of (37) (E6).
+    \le \lambda|\partial C|`, and strong convexity (13) gives the bound; half of (37)
+    (erratum E6, docs/papers/gtv.md#erratum-e6).
     """
     return lam * constants.boundary / constants.alpha
 

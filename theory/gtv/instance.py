@@ -1,19 +1,21 @@
 r"""GTV minimisation instance: empirical graph, local datasets, penalty and :math:`\lambda`.
 
-Notation of shared/spec/gtv.md section 1 (seed 002_26677b31336d654c.txt, SarcheshmehPour et al., IEEE TSP 2023).
-The graph is stored as arrays: ``edges[e] = (e_+, e_-)`` with :math:`e_+ < e_-` (orientation (18), E17) and
-weights ``A[e] > 0``; the local datasets as padded arrays ``X (n, m_max, d)``, ``y (n, m_max)`` with the first
-``m[i]`` rows of node ``i`` valid (``m[i] = 0``: an inaccessible node, :math:`L_i \equiv 0`).
+Notation of docs/papers/gtv.md#notation (seed 002_26677b31336d654c.txt, SarcheshmehPour et al., IEEE TSP 2023).
+The graph is stored as arrays: ``edges[e] = (e_+, e_-)`` with :math:`e_+ < e_-` (orientation (18),
+erratum E17 (docs/papers/gtv.md#erratum-e17)) and weights ``A[e] > 0``; the local datasets as padded arrays ``X (n,
+m_max, d)``, ``y (n, m_max)`` with the first ``m[i]`` rows of node ``i`` valid (``m[i] = 0``: an inaccessible node,
+:math:`L_i \equiv 0`).
 
-Losses ((40) and spec 2.4 (c)):
+Losses ((40) and docs/papers/gtv.md#operators):
 
 * ``"squared"``: :math:`L_i(w) = \frac1{m_i}\lVert X_i w - y_i\rVert_2^2 = \tfrac12 w^T H_i w - b_i^T w + c_i`
   with :math:`H_i = \frac2{m_i}X_i^TX_i`, :math:`b_i = \frac2{m_i}X_i^Ty_i`, :math:`c_i = \lVert y_i\rVert^2/m_i`;
 * ``"logistic"``: :math:`L_i(w) = \frac1{m_i}\sum_r \log(1 + e^{-y_r x_r^T w}) + \frac\gamma2\lVert w\rVert^2`,
-  labels :math:`y_r \in \{-1, +1\}` [ext].
+  labels :math:`y_r \in \{-1, +1\}` choice (docs/papers/gtv.md#choices).
 
-Penalties (spec 2.3): ``"l2"`` (nLasso :math:`\lVert v\rVert_2`), ``"l1"`` (:math:`\lVert v\rVert_1`),
-``"mocha"`` (:math:`\tfrac12\lVert v\rVert_2^2`) and ``"quad"`` (:math:`\tfrac12 v^TQv`, :math:`Q \succeq 0`).
+Penalties (docs/papers/gtv.md#operators): ``"l2"`` (nLasso :math:`\lVert v\rVert_2`), ``"l1"`` (:math:`\lVert
+v\rVert_1`), ``"mocha"`` (:math:`\tfrac12\lVert v\rVert_2^2`) and ``"quad"`` (:math:`\tfrac12 v^TQv`, :math:`Q \succeq
+0`).
 """
 
 from __future__ import annotations
@@ -43,9 +45,10 @@ class GTVInstance:
         Number of nodes (:math:`\ge 2`).
     edges : ndarray of int, shape (E, 2)
         Undirected edges ``(e_+, e_-)`` with ``e_+ < e_-``, no duplicates; every node has at least one edge
-        (an isolated node has no step size :math:`\tau_i = 1/|N^{(i)}|`, spec 2.5).
+        (an isolated node has no step size :math:`\tau_i = 1/|N^{(i)}|`, docs/papers/gtv.md#algorithm-1).
     A : ndarray, shape (E,)
-        Edge weights :math:`A_e > 0` (an edge of weight 0 is a removed edge, E16).
+        Edge weights :math:`A_e > 0` (an edge of weight 0 is a removed edge,
+        erratum E16 (docs/papers/gtv.md#erratum-e16)).
     X : ndarray, shape (n, m_max, d)
         Padded features; rows ``m[i]:`` of node ``i`` must be zero.
     y : ndarray, shape (n, m_max)

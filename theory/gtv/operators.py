@@ -1,11 +1,12 @@
 r"""Losses, penalties, their conjugates and proximal maps, objectives, KKT residuals and the gap (34).
 
-shared/spec/gtv.md sections 2.1-2.4 (seed 002_26677b31336d654c.txt). Everything is vectorised over nodes
-(arrays ``(n, d)``) and edges (arrays ``(E, d)``).
+docs/papers/gtv.md#problem, docs/papers/gtv.md#operators (seed 002_26677b31336d654c.txt). Everything is vectorised over
+nodes (arrays ``(n, d)``) and edges (arrays ``(E, d)``).
 
-Corrections used here: (25) without the spurious factor :math:`\lambda A_e` (E3); the dual update (33) in the
-form :math:`DU^{(e)}\{v\} = \mathrm{prox}_{\sigma_e g_e^*}(v)` with :math:`g_e = \lambda A_e\phi` (L447, E20);
-the PSD form :math:`Q(Q + (\sigma_e/\lambda A_e)I)^{-1}v` of the generalized MOCHA update (E7).
+Corrections used here: (25) without the spurious factor :math:`\lambda A_e` (erratum E3, docs/papers/gtv.md#erratum-e3);
+the dual update (33) in the form :math:`DU^{(e)}\{v\} = \mathrm{prox}_{\sigma_e g_e^*}(v)` with :math:`g_e = \lambda
+A_e\phi` (L447, erratum E20 (docs/papers/gtv.md#erratum-e20)); the PSD form :math:`Q(Q + (\sigma_e/\lambda A_e)I)^{-1}v`
+of the generalized MOCHA update (erratum E7, docs/papers/gtv.md#erratum-e7).
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ def loss_values(inst: GTVInstance, w: np.ndarray) -> np.ndarray:
 
 
 def loss_gradients(inst: GTVInstance, w: np.ndarray) -> np.ndarray:
-    r""":math:`\nabla L_i(w^{(i)})`, shape (n, d) (spec 2.4 (a), (c))."""
+    r""":math:`\nabla L_i(w^{(i)})`, shape (n, d) (docs/papers/gtv.md#operators, (c))."""
     w = np.asarray(w, dtype=np.float64)
     if inst.loss == "squared":
         H, b, _ = inst.quadratic
@@ -81,7 +82,7 @@ def dual_norm(inst: GTVInstance, u: np.ndarray) -> np.ndarray:
 
 
 def penalty_values(inst: GTVInstance, v: np.ndarray) -> np.ndarray:
-    r""":math:`\phi(v^{(e)})` row-wise (spec 2.3)."""
+    r""":math:`\phi(v^{(e)})` row-wise (docs/papers/gtv.md#operators)."""
     v = np.asarray(v, dtype=np.float64)
     if inst.penalty == "l2":
         return np.linalg.norm(v, axis=-1)
@@ -107,14 +108,14 @@ def dual_update(inst: GTVInstance, v: np.ndarray, sigma: np.ndarray) -> np.ndarr
         v\min(1, \lambda A_e/\lVert v\rVert_2) & \text{nLasso (T}^{(\lambda A_e)}\text{, (1))} \\
         \mathrm{clip}(v, -\lambda A_e, \lambda A_e) & \ell_1 \\
         v/(1 + \sigma_e/(\lambda A_e)) & \text{MOCHA} \\
-        Q(Q + (\sigma_e/\lambda A_e) I)^{-1} v & \tfrac12 v^TQv,\ Q \succeq 0 \text{ (E7)}
-        \end{cases}
+        Q(Q + (\sigma_e/\lambda A_e) I)^{-1} v & \tfrac12 v^TQv,\ Q \succeq 0 \text{
+        (erratum E7, docs/papers/gtv.md#erratum-e7)} \end{cases}
 
     ``v`` has shape (E, d), ``sigma`` shape (E,) or scalar.
 
     References
     ----------
-    .. [1] seed 002_26677b31336d654c.txt, (33) and the update list at L447-453; shared/spec/gtv.md 2.3.
+    .. [1] seed 002_26677b31336d654c.txt, (33) and the update list at L447-453; docs/papers/gtv.md#operators.
 
     Examples
     --------
@@ -160,10 +161,10 @@ def squared_loss_conjugate(inst: GTVInstance, s: np.ndarray, range_rtol: float) 
         L_i^*(s) = \tfrac12(s + b_i)^T H_i^+ (s + b_i) - \lVert y_i\rVert^2/m_i \ \text{if } s \in
         \mathrm{range}(X_i^T),\quad +\infty \text{ otherwise}
 
-    (spec 2.4 (a); ``m_i = 0``: the indicator of {0}). The domain test is ``rel_i <= range_rtol`` with
+    (docs/papers/gtv.md#operators; ``m_i = 0``: the indicator of {0}). The domain test is ``rel_i <= range_rtol`` with
     :math:`\mathrm{rel}_i = \lVert P_\perp s\rVert/\max(\lVert s\rVert, \lVert b_i\rVert, 1)`: a tolerance-free
-    test (``range_rtol = 0``) would declare almost every floating-point vector out of range (E15), so
-    ``range_rtol`` must be given and be > 0.
+    test (``range_rtol = 0``) would declare almost every floating-point vector out of range
+    (erratum E15, docs/papers/gtv.md#erratum-e15), so ``range_rtol`` must be given and be > 0.
 
     Returns ``(values, rel)`` with ``values[i] = inf`` where the test fails.
     """
@@ -186,7 +187,8 @@ def squared_loss_conjugate(inst: GTVInstance, s: np.ndarray, range_rtol: float) 
 
 @dataclass(frozen=True, kw_only=True)
 class DualEvaluation:
-    """The dual objective (19)/(24) at ``u``, with the domain diagnostics of E15."""
+    """The dual objective (19)/(24) at ``u``, with the domain diagnostics of
+    erratum E15 (docs/papers/gtv.md#erratum-e15)."""
 
     value: float                 # -inf when outside the domain
     out_of_range: np.ndarray     # (n,) relative component of -s^(i) outside range(X_i^T)
@@ -228,13 +230,14 @@ def dual_objective(inst: GTVInstance, u: np.ndarray, *, range_rtol: float,
 
 def duality_gap(inst: GTVInstance, w: np.ndarray, u: np.ndarray, *, range_rtol: float,
                 capacity_rtol: float | None = None) -> float:
-    r"""The primal-dual gap (34), :math:`P(\hat w) - \mathrm{Dual}(\hat u)` (``inf`` off the dual domain, E15)."""
+    r"""The primal-dual gap (34), :math:`P(\hat w) - \mathrm{Dual}(\hat u)` (``inf`` off the dual domain,
+    erratum E15 (docs/papers/gtv.md#erratum-e15))."""
     dual = dual_objective(inst, u, range_rtol=range_rtol, capacity_rtol=capacity_rtol)
     return primal_objective(inst, w) - dual.value
 
 
 def kkt_residuals(inst: GTVInstance, w: np.ndarray, u: np.ndarray) -> tuple[float, float]:
-    r"""KKT residuals of (23)/(25) (corrected, E3), tolerance-free.
+    r"""KKT residuals of (23)/(25) (corrected, erratum E3 (docs/papers/gtv.md#erratum-e3)), tolerance-free.
 
     * node: :math:`\max_i \lVert (D^T u)^{(i)} + \nabla L_i(w^{(i)})\rVert_2` (flow conservation);
     * edge: :math:`\max_e \lVert u^{(e)} - \mathrm{prox}_{g_e^*}(u^{(e)} + (Dw)^{(e)})\rVert_2`, which is 0 exactly

@@ -9,7 +9,8 @@ All partitions are into :math:`D \times D` blocks. For an :math:`N \times N` mat
 * :math:`A \otimes_b B` has block :math:`((k,i),(l,j)) = A_{kl} \otimes B_{ij}` (:math:`D^2 \times D^2`),
   block rows ordered with :math:`k` major.
 
-Identities (spec 3.5): :math:`\mathrm{bvec}(X\Sigma Y) = (Y^T \otimes_b X)\,\mathrm{bvec}(\Sigma)`,
+Identities (docs/papers/paofed.md#mean-square): :math:`\mathrm{bvec}(X\Sigma Y) = (Y^T \otimes_b
+X)\,\mathrm{bvec}(\Sigma)`,
 :math:`\mathrm{tr}(\Sigma^T\Gamma) = \mathrm{bvec}(\Sigma)^T\mathrm{bvec}(\Gamma)`,
 :math:`(A \otimes_b B)(C \otimes_b D) = (AC) \otimes_b (BD)`, and for block-scalar factors
 :math:`(X \otimes Y) \otimes_b (X' \otimes Y') = (X \otimes X') \otimes (Y \otimes Y')`.
@@ -18,7 +19,7 @@ References
 ----------
 .. [1] seed 004_180cd372987d137b.txt, Ch. (4.26)-(4.27) lines 1016-1022, P4 (28)-(29) lines 2714-2722
    (bvec and the block Kronecker product, P4 ref. [51] Koning, Neudecker and Wansbeek 1991).
-.. [2] shared/spec/paofed.md 3.5 (definitions and identities used here).
+.. [2] docs/papers/paofed.md#mean-square (definitions and identities used here).
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ def bvec(X, D: int) -> np.ndarray:
 
     References
     ----------
-    .. [1] shared/spec/paofed.md 3.5; seed 004_180cd372987d137b.txt P4 (28), line 2712.
+    .. [1] docs/papers/paofed.md#mean-square; seed 004_180cd372987d137b.txt P4 (28), line 2712.
 
     Examples
     --------
@@ -75,7 +76,7 @@ def bvec(X, D: int) -> np.ndarray:
     """
     X = _square("X", X)
     nb = _block_count(X.shape[0], D, "X")
-    # X4[i, a, j, b] = [X_ij]_ab  ->  order (j, i, b, a)
+    # X4 (docs/papers/paofed.md#exp-x4)[i, a, j, b] = [X_ij]_ab  ->  order (j, i, b, a)
     return np.ascontiguousarray(X.reshape(nb, D, nb, D).transpose(2, 0, 3, 1)).reshape(-1)
 
 
@@ -118,7 +119,7 @@ def block_kron(A, B, D: int) -> np.ndarray:
 
     References
     ----------
-    .. [1] shared/spec/paofed.md 3.5; seed 004_180cd372987d137b.txt P4 (28)-(29), lines 2714-2722.
+    .. [1] docs/papers/paofed.md#mean-square; seed 004_180cd372987d137b.txt P4 (28)-(29), lines 2714-2722.
 
     Examples
     --------

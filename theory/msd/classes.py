@@ -17,12 +17,13 @@ part (the noise and hence :math:`C_\infty` are invariant); :math:`\rho(\mathcal 
 Modules: :mod:`theory.msd.classes_operator` (layout, :math:`\mathcal F` in place, expand / compress),
 :mod:`theory.msd.classes_preconditioner` (exact solve of the stiff part), :mod:`theory.msd.classes_solver` (packed
 symmetric storage, BiCGSTAB), :mod:`theory.msd.classes_stability` (:math:`\rho(\mathcal F)` by the refined grouping,
-the exact model's positive-definiteness certificate), :mod:`theory.msd.classes_rff` (RFF covariances of the spec's
-inputs); this module is the route's entry point and re-exports the operator's public names.
+the exact model's positive-definiteness certificate), :mod:`theory.msd.classes_rff` (RFF covariances
+of docs/papers/paofed.md's inputs); this module is the route's entry point and re-exports the operator's public names.
 
 References
 ----------
-.. [1] shared/spec/paofed.md 3.5-3.6 (F_exact, (S2), block formulas of A, R_mu, B).
+.. [1] docs/papers/paofed.md#mean-square, docs/papers/paofed.md#structured (F_exact, (S2), block formulas of A, R_mu,
+       B).
 .. [2] seed 004_180cd372987d137b.txt, Ch. (4.26)-(4.34) lines 1016-1072.
 """
 

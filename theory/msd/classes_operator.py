@@ -8,7 +8,8 @@ Hadamard terms act on single blocks; congruences whose client part acts per clie
 
 References
 ----------
-.. [1] shared/spec/paofed.md 3.5-3.6 (F_exact, (S2), block formulas of A, R_mu, B).
+.. [1] docs/papers/paofed.md#mean-square, docs/papers/paofed.md#structured (F_exact, (S2), block formulas of A, R_mu,
+       B).
 .. [2] seed 004_180cd372987d137b.txt, Ch. (4.26)-(4.34) lines 1016-1072.
 """
 

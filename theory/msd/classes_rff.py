@@ -1,21 +1,25 @@
-r"""Feature covariances :math:`R = E[z(x)z(x)^T]` of the spec's RFF map on stationary Gaussian AR(1) inputs, exactly.
+r"""Feature covariances :math:`R = E[z(x)z(x)^T]` of docs/papers/paofed.md's RFF map on stationary Gaussian AR(1)
+inputs, exactly.
 
-The [CHOICE] map of spec 1.2 is :math:`z(x) = \sqrt{2/D}\cos(Vx + b)`; the inputs of spec 1.3 are the lag vector
-:math:`x = [x_n, x_{n-1}, x_{n-4}, x_{n-3}]` (literal order, [E17]) of a stationary Gaussian AR(1) process with
-mean :math:`\mu_k\sqrt{(1+\theta_k)/(1-\theta_k)}` and autocovariance :math:`\sigma^2_{u,k}\theta_k^{|h|}`. For
+The choice (docs/papers/paofed.md#choices) map of docs/papers/paofed.md#choice-rff is :math:`z(x) = \sqrt{2/D}\cos(Vx +
+b)`; the inputs of docs/papers/paofed.md#choice-data are the lag vector
+:math:`x = [x_n, x_{n-1}, x_{n-4}, x_{n-3}]` (literal order, erratum E17 (docs/papers/paofed.md#erratum-e17)) of a
+stationary Gaussian AR(1) process with mean :math:`\mu_k\sqrt{(1+\theta_k)/(1-\theta_k)}` and autocovariance
+:math:`\sigma^2_{u,k}\theta_k^{|h|}`. For
 :math:`x \sim N(m, \Sigma)`, :math:`E\cos(u^Tx + c) = \cos(u^Tm + c)\,e^{-u^T\Sigma u/2}`, so with
 :math:`a_i = v_i^Tm + b_i` and :math:`Q = V\Sigma V^T`
 
 .. math:: R_{ij} = \frac1D\Big[\cos(a_i + a_j)\,e^{-(Q_{ii} + Q_{jj} + 2Q_{ij})/2}
                    + \cos(a_i - a_j)\,e^{-(Q_{ii} + Q_{jj} - 2Q_{ij})/2}\Big],
 
-the population covariance (no sampling error, unlike :func:`reference_impl.paofed.data.rff_calibration`). For the
-spec's bandwidth :math:`\sigma_\kappa = 5` these :math:`R` are numerically singular (spec 1.2, 3.7):
+the population covariance (no sampling error, unlike :func:`reference_impl.paofed.data.rff_calibration`).
+For docs/papers/paofed.md's bandwidth :math:`\sigma_\kappa = 5` these :math:`R` are numerically
+singular (docs/papers/paofed.md#choice-rff, docs/papers/paofed.md#choice-msd-instances):
 :func:`rff_group_covariances` adds a stated ridge :math:`\epsilon I` so that (S2) has a unique steady state.
 
 References
 ----------
-.. [1] shared/spec/paofed.md 1.2 (RFF map, sigma_kappa = 5, calibration target max lambda_max(R_k) = 1.02), 1.3
+.. [1] docs/papers/paofed.md#choice-rff (RFF map, sigma_kappa = 5, calibration target max lambda_max(R_k) = 1.02), 1.3
    (AR(1) inputs, client laws), 3.7 (singular R_k: work in a subspace or add a documented ridge).
 """
 
@@ -27,7 +31,8 @@ import numpy as np
 
 __all__ = ["LITERAL_LAGS", "rff_client_covariances", "rff_covariance", "rff_group_covariances"]
 
-#: lags of the literal input order [x_n, x_{n-1}, x_{n-4}, x_{n-3}] (spec 1.3, [E17])
+#: lags of the literal input order [x_n, x_{n-1}, x_{n-4}, x_{n-3}] (docs/papers/paofed.md#choice-data,
+#: docs/papers/paofed.md#erratum-e17)
 LITERAL_LAGS = (0, 1, 4, 3)
 
 
@@ -72,7 +77,8 @@ def rff_client_covariances(D: int, K: int, rng: np.random.Generator, *, sigma_ka
 
 def rff_group_covariances(D: int, groups: int, rng: np.random.Generator, *, sigma_kappa: float = 5.0,
                           ridge: float = 0.0, lags=LITERAL_LAGS):
-    r"""One RFF map and one client law per group (spec 1.3): ``(R, sigma2_eta)``, R of shape (groups, D, D).
+    r"""One RFF map and one client law per group (docs/papers/paofed.md#choice-data): ``(R, sigma2_eta)``, R of shape
+    (groups, D, D).
 
     Per group :math:`\theta \sim U(0.2, 0.9)`, :math:`\mu \sim U(-0.2, 0.2)`, :math:`\sigma^2_u \sim U(0.2, 1.2)`,
     :math:`\sigma^2_\eta \sim U(0.005, 0.03)`; :math:`V_{ij} \sim N(0, \sigma_\kappa^{-2})`,

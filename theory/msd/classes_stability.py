@@ -25,7 +25,7 @@ paper's four Toeplitz groups, D = 200, mu = 0.004: stable, smallest eigenvalues 
 
 References
 ----------
-.. [1] shared/spec/paofed.md 3.5 (rho(F) < 1 is the mean-square stability criterion).
+.. [1] docs/papers/paofed.md#mean-square (rho(F) < 1 is the mean-square stability criterion).
 """
 
 from __future__ import annotations

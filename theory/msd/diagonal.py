@@ -18,7 +18,7 @@ Not for the exact :math:`\mathcal F` with the Gaussian :math:`\mu^2` term: its
 
 References
 ----------
-.. [1] shared/spec/paofed.md 3.6 ("diagonal R_k ... (S2) splits into D independent scalar problems").
+.. [1] docs/papers/paofed.md#structured ("diagonal R_k ... (S2) splits into D independent scalar problems").
 .. [2] seed 004_180cd372987d137b.txt, Ch. (4.26)-(4.34) lines 1016-1072, P4 (28)-(38) lines 2712-2785.
 """
 

@@ -1,12 +1,15 @@
-r"""First- and second-order moments of the PAO-Fed analysis model (spec 3.4-3.5) and the mean matrix.
+r"""First- and second-order moments of the PAO-Fed analysis model (docs/papers/paofed.md#expectations,
+docs/papers/paofed.md#mean-square) and the mean matrix.
 
-Extended state (spec 3.2, corrected layout [E1]-[E3]): :math:`N_b = 1 + K(l_{\max}+1)` blocks of size
+Extended state (docs/papers/paofed.md#extended-state, corrected layout errata E1-E3 (docs/papers/paofed.md#erratum-e1 to
+#erratum-e3)): :math:`N_b = 1 + K(l_{\max}+1)` blocks of size
 :math:`D`; block 0 is the server, block :math:`\iota(l,k) = lK + k` (:math:`l = 0..l_{\max}`,
 :math:`k = 1..K`) holds :math:`w_{k,n}` for :math:`l = 0` and :math:`w_{k,n+1-l}` for :math:`l \ge 1`.
 Every D-block of :math:`E[A_e]` and :math:`E[B_e]` is a scalar multiple of :math:`I_D`, so both are
 returned as :math:`N_b \times N_b` scalar matrices.
 
-Under the independence assumptions I1-I5 of spec 3.1 (selection law with :math:`E[M] = p_m I`,
+Under the independence assumptions I1-I5 (docs/papers/paofed.md#assumption-i1 to #assumption-i5)
+of docs/papers/paofed.md#assumptions (selection law with :math:`E[M] = p_m I`,
 :math:`b_{k,n,l} \sim \mathrm{Bernoulli}(p_k\pi_l)` independent over :math:`(k,l)`):
 
 .. math::
@@ -21,7 +24,7 @@ References
 ----------
 .. [1] seed 004_180cd372987d137b.txt, P4 App. A lines 2887-2913 (E[A_e], E[B_e]; E[B_e] is only asserted
    right-stochastic there), P4 (16)-(24) lines 2617-2692, Ch. (4.15)-(4.21) lines 930-969.
-.. [2] shared/spec/paofed.md 3.2 (layout), 3.4 (E[A_e], E[B_e], beta-bar), 3.5 (E[beta beta']).
+.. [2] docs/papers/paofed.md#extended-state (layout), 3.4 (E[A_e], E[B_e], beta-bar), 3.5 (E[beta beta']).
 """
 
 from __future__ import annotations
@@ -73,7 +76,7 @@ def poisson_binomial_pmf(r) -> np.ndarray:
 
     References
     ----------
-    .. [1] shared/spec/paofed.md 3.4 ("pmf by convolving the vectors [1 - r, r]").
+    .. [1] docs/papers/paofed.md#expectations ("pmf by convolving the vectors [1 - r, r]").
 
     Examples
     --------
@@ -137,7 +140,7 @@ def _remove_bernoulli(pmf: np.ndarray, r: np.ndarray) -> np.ndarray:
 def nonempty_group_probability(p, delta: float, l_max: int) -> np.ndarray:
     r""":math:`P(\mathcal K_{n,l} \ne \emptyset) = 1 - \prod_k (1 - p_k\pi_l)`, :math:`l = 0..l_{\max}`.
 
-    Equal to :math:`\sum_k \bar\beta_{kl}/\alpha_l` (spec 3.4).
+    Equal to :math:`\sum_k \bar\beta_{kl}/\alpha_l` (docs/papers/paofed.md#expectations).
 
     Raises
     ------
@@ -186,14 +189,15 @@ def beta_moments(p, delta: float, alpha, l_max: int) -> tuple[np.ndarray, np.nda
 
     Notes
     -----
-    Hypothesis I5 (spec 3.1): :math:`b_{k,n,l} \sim \mathrm{Bernoulli}(p_k\pi_l)` independent over
+    Hypothesis I5 (docs/papers/paofed.md#assumptions): :math:`b_{k,n,l} \sim \mathrm{Bernoulli}(p_k\pi_l)` independent
+    over
     :math:`(k, l)`. Leave-one-out pmfs by prefix/suffix convolution; leave-two-out pmfs by a stable
     deconvolution of one more Bernoulli factor. Clients with equal :math:`p_k` are exchangeable, so
     each moment is computed once per group of equal :math:`p_k` (the paper's 256 clients form 4 groups).
 
     References
     ----------
-    .. [1] shared/spec/paofed.md 3.4 (beta-bar) and 3.5 (E[beta_q beta_q']); the seed gives neither
+    .. [1] docs/papers/paofed.md#expectations (beta-bar) and 3.5 (E[beta_q beta_q']); the seed gives neither
        (seed 004_180cd372987d137b.txt, P4 App. A, lines 2887-2913, only asserts row-stochasticity).
 
     Examples
@@ -261,7 +265,7 @@ def source_blocks(K: int, l_max: int) -> np.ndarray:
     r"""``src[i]``: the block that block row :math:`i \ge 1` of :math:`B_e` copies (``src[0] = 0``).
 
     :math:`\mathrm{src}(\iota(0,k)) = \iota(0,k)`, :math:`\mathrm{src}(\iota(1,k)) = \iota(0,k)`,
-    :math:`\mathrm{src}(\iota(l,k)) = \iota(l-1,k)` for :math:`l \ge 2` (spec 3.2).
+    :math:`\mathrm{src}(\iota(l,k)) = \iota(l-1,k)` for :math:`l \ge 2` (docs/papers/paofed.md#extended-state).
 
     Examples
     --------
@@ -398,7 +402,7 @@ def expected_A(x, *, sparse: bool = False):
 
     References
     ----------
-    .. [1] seed 004_180cd372987d137b.txt, P4 App. A lines 2889-2895; spec 3.4.
+    .. [1] seed 004_180cd372987d137b.txt, P4 App. A lines 2889-2895; docs/papers/paofed.md#expectations.
 
     Examples
     --------
@@ -421,7 +425,8 @@ def expected_A(x, *, sparse: bool = False):
 def expected_server_weight(x) -> float:
     r""":math:`E[B_n] = (1 - p_m\sum_{l,k}\bar\beta_{kl}) I`: the server's weight on its own model.
 
-    Negative when :math:`p_m\sum_l \alpha_l P(\mathcal K_{n,l} \ne \emptyset) > 1` ([E8]).
+    Negative when :math:`p_m\sum_l \alpha_l P(\mathcal K_{n,l} \ne \emptyset) > 1`
+    (erratum E8, docs/papers/paofed.md#erratum-e8).
 
     Examples
     --------
@@ -437,12 +442,14 @@ def expected_B(x, *, sparse: bool = False):
     r""":math:`E[B_e]` as an :math:`N_b \times N_b` scalar matrix.
 
     Row 0: :math:`1 - p_m\sum_q\bar\beta_q` at column 0 and :math:`p_m\bar\beta_q` at column
-    :math:`\iota(q)`; row :math:`i \ge 1`: 1 at column :math:`\mathrm{src}(i)` (spec 3.2/3.4).
+    :math:`\iota(q)`; row :math:`i \ge 1`: 1 at column :math:`\mathrm{src}(i)` (docs/papers/paofed.md#extended-state,
+    docs/papers/paofed.md#expectations).
 
     References
     ----------
-    .. [1] seed 004_180cd372987d137b.txt, P4 (21) line 2645 with the off-by-one [E2] corrected, App. A
-       lines 2901-2913; spec 3.4.
+    .. [1] seed 004_180cd372987d137b.txt, P4 (21) line 2645 with the off-by-one
+           erratum E2 (docs/papers/paofed.md#erratum-e2) corrected, App. A
+       lines 2901-2913; docs/papers/paofed.md#expectations.
 
     Examples
     --------
@@ -479,8 +486,9 @@ def mean_operator(x, mu: float | None = None) -> sp.csr_matrix:
 
     References
     ----------
-    .. [1] seed 004_180cd372987d137b.txt, P4 (24) line 2690 (R_e with "R_1, R_1" read as R_1, R_2 [E3]);
-       spec 3.4.
+    .. [1] seed 004_180cd372987d137b.txt, P4 (24) line 2690 (R_e with "R_1, R_1" read as R_1, R_2
+           erratum E3 (docs/papers/paofed.md#erratum-e3));
+       docs/papers/paofed.md#expectations.
     """
     m = _moments(x)
     mu = m.mu if mu is None else float(mu)

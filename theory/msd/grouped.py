@@ -26,7 +26,8 @@ are scalar functionals placed on diagonal entries. The reduced operator has
 
 References
 ----------
-.. [1] shared/spec/paofed.md 3.5-3.6 (F_exact, (S2)); theory.msd.white (the white components).
+.. [1] docs/papers/paofed.md#mean-square, docs/papers/paofed.md#structured (F_exact, (S2)); theory.msd.white (the white
+       components).
 .. [2] seed 004_180cd372987d137b.txt, Ch. (4.26)-(4.34) lines 1016-1072.
 """
 

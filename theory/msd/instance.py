@@ -1,7 +1,8 @@
 r"""The PAO-Fed analysis instance: the parameters the mean / mean-square analysis depends on.
 
-Notation of shared/spec/paofed.md section 1.4 (seed 004_180cd372987d137b.txt, Chapter 4 and
-Publication 4). The instance describes the analysis model (assumptions I1-I5 of spec 3.1): linear data
+Notation of docs/papers/paofed.md#notation (seed 004_180cd372987d137b.txt, Chapter 4 and
+Publication 4). The instance describes the analysis model (assumptions I1-I5 (docs/papers/paofed.md#assumption-i1 to
+#assumption-i5) of docs/papers/paofed.md#assumptions): linear data
 :math:`y = z^T w^\star + \eta`, every client has a sample every iteration, regressors independent
 over clients and time, random selection matrices with :math:`E[M] = p_m I`.
 """
@@ -19,7 +20,8 @@ from theory._validate import readonly
 __all__ = ["SELECTION_LAWS", "PAOFedInstance", "covariance_eigenvalues", "reference_instance",
            "selection_second_moment", "toeplitz_covariances"]
 
-#: Selection laws of spec 3.5: uniform random m-subset, cyclic window at a random offset, i.i.d. Bernoulli.
+#: Selection laws of docs/papers/paofed.md#mean-square: uniform random m-subset, cyclic window at a random offset,
+#: i.i.d. Bernoulli.
 SELECTION_LAWS = ("subset", "window", "bernoulli")
 
 
@@ -53,7 +55,8 @@ def selection_second_moment(D: int, m: int, law: str) -> np.ndarray:
 
     References
     ----------
-    .. [1] shared/spec/paofed.md 3.5 (selection second moment; erratum E11 of P4 App. A, seed 004 line 2899).
+    .. [1] docs/papers/paofed.md#mean-square (selection second moment; erratum E11 (docs/papers/paofed.md#erratum-e11)
+           of P4 App. A, seed 004 line 2899).
 
     Examples
     --------
@@ -93,7 +96,7 @@ class PAOFedInstance:
     K, D, l_max, m : int
         Clients, model dimension, maximum delay, entries shared per message (:math:`1 \le m \le D`).
     selection : {"subset", "window", "bernoulli"}
-        Law of the random selection matrices (spec 3.5).
+        Law of the random selection matrices (docs/papers/paofed.md#mean-square).
     p : (K,) array
         Participation probabilities :math:`p_k \in (0, 1]`.
     delta : float
@@ -169,7 +172,8 @@ class PAOFedInstance:
 
     @property
     def n_blocks(self) -> int:
-        """N_b = 1 + K (l_max + 1) D-blocks of the extended state (spec 3.2, corrected layout)."""
+        """N_b = 1 + K (l_max + 1) D-blocks of the extended state (docs/papers/paofed.md#extended-state, corrected
+        layout)."""
         return 1 + self.K * (self.l_max + 1)
 
     @functools.cached_property
@@ -210,7 +214,8 @@ def toeplitz_covariances(rhos, D: int) -> np.ndarray:
 
 
 def reference_instance(mu_times_lambda_max: float = 0.1) -> PAOFedInstance:
-    """The deterministic reference instance of shared/spec/paofed.md 4.1 (mu given as mu * lambda_max)."""
+    """The deterministic reference instance of docs/papers/paofed.md#instance-reference (mu given as mu *
+    lambda_max)."""
     K, D = 4, 5
     R = toeplitz_covariances((0.1, 0.3, 0.5, 0.7), D)
     lam = float(np.max(np.linalg.eigvalsh(R)))

@@ -167,7 +167,7 @@ def apply_B(m: AnalysisMoments, Y: np.ndarray, *, out: np.ndarray | None = None,
     :math:`\hat Y_{qq'} = Y_{\iota(q)\iota(q')} - Y_{\iota(q)0} - Y_{0\iota(q')} + Y_{00}`,
     :math:`\bar B = E[B_e]` (its rows :math:`i \ge 1` copy block :math:`\mathrm{src}(i)`: the local blocks
     stay, delay group :math:`l \ge 1` takes group :math:`l - 1`). The covariance of the weights vanishes
-    across delay groups (I5). Cost :math:`O(N_b^2D^2 + K^2(l_{\max}+1)D^2)`.
+    across delay groups (I5, docs/papers/paofed.md#assumption-i5). Cost :math:`O(N_b^2D^2 + K^2(l_{\max}+1)D^2)`.
     """
     Y = _matrix(Y, m)
     K, L, D, N = m.K, m.l_max, m.D, m.N

@@ -5,7 +5,7 @@ Literal route of the seed: build the :math:`(N_bD)^2 \times (N_bD)^2` matrices a
 Memory :math:`8N^4` bytes, time :math:`O(N^6)`; refused for :math:`N = N_bD > 100` (use
 :mod:`theory.msd.structured`). Used as the independent reference for the structured route.
 
-Closed forms (spec 3.5), written with the mixed product
+Closed forms (docs/papers/paofed.md#mean-square), written with the mixed product
 :math:`(X \otimes Y) \otimes_b (X' \otimes Y') = (X \otimes X') \otimes (Y \otimes Y')` for
 block-scalar factors. With :math:`A_e = I + \sum_k E_k \otimes a_kM_k`,
 :math:`E_k = e_k(e_0 - e_k)^T`, and :math:`B_e = T \otimes I + \sum_q F_q \otimes \beta_qS_q`,
@@ -20,13 +20,14 @@ block-scalar factors. With :math:`A_e = I + \sum_k E_k \otimes a_kM_k`,
         + \sum_q (F_q \otimes F_q) \otimes E[\beta_q^2](\Gamma - p_m^2 I_{D^2}),
 
 :math:`\Gamma = E[M \otimes M] = \mathrm{Diag}(\mathrm{vec}\,\Pi)`; block by block these are the formulas
-of spec 3.5 ("Closed form of Q_A / Q_B").
+of docs/papers/paofed.md#mean-square ("Closed form of Q_A / Q_B").
 
 References
 ----------
 .. [1] seed 004_180cd372987d137b.txt, Ch. (4.26)-(4.34) lines 1016-1072; P4 (28)-(38) lines 2712-2785;
-   P4 App. A/B lines 2887-2947 (with errata E1-E4, E10-E14 of shared/spec/paofed.md 6).
-.. [2] shared/spec/paofed.md 3.5.
+   P4 App. A/B lines 2887-2947 (with errata E1-E4 (docs/papers/paofed.md#erratum-e1 to #erratum-e4),
+   errata E10-E14 (docs/papers/paofed.md#erratum-e10 to #erratum-e14) of docs/papers/paofed.md#errata).
+.. [2] docs/papers/paofed.md#mean-square.
 """
 
 from __future__ import annotations
@@ -109,7 +110,8 @@ def qa_matrix(x) -> sp.csr_matrix:
 def qb_matrix(x) -> sp.csr_matrix:
     r""":math:`\mathcal Q_B = E[B_e \otimes_b B_e]` (sparse, :math:`N^2 \times N^2`).
 
-    Row sums are one; entries can be negative ([E10]: P4 App. B's non-negativity claim fails).
+    Row sums are one; entries can be negative (erratum E10 (docs/papers/paofed.md#erratum-e10): P4 App. B's
+    non-negativity claim fails).
 
     Raises
     ------
@@ -148,7 +150,7 @@ def r4_gaussian(x) -> sp.csr_matrix:
 
     References
     ----------
-    .. [1] shared/spec/paofed.md 3.5 (the seed neglects this term under A5 and states no fourth-moment model).
+    .. [1] docs/papers/paofed.md#mean-square (the seed neglects this term under A5 and states no fourth-moment model).
     """
     m = _moments(x)
     _check_size(m)
@@ -191,7 +193,8 @@ def f_matrix(x, model: str = "seed", mu: float | None = None, *, dense: bool = T
     \mathcal Q_A`.
 
     ``model="seed"``: Ch. (4.26) / P4 (28) (Assumption A5 drops the :math:`\mu^2` term);
-    ``model="exact"``: spec 3.5 :math:`\mathcal F_{exact} = E[P_e \otimes_b P_e]` with Gaussian regressors.
+    ``model="exact"``: docs/papers/paofed.md#mean-square :math:`\mathcal F_{exact} = E[P_e \otimes_b P_e]` with Gaussian
+    regressors.
 
     Raises
     ------
@@ -200,7 +203,7 @@ def f_matrix(x, model: str = "seed", mu: float | None = None, *, dense: bool = T
 
     References
     ----------
-    .. [1] seed 004_180cd372987d137b.txt, Ch. (4.26) line 1018, P4 (28) line 2717; spec 3.5.
+    .. [1] seed 004_180cd372987d137b.txt, Ch. (4.26) line 1018, P4 (28) line 2717; docs/papers/paofed.md#mean-square.
     """
     m = _moments(x)
     F = qb_matrix(m) @ middle_factor(m, model, mu) @ qa_matrix(m)
@@ -227,7 +230,7 @@ def msd_steady_state_naive(x, model: str = "seed", mu: float | None = None, *, s
     ``"sparse"`` (SuperLU on the same explicit matrix stored sparse; same equations, much faster).
 
     :math:`\sigma_J = \mathrm{bvec}(\mathrm{blockdiag}(I_D, 0, \dots, 0))` (Ch. line 1072; the P4 sentence at
-    line 2785 is truncated, [E14]).
+    line 2785 is truncated, erratum E14 (docs/papers/paofed.md#erratum-e14)).
 
     Raises
     ------
@@ -258,7 +261,8 @@ def msd_steady_state_naive(x, model: str = "seed", mu: float | None = None, *, s
 
 
 def msd_transient_naive(x, n_iter: int, model: str = "seed", mu: float | None = None) -> np.ndarray:
-    r"""Transient MSD by the seed's weighting recursion (P4 (35), Ch. (4.32)-(4.33), [E13]).
+    r"""Transient MSD by the seed's weighting recursion (P4 (35), Ch. (4.32)-(4.33),
+    erratum E13 (docs/papers/paofed.md#erratum-e13)).
 
     .. math:: \mathrm{MSD}_n = w_e^{\star T}\mathrm{bvec}^{-1}\{(\mathcal F^T)^n\sigma_J\}w_e^\star
               + \mu^2h^T\sum_{j=0}^{n-1}(\mathcal F^T)^j\sigma_J

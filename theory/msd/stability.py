@@ -12,7 +12,8 @@ References
 ----------
 .. [1] seed 004_180cd372987d137b.txt, Theorem 4.1 (4.22) line 990, Theorem 4.2 (4.31) line 1052;
    P4 Theorem 1 (22) line 2670, Theorem 2 (34) line 2757, proofs lines 2672-2694 and 2759-2770.
-.. [2] shared/spec/paofed.md 3.4, 3.5 (status of both theorems), 6 [E7]-[E9].
+.. [2] docs/papers/paofed.md#expectations, docs/papers/paofed.md#mean-square (status of both theorems), 6
+       errata E7-E9 (docs/papers/paofed.md#erratum-e7 to #erratum-e9).
 """
 
 from __future__ import annotations
@@ -69,8 +70,9 @@ def spectral_radius_M(x, mu: float | None = None) -> float:
     If all :math:`R_k` equal :math:`R = U\Lambda U^T`, :math:`\mathcal M` is similar to
     :math:`\bigoplus_i E_B\Lambda_iE_A` with the :math:`N_b \times N_b` scalar matrices
     :math:`E_A, E_B` and :math:`\Lambda_i = \mathrm{diag}(1, (1-\mu\lambda_i)1_K, 1_{Kl_{\max}})`
-    (spec 3.4), so :math:`\rho = \max_i\rho(E_B\Lambda_iE_A)` over the distinct :math:`\lambda_i`.
-    Otherwise dense eigenvalues for :math:`N \le 2000` and Arnoldi on the sparse :math:`\mathcal M` above.
+    (docs/papers/paofed.md#expectations), so :math:`\rho = \max_i\rho(E_B\Lambda_iE_A)` over the distinct
+    :math:`\lambda_i`. Otherwise dense eigenvalues for :math:`N \le 2000` and Arnoldi on the sparse :math:`\mathcal M`
+    above.
 
     Examples
     --------
@@ -216,7 +218,8 @@ def mean_threshold(x, *, rtol: float = 1e-7) -> ThresholdBracket:
 
     Examples
     --------
-    The reference instance (spec 4.1) is mean-stable beyond Theorem 1's :math:`2/\lambda_{\max}`:
+    The reference instance (docs/papers/paofed.md#instance-reference) is mean-stable beyond Theorem 1's
+    :math:`2/\lambda_{\max}`:
 
     >>> from theory.msd.instance import reference_instance
     >>> inst = reference_instance()

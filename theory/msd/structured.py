@@ -1,6 +1,7 @@
 r"""Structured (matrix-free) mean-square analysis of PAO-Fed: the covariance recursion (S1)/(S2).
 
-With :math:`C_n = E[\tilde w_{e,n}\tilde w_{e,n}^T]` (:math:`N \times N`) and hypotheses I1-I5,
+With :math:`C_n = E[\tilde w_{e,n}\tilde w_{e,n}^T]` (:math:`N \times N`) and hypotheses
+I1-I5 (docs/papers/paofed.md#assumption-i1 to #assumption-i5),
 :math:`\mathrm{bvec}(C_{n+1}) = \mathcal F\,\mathrm{bvec}(C_n) + \mu^2 h`, i.e.
 
 .. math::
@@ -25,7 +26,7 @@ Models: ``"seed"`` = Ch. (4.26) / P4 (28) (the :math:`\mu^2` term dropped); ``"e
 References
 ----------
 .. [1] seed 004_180cd372987d137b.txt, Ch. (4.23)-(4.34) lines 1004-1072, P4 (25)-(38) lines 2698-2785
-   (with errata E12-E14 of docs/papers/paofed.md).
+   (with errata E12-E14 (docs/papers/paofed.md#erratum-e12 to #erratum-e14) of docs/papers/paofed.md).
 .. [2] docs/papers/paofed.md (F_exact, the noise term, the block formulas of A, R_mu, B; (S1), (S2)).
 """
 
@@ -72,7 +73,8 @@ def noise_covariance(x) -> np.ndarray:
 
     References
     ----------
-    .. [1] seed 004_180cd372987d137b.txt, P4 (30)-(32) lines 2730-2748 ([E4], [E12]); docs/papers/paofed.md.
+    .. [1] seed 004_180cd372987d137b.txt, P4 (30)-(32) lines 2730-2748 (erratum E4, docs/papers/paofed.md#erratum-e4,
+           erratum E12 (docs/papers/paofed.md#erratum-e12)); docs/papers/paofed.md.
     """
     m = _moments(x)
     P = np.zeros((m.n_blocks, m.D, m.n_blocks, m.D))
@@ -97,7 +99,8 @@ def msd_transient(x, n_iter: int, model: str = "seed", *, mu: float | None = Non
 
     References
     ----------
-    .. [1] seed 004_180cd372987d137b.txt, Ch. (4.32)-(4.33) lines 1058-1066, P4 (35), (37) ([E13]);
+    .. [1] seed 004_180cd372987d137b.txt, Ch. (4.32)-(4.33) lines 1058-1066, P4 (35), (37)
+           (erratum E13, docs/papers/paofed.md#erratum-e13);
     docs/papers/paofed.md (S1).
 
     Examples
@@ -207,13 +210,14 @@ def msd_steady_state(x, model: str = "seed", *, mu: float | None = None, method:
 
     Notes
     -----
-    Requires :math:`\rho(\mathcal F) < 1` (docs/papers/paofed.md). Exact under I1-I5; see erratum E15 of
-    docs/papers/paofed.md for how the
-    real algorithm departs from them.
+    Requires :math:`\rho(\mathcal F) < 1` (docs/papers/paofed.md). Exact under
+    I1-I5 (docs/papers/paofed.md#assumption-i1 to #assumption-i5); see erratum E15 (docs/papers/paofed.md#erratum-e15)
+    of docs/papers/paofed.md for how the real algorithm departs from them.
 
     References
     ----------
-    .. [1] seed 004_180cd372987d137b.txt, Ch. (4.34) + line 1072, P4 (38) + line 2785 ([E14]); docs/papers/paofed.md
+    .. [1] seed 004_180cd372987d137b.txt, Ch. (4.34) + line 1072, P4 (38) + line 2785
+           (erratum E14, docs/papers/paofed.md#erratum-e14); docs/papers/paofed.md
     (S2).
     """
     m = _moments(x)

@@ -34,7 +34,7 @@ antisymmetric there.
 
 References
 ----------
-.. [1] shared/spec/paofed.md 3.5 (F_exact, Gaussian R_4), 3.6 (block formulas of A, R_mu, B; (S2)) and its
+.. [1] docs/papers/paofed.md#mean-square (F_exact, Gaussian R_4), 3.6 (block formulas of A, R_mu, B; (S2)) and its
    "diagonal R_k" bullet (which this reduction extends to the exact F).
 .. [2] seed 004_180cd372987d137b.txt, Ch. (4.26)-(4.34) lines 1016-1072, P4 (28)-(38) lines 2712-2785.
 """

@@ -28,7 +28,8 @@ class PGFLProblem:
     Attributes
     ----------
     adjacency : (S, S) bool array
-        Symmetric server graph without self-loops (an empty graph is ClusterFL, variant V3).
+        Symmetric server graph without self-loops (an empty graph is ClusterFL, variant
+        V3 (docs/papers/pgfl.md#variants)).
     client_server, client_cluster : (K,) int arrays
         Server ``s(k)`` in ``0..S-1`` and cluster ``q(k)`` in ``0..Q-1`` of every client.
     n_clusters : int

@@ -101,8 +101,9 @@ def _v_operator(problem: PGFLProblem, rho: float, q: int, algorithm: str) -> spl
 def iteration_radius(problem: PGFLProblem, config, *, tol: float = ARNOLDI_TOL) -> float:
     r"""Spectral radius :math:`r(T)` of the :math:`\tau = 0` iteration, from its closed form.
 
-    Structure of the iteration [derived here; checked numerically by ``pgfl.theorem1_fixed_point``]. Per cluster,
-    write :math:`y_k = \varphi_k/\rho`, :math:`P_k = \rho(\nabla^2 f_k + \rho I)^{-1}` (so :math:`0 \prec P_k \prec I`),
+    Structure of the iteration [derived here, docs/papers/pgfl.md#structure; checked numerically by
+    ``pgfl.theorem1_fixed_point``]. Per cluster, write :math:`y_k = \varphi_k/\rho`, :math:`P_k = \rho(\nabla^2 f_k +
+    \rho I)^{-1}` (so :math:`0 \prec P_k \prec I`),
     :math:`B = E A_{srv} M` (average the clients of each group :math:`\mathcal C_{s,(q)}`, mix over servers,
     copy back to the clients) and :math:`J = EM` (group averaging). In the variable :math:`v_k = w_k - y_k` the
     homogeneous iteration is

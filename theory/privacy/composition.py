@@ -122,7 +122,7 @@ def zcdp_total_variance_decay(rho_initial, zeta, rounds, *, first_release_decaye
     References
     ----------
     .. [1] seed 004_180cd372987d137b.txt, eqs. (5.11)-(5.12), Theorems 5.3-5.4 (lines 1283-1487);
-       seed 000_133b71fd0aa99eb4.txt, eq. (51); closed forms in shared/spec/pgfl.md, Theorem IV.
+       seed 000_133b71fd0aa99eb4.txt, eq. (51); closed forms in docs/papers/pgfl.md#theorem-4.
 
     Examples
     --------

@@ -1,6 +1,6 @@
 r"""The Gaussian mechanism in zero-concentrated differential privacy (zCDP).
 
-Notation follows shared/spec/dp_background.md section 0: ``rho`` here is the zCDP parameter
+Notation follows docs/papers/dp.md#notation: ``rho`` here is the zCDP parameter
 (the papers write :math:`\phi` or :math:`\varphi`), never the ADMM penalty.
 """
 

@@ -29,7 +29,8 @@ References
 ----------
 .. [1] seed 001_322f61f9958f64f9.txt, Theorem 1, eqs. (18)-(19), lines 187-195; updates (10a)-(10d),
    lines 114-120; Algorithm 1, lines 158-180.
-.. [2] shared/spec/fedpdm_dp.md 3.5 (caveats), 4.2.4, E4 and the Review notes (correction to E4).
+.. [2] docs/papers/fedpdm.md#theorem-1 (caveats), 4.2.4, erratum E4 (docs/papers/fedpdm.md#erratum-e4)
+       and docs/papers/fedpdm.md#erratum-e4.
 """
 
 from __future__ import annotations
@@ -125,7 +126,7 @@ def history_coefficients_fedpdm(etas, Qs, rho, *, local_start="warm"):
 
     References
     ----------
-    .. [1] seed 001_322f61f9958f64f9.txt, (10a)-(10d), lines 114-120; shared/spec/fedpdm_dp.md Review notes.
+    .. [1] seed 001_322f61f9958f64f9.txt, (10a)-(10d), lines 114-120; docs/papers/fedpdm.md#review-notes.
 
     Examples
     --------
@@ -182,12 +183,12 @@ def history_factors_fedpdm(etas, Qs, rho, *, local_start="warm"):
     Exact worst case of the linear model in the module docstring (tight: attained by
     :math:`d_j^r = 2G\,\mathrm{sign}(c_j a_j^{Q_j-1-r})\,e`). Vectorised forward propagation,
     :math:`O(n^2)` flops. :math:`\kappa_m` is nondecreasing in :math:`m` for a constant schedule.
-    Corrects the seed's implicit claim :math:`\kappa \equiv 1` (spec E4, Review notes).
+    Corrects the seed's implicit claim :math:`\kappa \equiv 1` (docs/papers/fedpdm.md#erratum-e4).
 
     References
     ----------
     .. [1] seed 001_322f61f9958f64f9.txt, Theorem 1, eq. (19), lines 187-195.
-    .. [2] shared/spec/fedpdm_dp.md 4.2.4 and Review notes ("exactly 1.5 s at eta rho = 1").
+    .. [2] docs/papers/fedpdm.md#erratum-e4 ("exactly 1.5 s at eta rho = 1").
 
     Examples
     --------
@@ -256,7 +257,8 @@ def history_factor_limit_fedpdm(eta, rho, Q, *, local_start="warm"):
 
     References
     ----------
-    .. [1] shared/spec/fedpdm_dp.md, Review notes (correction to E4, 3.5 "Caveats" and 4.2.4).
+    .. [1] docs/papers/fedpdm.md#review-notes (correction to erratum E4 (docs/papers/fedpdm.md#erratum-e4), 3.5
+           "Caveats" and 4.2.4).
 
     Examples
     --------

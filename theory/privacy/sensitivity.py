@@ -93,7 +93,7 @@ def sensitivity_zcdp_nfl(c1, M, rho, degree, eta):
     References
     ----------
     .. [1] seed 004_180cd372987d137b.txt, Lemma I, eq. (3.12), line 594; Publication 2, eq. (11),
-       line 2025. Test vector (shared/spec/zcdp_nfl.md 5.1): c1 = 1, M = 50, rho = 1, d = 3,
+       line 2025. Test vector (docs/papers/zcdp_nfl.md#lemma-1): c1 = 1, M = 50, rho = 1, d = 3,
        eta = 0.1 gives 0.0025.
 
     Examples
@@ -146,12 +146,12 @@ def sensitivity_fedpdm(eta, rho, Q, G):
     :math:`\eta\rho = 2` (no branch tolerance needed). Hypotheses: the same round-start state
     :math:`(x_i^t, \lambda_i^t, x_0^t)` and the same :math:`Q` for both neighbours; the state is private
     and data-dependent, so (19) does not bound the sensitivity given only the released history
-    (spec fedpdm_dp.md, E4 and Review notes).
+    (docs/papers/fedpdm.md#erratum-e4).
 
     References
     ----------
     .. [1] seed 001_322f61f9958f64f9.txt, Theorem 1, eqs. (18)-(19), lines 187-195; derivation in
-       shared/spec/fedpdm_dp.md 3.5.
+       docs/papers/fedpdm.md#theorem-1.
 
     Examples
     --------

@@ -9,8 +9,8 @@ calibrated by (5)/(18) (noise multiplier :math:`z = \sqrt{2\ln(1.25/\delta)}/\va
 rounds use a fraction :math:`q_i` of its data, for :math:`p_i T` expected participations. The proof is
 "by the moments accountant" (Abadi et al. 2016), whose log moment scales as :math:`q^2`, so the
 total loss scales as :math:`\sqrt{q^2} = q`: the printed :math:`q^2` is a suspected erratum
-(shared/spec/fedpdm_dp.md, 3.6 and E7). This module gives both readings, the Abadi-style constant,
-and an in-house Rényi-DP accountant for the Poisson-subsampled Gaussian mechanism (integer orders,
+(docs/papers/fedpdm.md#theorem-2, docs/papers/fedpdm.md#erratum-e7). This module gives both readings, the Abadi-style
+constant, and an in-house Rényi-DP accountant for the Poisson-subsampled Gaussian mechanism (integer orders,
 Mironov, Talwar & Zhang 2019) with the standard RDP :math:`\to (\varepsilon, \delta)` conversion, so
 that the scaling can be tested against an accountant (``verify/fedpdm/theorem2_total.py``, which
 cross-checks it against ``dp-accounting``).
@@ -61,7 +61,8 @@ def noise_multiplier_fedpdm(epsilon, delta):
     epsilon : float
         Per-round target :math:`\varepsilon > 0`. The seed applies (5) for every
         :math:`\varepsilon > 0`; Dwork & Roth's Theorem A.1 covers only :math:`\varepsilon < 1`
-        (spec E1), so for :math:`\varepsilon \ge 1` this is the seed's formula, not a DP guarantee.
+        (docs/papers/fedpdm.md#erratum-e1), so for :math:`\varepsilon \ge 1` this is the seed's formula, not a DP
+        guarantee.
     delta : float
         Target :math:`\delta \in (0, 1)`.
 
@@ -146,7 +147,7 @@ def total_epsilon_fedpdm_printed(epsilon, q, p, T, c0):
 
     Notes
     -----
-    The :math:`q^2` is a suspected erratum for :math:`q` (shared/spec/fedpdm_dp.md E7; see
+    The :math:`q^2` is a suspected erratum for :math:`q` (docs/papers/fedpdm.md#erratum-e7; see
     :func:`total_epsilon_fedpdm_linear`). Hypotheses the seed omits: the moments-accountant regime
     (per-round :math:`\varepsilon \lesssim 1`, small :math:`q`), :math:`q_i < 1`, :math:`Q_i^t` fixed in
     advance. :math:`p_i T` stands for the number of participations (the realised count, not its
@@ -189,7 +190,7 @@ def total_epsilon_fedpdm_linear(epsilon, q, p, T, c0):
 
     Notes
     -----
-    Derivation (spec 3.6): after :math:`n = pT` participations the moments accountant gives
+    Derivation (docs/papers/fedpdm.md#theorem-2): after :math:`n = pT` participations the moments accountant gives
     :math:`\alpha_{\rm tot}(\lambda) \approx n q^2\lambda^2/((1-q) z^2)`; minimising
     :math:`(\alpha_{\rm tot}(\lambda) + \ln(1/\delta))/\lambda` gives
     :math:`2q\sqrt{n\ln(1/\delta)/(1-q)}/z`, and :math:`z = \sqrt{2\ln(1.25/\delta)}/\varepsilon` gives
@@ -200,7 +201,7 @@ def total_epsilon_fedpdm_linear(epsilon, q, p, T, c0):
     References
     ----------
     .. [1] seed 001_322f61f9958f64f9.txt, Theorem 2, eq. (20), lines 199-207 (corrected).
-    .. [2] Abadi et al. 2016, Theorem 1; shared/spec/fedpdm_dp.md 3.6, E7.
+    .. [2] Abadi et al. 2016, Theorem 1; docs/papers/fedpdm.md#theorem-2, docs/papers/fedpdm.md#erratum-e7.
 
     Examples
     --------
@@ -238,7 +239,7 @@ def abadi_constant_c0(delta):
 
     References
     ----------
-    .. [1] shared/spec/fedpdm_dp.md 3.6 (derivation), 4.3.
+    .. [1] docs/papers/fedpdm.md#theorem-2 (derivation), 4.3.
 
     Examples
     --------
@@ -310,7 +311,7 @@ def rdp_poisson_subsampled_gaussian(q, z, orders):
     References
     ----------
     .. [1] Mironov, Talwar & Zhang 2019, arXiv:1908.10530, Section 3.3.
-    .. [2] shared/spec/fedpdm_dp.md 4.3 (i).
+    .. [2] docs/papers/fedpdm.md#theorem-2.
 
     Examples
     --------
@@ -384,7 +385,7 @@ def rdp_to_approx_dp(rdp, orders, delta):
     -----
     Valid for every mechanism with these RDP values; a finite grid errs upward (conservative). The
     improved conversion of Balle et al. 2020 (used by ``dp-accounting``'s ``get_epsilon``) is
-    tighter; fedcheck uses this one to compare accountants on the same conversion (spec 4.3).
+    tighter; fedcheck uses this one to compare accountants on the same conversion (docs/papers/fedpdm.md#theorem-2).
 
     References
     ----------

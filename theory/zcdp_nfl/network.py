@@ -1,4 +1,5 @@
-r"""The network (matrix) form of zCDP-NFL (P2 Section 4.1; spec zcdp_nfl.md 2.7) and the terms of Lemma II / Theorem II.
+r"""The network (matrix) form of zCDP-NFL (P2 Section 4.1; docs/papers/zcdp_nfl.md#network-form) and the terms of Lemma
+II / Theorem II.
 
 Built independently of the reference implementation (:mod:`reference_impl.zcdp_nfl`), from the oriented-link incidence
 blocks of P2:
@@ -7,7 +8,8 @@ for each oriented link :math:`q = (k, l)`, :math:`(A_1)_{q,k} = (A_2)_{q,l} = 1`
 :math:`M = \tfrac12(L_+ + L_-)`, :math:`Q = (L_-/2)^{1/2}` (eigendecomposition). All are K x K; the
 :math:`\otimes I_P` acts on the columns of (K, P) arrays.
 
-Identities of spec 2.7 evaluated on a recorded trajectory (index n = iteration n, :math:`\tilde w^{(0)} = 0`):
+Identities of docs/papers/zcdp_nfl.md#network-form evaluated on a recorded trajectory (index n = iteration n,
+:math:`\tilde w^{(0)} = 0`):
 
 .. math::
 
@@ -17,10 +19,11 @@ Identities of spec 2.7 evaluated on a recorded trajectory (index n = iteration n
     0 &= \hat f' + \alpha^{(n)} + 2\rho M\mathfrak w^{(n+1)} - \rho L_+\tilde w^{(n)}  \qquad (16) \\
     \alpha^{(n+1)} &= \alpha^{(n)} + \rho L_-\tilde w^{(n+1)} \\
     L_-\xi^{(n+1)} &= \hat f'/\rho + 2Qr^{(n+1)} + L_+(\mathfrak w^{(n+1)} - \tilde w^{(n)})
-    \qquad (17)\ \text{corrected (E14)}
+    \qquad (17)\ \text{corrected (erratum E14, docs/papers/zcdp_nfl.md#erratum-e14)}
 
 with :math:`\alpha^{(n)} = \gamma^{(n)}` stacked, :math:`r^{(n)} = \sum_{s=0}^n Q\tilde w^{(s)}`. The printed forms
-use :math:`2D` for :math:`2D^2` (E13) and :math:`2M\xi^{(n+1)}` on the right of (17) (E14).
+use :math:`2D` for :math:`2D^2` (erratum E13, docs/papers/zcdp_nfl.md#erratum-e13) and :math:`2M\xi^{(n+1)}` on the
+right of (17) (E14).
 """
 
 from __future__ import annotations
@@ -32,7 +35,9 @@ import numpy as np
 __all__ = ["BOUND_VARIANTS", "NetworkMatrices", "lemma2_sides", "network_matrices", "network_residuals",
            "theorem2_sides"]
 
-#: The forms of the bound (19) of Theorem II: as printed, and with the corrections E13 (2D^2 for 2D) and E17.
+#: The forms of the bound (19) of Theorem II: as printed, and with the corrections
+#: erratum E13 (docs/papers/zcdp_nfl.md#erratum-e13) (2D^2 for 2D) and
+#: erratum E17 (docs/papers/zcdp_nfl.md#erratum-e17).
 BOUND_VARIANTS = ("printed", "D2", "D_half_L_plus", "D2_half_L_plus")
 
 #: ``problem`` arguments below are any object with the attributes of ``reference_impl.zcdp_nfl.NFLProblem`` that
@@ -122,7 +127,8 @@ def lemma2_sides(problem, rho: float, etas, traj: dict, w_star, *, variant: str 
 
     ``variant="D"``: the printed last term
     :math:`\langle\tilde w^{(n)} - \mathfrak w^*, (2/\rho)D^{(n+1)}(\tilde w^{(n)} - \tilde w^{(n+1)})\rangle`;
-    ``"D2"``: :math:`2D^2 = \operatorname{diag}(1/\eta^{(n+1)})` in its place (E13). Terms of spec 5.4:
+    ``"D2"``: :math:`2D^2 = \operatorname{diag}(1/\eta^{(n+1)})` in its place
+    (erratum E13, docs/papers/zcdp_nfl.md#erratum-e13). Terms of docs/papers/zcdp_nfl.md#lemma-2:
 
     .. math::
 
@@ -162,12 +168,14 @@ def lemma2_sides(problem, rho: float, etas, traj: dict, w_star, *, variant: str 
 
 def theorem2_sides(problem, *, rho: float, etas, w_tilde, w_star, sigma2_0: float, tau: float, T: int,
                    variant: str = "printed") -> tuple[np.ndarray, np.ndarray]:
-    r"""Per run: LHS :math:`f(\hat w^{(T)}) - f(\mathfrak w^*)` and the RHS of (19) (spec 5.5), shape (runs,).
+    r"""Per run: LHS :math:`f(\hat w^{(T)}) - f(\mathfrak w^*)` and the RHS of (19) (docs/papers/zcdp_nfl.md#theorem-2),
+    shape (runs,).
 
     ``variant``: ``printed`` ((2/rho) D and the identically-zero
     :math:`\rho\lVert\tilde w^{(0)} - \mathfrak w^*\rVert^2_{L_-}/T`),
     ``D2`` (:math:`2D^2` for :math:`2D`), ``D_half_L_plus`` / ``D2_half_L_plus`` (last term
-    :math:`(\rho/2)\lVert\tilde w^{(0)} - \mathfrak w^*\rVert^2_{L_+}/T`, E17). The noise term uses S1's
+    :math:`(\rho/2)\lVert\tilde w^{(0)} - \mathfrak w^*\rVert^2_{L_+}/T`,
+    erratum E17 (docs/papers/zcdp_nfl.md#erratum-e17)). The noise term uses S1's
     :math:`\sigma^2(0)` (``sigma2_0``) and decay ``tau``. ``w_tilde``: the run's :math:`\tilde w^{(n)}`, shape
     (runs, rounds + 1, K, P), at least T + 2 entries; ``etas[n]`` is :math:`\eta^{(n+1)}`.
     """

@@ -7,7 +7,7 @@ from verify.records import Citation
 __all__ = ["CITE_THEOREM1", "SEED"]
 
 #: Li, Huang, Wang, Chi, Quek, "Privacy-preserving federated primal-dual learning for non-convex
-#: problems with non-smooth regularization" (shared/spec/fedpdm_dp.md).
+#: problems with non-smooth regularization" (docs/papers/fedpdm.md).
 SEED = "001_322f61f9958f64f9.txt"
 
 #: Theorem 1 and the local update it bounds (the claims of theorem1_sensitivity and theorem1_history).

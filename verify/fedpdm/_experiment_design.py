@@ -3,15 +3,18 @@ r"""The design of FedPDM-DP's Section V experiment for :mod:`verify.harness`.
 Replicate :math:`i` fixes the data (a fresh MNIST-shaped synthetic set, or a fresh IID split of scikit-learn's
 digits or of the user's MNIST file) and one run seed that every arm uses (common random numbers: the same client
 sampling, the same data partition). Arms (:class:`Arm`): FedPDM-DP (:func:`reference_impl.fedpdm.run_fedpdm`)
-and the reconstructed baselines FedAvg-DP, FedProx-DP and SCAFFOLD-DP (spec 5.3, labelled reconstructions), each
-with the DP noise of a total budget :math:`\bar\varepsilon` (``target_total_eps`` on the realised participation
-count, spec 5.5 and Review notes; the same noise multiplier for every arm) or without noise ("without DP").
+and the reconstructed baselines FedAvg-DP, FedProx-DP and SCAFFOLD-DP (docs/papers/fedpdm.md#choice-baselines, labelled
+reconstructions), each with the DP noise of a total budget :math:`\bar\varepsilon` (``target_total_eps`` on the realised
+participation count, docs/papers/fedpdm.md#choice-calibration; the same noise multiplier for every arm) or without noise
+("without DP").
 
-Fixed set-up (spec 5.2, line 263): :math:`\rho = 10`, :math:`\nu = 10^{-2}`, :math:`\gamma = 10^{-4}`,
-:math:`\beta = 10^{-2}`, :math:`\delta = 10^{-5}`; the step :math:`\eta^t = 1/(\rho\sqrt{1+t})` (the fix of E25:
-the literal :math:`1/\sqrt{1+t}` diverges for the first ~25 rounds), :math:`Q_{\max} = 5` (unstated, E31), warm
-start, disjoint batches, :math:`G` certified from the data (E32). Curves: the training loss :math:`F(x_0^t)` of
-(24) on all training data and the test accuracy (26), every ``eval_every`` rounds.
+Fixed set-up (docs/papers/fedpdm.md#experiments, line 263): :math:`\rho = 10`, :math:`\nu = 10^{-2}`, :math:`\gamma =
+10^{-4}`,
+:math:`\beta = 10^{-2}`, :math:`\delta = 10^{-5}`; the step :math:`\eta^t = 1/(\rho\sqrt{1+t})` (the fix of
+erratum E25 (docs/papers/fedpdm.md#erratum-e25): the literal :math:`1/\sqrt{1+t}` diverges for the first ~25 rounds),
+:math:`Q_{\max} = 5` (unstated, erratum E31 (docs/papers/fedpdm.md#erratum-e31)), warm start, disjoint batches,
+:math:`G` certified from the data (erratum E32, docs/papers/fedpdm.md#erratum-e32). Curves: the training loss
+:math:`F(x_0^t)` of (24) on all training data and the test accuracy (26), every ``eval_every`` rounds.
 """
 
 from __future__ import annotations
@@ -50,9 +53,10 @@ EPSILON_PAPER = 7.0
 FIG1_BUDGETS = (10.0, 20.0, 30.0)
 #: Cumulative replicates of the looks per profile (verify.harness: alpha split over the looks).
 STAGES = {"ci": (10,), "thorough": (10, 20)}
-#: Spec 5.2 (seed line 263), and the E25 step fix eta0 = 1/rho.
+#: docs/papers/fedpdm.md#experiments (seed line 263), and the erratum E25 (docs/papers/fedpdm.md#erratum-e25) step fix
+#: eta0 = 1/rho.
 RHO, NU, GAMMA, BETA, DELTA = 10.0, 1e-2, 1e-4, 1e-2, 1e-5
-#: FedProx's mu is unreported (spec 5.3 sweeps {0.01, 0.1, 1}); the middle value.
+#: FedProx's mu is unreported (docs/papers/fedpdm.md#choice-baselines sweeps {0.01, 0.1, 1}); the middle value.
 MU = 0.1
 
 

@@ -1,4 +1,5 @@
-r"""FedPDM-DP Algorithm 1: the must-pass algorithmic properties (spec 4.5) and the noiseless convex limit (4.4, 4.6).
+r"""FedPDM-DP Algorithm 1: the must-pass algorithmic properties (docs/papers/fedpdm.md#algorithm-1) and the noiseless
+convex limit (4.4, 4.6).
 
 Two claims on :mod:`reference_impl.fedpdm`:
 
@@ -13,7 +14,8 @@ Two claims on :mod:`reference_impl.fedpdm`:
   stopping rule, the algorithm reaches the CVXPY optimum of the convex (:math:`\beta = 0`) :math:`\ell_1`-logistic
   problem: objective gap, distance, support, and :math:`P = 0` (21) at the CVXPY point; the prox at
   :math:`\gamma/\rho` solves the :math:`x_0`-subproblem (Appendix A) while the thresholds :math:`\gamma/(N\rho)`
-  and :math:`\rho\gamma` (E12/E13) miss the optimum.
+  and :math:`\rho\gamma`
+  (erratum E12 (docs/papers/fedpdm.md#erratum-e12)/erratum E13 (docs/papers/fedpdm.md#erratum-e13)) miss the optimum.
 
 Rounding allowances are first-order forward-error bounds (:func:`verify.tolerance.gamma`).
 """
@@ -56,7 +58,8 @@ __all__ = [
     "solve_centralised",
 ]
 
-#: Settings of spec 4.5 (instance NC/CVX of spec 4.0, N = 10, |D_i| = 60, d = 20).
+#: Settings of docs/papers/fedpdm.md#algorithm-1 (instance NC/CVX of docs/papers/fedpdm.md#instance-nc, N = 10, |D_i| =
+#: 60, d = 20).
 PROPERTY_SETTINGS = (
     {"name": "partial, mini-batch, dp", "K": 5, "batch_size": 10, "batch_rule": "disjoint", "Q_max": 5, "nu": 1e-3,
      "noise": "dp", "noise_Q": "adaptive", "local_start": "warm", "beta": 0.1, "eta0": 0.08, "epsilon": 0.5},
@@ -71,8 +74,8 @@ PROPERTY_SETTINGS = (
 )
 _PROFILE = {"ci": {"rounds": 12, "seeds": 1, "cvx_instances": 1, "cvx_rounds": 1500},
             "thorough": {"rounds": 40, "seeds": 4, "cvx_instances": 4, "cvx_rounds": 3000}}
-#: The convex instance of the noiseless check (spec 4.4 uses d = 15, N = 8, rho = 4; rho = 0.5 here: rho > 4L holds
-#: and the primal-dual iteration contracts faster at this curvature).
+#: The convex instance of the noiseless check (docs/papers/fedpdm.md#stationarity uses d = 15, N = 8, rho = 4; rho = 0.5
+#: here: rho > 4L holds and the primal-dual iteration contracts faster at this curvature).
 CVX = {"N": 10, "n": 60, "d": 20, "gamma": 0.01, "rho": 0.5}
 
 
@@ -84,7 +87,8 @@ def _config(setting: Mapping[str, Any], rounds: int) -> FedPDMConfig:
 
 
 def evaluate_properties(setting: Mapping[str, Any], seed: int, rounds: int, *, round_fn=fedpdm_round) -> list[Evidence]:
-    """Run one setting for ``rounds`` rounds and measure every property of spec 4.5 in every round.
+    """Run one setting for ``rounds`` rounds and measure every property of docs/papers/fedpdm.md#algorithm-1 in every
+    round.
 
     Each Evidence's ``measured`` is normalised so that the property holds iff ``measured <= 1``.
     """
@@ -173,7 +177,8 @@ def _properties_batch(rng: np.random.Generator, rounds: int, round_fn) -> list[E
 
 
 def check_algorithm_properties(ctx: CheckContext, *, round_fn=fedpdm_round) -> CheckResult:
-    """Every property of spec 4.5 in every round of four settings (partial/full participation, dp/fixed/no noise)."""
+    """Every property of docs/papers/fedpdm.md#algorithm-1 in every round of four settings (partial/full participation,
+    dp/fixed/no noise)."""
     claim_id = "fedpdm.algorithm_properties"
     prof = _PROFILE[ctx.profile]
     evidence = sample_evidence(ctx, claim_id, _properties_batch, prof["seeds"], (prof["rounds"], round_fn))
@@ -254,7 +259,8 @@ def evaluate_prox_step(seed: int) -> Evidence:
     if prob.status != cp.OPTIMAL:
         raise ArithmeticError(f"Clarabel did not certify the x0 subproblem: status {prob.status}")
     dist = float(np.max(np.abs(ours - v.value)))
-    bound = 1e-6  # spec 4.4 (atol); Clarabel's 1e-10 gap gives |dx| ~ sqrt(2 gap / rho) ~ 1e-5 at worst in theory
+    bound = 1e-6  # docs/papers/fedpdm.md#stationarity (atol); Clarabel's 1e-10 gap gives |dx| ~ sqrt(2 gap / rho) ~
+    # 1e-5 at worst in theory
     return Evidence(measured=dist, bound=bound, holds=dist <= bound,
                     parameters={"check": "prox step (13) vs CVXPY", "seed": seed, "gamma": gam, "rho": rho})
 
@@ -354,8 +360,10 @@ CLAIMS = (
                    "lambda^t/rho; with full batches, after (11) fired, ||lambda^{t+1} - grad f_i(x^{t+1})|| <= "
                    "sqrt(nu)(1 + eta(L + rho)); with K = N and no noise the x_0 block of (21) is zero after (13); "
                    "1 <= Q <= Q_max, disjoint batches, |S_0| = N, |S_t| = K; the noise has per-coordinate variance "
-                   "(z s)^2 with s of (19); clients not sampled keep x_i, lambda_i (spec 4.5)."),
-        hypotheses=("instance NC / CVX of spec 4.0 (N = 10, |D_i| = 60, d = 20)", "rho = 10 > 4L",
+                   "(z s)^2 with s of (19); clients not sampled keep x_i, "
+                   "lambda_i (docs/papers/fedpdm.md#algorithm-1)."),
+        hypotheses=("instance NC / CVX of docs/papers/fedpdm.md#instance-nc (N = 10, |D_i| = 60, d = 20)",
+                    "rho = 10 > 4L",
                     "eta = 0.08 < 2/(rho + L)"),
         check=check_algorithm_properties,
         expected=Verdict.CONFIRMED,
@@ -373,7 +381,8 @@ CLAIMS = (
                    "converge to a stationary point of (1); for a convex f_i (beta = 0) this is the minimiser of F: "
                    "F(x_0^T) - F* <= 1e-8, the same support, and P(x*, x*, grad f_i(x*)) of (21) <= 1e-10 at the "
                    "CVXPY point. The prox at gamma/rho is the x_0-step (8c); the thresholds gamma/(N rho) (Appendix "
-                   "A step (a), E12) and rho gamma (E13) are not."),
+                   "A step (a), erratum E12 (docs/papers/fedpdm.md#erratum-e12)) and rho gamma "
+                   "(erratum E13, docs/papers/fedpdm.md#erratum-e13) are not."),
         hypotheses=("beta = 0 (convex)", "K = N, full batch, nu = 1e-24, Q_max = 200", "no noise",
                     "rho = 0.5 > 4L (L = certified smoothness, about 0.09)", "eta = 1/(rho + L)"),
         check=check_noiseless_stationarity,

@@ -6,10 +6,11 @@ The seed reports no numbers (the figures are lost), only qualitative statements 
 one claim, read as a paired ordering of the read-out at round T (training loss (24), test accuracy (26)) against
 every baseline, decided on the design of :mod:`verify.fedpdm._experiment_design`.
 
-The baselines are RECONSTRUCTIONS (spec 5.3: the seed gives none of their rules), so no claim here can be refuted.
-Data: the MNIST-shaped synthetic set (spec 5.6: the paper's sizes at thorough, accuracy levels not MNIST's);
-scikit-learn's digits (outside the paper's setting: d = 650, 10 clients); the user's MNIST ``.npz``
-(``fedcheck report --data mnist=PATH``, the paper's setting up to the baselines), ``not_checkable`` without it.
+The baselines are RECONSTRUCTIONS (docs/papers/fedpdm.md#choice-baselines: the seed gives none of their rules), so no
+claim here can be refuted. Data: the MNIST-shaped synthetic set (docs/papers/fedpdm.md#choice-data: the paper's sizes at
+thorough, accuracy levels not MNIST's); scikit-learn's digits (outside the paper's setting: d = 650, 10 clients); the
+user's MNIST ``.npz`` (``fedcheck report --data mnist=PATH``, the paper's setting up to the baselines),
+``not_checkable`` without it.
 """
 
 from __future__ import annotations
@@ -26,10 +27,11 @@ _NAMES = {"fedpdm": "FedPDM-DP", "fedavg": "FedAvg-DP (reconstr.)", "fedprox": "
           "scaffold": "SCAFFOLD-DP (reconstr.)"}
 BASELINES = ("fedavg", "fedprox", "scaffold")
 #: Every claim compares FedPDM-DP with stand-ins for the paper's baselines, so none can be refuted here.
-OUTSIDE = ("the baselines are reconstructions (spec 5.3: the seed gives none of their local steps, step sizes, "
-           "sensitivities or noise placement), not the paper's algorithms")
-OUTSIDE_FIG1 = ("the data are MNIST-shaped synthetic images (spec 5.6), not MNIST, and the step is the E25 fix "
-                "1/(rho sqrt(1+t)) (the seed's 1/sqrt(1+t) diverges)")
+OUTSIDE = ("the baselines are reconstructions (docs/papers/fedpdm.md#choice-baselines: the seed gives none of their "
+           "local steps, step sizes, sensitivities or noise placement), not the paper's algorithms")
+OUTSIDE_FIG1 = ("the data are MNIST-shaped synthetic images (docs/papers/fedpdm.md#choice-data), not MNIST, and the "
+                "step is the erratum E25 (docs/papers/fedpdm.md#erratum-e25) fix 1/(rho sqrt(1+t)) (the seed's "
+                "1/sqrt(1+t) diverges)")
 OUTSIDE_DIGITS = OUTSIDE + "; and scikit-learn's digits replace MNIST (d = 650, 10 clients of 119 samples, b = 5)"
 
 
@@ -71,14 +73,17 @@ def _vs_baselines(relation, at: str, epsilon):
 
 _CITE = (cite("Section V-B, performance comparison (Fig. 2)", lines="278, 289"),
          cite("Section V-A, data set, parameters and benchmarks", lines="261-270"))
-_HYP = ("MNIST-shaped synthetic data (spec 5.6): 100 IID clients of 600 samples, 784 pixels + bias, d = 7850, K = 5, "
-        "b = 30, T = 300 at thorough; ci: 20 clients of 120, 14 x 14 pixels, b = 6, T = 30 (q = 0.25 as at the "
-        "paper's size)",
-        "rho = 10, nu = 1e-2, gamma = 1e-4, beta = 1e-2, delta = 1e-5 (line 263); eta^t = 1/(rho sqrt(1+t)) (the E25 "
-        "fix: the literal 1/sqrt(1+t) diverges), Q_max = 5 (unstated), warm start, G certified from the data",
-        "DP: target_total_eps = 7 on the realised maximum participation count (spec 5.5, Review notes), the same "
-        "noise multiplier for every arm (SCAFFOLD releases two vectors per round, so its accounted loss is larger)",
-        "baselines as spec 5.3 reconstructs them (E = Q_max subgradient steps, FedProx mu = 0.1)",
+_HYP = ("MNIST-shaped synthetic data (docs/papers/fedpdm.md#choice-data): 100 IID clients of 600 samples, 784 pixels + "
+        "bias, d = 7850, K = 5, b = 30, T = 300 at thorough; ci: 20 clients of 120, 14 x 14 pixels, b = 6, T = 30 (q = "
+        "0.25 as at the paper's size)",
+        "rho = 10, nu = 1e-2, gamma = 1e-4, beta = 1e-2, delta = 1e-5 (line 263); eta^t = 1/(rho sqrt(1+t)) (the "
+        "erratum E25 (docs/papers/fedpdm.md#erratum-e25) fix: the literal 1/sqrt(1+t) diverges), Q_max = 5 (unstated), "
+        "warm start, G certified from the data",
+        "DP: target_total_eps = 7 on the realised maximum participation "
+        "count (docs/papers/fedpdm.md#choice-calibration), the same noise multiplier for every arm (SCAFFOLD releases "
+        "two vectors per round, so its accounted loss is larger)",
+        "baselines as docs/papers/fedpdm.md#choice-baselines reconstructs them (E = Q_max subgradient steps, FedProx "
+        "mu = 0.1)",
         "decision: verify.harness, 10 replicates at ci (one look), 10 then 20 at thorough")
 #: The accuracy claims: one look of 10 replicates at thorough too (verify.fedpdm._experiment_design.ONE_LOOK).
 _HYP_ONE_LOOK = (*_HYP[:4], "decision: verify.harness, one look of 10 replicates at ci and at thorough: against "
@@ -200,7 +205,7 @@ FIG1_ORDER = _experiment(
     statement=("'its learning performance is better along with faster convergence' for larger epsbar -- read "
                "as: FedPDM-DP's training loss at round T is ordered loss(10) > loss(20) > loss(30) > loss(no DP)."),
     hypotheses=(*_HYP[:2], "DP: target_total_eps in {10, 20, 30} on the realised maximum participation count "
-                "(spec 5.5, Review notes); 'without DP': no noise", _HYP[4]),
+                "(docs/papers/fedpdm.md#choice-calibration); 'without DP': no noise", _HYP[4]),
     design=DESIGN["synthetic"], outside_setting=OUTSIDE_FIG1, baselines=(),
     statements=(*(above(arm("fedpdm", a), arm("fedpdm", b), "final_loss")
                   for a, b in zip(FIG1_BUDGETS[:-1], FIG1_BUDGETS[1:], strict=True)),
@@ -209,8 +214,8 @@ FIG1_ORDER = _experiment(
     figures=_figures("fig1_budgets", (*FIG1_BUDGETS, None)), expected=Verdict.CONFIRMED,
     reason=("A larger budget means a smaller noise multiplier (the same s of (19)), so the noisy global model "
             "sits closer to the noiseless one; every step of the ordering is shown at ci (medians +3.7, +1.5, "
-            "+9.3). FedPDM-DP only, no baseline; outside the paper's setting (synthetic data, the E25 step "
-            "fix), so it could not be refuted there."),
+            "+9.3). FedPDM-DP only, no baseline; outside the paper's setting (synthetic data, the "
+            "erratum E25 (docs/papers/fedpdm.md#erratum-e25) step fix), so it could not be refuted there."),
     readout_kind={"final_loss": "loss", "final_accuracy": "accuracy", "mean_loss": "loss"}, no_choices=_NO_GRID)
 DIGITS_DP_LOSS = _experiment(
     "fedpdm.experiment_digits_dp_loss", title="Fig. 2(c) on scikit-learn's digits (outside the paper's "

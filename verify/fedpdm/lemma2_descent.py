@@ -1,9 +1,9 @@
 r"""FedPDM-DP Lemma 2 (B.1): the per-round descent of the augmented Lagrangian.
 
-Readings (spec 3.9, E19, E35). The lemma's constants (:math:`B_1 = N\rho/2`, :math:`B_2` without :math:`1/N`) match
-the **un-normalised** Lagrangian :math:`\sum_i\mathcal L_i + Nh = N\mathcal L` of (9a); that is the reading checked
-here (the :math:`1/N`-normalised one is recorded too). The sign of the inexactness terms is garbled; the
-conservative reading
+Readings (docs/papers/fedpdm.md#lemmas-2-3, docs/papers/fedpdm.md#erratum-e19, docs/papers/fedpdm.md#erratum-e35). The
+lemma's constants (:math:`B_1 = N\rho/2`, :math:`B_2` without :math:`1/N`) match the **un-normalised** Lagrangian
+:math:`\sum_i\mathcal L_i + Nh = N\mathcal L` of (9a); that is the reading checked here (the :math:`1/N`-normalised one
+is recorded too). The sign of the inexactness terms is garbled; the conservative reading
 
 .. math::
 
@@ -16,14 +16,15 @@ is the most favourable to the paper. Summing over the rounds :math:`t = 1..T-1`,
 a violation is declared when the lower confidence limit of that run average (over ``R`` runs) is above 0.
 
 * ``fedpdm.lemma2`` (refuted): with DP noise, :math:`\mathcal L` stays level in the stationary phase while the right
-  side is strictly negative (the noise moves :math:`x_0` and the clients without decreasing :math:`\mathcal L`; E20).
+  side is strictly negative (the noise moves :math:`x_0` and the clients without decreasing :math:`\mathcal L`;
+  erratum E20 (docs/papers/fedpdm.md#erratum-e20)).
 * ``fedpdm.lemma2_corrected`` (confirmed): without noise and with full participation (``K = N``), the conservative
   un-normalised inequality holds on average over the rounds :math:`t \ge 1`. Round 0 is excluded: the proof needs
-  :math:`\lambda_i^t \approx \nabla f_i(x_i^t)` (spec 1.1), which the initialisation :math:`\lambda_i^0 = 0` does not
-  satisfy, and round 0 does violate (B.1) (recorded as ``round0_gap_mean``). Partial participation alone already breaks
-  it: (13) averages over
-  :math:`S_t` only, so the :math:`x_0` step no longer minimises :math:`\mathcal L` (E14) and the :math:`B_1` decrease
-  is lost.
+  :math:`\lambda_i^t \approx \nabla f_i(x_i^t)` (docs/papers/fedpdm.md#primal-dual), which the initialisation
+  :math:`\lambda_i^0 = 0` does not satisfy, and round 0 does violate (B.1) (recorded as ``round0_gap_mean``). Partial
+  participation alone already breaks it: (13) averages over
+  :math:`S_t` only, so the :math:`x_0` step no longer minimises :math:`\mathcal L`
+  (erratum E14, docs/papers/fedpdm.md#erratum-e14) and the :math:`B_1` decrease is lost.
 """
 
 from __future__ import annotations
@@ -141,7 +142,7 @@ def check_lemma2(ctx: CheckContext) -> CheckResult:
                                                          for e in partial],
                  "normalised_reading_gap_noiseless_K_N":
                      evidence[len(NOISY)].parameters["normalised_reading_mean_gap"]})
-    return report_counterexample(result, chosen, "spec 4.7.3: sigma = 0.03, K = N = 10, d = 20")
+    return report_counterexample(result, chosen, "docs/papers/fedpdm.md#erratum-e20: sigma = 0.03, K = N = 10, d = 20")
 
 
 def check_lemma2_corrected(ctx: CheckContext, *, reading: str = "conservative") -> CheckResult:
@@ -171,8 +172,8 @@ CLAIMS = (
         citations=_CITE,
         statement=("Under A1-A2 and 2 sqrt5 - 4 <= L <= rho/4, E[L^{t+1} - L^t] <= -(N rho/2)||x_0^t - x_0^{t+1}||^2 "
                    "+ sum_{i in S_t}[-(rho/2 - 4L^2/rho - L)||x_i^t - x_i^{t+1}||^2] plus inexactness terms in nu and "
-                   "phi^2 (read conservatively: +(K + 2)(B3 nu + B4 phi^2); L un-normalised to match B1, E35), for "
-                   "FedPDM-DP with its DP noise."),
+                   "phi^2 (read conservatively: +(K + 2)(B3 nu + B4 phi^2); L un-normalised to match B1, "
+                   "erratum E35 (docs/papers/fedpdm.md#erratum-e35)), for FedPDM-DP with its DP noise."),
         hypotheses=("instance NC, L = 1 declared, rho = 10, eta = 0.08", "conservative sign reading (E19)",
                     "un-normalised Lagrangian N L (E35)", "per-coordinate noise std sigma on every upload"),
         check=check_lemma2,
@@ -180,8 +181,9 @@ CLAIMS = (
         reason=("With noise the Lagrangian stays level in the stationary phase (mean N dL ~ 1e-5) while the right "
                 "side is "
                 "strictly negative (about -0.15 at sigma = 0.03, d = 20, K = N; -1.7 at sigma = 0.1): the lemma has no "
-                "sigma^2 term (E20). Partial participation breaks it even without noise (the x0 step averages over S_t "
-                "only, E14), and under the 1/N-normalised L of (9a) the B1 = N rho/2 decrease is N times too large."),
+                "sigma^2 term (erratum E20, docs/papers/fedpdm.md#erratum-e20). Partial participation breaks it even "
+                "without noise (the x0 step averages over S_t only, erratum E14 (docs/papers/fedpdm.md#erratum-e14)), "
+                "and under the 1/N-normalised L of (9a) the B1 = N rho/2 decrease is N times too large."),
         severity="false",
         reproduce=reproduce_lemma2,
         corrected_by="fedpdm.lemma2_corrected",

@@ -7,13 +7,13 @@ r"""FedPDM-DP Lemma 3 (B.2): the stationarity measure at round t against the rou
     + B_8\nu\big\} + 8\rho\sigma^2
 
 * ``fedpdm.lemma3`` (refuted): under partial participation the left side sums over **all** clients while the right
-  side only sees the sampled ones (E22). With ``K = 1``, full batches and no noise, the expectation over :math:`S_t`
-  is computed **exactly** (the round is run from the same state for each of the ``N`` possible clients, as ``N``
-  parallel runs), and :math:`P^t` exceeds it (ratio about 1.19 at ``N = 40``).
+  side only sees the sampled ones (erratum E22, docs/papers/fedpdm.md#erratum-e22). With ``K = 1``, full batches and no
+  noise, the expectation over :math:`S_t` is computed **exactly** (the round is run from the same state for each of the
+  ``N`` possible clients, as ``N`` parallel runs), and :math:`P^t` exceeds it (ratio about 1.19 at ``N = 40``).
 * ``fedpdm.lemma3_corrected`` (confirmed): under full participation (``K = N``) it holds pathwise in every round,
   with and without noise (pathwise implies the expectation). Its noise term :math:`8\rho\sigma^2` is too small for the
-  :math:`x_0` block alone (E21), but the :math:`B_7\lVert\Delta x_i\rVert^2` terms, which the noise also drives,
-  absorb it.
+  :math:`x_0` block alone (erratum E21, docs/papers/fedpdm.md#erratum-e21), but the :math:`B_7\lVert\Delta x_i\rVert^2`
+  terms, which the noise also drives, absorb it.
 """
 
 from __future__ import annotations
@@ -180,8 +180,9 @@ CLAIMS = (
         check=check_lemma3,
         expected=Verdict.REFUTED,
         reason=("Under partial participation the left side sums over all N clients and the right side over S_t only "
-                "(E22): with K = 1 and the expectation over S_t computed exactly (all N single-client rounds from the "
-                "same state), P^t exceeds it by up to about 19 % (N = 40, d = 20, no noise). Under K = N it holds."),
+                "(erratum E22, docs/papers/fedpdm.md#erratum-e22): with K = 1 and the expectation over S_t computed "
+                "exactly (all N single-client rounds from the same state), P^t exceeds it by up to about 19 % (N = 40, "
+                "d = 20, no noise). Under K = N it holds."),
         severity="false",
         reproduce=reproduce_lemma3,
         corrected_by="fedpdm.lemma3_corrected",
@@ -193,7 +194,7 @@ CLAIMS = (
         statement=("With K = N, P^t <= 2||dx_0||^2 + sum_i (B6 phi^2 + B7 ||dx_i||^2 + B8 nu) + 8 rho sigma^2 in every "
                    "round and run (hence in expectation). The noise term is absorbed by the B7 ||dx_i||^2 terms, not "
                    "by "
-                   "8 rho sigma^2 (E21)."),
+                   "8 rho sigma^2 (erratum E21, docs/papers/fedpdm.md#erratum-e21)."),
         hypotheses=("K = N", "instance NC, L = 1 declared, rho in {10, 20}, eta rho = 0.8"),
         check=check_lemma3_corrected,
         expected=Verdict.CONFIRMED,

@@ -78,7 +78,7 @@ def remark2_space(draw) -> dict:
 def remark2_choice(p) -> dict:
     r"""Remark 2's (23) with T rounded up: ``T`` :math:`= \lceil 4(\mathcal L^0 - \underline f)C_0/\zeta\rceil`,
     ``nu`` :math:`= \zeta/(4C_1)`, ``phi2`` :math:`= \zeta/(4C_2)`, ``sigma2`` :math:`= \zeta/(4C_3)`, and the constants
-    (``params``: ``rho, L, N, K, gap, zeta``; seed 001 lines 233-239, spec 3.8)."""
+    (``params``: ``rho, L, N, K, gap, zeta``; seed 001 lines 233-239, docs/papers/fedpdm.md#theorem-3)."""
     c = theorem3_constants(float(p["L"]), float(p["rho"]), int(p["N"]), int(p["K"]))
     zeta = float(p["zeta"])
     T = math.ceil(4.0 * float(p["gap"]) * c["C0"] / zeta)

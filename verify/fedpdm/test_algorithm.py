@@ -1,4 +1,5 @@
-"""Property tests of FedPDM-DP Algorithm 1 (spec 4.5) and its noiseless convex limit (spec 4.4, 4.6)."""
+"""Property tests of FedPDM-DP Algorithm 1 (docs/papers/fedpdm.md#algorithm-1) and its noiseless convex
+limit (docs/papers/fedpdm.md#stationarity, docs/papers/fedpdm.md#instance-cvx)."""
 
 import pytest
 from hypothesis import example, given, settings, target
@@ -16,8 +17,10 @@ from verify.strategies import fedpdm_algorithm_settings
 
 @pytest.mark.claim("fedpdm.algorithm_properties")
 @given(setting=fedpdm_algorithm_settings(), seed=st.integers(min_value=0, max_value=2**31 - 1))
-@example(setting=PROPERTY_SETTINGS[0], seed=0)  # K = 5 of N = 10, b = 10, Q_max = 5, per-round eps (spec 4.0 NC)
-@example(setting=PROPERTY_SETTINGS[2], seed=0)  # K = N, full batch, nu = 1e-12, no noise (spec 4.5 items 2-3)
+@example(setting=PROPERTY_SETTINGS[0], seed=0)  # K = 5 of N = 10, b = 10, Q_max = 5, per-round
+# eps (docs/papers/fedpdm.md#instance-nc NC)
+@example(setting=PROPERTY_SETTINGS[2], seed=0)  # K = N, full batch, nu = 1e-12, no
+# noise (docs/papers/fedpdm.md#algorithm-1)
 def test_update_equations_hold_in_every_round(setting, seed):
     """Property: in every round, y = 2x^{t+1} - x_0^t - lambda^t/rho; after (11) fired with full batches
     ||lambda^{t+1} - grad f(x^{t+1})|| <= sqrt(nu)(1 + eta(L + rho)); with K = N and no noise the x_0 block of
@@ -48,5 +51,6 @@ def test_noiseless_full_participation_reaches_cvxpy_optimum(seed):
 @given(seed=st.integers(min_value=0, max_value=2**31 - 1), factor=st.sampled_from([0.1, 0.25]))
 def test_wrong_prox_thresholds_miss_the_optimum(seed, factor):
     """Property: the thresholds gamma/(N rho) (factor 1/N) and rho gamma (factor rho^2 = 0.25) do not reach the optimum
-    (F gap > 1e-8): only the seed's gamma/rho is the x_0-step (spec E12/E13)."""
+    (F gap > 1e-8): only the seed's gamma/rho is the x_0-step (docs/papers/fedpdm.md#erratum-e12,
+    docs/papers/fedpdm.md#erratum-e13)."""
     assert not evaluate_noiseless_limit(seed, 600, threshold_factor=factor).holds

@@ -45,5 +45,6 @@ def test_classical_calibration_is_dp_below_the_crossover(point):
 
 
 def test_crossover_values_of_the_review_notes():
-    """eps*(1e-5) = 8.4198 and eps*(1e-3) = 7.4635 (spec fedpdm Review notes, 4.1 / E1), to the printed digits."""
+    """eps*(1e-5) = 8.4198 and eps*(1e-3) = 7.4635 (docs/papers/fedpdm.md#lemma-1, docs/papers/fedpdm.md#erratum-e1), to
+    the printed digits."""
     assert abs(crossover_epsilon(1e-5) - 8.4198) < 5e-5 and abs(crossover_epsilon(1e-3) - 7.4635) < 5e-5

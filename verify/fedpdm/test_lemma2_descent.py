@@ -1,4 +1,5 @@
-"""Property tests of FedPDM-DP Lemma 2 (B.1): fails with noise (E20), holds noiseless at K = N."""
+"""Property tests of FedPDM-DP Lemma 2 (B.1): fails with noise (erratum E20, docs/papers/fedpdm.md#erratum-e20), holds
+noiseless at K = N."""
 
 import pytest
 from hypothesis import example, given, settings, target
@@ -11,7 +12,7 @@ from verify.strategies import fedpdm_noiseless_full_settings, fedpdm_noisy_setti
 @pytest.mark.claim("fedpdm.lemma2")
 @settings(max_examples=examples("several"))
 @given(params=fedpdm_noisy_settings())
-@example(params={**LEMMA2_COUNTEREXAMPLE, "T": 200})  # spec 4.7.3: sigma = 0.03, d = 20, K = N
+@example(params={**LEMMA2_COUNTEREXAMPLE, "T": 200})  # docs/papers/fedpdm.md#erratum-e20: sigma = 0.03, d = 20, K = N
 def test_noise_keeps_the_lagrangian_level_against_a_negative_bound(params):
     """Property: with DP-sized noise, the run average of N (L^{t+1} - L^t) minus the right side of (B.1) (conservative
     reading) is positive with its lower confidence limit: the lemma's descent is not there."""

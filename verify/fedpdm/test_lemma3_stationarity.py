@@ -1,4 +1,5 @@
-"""Property tests of FedPDM-DP Lemma 3 (B.2): fails under partial participation (E22), holds at K = N."""
+"""Property tests of FedPDM-DP Lemma 3 (B.2): fails under partial participation
+(erratum E22, docs/papers/fedpdm.md#erratum-e22), holds at K = N."""
 
 import pytest
 from hypothesis import example, given, settings, target

@@ -1,4 +1,5 @@
-"""Property tests of the realised-count accounting (spec Review notes): pT understates the busiest client."""
+"""Property tests of the realised-count accounting (docs/papers/fedpdm.md#review-notes): pT understates the busiest
+client."""
 
 import pytest
 from hypothesis import example, given, settings, target

@@ -1,4 +1,5 @@
-"""Property tests of Theorem 3's condition on L (spec 3.11, E17, E18): the seed's range and the corrected one."""
+"""Property tests of Theorem 3's condition on L (docs/papers/fedpdm.md#theorem-3, docs/papers/fedpdm.md#erratum-e17,
+docs/papers/fedpdm.md#erratum-e18): the seed's range and the corrected one."""
 
 import math
 
@@ -39,7 +40,7 @@ def test_lower_bound_is_a_root_of_l2_plus_8l_minus_4_and_spec_example():
 
 @pytest.mark.claim("fedpdm.theorem3_conditions_corrected")
 @given(point=fedpdm_corrected_conditions_strict())
-@example(point=(1.0, 10.0, 10, 10))  # spec 4.0: declared L = 1, rho = 10
+@example(point=(1.0, 10.0, 10, 10))  # docs/papers/fedpdm.md#instance-nc: declared L = 1, rho = 10
 def test_corrected_range_gives_finite_positive_constants(point):
     """Property: for 1/2 < L < rho/4, B2 > 0, B3 > 0, B8 > 0, theta_1 > 0 and C_0, C_1, C_2 are finite and positive."""
     L, rho, N, K = point

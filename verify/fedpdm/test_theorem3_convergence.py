@@ -14,7 +14,8 @@ from verify.strategies import fedpdm_any_noise_settings, fedpdm_noisy_settings
 @pytest.mark.claim("fedpdm.theorem3")
 @settings(max_examples=examples("several"))  # each example simulates 3 runs of 200 rounds
 @given(params=fedpdm_noisy_settings().map(lambda p: {**p, "K": min(p["K"], 5)}))  # d rho/(8K) >= 5
-@example(params={**THEOREM3_COUNTEREXAMPLE, "T": 200, "runs": 3})  # spec 4.7.2: sigma = 0.1, K = 5, d = 20
+@example(params={**THEOREM3_COUNTEREXAMPLE, "T": 200,
+                 "runs": 3})  # docs/papers/fedpdm.md#erratum-e21: sigma = 0.1, K = 5, d = 20
 def test_noise_floor_exceeds_eight_rho_sigma2(params):
     """Property: with per-coordinate noise sigma in [0.03, 0.1] and d rho/(8K) >= 5, the average stationarity measure
     exceeds zeta of (22) with C3 = 8 rho (lower confidence limit above zeta)."""

@@ -46,7 +46,7 @@ __all__ = [
     "reproduce_history",
 ]
 
-#: (eta, Q) at rho = 10 whose history factors the spec's Review notes tabulate (warm start).
+#: (eta, Q) at rho = 10 whose history factors docs/papers/fedpdm.md#review-notes tabulate (warm start).
 LIMIT_CONFIGS = ((0.1, 5), (0.05, 5), (0.15, 5), (0.02, 5), (0.01, 5), (0.001, 5), (0.12, 1), (0.133, 1))
 #: The minimal counterexample to fedpdm.theorem1_history: eta rho = 1, second participation.
 HISTORY_COUNTEREXAMPLE = {"etas": [0.1, 0.1], "Qs": [5, 5], "rho": 10.0, "G": 1.0, "d": 3, "local_start": "warm",
@@ -60,7 +60,8 @@ _PROFILE = {"ci": {"batches": 2, "per_batch": 6, "e25_draws": 2},
 
 def e25_fix_schedule(rng: np.random.Generator, rounds: int = 300, p: float = 0.05, rho: float = 10.0,
                      Q: int = 5) -> tuple[list[float], list[int]]:
-    r"""A client's participations under the spec's E25 step-size fix :math:`\eta^t = 1/(\rho\sqrt{1+t})`.
+    r"""A client's participations under docs/papers/fedpdm.md#erratum-e25 step-size fix :math:`\eta^t =
+    1/(\rho\sqrt{1+t})`.
 
     Round 0 has every client (:math:`S_0 = [N]`, seed line 161); afterwards the client is in
     :math:`S_t` with probability :math:`p = K/N` independently over rounds (uniform K-subsets).
@@ -107,7 +108,7 @@ def _config_points(bound_fn, require_tight: bool) -> list[Evidence]:
                     {"etas": [eta] * n, "Qs": [Q] * n, "rho": 10.0, "G": 1.0, "d": 3, "local_start": start,
                      "construction": "adversarial", "seed": n, "state_scale": 1.0},
                     bound_fn=bound_fn, require_tight=require_tight))
-    for n in (2, 10, 50):  # the legal replace-one pair (spec Review notes)
+    for n in (2, 10, 50):  # the legal replace-one pair (docs/papers/fedpdm.md#review-notes)
         out.append(evaluate_upload_sensitivity(
             {"etas": [0.001] * n, "Qs": [5] * n, "rho": 10.0, "G": 1.0, "d": 3, "local_start": "warm",
              "construction": "linear_loss", "seed": n, "state_scale": 1.0}, bound_fn=bound_fn))
@@ -233,7 +234,7 @@ CLAIMS = (
                 "1.73 (eta = 0.02, Q = 5), 61 (eta = 0.001), unbounded for b = (1 - eta rho)^Q <= -1/3 (warm "
                 "start). A legal one-record pair with a linear loss exceeds (19) by 2.40x at its 2nd and 16.5x at "
                 "its 10th participation (eta = 0.001, rho = 10, Q = 5). At kappa = 1.5 the round's exact delta is "
-                "3.3 delta (eps = 0.5, delta = 1e-5). Spec E4 and Review notes."),
+                "3.3 delta (eps = 0.5, delta = 1e-5). docs/papers/fedpdm.md#erratum-e4."),
         severity="false",
         reproduce=reproduce_history,
         corrected_by="fedpdm.theorem1_history_corrected",
@@ -256,7 +257,8 @@ CLAIMS = (
         expected=Verdict.CONFIRMED,
         reason=("The literal update equations, run for up to 300 rounds with random public x_0 sequences, never "
                 "exceed kappa_n s_n and the adversarial construction attains it within rounding, for random "
-                "schedules (both starts), the Review notes' configurations and the E25-fix schedule."),
+                "schedules (both starts), docs/papers/fedpdm.md#review-notes' configurations and the E25-fix "
+                "schedule."),
         corrects="fedpdm.theorem1_history",
     ),
 )

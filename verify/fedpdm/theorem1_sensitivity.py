@@ -9,8 +9,9 @@ with a closed form. Two claims:
   above :math:`\delta`; corrected by
 * ``fedpdm.theorem1_fixed_q``: with the **same** round-start state :math:`(x_i^{t,0}, \lambda_i^t, x_0^t)` and
   the same :math:`Q` (fixed in advance), :math:`\lVert\Delta y\rVert \le s` of eq. (19). Evidence: the adversarial
-  per-step construction of spec 3.5 (which attains :math:`s`), random bounded gradient sequences, and replace-one
-  neighbours of a small logistic instance (same state, same batch permutation, same :math:`Q`; slack large, E6).
+  per-step construction of docs/papers/fedpdm.md#theorem-1 (which attains :math:`s`), random bounded gradient sequences,
+  and replace-one neighbours of a small logistic instance (same state, same batch permutation, same :math:`Q`; slack
+  large, erratum E6 (docs/papers/fedpdm.md#erratum-e6)).
 
 The history claims (the state carried across rounds) are in :mod:`verify.fedpdm.theorem1_history`.
 """
@@ -74,7 +75,7 @@ class _paper_bound:  # noqa: N801 - a picklable partial of paper_sensitivity_bou
 
 
 #: The paper's own setting (rho = 10, eta^t = 1/sqrt(1+t) at t = 0, 24, 99, 299; Q in {1, 5, 19}) and the
-#: spec's 4.2.1 table.
+#: docs/papers/fedpdm.md#theorem-1 table.
 PAPER_POINTS = tuple((1.0 / math.sqrt(1.0 + t), 10.0, Q, 1.0) for t in (0, 24, 99, 299) for Q in (1, 5, 19)) + (
     (0.05, 10.0, 5, 1.0), (0.2, 10.0, 6, 1.0), (1.0, 10.0, 3, 1.0), (0.1, 10.0, 1, 1.0))
 
@@ -248,21 +249,22 @@ CLAIMS = (
               "advance, eq. (19) bounds the one-round upload sensitivity",
         citations=CITE_THEOREM1,
         statement=("With the same round-start state (x_i^{t,0}, lambda_i^t, x_0^t) and the same number Q of local "
-                   "steps, fixed in advance (Q = Q_max, public: the fix of spec E5), for two neighbouring data sets, "
-                   "the upload y_i^{t+1} of (10d) changes by at most s_{i,t} of eq. (19) (4 eta Q G when eta rho = 2), "
-                   "under Assumption 3 (mini-batch gradients bounded by G); so noise (18) calibrated with s(Q_max) "
-                   "makes the round's release (eps, delta)-DP given that state, for eps in the calibration's validity "
-                   "range (fedpdm.lemma1_corrected)."),
+                   "steps, fixed in advance (Q = Q_max, public: the fix of docs/papers/fedpdm.md#erratum-e5), for two "
+                   "neighbouring data sets, the upload y_i^{t+1} of (10d) changes by at most s_{i,t} of eq. (19) (4 "
+                   "eta Q G when eta rho = 2), under Assumption 3 (mini-batch gradients bounded by G); so noise (18) "
+                   "calibrated with s(Q_max) makes the round's release (eps, delta)-DP given that state, for eps in "
+                   "the calibration's validity range (fedpdm.lemma1_corrected)."),
         hypotheses=("same round-start state for both neighbours", "same Q, fixed in advance (E5)",
                     "||mini-batch gradient|| <= G (A3)", "eta > 0, rho > 0"),
         check=check_same_state,
         expected=Verdict.CONFIRMED,
-        reason=("The literal update equations reach exactly s under the adversarial construction of spec 3.5 "
-                "(ratio 1 within rounding, including the paper's eta = 1 points with s/G up to 6.8e17) and stay "
-                "below it for random bounded gradients (ratio <= 0.83) and for replace-one neighbours of a logistic "
-                "instance (ratio < 0.04: one record moves one batch mean by at most 2G/b, spec E6). This is the "
-                "step the proof of Theorem 1 needs; it was registered as fedpdm.theorem1 before Theorem 1 itself "
-                "(with the adaptive Q of rule (11)) was decided."),
+        reason=("The literal update equations reach exactly s under the adversarial construction "
+                "of docs/papers/fedpdm.md#theorem-1 (ratio 1 within rounding, including the paper's eta = 1 points "
+                "with s/G up to 6.8e17) and stay below it for random bounded gradients (ratio <= 0.83) and for "
+                "replace-one neighbours of a logistic instance (ratio < 0.04: one record moves one batch mean by at "
+                "most 2G/b, docs/papers/fedpdm.md#erratum-e6). This is the step the proof of Theorem 1 needs; it was "
+                "registered as fedpdm.theorem1 before Theorem 1 itself (with the adaptive Q of rule (11)) was "
+                "decided."),
         corrects="fedpdm.theorem1",
     ),
 )

@@ -51,7 +51,8 @@ from verify.tolerance import gamma
 __all__ = ["CLAIMS", "REALISED_COUNTEREXAMPLE", "check_realised", "check_realised_corrected", "evaluate_fixed_client",
            "evaluate_realised", "evaluate_realised_corrected", "max_count_distribution"]
 
-#: The experiment's federation (spec 5.2) with per-round eps = 0.5, q = 0.25 (Q = 5 of 600/30 batches).
+#: The experiment's federation (docs/papers/fedpdm.md#experiments) with per-round eps = 0.5, q = 0.25 (Q = 5 of 600/30
+#: batches).
 REALISED_COUNTEREXAMPLE = {"N": 100, "K": 5, "T": 300, "epsilon": 0.5, "delta": 1e-5, "q": 0.25, "seed": 0}
 _PROFILE = {"ci": {"draws": 2, "distribution_runs": 200}, "thorough": {"draws": 16, "distribution_runs": 2000}}
 #: PLD value discretisation relative to the pT total (the eps bracket after ~30 compositions is then about 1.5 % wide),

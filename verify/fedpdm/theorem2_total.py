@@ -1,16 +1,17 @@
 r"""FedPDM-DP Theorem 2: the total privacy loss :math:`c_0 q^2 \varepsilon\sqrt{pT/(1-q)}` against privacy accountants.
 
 The seed gives no value for :math:`c_0` ("a constant dependent upon :math:`\delta`"), so the check
-tests the **scaling** in :math:`q` (spec 4.3): for each per-round :math:`\varepsilon` (noise multiplier
+tests the **scaling** in :math:`q` (docs/papers/fedpdm.md#theorem-2): for each per-round :math:`\varepsilon` (noise
+multiplier
 :math:`z = \sqrt{2\ln(1.25/\delta)}/\varepsilon`, eq. (18)), :math:`\delta` and number of
 participations :math:`n = pT`, an accountant gives the total :math:`\bar\varepsilon(q)` of :math:`n`
 subsampled Gaussian mechanisms, and the fitted constant
 
 .. math:: c_0^{(k)}(q) = \frac{\bar\varepsilon(q)}{q^k\,\varepsilon\sqrt{n/(1-q)}}
 
-must not depend on :math:`q` if the formula with exponent :math:`k` is right. Criterion (spec 4.3):
-its spread :math:`\max_q c_0/\min_q c_0` over :math:`q \in [0.02, 0.3]` is at most ``SPREAD_BOUND``
-= 1.5.
+must not depend on :math:`q` if the formula with exponent :math:`k` is right.
+Criterion (docs/papers/fedpdm.md#theorem-2): its spread :math:`\max_q c_0/\min_q c_0` over :math:`q \in [0.02, 0.3]` is
+at most ``SPREAD_BOUND`` = 1.5.
 
 Accountants (all with :math:`n` self-compositions):
 
@@ -72,12 +73,13 @@ __all__ = [
 ]
 
 #: Integer Rényi orders: 2..64 and a geometric grid up to 16384 (small q moves the optimum to large
-#: orders; a cap at 256 biases the total upward, spec 4.3).
+#: orders; a cap at 256 biases the total upward, docs/papers/fedpdm.md#theorem-2).
 ORDERS = tuple(sorted(set(range(2, 65)) | {int(round(x)) for x in np.geomspace(64, 16384, 33)}))
 #: Orders used for the cross-check against dp-accounting (its cost grows with the order).
 CROSS_ORDERS = tuple(o for o in ORDERS if o <= 2048)
 Q_GRID = (0.02, 0.05, 0.1, 0.2, 0.3)
-#: The spec's criterion for "c_0 is a constant": spread over the q grid below 1.5 (spec 4.3, must-pass).
+#: docs/papers/fedpdm.md's criterion for "c_0 is a constant": spread over the q grid below
+#: 1.5 (docs/papers/fedpdm.md#theorem-2, must-pass).
 SPREAD_BOUND = 1.5
 #: PLD value discretisation relative to the total (the RDP estimate): brackets about 1-2 % wide. A fixed
 #: interval (dp-accounting's 1e-4) is too coarse for totals near 1e-3 (per-round eps = 0.1, q = 0.02).
@@ -202,7 +204,8 @@ def cross_check_rdp(epsilon: float, delta: float, n: int, q: float) -> Evidence:
 
 
 def _spec_table() -> dict:
-    """The spec 4.3 table (Poisson RDP, standard conversion, n = 15, delta = 1e-5) and the other accountants."""
+    """docs/papers/fedpdm.md#theorem-2 table (Poisson RDP, standard conversion, n = 15, delta = 1e-5) and the other
+    accountants."""
     rows = {}
     for eps in (0.5, 1.0):
         for q in Q_GRID:
@@ -341,7 +344,8 @@ def check_linear_scaling(ctx: CheckContext, *, formula=total_epsilon_fedpdm_line
 
 @functools.lru_cache(maxsize=64)
 def _improved_conversion_total(epsilon: float, delta: float, n: int, q: float) -> float:
-    """dp-accounting's own get_epsilon (Balle et al. 2020 conversion), for comparison only (spec Review notes)."""
+    """dp-accounting's own get_epsilon (Balle et al. 2020 conversion), for comparison
+    only (docs/papers/fedpdm.md#review-notes)."""
     acc = dpa_rdp.RdpAccountant(orders=list(CROSS_ORDERS))
     with quiet_dp_accounting():
         acc.compose(dp_accounting.PoissonSampledDpEvent(q, dp_accounting.GaussianDpEvent(
@@ -366,10 +370,11 @@ CLAIMS = (
         check=check_printed_scaling,
         expected=Verdict.REFUTED,
         reason=("The constant that fits the q^2 form is not a constant: over q in [0.02, 0.3] it varies by 17.9x "
-                "(eps = 0.5) and 18.9x (eps = 1) under the Poisson RDP accountant (spec 4.3 table reproduced: 52, 21, "
-                "10, 4.7, 2.9), by 12-14x under the exact (PLD) loss and by 19x under the without-replacement "
-                "replace-one bound; the log-log slope of eps_total in q/sqrt(1-q) is 0.92-0.94, not 2. Any fixed c0 "
-                "understates the loss as q -> 0. The cited FedSPD-DP states O(q eps sqrt(pT)) (spec E7)."),
+                "(eps = 0.5) and 18.9x (eps = 1) under the Poisson RDP accountant (docs/papers/fedpdm.md#theorem-2 "
+                "table reproduced: 52, 21, 10, 4.7, 2.9), by 12-14x under the exact (PLD) loss and by 19x under the "
+                "without-replacement replace-one bound; the log-log slope of eps_total in q/sqrt(1-q) is 0.92-0.94, "
+                "not 2. Any fixed c0 understates the loss as q -> 0. The cited FedSPD-DP states O(q eps "
+                "sqrt(pT)) (docs/papers/fedpdm.md#erratum-e7)."),
         severity="false",
         reproduce=reproduce_printed,
         corrected_by="fedpdm.theorem2_corrected",

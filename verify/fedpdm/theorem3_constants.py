@@ -1,6 +1,7 @@
-r"""FedPDM-DP Theorem 3: the reconstructed constants (spec 3.11) and the condition :math:`2\sqrt5 - 4 \le L \le \rho/4`.
+r"""FedPDM-DP Theorem 3: the reconstructed constants (docs/papers/fedpdm.md#theorem-3) and the condition :math:`2\sqrt5
+- 4 \le L \le \rho/4`.
 
-The seed never gives :math:`C_0..C_3`; spec 3.11 reconstructs them from the proof (B.3):
+The seed never gives :math:`C_0..C_3`; docs/papers/fedpdm.md#theorem-3 reconstructs them from the proof (B.3):
 
 .. math::
 
@@ -11,12 +12,14 @@ The seed never gives :math:`C_0..C_3`; spec 3.11 reconstructs them from the proo
 
 with :math:`B_6 = (1 + 4\rho/N)16/\rho^2`, :math:`B_7 = (L^2+\rho^2) + \frac4N(\rho + 4L^2/\rho) + 4L^2/\rho^2`,
 :math:`B_8 = L^2/(4L-2) + (1 + 4\rho/N)8/\rho^2` and :math:`c_K = K + 2` (conservative sign reading of Lemma 2,
-E19) or :math:`2 - K` (literal). Two claims:
+erratum E19 (docs/papers/fedpdm.md#erratum-e19)) or :math:`2 - K` (literal). Two claims:
 
 * ``fedpdm.theorem3_conditions`` (refuted): the seed's hypothesis :math:`2\sqrt5 - 4 \le L \le \rho/4` makes these
   constants well defined and positive. At :math:`L = \rho/4` the :math:`B_2` coefficient
-  :math:`(\rho - 4L)(\rho + 2L)/(2\rho)` is 0, so :math:`\theta_1 = 0` and :math:`C_0 = \infty` (E17); for
-  :math:`L \in [2\sqrt5 - 4, 1/2]` the terms :math:`L/(4L-2)` and :math:`L^2/(4L-2)` are negative or undefined (E18;
+  :math:`(\rho - 4L)(\rho + 2L)/(2\rho)` is 0, so :math:`\theta_1 = 0` and :math:`C_0 = \infty`
+  (erratum E17, docs/papers/fedpdm.md#erratum-e17); for
+  :math:`L \in [2\sqrt5 - 4, 1/2]` the terms :math:`L/(4L-2)` and :math:`L^2/(4L-2)` are negative or undefined
+  (erratum E18 (docs/papers/fedpdm.md#erratum-e18);
   :math:`2\sqrt5 - 4` is the root of :math:`L^2 + 8L - 4`, unrelated to :math:`4L - 2`).
 * ``fedpdm.theorem3_conditions_corrected`` (confirmed): for :math:`1/2 < L < \rho/4` every constant is finite and
   positive (conservative reading).
@@ -136,16 +139,17 @@ CLAIMS = (
         citations=_CITE,
         statement=("Under 2 sqrt5 - 4 <= L <= rho/4, the coefficients of Lemma 2 (B2 = rho/2 - 4L^2/rho - L, "
                    "B3 = 8/rho + L/(4L - 2)) and Lemma 3 (B8 = L^2/(4L - 2) + ...) are positive, theta_1 = min{B1, "
-                   "B2} > 0 "
-                   "and C_0 = theta_2/theta_1, C_1, C_2 are finite positive constants depending on rho and L."),
-        hypotheses=("2 sqrt5 - 4 <= L <= rho/4 (the seed's range, endpoints included)", "constants as reconstructed "
-                                                                                        "in spec 3.11"),
+                   "B2} > 0 and C_0 = theta_2/theta_1, C_1, C_2 are finite positive constants depending on rho and L."),
+        hypotheses=("2 sqrt5 - 4 <= L <= rho/4 (the seed's range, endpoints included)",
+                    "constants as reconstructed in docs/papers/fedpdm.md#theorem-3"),
         check=check_conditions_seed,
         expected=Verdict.REFUTED,
         reason=("At the seed's own endpoint L = 2 sqrt5 - 4 = 0.472 (rho = 10), 4L - 2 = -0.111 and B3 = 0.8 - 4.25 < "
                 "0, "
-                "B8 < 0 (the bound is the root of L^2 + 8L - 4, not of 4L - 2, E18); at L = 1/2 they are undefined; at "
-                "L = rho/4 the B2 coefficient (rho - 4L)(rho + 2L)/(2 rho) is 0, so theta_1 = 0 and C_0 = inf (E17)."),
+                "B8 < 0 (the bound is the root of L^2 + 8L - 4, not of 4L - 2, "
+                "erratum E18 (docs/papers/fedpdm.md#erratum-e18)); at L = 1/2 they are undefined; at L = rho/4 the B2 "
+                "coefficient (rho - 4L)(rho + 2L)/(2 rho) is 0, so theta_1 = 0 and C_0 = inf "
+                "(erratum E17, docs/papers/fedpdm.md#erratum-e17)."),
         severity="correction_as_useful",
         reproduce=reproduce_conditions,
         corrected_by="fedpdm.theorem3_conditions_corrected",
@@ -157,7 +161,7 @@ CLAIMS = (
         statement=("For 1/2 < L < rho/4 (strict), B2 = (rho - 4L)(rho + 2L)/(2 rho) > 0, 4L - 2 > 0, theta_1 > 0 and "
                    "C_0, C_1, C_2 (conservative reading c_K = K + 2) are finite and positive. A lower bound on a "
                    "smoothness constant is vacuous (any larger L is valid), so in practice: declare L > 1/2."),
-        hypotheses=("1/2 < L < rho/4", "constants of spec 3.11, conservative reading"),
+        hypotheses=("1/2 < L < rho/4", "constants of docs/papers/fedpdm.md#theorem-3, conservative reading"),
         check=check_conditions_corrected,
         expected=Verdict.CONFIRMED,
         reason="Positive and finite at every grid point, including L within 1e-9 of 1/2 and of rho/4.",

@@ -1,23 +1,25 @@
 r"""FedPDM-DP Theorem 3 (22): the average stationarity measure against :math:`\zeta`, and the noise floor.
 
 The left side :math:`\frac1T\sum_{t<T}\mathbb E[P(x^t, x_0^t, \lambda^t)]` (21) is simulated with the reference
-Algorithm 1 on instance NC (spec 4.0; declared :math:`L = 1`, :math:`\rho = 10`, :math:`\eta = 0.08`) over ``R``
-runs; the right side :math:`\zeta = (\mathcal L^0 - \underline f)C_0/T + C_1\nu + C_2\phi^2 + C_3\sigma^2` uses the
-reconstructed constants of spec 3.11 (conservative reading), :math:`\underline f = 0` (every term of F is >= 0),
+Algorithm 1 on instance NC (docs/papers/fedpdm.md#instance-nc; declared :math:`L = 1`, :math:`\rho = 10`, :math:`\eta =
+0.08`) over ``R`` runs; the right side :math:`\zeta = (\mathcal L^0 - \underline f)C_0/T + C_1\nu + C_2\phi^2 +
+C_3\sigma^2` uses the reconstructed constants of docs/papers/fedpdm.md#theorem-3 (conservative reading),
+:math:`\underline f = 0` (every term of F is >= 0),
 :math:`\phi^2` the exact A2 variance maximised over the visited iterates (over runs too: conservative), and the
 per-coordinate noise std :math:`\sigma` of every upload (``noise = "fixed"``: :math:`\sigma = \max_{i,t}\sigma_{i,t}`).
-A violation is declared when the lower confidence limit of the mean LHS over runs exceeds :math:`\zeta` (spec 4
-general rules, at ``MC_ALPHA``).
+A violation is declared when the lower confidence limit of the mean LHS over runs exceeds
+:math:`\zeta` (docs/papers/fedpdm.md#instances general rules, at ``MC_ALPHA``).
 
 * ``fedpdm.theorem3`` (refuted): without noise the bound holds with a huge slack, but with noise the stationary
   :math:`P \approx 1.1\rho^2 d\sigma^2/K` (full participation, more with partial) exceeds :math:`C_3\sigma^2 =
   8\rho\sigma^2`
-  whenever :math:`d\rho/(8K) \gg 1` (E21): :math:`\sigma` is per coordinate, the aggregate noise has
+  whenever :math:`d\rho/(8K) \gg 1` (erratum E21, docs/papers/fedpdm.md#erratum-e21): :math:`\sigma` is per coordinate,
+  the aggregate noise has
   :math:`E\lVert\bar\xi\rVert^2 = d\sigma^2/K`, and the :math:`x_0` block of (21) picks up
   :math:`\rho^2\lVert\bar\xi\rVert^2`.
 * ``fedpdm.theorem3_corrected`` (confirmed on the instances checked; an empirical form, not a proof): with
   :math:`C_3 = 2\rho^2 d N/K^2` the bound holds, and at :math:`K = N` the slope of the stationary :math:`P/\sigma^2` in
-  :math:`d` is within 20 % of :math:`\rho^2/K` (spec 4.7.2).
+  :math:`d` is within 20 % of :math:`\rho^2/K` (docs/papers/fedpdm.md#erratum-e21).
 """
 
 from __future__ import annotations
@@ -48,10 +50,11 @@ __all__ = [
     "trajectory",
 ]
 
-#: Spec 4.7.2: sigma = 0.1, K = 5 of N = 10, d = 20, rho = 10, full batch, nu = 1e-8 (LHS 6.05 > zeta 0.83).
+#: docs/papers/fedpdm.md#erratum-e21: sigma = 0.1, K = 5 of N = 10, d = 20, rho = 10, full batch, nu = 1e-8 (LHS 6.05 >
+#: zeta 0.83).
 THEOREM3_COUNTEREXAMPLE = {"d": 20, "N": 10, "K": 5, "batch_size": 60, "nu": 1e-8, "sigma": 0.1, "rho": 10.0,
                            "eta": 0.08, "T": 600, "runs": 4, "seed": 0, "L_declared": 1.0}
-#: Noiseless settings of spec 4.7.1 (LHS far below zeta) and noisy ones of 4.7.2.
+#: Noiseless settings of docs/papers/fedpdm.md#theorem-3 (LHS far below zeta) and noisy ones of 4.7.2.
 NOISELESS = ({"K": 10, "batch_size": 10, "nu": 1e-3}, {"K": 5, "batch_size": 10, "nu": 1e-3},
              {"K": 5, "batch_size": 20, "nu": 1e-2})
 NOISY = ({"K": 10, "sigma": 0.03}, {"K": 5, "sigma": 0.01}, {"K": 5, "sigma": 0.1})
@@ -213,7 +216,8 @@ def check_theorem3(ctx: CheckContext) -> CheckResult:
                                                            "stationary_P_over_sigma2", "rho2_d_over_K")}
                            for e in evidence if e.parameters["sigma"] > 0],
                  "constants_L1_rho10_N10": theorem3_constants(1.0, 10.0, 10, 10)})
-    return report_counterexample(result, chosen, "spec 4.7.2: sigma = 0.1, K = 5, d = 20, rho = 10")
+    return report_counterexample(result, chosen,
+                                 "docs/papers/fedpdm.md#erratum-e21: sigma = 0.1, K = 5, d = 20, rho = 10")
 
 
 def noise_floor_slope(ds, T: int, runs: int, *, sigma: float = 0.03, rho: float = 10.0, seed: int = 0) -> dict:
@@ -274,9 +278,10 @@ CLAIMS = (
         citations=_CITE,
         statement=("Under A1-A3 and 2 sqrt5 - 4 <= L <= rho/4, the average expected stationarity measure (21) of "
                    "FedPDM-DP over T rounds is at most zeta = (L^0 - f)C0/T + C1 nu + C2 phi^2 + C3 sigma^2 with "
-                   "sigma^2 = max sigma_{i,t}^2 and constants depending on rho and L only (reconstructed, spec 3.11; "
-                   "C3 = 8 rho)."),
-        hypotheses=("instance NC of spec 4.0 (N = 10, |D_i| = 60, d = 20; L = 1 declared, certified <= 0.45)",
+                   "sigma^2 = max sigma_{i,t}^2 and constants depending on rho and L only "
+                   "(reconstructed, docs/papers/fedpdm.md#theorem-3; C3 = 8 rho)."),
+        hypotheses=("instance NC of docs/papers/fedpdm.md#instance-nc (N = 10, |D_i| = 60, d = 20; L = 1 declared, "
+                    "certified <= 0.45)",
                     "rho = 10 > 4L, eta = 0.08", "f_ = 0 (every term of F is >= 0)",
                     "phi^2: exact A2 variance, max over visited iterates", "per-coordinate noise std sigma"),
         check=check_theorem3,
@@ -284,7 +289,8 @@ CLAIMS = (
         reason=("Without noise the bound holds with a huge slack (LHS/zeta ~ 1e-4), but with noise the stationary P is "
                 "about 1.1 rho^2 d sigma^2/K at K = N and more under partial participation, far above C3 sigma^2 = "
                 "8 rho sigma^2 when d rho/(8K) >> 1: at sigma = 0.1, K = 5, d = 20 the LHS is about 6.1 against "
-                "zeta = 0.83, and already at sigma = 0.03, K = N it is 0.2 against 0.11 (spec E21, reproduced)."),
+                "zeta = 0.83, and already at sigma = 0.03, K = N it is 0.2 against "
+                "0.11 (docs/papers/fedpdm.md#erratum-e21, reproduced)."),
         severity="false",
         reproduce=reproduce_theorem3,
         corrected_by="fedpdm.theorem3_corrected",

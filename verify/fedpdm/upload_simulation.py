@@ -7,7 +7,8 @@ affine update with its Lipschitz constants); a comparison holds when the realise
 
 * :func:`evaluate_upload_sensitivity`: constructed per-step gradient differences (adversarial, random, the legal
   one-record linear-loss pair) over a schedule of participations, against a bound (eq. (19) or :math:`\kappa_n s_n`);
-* :func:`evaluate_logistic_neighbours`: replace-one neighbours of the spec 4.0 logistic instance, one round;
+* :func:`evaluate_logistic_neighbours`: replace-one neighbours of docs/papers/fedpdm.md#instance-nc logistic instance,
+  one round;
 * :func:`evaluate_adaptive_q`: one round with the data-dependent :math:`Q` of rule (11), exact divergence of the pair.
 
 The claims are in :mod:`verify.fedpdm.theorem1_sensitivity` and :mod:`verify.fedpdm.theorem1_history`.
@@ -193,7 +194,7 @@ def evaluate_upload_sensitivity(params: Mapping[str, Any], *, bound_fn=paper_sen
 
 
 # --------------------------------------------------------------------------------------------------
-# Logistic instance (spec 4.0 "NC"): replace-one neighbours, one round from the same state
+# Logistic instance (docs/papers/fedpdm.md#instance-nc "NC"): replace-one neighbours, one round from the same state
 
 
 def _logistic_instance(rng: np.random.Generator, n_samples: int, d: int):
@@ -225,11 +226,12 @@ def _logistic_gradients(a_sets, y_sets, batch_index, beta: float):
 
 
 def evaluate_logistic_neighbours(params: Mapping[str, Any], *, sensitivity_fn=sensitivity_fedpdm) -> Evidence:
-    r"""One round of a logistic client (spec 4.0 NC) for :math:`D` and a replace-one neighbour :math:`D'`.
+    r"""One round of a logistic client (docs/papers/fedpdm.md#instance-nc NC) for :math:`D` and a replace-one neighbour
+    :math:`D'`.
 
     Same round-start state, same batch permutation (disjoint batches of ``batch`` records), same
     :math:`Q`. ``neighbour``: ``random`` (a fresh record) or ``flip_label`` (the record with the
-    largest gradient norm at the state gets the opposite label; the spec's "flip the label and negate
+    largest gradient norm at the state gets the opposite label; docs/papers/fedpdm.md's "flip the label and negate
     the features" leaves :math:`y a` and hence the loss unchanged). :math:`G = \max\lVert a\rVert +
     (3\sqrt3/8)\beta\sqrt d` is a proven bound on every mini-batch gradient. ``measured`` =
     :math:`\lVert\Delta y\rVert / s`.
@@ -283,7 +285,8 @@ def adaptive_round(samples: np.ndarray, b: int, x_start: np.ndarray, lam: np.nda
                    rho: float, nu: float, Q_max: int) -> tuple[np.ndarray, int]:
     r"""One local round of Algorithm 1 with the adaptive stopping rule (11), linear per-sample loss.
 
-    Spec 2 lines 5-13, written out: the per-sample loss is :math:`\ell(x; a) = a^\top x` (gradient :math:`a`,
+    docs/papers/fedpdm.md#algorithms lines 5-13, written out: the per-sample loss is :math:`\ell(x; a) = a^\top x`
+    (gradient :math:`a`,
     :math:`\lVert a\rVert \le G` is Assumption 3), batches are consecutive blocks of ``samples`` (a fixed
     permutation), :math:`g = \bar a_{B_r} - \lambda + \rho(x^{t,r} - x_0)`, :math:`x^{t,r+1} = x^{t,r} - \eta g`,
     stop with :math:`Q = r + 1` at the first :math:`\lVert g\rVert^2 \le \nu` (else :math:`Q_{max}`), then
@@ -308,8 +311,8 @@ def evaluate_adaptive_q(params: Mapping[str, Any], *, noise_q: str = "adaptive")
     :math:`Q = 1`. Neighbour :math:`D'` replaces the first record by :math:`-a` (:math:`\lVert g_0\rVert^2 =
     4G^2/b^2 > \nu`), so it keeps stepping: :math:`Q' > 1`. Each release is :math:`N(y, \sigma(Q)^2 I_d)` with
     :math:`\sigma(Q) = z\, s(Q)` of (18)-(19) (``noise_q = "adaptive"``, as stated) or :math:`s(Q_{max})`
-    (``"cap"``, the E5 fix). Holds iff the exact divergence of the pair (:func:`theory.privacy.gaussian_pair.
-    gaussian_pair_delta`, both directions) is at most :math:`\delta`.
+    (``"cap"``, the erratum E5 (docs/papers/fedpdm.md#erratum-e5) fix). Holds iff the exact divergence of the pair
+    (:func:`theory.privacy.gaussian_pair. gaussian_pair_delta`, both directions) is at most :math:`\delta`.
     """
     d, b, Q_max = int(params["d"]), int(params["b"]), int(params["Q_max"])
     eta, rho, G, nu = float(params["eta"]), float(params["rho"]), float(params["G"]), float(params["nu"])

@@ -1,11 +1,11 @@
 r"""Designs of the GTV paper's Fig. 2 (SBM with k clusters, §5.2) and Figs. 3-4 (chain, §5.3) for :mod:`verify.harness`.
 
 Fig. 2: replicate :math:`i` draws one SBM with k equal clusters per k (p_in = 0.5, p_out = 0.01, d, m_i = 10,
-σ = 1e-3, λ = 1e-2, nLasso; spec 5.2 defaults [ext]); arms ``algorithm1`` (R = 2000
-as in the paper, θ-rescaled steps and the R4 residual stop), ``fedavg``, ``oracle`` (FedAvgC's fixed point); k is
-the grid point.
-Figs. 3-4: one chain of 2n nodes (§5.3, spec defaults n, d = 10, m_i = 10, nLasso) per arm ``(eps, rho, sigma)``;
-the planted parameters, features, noise and accessible set are common to the arms of a replicate (the graph's
+σ = 1e-3, λ = 1e-2, nLasso; docs/papers/gtv.md#exp-several defaults choice (docs/papers/gtv.md#choices)); arms
+``algorithm1`` (R = 2000 as in the paper, θ-rescaled steps and the R4 (docs/papers/gtv.md#review-r4) residual stop),
+``fedavg``, ``oracle`` (FedAvgC's fixed point); k is the grid point.
+Figs. 3-4: one chain of 2n nodes (§5.3, docs/papers/gtv.md defaults n, d = 10, m_i = 10, nLasso) per arm ``(eps, rho,
+sigma)``; the planted parameters, features, noise and accessible set are common to the arms of a replicate (the graph's
 boundary weight ε, the share ρ and the noise scale σ only change how they are used: common random numbers).
 Outcome per replicate: ``[MSE (41)]``; read-outs ``mse`` and ``log10_mse``.
 """

@@ -1,10 +1,12 @@
-r"""The design of the GTV paper's Table I (Section VI-A-1; the acceptance bands R2/R3) for :mod:`verify.harness`.
+r"""The design of the GTV paper's Table I (Section VI-A-1; the acceptance bands
+R2 (docs/papers/gtv.md#review-r2)/R3 (docs/papers/gtv.md#review-r3)) for :mod:`verify.harness`.
 
 Replicate :math:`i` draws one SBM instance of §5.1 (graph, planted :math:`\bar w^{(c)}`, data; seeds from the root
 seed and :math:`i` only) and one algorithm seed; every arm of the replicate sees them (common random numbers).
-Arms: ``algorithm1`` (nLasso, λ = 1e-2, θ-rescaled steps, stopped by the R4 fixed-point residual), ``fedavg``
-(server FedAvg, 5 local GD steps), ``ifca`` (k = 2 models, model averaging), ``pooled`` (FedAvg's fixed point) and
-``oracle`` (FedAvgC's fixed point). The grid choice ``IFCA initialisation`` (random N(0, I) or identical models at
+Arms: ``algorithm1`` (nLasso, λ = 1e-2, θ-rescaled steps, stopped by the R4 (docs/papers/gtv.md#review-r4) fixed-point
+residual), ``fedavg`` (server FedAvg, 5 local GD steps), ``ifca`` (k = 2 models, model averaging), ``pooled`` (FedAvg's
+fixed point) and ``oracle`` (FedAvgC's fixed point). The grid choice ``IFCA initialisation`` (random N(0, I) or
+identical models at
 0) is the one the paper leaves open that decides IFCA's row; the other arms ignore it (:func:`_arm_key`).
 
 An arm's outcome per replicate is ``[MSE (41), R3 expectation, iterations, converged, MSE curve ...]``: the R3
@@ -33,9 +35,11 @@ __all__ = ["ARMS", "DESIGN", "R2_BAND", "R3_EXPECTATION_PAPER", "R3_RATIO_BAND",
 #: Shared seed key: every Table I claim sees the same replicates.
 EXPERIMENT_KEY = "gtv.experiments.table1"
 ARMS = ("algorithm1", "fedavg", "ifca", "pooled", "oracle")
-#: R2: acceptance band of Algorithm 1's converged MSE at the paper's size (1.42e-5 is matched in order only).
+#: R2 (docs/papers/gtv.md#review-r2): acceptance band of Algorithm 1's converged MSE at the paper's size (1.42e-5 is
+#: matched in order only).
 R2_BAND = (1e-6, 1e-3)
-#: R3: the pooled-LS expectation at the paper's size and its acceptance band "about 2.5 - 4.3", as a ratio.
+#: R3 (docs/papers/gtv.md#review-r3): the pooled-LS expectation at the paper's size and its acceptance band "about 2.5 -
+#: 4.3", as a ratio.
 R3_EXPECTATION_PAPER = 3.29
 R3_RATIO_BAND = (2.5 / R3_EXPECTATION_PAPER, 4.3 / R3_EXPECTATION_PAPER)
 
@@ -85,8 +89,8 @@ SCALES = {
 
 
 def r3_expectation(inst, w_true: np.ndarray) -> float:
-    r"""R3: :math:`E[\mathrm{MSE}(\text{pooled LS})] = \frac14\lVert\bar w^{(1)}-\bar w^{(2)}\rVert^2(1 + d/(N - d))`
-    for two equal clusters, N pooled samples (N > d)."""
+    r"""R3 (docs/papers/gtv.md#review-r3): :math:`E[\mathrm{MSE}(\text{pooled LS})] = \frac14\lVert\bar w^{(1)}-\bar
+    w^{(2)}\rVert^2(1 + d/(N - d))` for two equal clusters, N pooled samples (N > d)."""
     w_bar = np.stack([w_true[inst.clusters == c][0] for c in (0, 1)])
     N, d = int(inst.m.sum()), inst.d
     return float(np.sum((w_bar[0] - w_bar[1]) ** 2) / 4.0 * (1.0 + d / (N - d)))
@@ -139,7 +143,8 @@ def simulate_table1(arms, point, scale: Scale, root_seed: int, replicates) -> li
 
 
 def _readout(name: str, scale: Scale, outcome: np.ndarray) -> np.ndarray:
-    """``log10_mse``, ``r3_ratio`` (MSE over the replicate's R3 expectation) or ``iterations``."""
+    """``log10_mse``, ``r3_ratio`` (MSE over the replicate's R3 (docs/papers/gtv.md#review-r3) expectation) or
+    ``iterations``."""
     if name == "log10_mse":
         return np.log10(outcome[:, 0])
     if name == "r3_ratio":

@@ -13,7 +13,8 @@ __all__ = ["chain_case", "convergence_case", "well_connected_case"]
 
 
 def convergence_case(p: dict) -> GTVInstance:
-    """Spec 4 T6: SBM 2 x ``size`` nodes, p_in 0.6, p_out 0.1, d = 4, m in {2, 6}, weights U[0.3, 2], noise 0.1."""
+    """docs/papers/gtv.md#instances, docs/papers/gtv.md#convergence: SBM 2 x ``size`` nodes, p_in 0.6, p_out 0.1, d = 4,
+    m in {2, 6}, weights U[0.3, 2], noise 0.1."""
     rng = np.random.default_rng(p["seed"])
     d = p.get("d", 4)
     Q = None
@@ -65,5 +66,6 @@ def _chain(n: int, m: int, eps: float, lam: float, seed: int) -> GTVInstance:
 
 
 def chain_case(p: dict) -> GTVInstance:
-    """Spec 4 chain recipe: d = 1, noiseless, 2 x n nodes, boundary edge ε, cluster means 0 and 1 (+ jitter)."""
+    """docs/papers/gtv.md#instances chain recipe: d = 1, noiseless, 2 x n nodes, boundary edge ε, cluster means 0 and 1
+    (+ jitter)."""
     return _chain(p["n"], p["m"], p["eps"], p["lam"], p["seed"])

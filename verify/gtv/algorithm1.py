@@ -4,7 +4,8 @@ Evidence (docs/papers/gtv.md): random SBM instances 2 x 6 nodes (thorough: 2 x 8
 m_i ∈ {2, 6} (below and above d), weights U[0.3, 2], λ log-uniform in [1e-2, 1], for each penalty (nLasso,
 ℓ1, MOCHA, ½vᵀQv with a rank-2 Q) with the squared loss, and nLasso with the logistic loss. Algorithm 1
 runs from zero with θ = 1 (the seed's steps; θ = 30 for the rank-deficient Q, whose null directions couple
-only through the losses) to the relative fixed-point residual ``GTV_ALG1_TOL`` (R4). Per instance:
+only through the losses) to the relative fixed-point residual ``GTV_ALG1_TOL`` (R4, docs/papers/gtv.md#review-r4). Per
+instance:
 
 * objective: :math:`P(\hat w_{\rm Alg1}) - P(w_{\rm CVXPY}) \le \mathrm{tol}\,(1 + |P(w_{\rm CVXPY})|)`, tol the
   Clarabel tolerance at which CVXPY reported 'optimal', both objectives evaluated by
@@ -110,7 +111,8 @@ def _curves_figure(evidence) -> FigureSpec:
         k, r = e.parameters["residual_curve"]
         series.append(Series(label=f"{key[0]} / {key[1]}", x=k, y=np.maximum(r, 1e-300)))
     series.append(Series(label="stopping tolerance", x=(1, MAX_ITERATIONS), y=(ALG1_TOL, ALG1_TOL), style="dashed"))
-    return FigureSpec(name="alg1_residuals", title="Algorithm 1: relative fixed-point residual (R4) per penalty",
+    return FigureSpec(name="alg1_residuals",
+                      title="Algorithm 1: relative fixed-point residual (R4, docs/papers/gtv.md#review-r4) per penalty",
                       xlabel="iteration k", ylabel="residual / max(1, ||grad f(0)||)", series=tuple(series),
                       xscale="log", yscale="log")
 
@@ -213,10 +215,10 @@ CLAIMS = (
                     "step sizes with ||Sigma^1/2 D T^1/2||^2 <= 1 (theta = 1; theta = 30 for rank-deficient Q)"),
         check=check_algorithm1,
         expected=Verdict.CONFIRMED,
-        reason=("On every sampled instance Algorithm 1 stopped by the R4 residual, its objective is not above the "
-                "CVXPY optimum beyond the Clarabel tolerance (it is usually below by ~1e-10 relative), and its node "
-                "and edge KKT residuals stay within the bound the final residual implies; CVXPY primal and dual "
-                "agree."),
+        reason=("On every sampled instance Algorithm 1 stopped by the R4 (docs/papers/gtv.md#review-r4) residual, its "
+                "objective is not above the CVXPY optimum beyond the Clarabel tolerance (it is usually below by ~1e-10 "
+                "relative), and its node and edge KKT residuals stay within the bound the final residual implies; "
+                "CVXPY primal and dual agree."),
     ),
     Claim(
         id="gtv.kkt_25",

@@ -7,8 +7,9 @@ makes or implies, each decided over paired replicates by :func:`verify.harness.d
 * Fig. 2 (L572-577): "FedAvgC serves mainly as a benchmark for the MSE of practical methods such as Algorithm 1"
   (the oracle below Algorithm 1) and the figure's comparison, Algorithm 1 below FedAvg, for every k drawn.
 * Figs. 3-4 (L579-590): the MSE of Algorithm 1 on the chain for varying boundary weight ε, training share ρ and
-  noise σ, with the spec's expected behaviour (5.3, T12): noiseless MSE grows with ε (to 0 as ε → 0), falls with ρ,
-  grows with σ. λ is not given ("different choices as indicated in Figs. 3 and 4"): a grid.
+  noise σ, with docs/papers/gtv.md's expected behaviour (5.3, T12 (docs/papers/gtv.md#exp-chain)): noiseless MSE grows
+  with ε (to 0 as ε → 0), falls with ρ, grows with σ. λ is not given ("different choices as indicated in Figs. 3 and
+  4"): a grid.
 """
 
 from __future__ import annotations
@@ -49,14 +50,16 @@ SEVERAL_CLUSTERS = experiment(
     statement=("Fig. 2 depicts the MSE (41) of Algorithm 1 (R = 2000), IFCA, FedAvg and FedAvgC for SBMs with k "
                "equal clusters; 'FedAvgC serves mainly as a benchmark for the MSE of practical methods such as "
                "Algorithm 1'. Checked: FedAvgC below Algorithm 1 below FedAvg for every k."),
-    hypotheses=("spec 5.2 defaults [ext]: 100 nodes per cluster, p_in = 0.5, p_out = 0.01, d = 100, m_i = 10, "
-                "k in {2, 3, 4, 5} (ci: 20 nodes per cluster, d = 20, k in {2, 3})",
+    hypotheses=("docs/papers/gtv.md#exp-several defaults choice (docs/papers/gtv.md#choices): 100 nodes per cluster, "
+                "p_in = 0.5, p_out = 0.01, d = 100, m_i = 10, k in {2, 3, 4, 5} (ci: 20 nodes per cluster, d = 20, k "
+                "in {2, 3})",
                 "Algorithm 1: nLasso, lambda = 1e-2, theta = 10, at most R = 2000 iterations",
                 "FedAvg: server averaging, 5 local GD steps; FedAvgC: its cluster-wise fixed point (oracle)",
                 "IFCA is left out: its row depends on its unreported initialisation (gtv.table1_ifca)"),
     design=CLUSTERS_DESIGN, baselines=(FEDAVGC, FEDAVG),
     grid={"ci": {"k": (2, 3)}, "thorough": {"k": (2, 3, 4, 5)}},
-    choices={"k": "the seed gives no range of k (spec 5.2); 'for every k' is decided at each k of the grid"},
+    choices={"k": "the seed gives no range of k (docs/papers/gtv.md#exp-several); 'for every k' is decided at each k "
+                  "of the grid"},
     statements=(below("oracle", "algorithm1", "log10_mse", text="FedAvgC below Algorithm 1 (log10 MSE)"),
                 below("algorithm1", "fedavg", "log10_mse", text="Algorithm 1 below FedAvg (log10 MSE)")),
     what="Fig. 2: FedAvgC below Algorithm 1 below FedAvg for every number of clusters k",
@@ -74,14 +77,16 @@ CHAIN_TRENDS = experiment(
     title="Figs. 3-4: on the chain, MSE grows with eps and sigma and falls with rho",
     citations=(cite("Section VI-B, Figs. 3 and 4", lines="579-590"),),
     statement=("Figs. 3 and 4 depict the MSE of Algorithm 1 on the chain for varying training size rho, noise "
-               "sigma and inter-cluster weight eps; the spec's expected behaviour (5.3, T12): noiseless MSE "
-               "grows with eps (to 0 as eps -> 0), falls with rho, grows with sigma."),
+               "sigma and inter-cluster weight eps; docs/papers/gtv.md's expected behaviour (5.3, "
+               "T12 (docs/papers/gtv.md#exp-chain)): noiseless MSE grows with eps (to 0 as eps -> 0), falls with rho, "
+               "grows with sigma."),
     hypotheses=("chain of 2 x 50 nodes, d = 10, m_i = 10 on a random share rho of the nodes (ci: 2 x 10, d = 8, "
                 "m_i = 8), nLasso, Algorithm 1 with the seed's steps (theta = 1) and R = 2000",
                 "lambda in {1e-2, 1e-1} (ci: 1e-2): unreported"),
     design=CHAIN_DESIGN, baselines=(),
     grid={"ci": {"lambda": (1e-2,)}, "thorough": {"lambda": (1e-2, 1e-1)}},
-    choices={"lambda": "the seed says only 'different choices as indicated in Figs. 3 and 4' (spec 5.3)"},
+    choices={"lambda": "the seed says only 'different choices as indicated in Figs. 3 and "
+                       "4' (docs/papers/gtv.md#exp-chain)"},
     statements=(below(_C["eps0"], _C["eps1"], "mse", text="noiseless, rho = 1: MSE at eps = 0 below eps = 1"),
                 below(_C["rho1"], _C["rho06"], "mse", text="noiseless, eps = 0.1: MSE at rho = 1 below rho = 0.6"),
                 below(_C["sigma_small"], _C["sigma_large"], "mse",

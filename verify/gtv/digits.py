@@ -7,11 +7,12 @@ The paper trains an ANN (42) per node on MNIST (n = 40 nodes, two clusters of 20
 optimizer, with the text "both the ACC^(val) and the convergence rate ... is improved by Algorithm 1".
 
 Checked here on a convex stand-in (:mod:`verify.gtv.digits_design`): scikit-learn's bundled 8x8 digits (MNIST
-cannot be downloaded at run time), binary labels within a pair (E12), ridge-logistic models, the exact primal
-update, a k-nearest-node graph on the nodes' mean training images (E13), λ chosen on validation among a small grid
-(the paper's λ = 1 is for its ANN and its KL weights), accuracy on held-out test images. The three comparisons the
-figures make (and Fig. 7's, five clusters of Table II) are decided over paired replicates (different random
-splits and graphs); being outside the paper's setting, none can be refuted.
+cannot be downloaded at run time), binary labels within a pair (erratum E12, docs/papers/gtv.md#erratum-e12),
+ridge-logistic models, the exact primal update, a k-nearest-node graph on the nodes' mean training images
+(erratum E13, docs/papers/gtv.md#erratum-e13), λ chosen on validation among a small grid (the paper's λ = 1 is for its
+ANN and its KL weights), accuracy on held-out test images. The three comparisons the figures make (and Fig. 7's, five
+clusters of Table II) are decided over paired replicates (different random splits and graphs); being outside the paper's
+setting, none can be refuted.
 """
 
 from __future__ import annotations
@@ -31,8 +32,9 @@ _LABEL = {"algorithm1": "Algorithm 1 (validated lambda)", "local": "local traini
           "oracle": "oracle cluster-wise models"}
 OUTSIDE_SETTING = ("checked on a convex stand-in (scikit-learn's 8x8 digits instead of MNIST, ridge-logistic models "
                    "instead of the ANN (42), a mean-image graph instead of t-SNE + KL distances)")
-CHOICES = {"IFCA initialisation": "the paper cites IFCA [19] without its initialisation (spec 5.5): k random "
-                                  "N(0, I) models (Ghosh et al.'s choice) or k identical models at 0"}
+CHOICES = {"IFCA initialisation": "the paper cites IFCA [19] without its "
+                                  "initialisation (docs/papers/gtv.md#choice-baselines): k random N(0, I) models "
+                                  "(Ghosh et al.'s choice) or k identical models at 0"}
 IFCA_GRID = {profile: {"IFCA initialisation": ("random", "identical")} for profile in ("ci", "thorough")}
 _ALL = tuple(ARMS)
 
@@ -89,8 +91,9 @@ def _details(ctx: CheckContext, scale, design=DESIGN) -> dict:
 _CITE = (cite("Section VI-C, Fig. 5", equation="(42)", lines="594-618"),)
 _SETTING = ("scikit-learn's 8x8 digits: 2 clusters x 20 nodes holding digits {0, 1} and {2, 3}, 10 train / 4 "
             "validation images per node, 80 held-out test images per cluster (ci: 2 x 6 nodes)",
-            "ridge-logistic models (gamma = 1e-2, intercept), labels +-1 within a pair (E12); graph: 4 nearest nodes "
-            "by mean training image, A = exp(-dist) (E13)",
+            "ridge-logistic models (gamma = 1e-2, intercept), labels +-1 within a pair "
+            "(erratum E12, docs/papers/gtv.md#erratum-e12); graph: 4 nearest nodes by mean training image, A = "
+            "exp(-dist) (erratum E13, docs/papers/gtv.md#erratum-e13)",
             "Algorithm 1: nLasso, the seed's steps (theta = 1), R = 50 iterations as in the paper; lambda chosen by "
             "validation cross-entropy from {0.01, 0.1, 1, 10} (ci: {0.1, 1})",
             "decision: verify.harness (sign-test bounds of the median paired difference over replicates = random "

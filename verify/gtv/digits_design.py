@@ -11,7 +11,7 @@ IFCA's initial models; every arm of the replicate sees them (common random numbe
   run in one call on the disjoint union of λ-scaled copies of the graph (:func:`algorithm1_lambda_path`);
 * ``local``: λ = 0, every node's own ridge-logistic minimiser (Fig. 5's "independent local training");
 * ``pooled``: λ → ∞, one ridge-logistic model on all training parts (Fig. 5's pooled extreme; FedAvg's fixed
-  point, spec 5.5);
+  point, docs/papers/gtv.md#choice-baselines);
 * ``ifca``: IFCA [19] with k = number of clusters, model averaging, 5 local GD steps per round, R rounds;
 * ``oracle``: one model per true cluster (FedAvgC's fixed point).
 
@@ -149,9 +149,9 @@ def algorithm1_lambda_path(inst: GTVInstance, lams, *, theta: float, iterations:
 
 def ifca_logistic(inst: GTVInstance, rng: np.random.Generator, *, k: int, rounds: int, local_steps: int,
                   init: str = "random", monitor=None) -> np.ndarray:
-    r"""IFCA [19] (model averaging, spec 5.5) for the logistic loss: k models (``init``: ``random`` N(0, I) or
-    ``identical`` at 0); each round node i joins :math:`\arg\min_jL_i(\theta_j)` (ties: the lowest j), runs
-    ``local_steps`` GD steps of size :math:`1/\max_i\beta^{(i)}`, :math:`\beta^{(i)} =
+    r"""IFCA [19] (model averaging, docs/papers/gtv.md#choice-baselines) for the logistic loss: k models (``init``:
+    ``random`` N(0, I) or ``identical`` at 0); each round node i joins :math:`\arg\min_jL_i(\theta_j)` (ties: the lowest
+    j), runs ``local_steps`` GD steps of size :math:`1/\max_i\beta^{(i)}`, :math:`\beta^{(i)} =
     \lambda_{\max}(X_i^TX_i)/(4m_i) + \gamma`; the server averages per model (weights :math:`m_i`), an empty model is
     kept. Returns :math:`\theta_{\hat j(i)}` per node; ``monitor(w_nodes)`` before the first and after every round."""
     if init not in ("random", "identical"):

@@ -1,8 +1,8 @@
 r"""The paper's own SBM setting (§5.1, Table I) violates (35), yet every GTV minimiser is cluster-constant.
 
-docs/papers/gtv.md (D3) and fedcheck's re-derivation. Instance: :func:`reference_impl.gtv.data.sbm_instance` with the
-paper's parameters (2 x 100 nodes, p_in = 0.5, p_out = 1e-2, d = 100, m_i = 10 < d, σ = 1e-3, λ = 1e-2,
-nLasso); the ci profile uses one replicate, thorough three.
+docs/papers/gtv.md (D3, docs/papers/gtv.md#derived-d3) and fedcheck's re-derivation. Instance:
+:func:`reference_impl.gtv.data.sbm_instance` with the paper's parameters (2 x 100 nodes, p_in = 0.5, p_out = 1e-2, d =
+100, m_i = 10 < d, σ = 1e-3, λ = 1e-2, nLasso); the ci profile uses one replicate, thorough three.
 
 * (35) is decided exactly for every cluster and every anchor (:func:`theory.gtv.well_connected`): here every
   anchor already fails the necessary condition D3 (the total demand of C \ {i_0} exceeds the in-cluster
@@ -122,15 +122,15 @@ CLAIMS = (
         statement=("In the SBM experiment (2 x 100 nodes, p_in = 0.5, p_out = 0.01, d = 100, m_i = 10, lam = 1e-2, "
                    "nLasso) GTV minimisation recovers the clusters: every minimiser is constant on each cluster. "
                    "The well-connectedness condition (35) of Theorem 2 does not hold there, so this is not an "
-                   "instance of Theorem 2 ((35) is sufficient, not necessary; D3)."),
+                   "instance of Theorem 2 ((35) is sufficient, not necessary; D3 (docs/papers/gtv.md#derived-d3))."),
         hypotheses=("the paper's SBM parameters, all nodes accessible", "nLasso penalty",
                     "dual optimum approximated by Algorithm 1 to KKT residuals at round-off"),
         check=check_paper_sbm,
         expected=Verdict.CONFIRMED,
-        reason=("Every anchor of both clusters fails the necessary condition D3 (demand exceeds in-cluster degree by "
-                "~3700), so (35) fails exactly; Algorithm 1's optimal flow leaves every internal edge at <= ~0.5 of "
-                "its "
+        reason=("Every anchor of both clusters fails the necessary condition D3 (docs/papers/gtv.md#derived-d3) "
+                "(demand exceeds in-cluster degree by ~3700), so (35) fails exactly; Algorithm 1's optimal flow leaves "
+                "every internal edge at <= ~0.5 of its "
                 "capacity while boundary edges are saturated, which by (28) certifies that all minimisers are "
-                "cluster-constant (deviation within D1 and (37))."),
+                "cluster-constant (deviation within D1 (docs/papers/gtv.md#derived-d1) and (37))."),
     ),
 )

@@ -1,4 +1,5 @@
-"""Property tests of Algorithm 1's convergence and of the optimality condition (25) (printed vs corrected, E3)."""
+"""Property tests of Algorithm 1's convergence and of the optimality condition (25) (printed vs corrected,
+erratum E3 (docs/papers/gtv.md#erratum-e3))."""
 
 import pytest
 from hypothesis import example, given, settings, target
@@ -14,9 +15,9 @@ from verify.strategies import gtv_convergence_cases
 @given(case=gtv_convergence_cases())
 @example(case={"penalty": "l2", "loss": "squared", "seed": 0, "m": 10, "lam": 1e-2, "size": 6})
 def test_algorithm1_reaches_the_cvxpy_optimum(case):
-    """Property: Algorithm 1 (E1-E2 reading, seed steps) stops by the fixed-point residual at a point whose objective
-    is not above CVXPY's optimum beyond the solver tolerance and whose KKT residuals are within the residual-implied
-    bound, for nLasso, l1, MOCHA and 1/2 v^T Q v."""
+    """Property: Algorithm 1 (errata E1-E2 (docs/papers/gtv.md#erratum-e1 to #erratum-e2) reading, seed steps) stops by
+    the fixed-point residual at a point whose objective is not above CVXPY's optimum beyond the solver tolerance and
+    whose KKT residuals are within the residual-implied bound, for nLasso, l1, MOCHA and 1/2 v^T Q v."""
     e = evaluate_convergence(case)
     target(e.measured, label="max(objective excess / tol, KKT / bound)")
     assert e.holds, e
@@ -36,7 +37,8 @@ def test_algorithm1_logistic(case):
 @given(case=gtv_convergence_cases(penalty="mocha"))
 @example(case={"penalty": "mocha", "loss": "squared", "seed": 0, "m": 10, "lam": 1e-2, "size": 6})
 def test_mocha_flow_is_lam_a_times_the_difference(case):
-    """Property: at the MOCHA optimum u^(e) = lam A_e (w^(e+) - w^(e-)) (corrected (25), E3)."""
+    """Property: at the MOCHA optimum u^(e) = lam A_e (w^(e+) - w^(e-)) (corrected (25),
+    erratum E3 (docs/papers/gtv.md#erratum-e3))."""
     e = evaluate_kkt_25(case, corrected=True)
     target(e.measured / e.bound, label="error / accuracy bound")
     assert e.holds, e

@@ -24,7 +24,8 @@ ALPHA = 0.01
 N = 8
 MINI = Scale(sizes=(20, 20), d=20, m=10, p_out=0.02, theta=10.0, max_iterations=3000, rounds=60, record_every=10,
              curve_points=30)
-#: "IFCA separated the clusters": MSE below this fraction of R3's pooled expectation (the oracle sits near 1e-7).
+#: "IFCA separated the clusters": MSE below this fraction of R3 (docs/papers/gtv.md#review-r3)'s pooled expectation (the
+#: oracle sits near 1e-7).
 SEPARATED_RATIO = 1e-3
 
 
@@ -40,8 +41,9 @@ def assert_shown(seed, statement, *, point=None):
 @given(seed=gtv_sbm_seeds())
 @example(seed=0)
 def test_algorithm1_converged_mse_is_inside_the_r2_band(seed):
-    """Property: Algorithm 1 (nLasso, lambda = 1e-2, theta = 10) run to the R4 residual tolerance has a median
-    MSE (41) in R2's band [1e-6, 1e-3] on the reduced SBM (both one-sided statements shown)."""
+    """Property: Algorithm 1 (nLasso, lambda = 1e-2, theta = 10) run to the R4 (docs/papers/gtv.md#review-r4) residual
+    tolerance has a median MSE (41) in R2 (docs/papers/gtv.md#review-r2)'s band [1e-6, 1e-3] on the reduced SBM (both
+    one-sided statements shown)."""
     for statement in band("algorithm1", "log10_mse", np.log10(R2_BAND[0]), np.log10(R2_BAND[1]), "log10 MSE"):
         assert_shown(seed, statement)
 
@@ -51,7 +53,8 @@ def test_algorithm1_converged_mse_is_inside_the_r2_band(seed):
 @given(seed=gtv_sbm_seeds())
 @example(seed=0)
 def test_fedavg_mse_is_inside_the_r3_band(seed):
-    """Property: FedAvg's MSE over the replicate's pooled-LS expectation (R3) has its median in [2.5, 4.3]/3.29."""
+    """Property: FedAvg's MSE over the replicate's pooled-LS expectation (R3, docs/papers/gtv.md#review-r3) has its
+    median in [2.5, 4.3]/3.29."""
     for statement in band("fedavg", "r3_ratio", *R3_RATIO_BAND, "MSE / R3 expectation"):
         assert_shown(seed, statement)
 
@@ -101,7 +104,8 @@ def test_fedavgc_bounds_algorithm1_which_beats_fedavg_with_three_clusters(seed):
 @example(seed=0, eps=1.0)
 def test_chain_mse_grows_with_the_boundary_weight(seed, eps):
     """Property: on the noiseless chain with every node accessible, Algorithm 1's MSE at boundary weight eps in
-    [0.2, 1] is above that at eps / 10 (the nLasso bias scales as (eps lambda)^2; T12: MSE -> 0 as eps -> 0)."""
+    [0.2, 1] is above that at eps / 10 (the nLasso bias scales as (eps lambda)^2; T12 (docs/papers/gtv.md#exp-chain):
+    MSE -> 0 as eps -> 0)."""
     statement = below((eps / 10, 1.0, 0.0), (eps, 1.0, 0.0), "mse")
     outcome = evaluate_statement(CheckContext(seed=seed), CHAIN_DESIGN, statement, N, ALPHA, point={"lambda": 1e-2},
                                  scale=CHAIN_SCALES["ci"])

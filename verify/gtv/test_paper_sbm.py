@@ -13,8 +13,8 @@ from verify.strategies import gtv_sbm_seeds
 @given(seed=gtv_sbm_seeds())
 @example(seed=0)
 def test_paper_sbm_dual_certificate(seed):
-    """Property: in the section 5.1 SBM every anchor fails (35) (D3), while every internal edge of the optimal flow
-    is strictly unsaturated, so by (28) every minimiser is constant on each cluster (scaled to 2 x 30 nodes, d = 30,
-    m = 3 to keep the test fast; the registered check runs the paper's size)."""
+    """Property: in the section 5.1 SBM every anchor fails (35) (D3, docs/papers/gtv.md#derived-d3), while every
+    internal edge of the optimal flow is strictly unsaturated, so by (28) every minimiser is constant on each cluster
+    (scaled to 2 x 30 nodes, d = 30, m = 3 to keep the test fast; the registered check runs the paper's size)."""
     e = evaluate_paper_sbm(seed, settings={"sizes": (30, 30), "d": 30, "m": 3})
     assert e.holds, e

@@ -1,4 +1,5 @@
-"""Property tests of Theorem 2 and D1 on instances certified well-connected (35) by the exact max-flow checker."""
+"""Property tests of Theorem 2 and D1 (docs/papers/gtv.md#derived-d1) on instances certified well-connected (35) by the
+exact max-flow checker."""
 
 import pytest
 from hypothesis import example, given, settings, target
@@ -25,8 +26,8 @@ def test_theorem2_on_certified_dense_clusters(case):
 @given(case=gtv_chain_cases())
 @example(case={"kind": "chain", "seed": 0, "n": 10, "m": 3, "eps": 0.2, "lam": 0.3})
 def test_d1_on_chains_is_attained(case):
-    """Property: on a noiseless d = 1 chain (35) holds and the deviation equals lam |dC| / alpha: D1 is attained,
-    so (37) is exactly a factor 2 loose."""
+    """Property: on a noiseless d = 1 chain (35) holds and the deviation equals lam |dC| / alpha:
+    D1 (docs/papers/gtv.md#derived-d1) is attained, so (37) is exactly a factor 2 loose."""
     e = evaluate_theorem2(case, sharper=True)
     target(e.parameters["deviation_over_d1"], label="deviation / D1")
     assert e.holds, e
@@ -37,7 +38,8 @@ def test_d1_on_chains_is_attained(case):
 @settings(max_examples=examples("several"))
 @given(case=gtv_well_connected_cases())
 def test_d1_on_certified_dense_clusters(case):
-    """Property: deviation <= lam |dC| / alpha (D1) on certified dense clusters (nLasso and l1)."""
+    """Property: deviation <= lam |dC| / alpha (D1, docs/papers/gtv.md#derived-d1) on certified dense clusters (nLasso
+    and l1)."""
     e = evaluate_theorem2(case, sharper=True)
     target(e.measured, label="deviation / D1")
     assert e.holds, e

@@ -1,10 +1,11 @@
-r"""Theorem 2 ((36) cluster-constant minimisers, (37) deviation bound) and its sharper form D1.
+r"""Theorem 2 ((36) cluster-constant minimisers, (37) deviation bound) and its sharper form
+D1 (docs/papers/gtv.md#derived-d1).
 
 Instances (docs/papers/gtv.md, instances that satisfy (35)): complete clusters :math:`K_N`
 (weight 1) with a few light inter-cluster edges, squared loss, nLasso or ℓ1 penalty; ε and λ are chosen so
 that every cluster satisfies (35) by construction (:func:`verify.gtv._instances.well_connected_case`), and the
-exact max-flow checker (D4, every anchor) must certify it before anything is asserted. The chain recipe
-(d = 1, noiseless) supplies instances where D1 is attained. Algorithm 1 runs to GTV_ALG1_TOL/100.
+exact max-flow checker (D4, docs/papers/gtv.md#derived-d4, every anchor) must certify it before anything is asserted.
+The chain recipe (d = 1, noiseless) supplies instances where D1 is attained. Algorithm 1 runs to GTV_ALG1_TOL/100.
 
 * ``gtv.theorem2``: every cluster's spread :math:`\max_{i\in C}\lVert\hat w^{(i)} - \mathrm{mean}_C\hat w\rVert`
   is at most ``GTV_SPREAD_ATOL`` (36) and :math:`\max_{i\in C}\lVert\hat w^{(i)} - \bar w^{(c)}\rVert \le
@@ -61,7 +62,8 @@ def build(p: dict):
 
 
 def evaluate_theorem2(p: dict, *, sharper: bool = False, bound_factor: float | None = None) -> Evidence:
-    """Certify (35) for every cluster (D4), run Algorithm 1, compare spread and deviation with (37) or D1.
+    """Certify (35) for every cluster (D4, docs/papers/gtv.md#derived-d4), run Algorithm 1, compare spread and deviation
+    with (37) or D1 (docs/papers/gtv.md#derived-d1).
 
     ``bound_factor`` overrides the factor of λ|∂C|/α (2 for (37), 1 for D1) for mutation tests."""
     inst = build(p)
@@ -143,7 +145,8 @@ CLAIMS = (
                    "(16) is constant on each cluster (36) and ||w^(i) - w-bar^(c)|| <= 2 |dC^(c)| lam / alpha^(c) "
                    "(37)."),
         hypotheses=("squared loss, features of each cluster with full column rank", "phi = ||.||_2 or ||.||_1",
-                    "(35) certified for every cluster by the exact max-flow checker (D4, every anchor, non-empty A)"),
+                    "(35) certified for every cluster by the exact max-flow checker "
+                    "(D4, docs/papers/gtv.md#derived-d4, every anchor, non-empty A)"),
         check=check_theorem2,
         expected=Verdict.CONFIRMED,
         reason=("On every certified instance (dense clusters with nLasso and l1, d = 1 chains, the worked "
@@ -154,11 +157,13 @@ CLAIMS = (
     ),
     Claim(
         id="gtv.theorem2_sharper",
-        title="D1 [derived]: the deviation is at most lam |dC| / alpha, and this is attained (factor 2 slack of (37))",
+        title="D1 (docs/papers/gtv.md#derived-d1) derived (docs/papers/gtv.md#derived): the deviation is at most lam "
+              "|dC| / alpha, and this is attained (factor 2 slack of (37))",
         citations=(cite("Theorem 2", equation="(37)", lines="498-507"),
                    cite("optimality conditions for norms", equation="(28)", lines="380-390")),
         statement=("If a minimiser is constant on C, summing (28) over C gives ||grad f^(c)(w_C)||_* <= lam |dC| and "
-                   "so ||w_C - w-bar^(c)|| <= lam |dC| / alpha^(c) (D1, erratum (37) is a factor 2 loose)."),
+                   "so ||w_C - w-bar^(c)|| <= lam |dC| / alpha^(c) (D1, docs/papers/gtv.md#derived-d1, erratum (37) is "
+                   "a factor 2 loose)."),
         hypotheses=("as gtv.theorem2",),
         check=check_theorem2_sharper,
         expected=Verdict.CONFIRMED,

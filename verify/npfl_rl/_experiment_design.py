@@ -1,6 +1,7 @@
 r"""The design of NPFL-RL's experiments (Figs. 6.1-6.3) for :mod:`verify.harness`.
 
-Replicate :math:`i` draws one I0 instance (spec 6: Erdős-Rényi graph with mean degree 6, Q = 3 uniform clusters,
+Replicate :math:`i` draws one I0 (docs/papers/npfl_rl.md#instance-i0) instance (docs/papers/npfl_rl.md#results:
+Erdős-Rényi graph with mean degree 6, Q = 3 uniform clusters,
 :math:`w_q = (1+\delta_q)w_0`, :math:`D_k \sim U\{D_{lo..hi}\}`, :math:`\lambda = 0.1`) from
 ``default_rng([root, i, 0])`` and its SAC draws from ``default_rng([root, i, 1])``, as
 :func:`reference_impl.npfl_rl.simulate_replicates` does, so every arm sees the same instance and the same draws
@@ -11,9 +12,11 @@ An arm's outcome is an array (replicates, N + 1, :data:`CHANNELS`): the printed 
 the :math:`\tau_k^{(n)}` trajectories (the clients with the largest, median and smallest :math:`D_k`, as Fig. 6.3
 picks clients 22, 3 and 30; the mean :math:`|\tau_k^{(n)} - \tau^{(0)}|`; the mean :math:`|\Delta^2\tau_k^{(n)}|`).
 Two ground-truth arms are constant curves: the Test MSE of the whole-cluster ridge solution ((6.1) with
-:math:`\tau = 0`) and of the per-component one (K2). A grid point may fix the horizon ``N``, the ``policy`` whose
-:math:`\tau` trajectories C9 reads, ``delta_kind`` (scalar or elementwise :math:`\delta_q`), the ridge weight
-``lambda`` (:data:`DEFAULT_LAMBDA`), the ``noise`` level (a factor on the noise-variance range
+:math:`\tau = 0`) and of the per-component one (K2, docs/papers/npfl_rl.md#k2). A grid point may fix the horizon ``N``,
+the ``policy`` whose
+:math:`\tau` trajectories C9 (docs/papers/npfl_rl.md#exp-c9) reads, ``delta_kind`` (scalar or elementwise
+:math:`\delta_q`), the ridge weight ``lambda`` (:data:`DEFAULT_LAMBDA`), the ``noise`` level (a factor on the
+noise-variance range
 :data:`DEFAULT_NOISE_RANGE` of :math:`\eta_k`) and the controllers' initial ``tau0``: the paper prints none of them
 (docs/papers/npfl_rl.md, "Choices").
 """
@@ -39,7 +42,8 @@ EXPERIMENT_KEY = "npfl_rl.experiments"
 CHANNELS = ("test_mse", "tau_large", "tau_median", "tau_small", "tau_spread", "tau_curvature")
 #: Arms that are not runs of the algorithm: constant Test-MSE curves of a ground truth.
 GROUND_TRUTHS = ("cluster_ridge", "component_ridge")
-#: The arm name resolved from the grid's ``policy`` (C9: Fig. 6.3 shows RL (DPG) and RL (SAC)).
+#: The arm name resolved from the grid's ``policy`` (C9 (docs/papers/npfl_rl.md#exp-c9): Fig. 6.3 shows RL (DPG) and RL
+#: (SAC)).
 RL_OF_POLICY = "rl_policy"
 #: The ridge weight lambda of (6.1) where a grid point does not fix it (the thesis prints none).
 DEFAULT_LAMBDA = 0.1
@@ -71,7 +75,8 @@ class Scale:
 
     @property
     def generator(self) -> dict:
-        """Arguments of :func:`reference_impl.npfl_rl.data.synthetic_problem` (the other I0 values are its defaults)."""
+        """Arguments of :func:`reference_impl.npfl_rl.data.synthetic_problem` (the other
+        I0 (docs/papers/npfl_rl.md#instance-i0) values are its defaults)."""
         return {"K": self.K, "d": self.d, "D_range": (self.D_lo, self.D_hi)}
 
 
@@ -109,9 +114,10 @@ def replicate_root(root_seed: int) -> int:
 @functools.lru_cache(maxsize=256)
 def replicate_problem(scale: Scale, root_seed: int, replicate: int, delta_kind: str = "scalar",
                       lam: float = DEFAULT_LAMBDA, noise: float = 1.0):
-    """The I0 instance of replicate ``replicate`` (the same for every arm); ``delta_kind`` scalar or elementwise,
-    ``lam`` the ridge weight, ``noise`` a factor on :data:`DEFAULT_NOISE_RANGE`. The draws are the same at every
-    ``lam`` and ``noise`` (common random numbers across the grid: the noise variances are rescaled uniforms)."""
+    """The I0 (docs/papers/npfl_rl.md#instance-i0) instance of replicate ``replicate`` (the same for every arm);
+    ``delta_kind`` scalar or elementwise, ``lam`` the ridge weight, ``noise`` a factor on :data:`DEFAULT_NOISE_RANGE`.
+    The draws are the same at every ``lam`` and ``noise`` (common random numbers across the grid: the noise variances
+    are rescaled uniforms)."""
     rng = np.random.default_rng(replicate_seed(EXPERIMENT_KEY, root_seed, int(replicate), stream=0, scheme="root-list"))
     lo, hi = DEFAULT_NOISE_RANGE
     return synthetic_problem(rng, delta_kind=delta_kind, lam=float(lam), noise_range=(noise * lo, noise * hi),

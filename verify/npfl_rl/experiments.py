@@ -1,15 +1,19 @@
-r"""NPFL-RL's experiments (thesis 6.3, P7 Section IV; C1-C9) as experiment claims on :mod:`verify.harness`.
+r"""NPFL-RL's experiments (thesis 6.3, P7 Section IV; C1-C9 (docs/papers/npfl_rl.md#exp-c1 to #exp-c9)) as experiment
+claims on :mod:`verify.harness`.
 
 The seed's figures are lost (captions only), so every statement is qualitative; each is one claim, quoted, decided on
-the design of :mod:`verify.npfl_rl._experiment_design` (paired I0 replicates with common random numbers; the printed
-Test MSE (6.15) in dB at the early read-out n = N/10 or at the horizon N; summaries of the :math:`\tau_k^{(n)}`
-trajectories). Everything the seed leaves open is the spec's documented choice (I0: ER graph, :math:`\lambda = 0.1`,
+the design of :mod:`verify.npfl_rl._experiment_design` (paired I0 (docs/papers/npfl_rl.md#instance-i0) replicates with
+common random numbers; the printed Test MSE (6.15) in dB at the early read-out n = N/10 or at the horizon N; summaries
+of the :math:`\tau_k^{(n)}` trajectories). Everything the seed leaves open is docs/papers/npfl_rl.md's documented choice
+(I0: ER graph, :math:`\lambda = 0.1`,
 :math:`\eta_k \sim U(0.005, 0.03)`, scalar :math:`\delta_q`, :math:`\tau^{(0)} = 0.05`, projection onto [0, 1],
-SAC candidates projected, literal timing, E0, N = 300), and every claim says so (:data:`ASSUMED`). Grids of choices
-(:data:`CHOICES`): elementwise :math:`\delta_q` too (C1, C3, C4), the horizon N = 1000 too where the steady state is
-the point (C3, C4), and both policies for the clients of Fig. 6.3 (C9). Operational readings: "better" is the
-median paired dB difference below 0; "randomness" is the mean :math:`|\Delta^2|` of a curve over the second half of
-the horizon; "near 0" is below :data:`NEAR_ZERO_TAU`.
+SAC candidates projected, literal timing, E0 (docs/papers/npfl_rl.md#choice-empty-cluster), N = 300), and every claim
+says so (:data:`ASSUMED`). Grids of choices (:data:`CHOICES`): elementwise :math:`\delta_q` too
+(C1, docs/papers/npfl_rl.md#exp-c1, C3 (docs/papers/npfl_rl.md#exp-c3), C4 (docs/papers/npfl_rl.md#exp-c4)), the horizon
+N = 1000 too where the steady state is the point (C3, C4), and both policies for the clients of Fig. 6.3
+(C9, docs/papers/npfl_rl.md#exp-c9). Operational readings: "better" is the median paired dB difference below 0;
+"randomness" is the mean :math:`|\Delta^2|` of a curve over the second half of the horizon; "near 0" is below
+:data:`NEAR_ZERO_TAU`.
 """
 
 from __future__ import annotations
@@ -24,15 +28,17 @@ from verify.records import Verdict
 
 __all__ = ["ASSUMED", "CHOICES", "EQUIVALENT_DB", "EXPERIMENTS", "NEAR_ZERO_TAU"]
 
-#: "Its own model" reached (C2): the median paired Test-MSE difference within 1 dB (the seed gives no number).
+#: "Its own model" reached (C2, docs/papers/npfl_rl.md#exp-c2): the median paired Test-MSE difference within 1 dB (the
+#: seed gives no number).
 EQUIVALENT_DB = 1.0
-#: "Stabilizes around 0" (C9): tau_k^(N) below a fifth of tau^(0) = 0.05.
+#: "Stabilizes around 0" (C9, docs/papers/npfl_rl.md#exp-c9): tau_k^(N) below a fifth of tau^(0) = 0.05.
 NEAR_ZERO_TAU = 0.01
-#: The spec's documented choices for what the seed leaves open (spec 6 I0, 7, 8).
-ASSUMED = ("spec I0 for what the seed leaves open: Erdos-Renyi graph with mean degree 6, lambda = 0.1, eta_k ~ "
-           "U(0.005, 0.03), w_0 ~ N(0, I), scalar delta_q, Gaussian features, validation and test sets of D_k rows; "
-           "tau^(0) = 0.05 for the controllers, tau projected onto [0, 1] (SAC candidates too), literal timing, "
-           "convention E0, corrected errata D1-D4")
+#: docs/papers/npfl_rl.md's documented choices for what the seed leaves open (docs/papers/npfl_rl.md#instance-i0).
+ASSUMED = ("docs/papers/npfl_rl.md#instance-i0 for what the seed leaves open: Erdos-Renyi graph with mean degree 6, "
+           "lambda = 0.1, eta_k ~ U(0.005, 0.03), w_0 ~ N(0, I), scalar delta_q, Gaussian features, validation and "
+           "test sets of D_k rows; tau^(0) = 0.05 for the controllers, tau projected onto [0, 1] (SAC candidates too), "
+           "literal timing, convention E0 (docs/papers/npfl_rl.md#choice-empty-cluster), corrected "
+           "errata D1-D4 (docs/papers/npfl_rl.md#erratum-d1 to #erratum-d4)")
 CHOICES = {
     "lambda": "the ridge weight lambda of (6.1) is not printed (docs/papers/npfl_rl.md, Choices: 0.1 by default, "
               "0.01 as the grid's alternative); it sets how much a client's few data points are regularised and "
@@ -41,11 +47,11 @@ CHOICES = {
              "Choices: eta_k ~ U(0.005, 0.03) times this factor, 1 by default, 10 as the alternative)",
     "tau0": "the controllers' initial tau^(0) is not printed (docs/papers/npfl_rl.md, Choices: 0.05 by default, the "
             "fixed-tau curve the RL curves are compared with; 0.1 as the alternative); it changes no fixed-tau arm",
-    "N": "the number of iterations is not given (spec default N = 300; the longer horizon shows whether the ordering "
-         "is a steady state or a transient)",
+    "N": "the number of iterations is not given (docs/papers/npfl_rl.md default N = 300; the longer horizon shows "
+         "whether the ordering is a steady state or a transient)",
     "policy": "Fig. 6.3 shows RL (DPG) and RL (SAC); the text on the clients' needs does not say which",
     "delta_kind": "w_q = w_0 + delta_q w_0 with delta_q ~ U(-0.5, 0.5) does not say whether delta_q is a scalar (every "
-                  "cluster model a rescaling of w_0) or a vector (D17)",
+                  "cluster model a rescaling of w_0) or a vector (erratum D17, docs/papers/npfl_rl.md#erratum-d17)",
 }
 #: The instance choices every claim is decided over, one at a time from the default (lambda = 0.1, noise 1).
 _INSTANCE = ({"lambda": 0.01}, {"noise": 10.0})
@@ -88,7 +94,7 @@ _RL = tuple(A[n] for n in ("rl_dpg", "brl_dpg", "rl_sac", "brl_sac"))
 
 
 def _level(arm: Arm, readout: str, relation: str, threshold: float, text: str) -> Statement:
-    """A statement on one arm's read-out against a fixed level (C9)."""
+    """A statement on one arm's read-out against a fixed level (C9, docs/papers/npfl_rl.md#exp-c9)."""
     return Statement(text=text, terms=(Term(arm=arm, readout=readout),), relation=relation, threshold=threshold)
 
 
@@ -168,26 +174,26 @@ C1 = _experiment(
     "'the NFL algorithm does not achieve satisfactory accuracy since it tries to learn a single universal model "
     "that cannot accommodate client-specific tasks.'",
     ("read: NFL above every NPFL curve of Fig. 6.1 (tau in {0, 0.05, 0.1, 0.2, 0.4}) at the horizon",
-     "NFL: the Ch3 single-model ADMM over all neighbours with lambda/K (spec 5)",
+     "NFL: the Ch3 single-model ADMM over all neighbours with lambda/K (docs/papers/npfl_rl.md#algorithm-6)",
      "decided for scalar and elementwise delta_q"),
     grid=_DELTA, readout_kind="db", figures=_FIG1, figure_arms=_SWEEP, baselines=(_NFL,),
     statements=tuple(above(A["nfl"], arm, "final") for arm in _SWEEP[1:]),
-    what="C1: NFL above every NPFL curve of Fig. 6.1 at the horizon",
+    what="C1 (docs/papers/npfl_rl.md#exp-c1): NFL above every NPFL curve of Fig. 6.1 at the horizon",
     expected=Verdict.REFUTED, expected_by_profile=_NC,
     reason=("NFL ends BELOW NPFL tau=0 at the paper's size (median -5.5 dB [-8.7, -1.9], 40 replicates, scalar "
             "delta_q; -2.1 dB [-4.0, -1.7] with elementwise delta_q): with tau = 0 each connected component of a "
-            "cluster learns alone on a few clients' data (D12), and one model fitted to all 30 clients does better. "
-            "NFL is above every NPFL curve with tau > 0 by 3-6 dB (the corrected claim). At ci the tau = 0 "
-            "comparison is undecided at 20 replicates."),
+            "cluster learns alone on a few clients' data (erratum D12, docs/papers/npfl_rl.md#erratum-d12), and one "
+            "model fitted to all 30 clients does better. NFL is above every NPFL curve with tau > 0 by 3-6 dB (the "
+            "corrected claim). At ci the tau = 0 comparison is undecided at 20 replicates."),
     corrected_by="npfl_rl.experiment_c1_nfl_inter_cluster", severity="correction_as_useful")
 C1_TAU_POSITIVE = _experiment(
     "npfl_rl.experiment_c1_nfl_inter_cluster", "fig1",
-    "C1 corrected: NFL is less accurate than NPFL with inter-cluster learning",
+    "C1 (docs/papers/npfl_rl.md#exp-c1) corrected: NFL is less accurate than NPFL with inter-cluster learning",
     "NFL (one universal model) ends above every NPFL curve with tau in {0.05, 0.1, 0.2, 0.4} at the horizon.",
     ("decided for scalar and elementwise delta_q",),
     grid=_DELTA, readout_kind="db", figures=_FIG1, figure_arms=_SWEEP, baselines=(_NFL,),
     statements=tuple(above(A["nfl"], arm, "final") for arm in _SWEEP[2:]),
-    what="C1 corrected: NFL above every NPFL curve with tau > 0 at the horizon",
+    what="C1 (docs/papers/npfl_rl.md#exp-c1) corrected: NFL above every NPFL curve with tau > 0 at the horizon",
     expected=Verdict.CONFIRMED,
     reason=("NFL is 3.3-4.7 dB above every tau > 0 curve (scalar delta_q, 40 replicates) and 4.5-6.0 dB above "
             "(elementwise), at both sizes."), corrects="npfl_rl.experiment_c1_nfl")
@@ -200,27 +206,31 @@ C2 = _experiment(
     grid=_PLAIN, readout_kind="db",
     figures=_FIG1, baselines=(),
     statements=(within(_T0, A["cluster_ridge"], "final", margin=EQUIVALENT_DB),),
-    what=f"C2: NPFL tau=0 within {EQUIVALENT_DB:g} dB of its cluster's own model ((6.1), tau = 0) at the horizon",
+    what=f"C2 (docs/papers/npfl_rl.md#exp-c2): NPFL tau=0 within {EQUIVALENT_DB:g} dB of its cluster's own model "
+         f"((6.1), tau = 0) at the horizon",
     expected=Verdict.REFUTED,
-    reason=("Under I0 the intra-cluster graphs are disconnected (7.6 components on average instead of 3, spec D12): "
-            "with tau = 0 each component, not each cluster, builds its own model (K2), on a fraction of the "
-            "cluster's data, and ends 14-23 dB above the cluster's model (median +21.7 dB at the paper's size, "
-            "+20 dB at ci; 20 of 20 replicates). Any random graph with mean degree 6 and Q = 3 random clusters has "
-            "mean intra-cluster degree 2, so this does not hinge on the Erdos-Renyi choice."),
+    reason=("Under I0 (docs/papers/npfl_rl.md#instance-i0) the intra-cluster graphs are disconnected (7.6 components "
+            "on average instead of 3, docs/papers/npfl_rl.md#erratum-d12): with tau = 0 each component, not each "
+            "cluster, builds its own model (K2, docs/papers/npfl_rl.md#k2), on a fraction of the cluster's data, and "
+            "ends 14-23 dB above the cluster's model (median +21.7 dB at the paper's size, +20 dB at ci; 20 of 20 "
+            "replicates). Any random graph with mean degree 6 and Q = 3 random clusters has mean intra-cluster degree "
+            "2, so this does not hinge on the Erdos-Renyi choice."),
     corrected_by="npfl_rl.experiment_c2_component_model", severity="correction_as_useful")
 C2_COMPONENT = _experiment(
     "npfl_rl.experiment_c2_component_model", "fig1",
-    "C2 corrected: with tau = 0 each connected component of a cluster builds its own model",
+    "C2 (docs/papers/npfl_rl.md#exp-c2) corrected: with tau = 0 each connected component of a cluster builds its own "
+    "model",
     "With tau = 0, NPFL reaches, within 1 dB of Test MSE at the horizon, the centralised ridge model of each "
-    "connected component of its cluster's communication subgraph (K2).",
+    "connected component of its cluster's communication subgraph (K2, docs/papers/npfl_rl.md#k2).",
     ("per-component ridge: argmin sum_{k in c} ||y_k - X_k w||^2/D_k + lambda |c|/|C_q| ||w||^2",),
     grid=_PLAIN, readout_kind="db",
     figures=_FIG1, baselines=(),
     statements=(within(_T0, A["component_ridge"], "final", margin=EQUIVALENT_DB),),
-    what=f"C2 corrected: NPFL tau=0 within {EQUIVALENT_DB:g} dB of the per-component ridge model at the horizon",
+    what=f"C2 (docs/papers/npfl_rl.md#exp-c2) corrected: NPFL tau=0 within {EQUIVALENT_DB:g} dB of the per-component "
+         f"ridge model at the horizon",
     expected=Verdict.CONFIRMED,
     reason=("Within 0.03 dB at both sizes (median +0.007 dB at the paper's size, +0.026 at ci; the residual is the "
-            "slowest component still converging, K2)."),
+            "slowest component still converging, K2 (docs/papers/npfl_rl.md#k2))."),
     corrects="npfl_rl.experiment_c2_cluster_model")
 C3 = _experiment(
     "npfl_rl.experiment_c3_small_tau", "fig1", "Fig. 6.1: a small tau (0.05) improves on tau = 0",
@@ -230,7 +240,7 @@ C3 = _experiment(
      "decided at N = 300 and 1000 (scalar delta_q) and for elementwise delta_q"),
     grid=_HORIZON, readout_kind="db", figures=_FIG1, figure_arms=_SWEEP, baselines=(),
     statements=(below(_T05, _T0, "early"), below(_T05, _T0, "final")),
-    what="C3: NPFL tau=0.05 below tau=0 early and at the horizon",
+    what="C3 (docs/papers/npfl_rl.md#exp-c3): NPFL tau=0.05 below tau=0 early and at the horizon",
     expected=Verdict.CONFIRMED,
     reason=("tau = 0.05 is below tau = 0 at n = 30 (median -3.8 dB) and at the horizon (-8.1 dB at N = 300 and "
             "1000, -7.6 dB with elementwise delta_q), 20 of 20 replicates, both sizes."))
@@ -242,7 +252,7 @@ C4 = _experiment(
      "decided at N = 300 and 1000 (scalar delta_q) and for elementwise delta_q"),
     grid=_HORIZON, readout_kind="db", figures=_FIG1, figure_arms=_SWEEP, baselines=(),
     statements=tuple(above(hi, lo, "final") for lo, hi in zip(_SWEEP[2:-1], _SWEEP[3:], strict=True)),
-    what="C4: the NPFL steady state rises with tau from 0.05 to 0.1, 0.2 and 0.4",
+    what="C4 (docs/papers/npfl_rl.md#exp-c4): the NPFL steady state rises with tau from 0.05 to 0.1, 0.2 and 0.4",
     expected=Verdict.NOT_CHECKABLE,
     reason=("Depends on lambda, which the thesis does not print (docs/papers/npfl_rl.md#choice-instance-grid): at "
             "lambda = 0.01 the printed "
@@ -251,18 +261,21 @@ C4 = _experiment(
             "0.1 (N = 300 and 1000, both delta_q kinds, noise x10) the first step is reversed beyond it. Refuted "
             "before the grid over lambda. At lambda = 0.1: the first step is reversed: tau = 0.1 ends BELOW tau = "
             "0.05 (median -1.1 dB [-2.0, -0.2] at N = 300 "
-            "and 1000, 40 replicates; -0.6 dB [-1.05, -0.42] with elementwise delta_q), so under I0 the best fixed "
-            "tau is above 0.05; tau = 0.2 vs 0.1 is undecided, tau = 0.4 is above 0.2 (+0.6 dB). Over-use does "
-            "degrade the steady state, from an interior optimum (the corrected claim). At ci (20 replicates) "
-            "undecided."))
+            "and 1000, 40 replicates; -0.6 dB [-1.05, -0.42] with elementwise delta_q), so under "
+            "I0 (docs/papers/npfl_rl.md#instance-i0) the best fixed tau is above 0.05; tau = 0.2 vs 0.1 is undecided, "
+            "tau = 0.4 is above 0.2 (+0.6 dB). Over-use does degrade the steady state, from an interior optimum (the "
+            "corrected claim). At ci (20 replicates) undecided."))
 C4_INTERIOR = _experiment(
     "npfl_rl.experiment_c4_interior_tau", "fig1",
-    "C4 corrected: the best fixed tau is interior, and over-use degrades the steady state",
-    "Under I0, NPFL with tau = 0.1 ends below tau = 0.05, and tau = 0.4 ends above tau = 0.2, at the horizon.",
+    "C4 (docs/papers/npfl_rl.md#exp-c4) corrected: the best fixed tau is interior, and over-use degrades the steady "
+    "state",
+    "Under I0 (docs/papers/npfl_rl.md#instance-i0), NPFL with tau = 0.1 ends below tau = 0.05, and tau = 0.4 ends "
+    "above tau = 0.2, at the horizon.",
     ("decided at N = 300 and 1000 (scalar delta_q) and for elementwise delta_q",),
     grid=_HORIZON, readout_kind="db", figures=_FIG1, figure_arms=_SWEEP, baselines=(),
     statements=(below(A["npfl_tau_0.1"], _T05, "final"), above(A["npfl_tau_0.4"], A["npfl_tau_0.2"], "final")),
-    what="C4 corrected: the NPFL steady state falls from tau = 0.05 to 0.1 and rises from 0.2 to 0.4",
+    what="C4 (docs/papers/npfl_rl.md#exp-c4) corrected: the NPFL steady state falls from tau = 0.05 to 0.1 and rises "
+         "from 0.2 to 0.4",
     expected=Verdict.NOT_CHECKABLE,
     reason=("Depends on lambda (docs/papers/npfl_rl.md#choice-instance-grid): at lambda = 0.01 tau = 0.1 ends ABOVE "
             "0.05 (+0.31 dB [+0.07, "
@@ -281,7 +294,7 @@ C5 = _experiment(
     grid=_PLAIN_RL, readout_kind="db",
     figures=_FIG2, baselines=(),
     statements=tuple(below(arm, _T05, at) for arm in _RL for at in ("early", "final")),
-    what="C5: every NPFL-RL/BRL variant below NPFL tau=0.05 early and at the horizon",
+    what="C5 (docs/papers/npfl_rl.md#exp-c5): every NPFL-RL/BRL variant below NPFL tau=0.05 early and at the horizon",
     expected=Verdict.NOT_CHECKABLE,
     reason=("Undecided at lambda = 0.01 (docs/papers/npfl_rl.md#choice-instance-grid): there the DPG variants end "
             "level with tau = 0.05 "
@@ -297,7 +310,7 @@ C6 = _experiment(
     grid=_PLAIN_RL, readout_kind="db",
     figures=_FIG2, figure_arms=_RL + (_T05,), baselines=(),
     statements=(below(A["rl_sac"], A["rl_dpg"], "final"),),
-    what="C6: NPFL-RL (SAC) below NPFL-RL (DPG) at the horizon",
+    what="C6 (docs/papers/npfl_rl.md#exp-c6): NPFL-RL (SAC) below NPFL-RL (DPG) at the horizon",
     expected=Verdict.NOT_CHECKABLE,
     reason=("RL (SAC) ends below RL (DPG) at the paper's size, but at the default setting by less than the 0.5 dB "
             "practical margin of a dB read-out (docs/papers/npfl_rl.md#exp-rules): median -0.32 dB [-0.93, -0.06], "
@@ -314,7 +327,8 @@ C7 = _experiment(
     grid=_PLAIN_RL, readout_kind="roughness",
     figures=_FIG2, figure_arms=_RL + (_T05,), baselines=(),
     statements=(above(A["rl_sac"], A["rl_dpg"], "roughness"), below(A["brl_sac"], A["rl_sac"], "roughness")),
-    what="C7: the RL (SAC) curve rougher than RL (DPG), and BRL (SAC) smoother than RL (SAC), over the second half",
+    what="C7 (docs/papers/npfl_rl.md#exp-c7): the RL (SAC) curve rougher than RL (DPG), and BRL (SAC) smoother than RL "
+         "(SAC), over the second half",
     expected=Verdict.NOT_CHECKABLE,
     reason=("At lambda = 0.01 (docs/papers/npfl_rl.md#choice-instance-grid) BRL (SAC) is smoother than RL (SAC) by "
             "less than a tenth of its "
@@ -332,7 +346,7 @@ C8 = _experiment(
     grid=_PLAIN_RL, readout_kind="db",
     figures=_FIG2, figure_arms=_RL + (_T05,), baselines=(),
     statements=(below(A["brl_dpg"], A["rl_dpg"], "final"),),
-    what="C8: NPFL-BRL (DPG) below NPFL-RL (DPG) at the horizon",
+    what="C8 (docs/papers/npfl_rl.md#exp-c8): NPFL-BRL (DPG) below NPFL-RL (DPG) at the horizon",
     expected=Verdict.NOT_CHECKABLE,
     reason=("Undecided at both sizes: BRL (DPG) minus RL (DPG) at the horizon has median +0.06 dB [-0.26, +0.58] "
             "(40 replicates, paper's size), +0.07 dB at ci; batch DPG is faster early (the property test) but "
@@ -348,7 +362,8 @@ C9_SMOOTH = _experiment(
     grid=_PLAIN_RL, readout_kind={"tau_curvature": "roughness", "tau_adapt": "tau"},
     figures=_FIG3, baselines=(),
     statements=(below(A["rl_dpg"], A["rl_sac"], "tau_curvature"), below(A["rl_dpg"], A["rl_sac"], "tau_adapt")),
-    what="C9: DPG tau trajectories smoother than SAC's and slower to move away from tau^(0) by the early read-out",
+    what="C9 (docs/papers/npfl_rl.md#exp-c9): DPG tau trajectories smoother than SAC's and slower to move away from "
+         "tau^(0) by the early read-out",
     expected=Verdict.NOT_CHECKABLE,
     reason=("Refuted at lambda = 0.1 (noise x1 and x10) but undecided at lambda = 0.01 and at tau0 = 0.1 "
             "(docs/papers/npfl_rl.md#choice-instance-grid; DPG's lead by n = 30 +0.011 [-0.003, +0.037] and +0.009 "
@@ -361,14 +376,16 @@ C9_SMOOTH = _experiment(
             "corrected claim). At ci undecided."))
 C9_SMOOTH_REACH = _experiment(
     "npfl_rl.experiment_c9_dpg_smooth_short", "fig3",
-    "C9 corrected: DPG tau trajectories are smooth and stall; SAC's are noisy and move further",
+    "C9 (docs/papers/npfl_rl.md#exp-c9) corrected: DPG tau trajectories are smooth and stall; SAC's are noisy and move "
+    "further",
     "The tau_k^(n) trajectories of RL (DPG) are smoother than those of RL (SAC), and by the horizon RL (SAC) "
     "has moved them further from tau^(0).",
     ("smoothness: mean |second difference| of tau_k^(n); reach: mean |tau_k^(N) - tau^(0)| over clients",),
     grid=_PLAIN_RL, readout_kind={"tau_curvature": "roughness", "tau_reach": "tau"},
     figures=_FIG3, baselines=(),
     statements=(below(A["rl_dpg"], A["rl_sac"], "tau_curvature"), below(A["rl_dpg"], A["rl_sac"], "tau_reach")),
-    what="C9 corrected: DPG tau trajectories smoother than SAC's and nearer tau^(0) at the horizon",
+    what="C9 (docs/papers/npfl_rl.md#exp-c9) corrected: DPG tau trajectories smoother than SAC's and nearer tau^(0) at "
+         "the horizon",
     expected=Verdict.CONFIRMED, expected_by_profile=_NC,
     reason=("Smoother: -4e-4 [-6e-4, -2e-4]; reach: DPG -0.043 [-0.063, -0.015] below SAC (40 replicates at the "
             "paper's size), at every grid point (docs/papers/npfl_rl.md#choice-instance-grid). At ci (d = 30, N = "
@@ -386,7 +403,7 @@ C9_LARGE = _experiment(
     statements=(_level(_RLP, "large_early", "below", 0.0, "largest-D client: tau^(early) below tau^(0)"),
                 _level(_RLP, "large_final", "below", NEAR_ZERO_TAU,
                        f"largest-D client: tau^(N) below {NEAR_ZERO_TAU:g}")),
-    what="C9: the largest-D client's tau drops at once and settles near 0",
+    what="C9 (docs/papers/npfl_rl.md#exp-c9): the largest-D client's tau drops at once and settles near 0",
     expected=Verdict.NOT_CHECKABLE,
     reason=("Refuted at every grid point but one: at lambda = 0.01 under SAC "
             "(docs/papers/npfl_rl.md#choice-instance-grid) the early rise is "
@@ -406,7 +423,7 @@ C9_MEDIAN = _experiment(
                 _level(_RLP, "median_fall", "below", 0.0, "median-D client: tau^(N) below max tau"),
                 _level(_RLP, "median_final", "below", NEAR_ZERO_TAU,
                        f"median-D client: tau^(N) below {NEAR_ZERO_TAU:g}")),
-    what="C9: the median-D client's tau rises first, then falls and settles near 0",
+    what="C9 (docs/papers/npfl_rl.md#exp-c9): the median-D client's tau rises first, then falls and settles near 0",
     expected=Verdict.NOT_CHECKABLE,
     reason=("Depends on the policy and undecided under SAC: SAC raises the median-D client's tau in most "
             "replicates (+0.039 [0, +0.075]) and then lowers it (fall -0.064 [-0.097, -0.05]) to near 0 (median 0 "
@@ -420,7 +437,7 @@ C9_SMALL = _experiment(
     grid=_POLICY, readout_kind="tau", figures=_FIG3, figure_arms=(A["rl_dpg"], A["rl_sac"]), baselines=(),
     statements=(_level(_RLP, "small_rise", "above", 0.0, "smallest-D client: max tau above tau^(0)"),
                 _level(_RLP, "small_fall", "below", 0.0, "smallest-D client: tau^(N) below max tau")),
-    what="C9: the smallest-D client's tau rises first, then falls",
+    what="C9 (docs/papers/npfl_rl.md#exp-c9): the smallest-D client's tau rises first, then falls",
     expected=Verdict.NOT_CHECKABLE,
     reason=("The rise is shown under both controllers (SAC +0.10 [+0.04, +0.37], DPG +0.035 [+0.012, +0.11]) "
             "but the later fall is not: median -0.02 [-0.09, 0] (SAC) and -0.001 [-0.012, 0] (DPG) at N = 300, "

@@ -1,10 +1,11 @@
-"""Property tests of NPFL-RL's experiments (thesis 6.3, P7 Section IV; spec 7, C1-C9).
+"""Property tests of NPFL-RL's experiments (thesis 6.3, P7 Section IV; docs/papers/npfl_rl.md#experiments,
+C1-C9 (docs/papers/npfl_rl.md#exp-c1 to #exp-c9)).
 
 Each property decides statements with the harness (:func:`verify.harness.evaluate_statement`, exact sign-test
-bounds of the median paired difference) on a reduced I0 instance (:data:`MINI`: K = 30, d = 20, D_k ~ U{3..12},
-N = 120, 12 replicates) for a drawn root seed; the ``@example`` is root seed 0. A property asserts that a statement
-is *shown* (p <= ALPHA), never that something failed to reach significance; where the paper's statement is not
-shown at the paper's size, the property is the robust fact the verdict rests on.
+bounds of the median paired difference) on a reduced I0 (docs/papers/npfl_rl.md#instance-i0) instance (:data:`MINI`: K =
+30, d = 20, D_k ~ U{3..12}, N = 120, 12 replicates) for a drawn root seed; the ``@example`` is root seed 0. A property
+asserts that a statement is *shown* (p <= ALPHA), never that something failed to reach significance; where the paper's
+statement is not shown at the paper's size, the property is the robust fact the verdict rests on.
 """
 
 import pytest
@@ -55,8 +56,9 @@ def test_small_tau_beats_tau_zero_and_nfl_is_worse_than_npfl(seed):
 @given(seed=npfl_experiment_seeds())
 @example(seed=0)
 def test_tau_zero_reaches_the_component_models_not_the_cluster_models(seed):
-    """Property: with tau = 0, NPFL ends within 1 dB of the per-component ridge models (K2) and more than 1 dB above
-    the cluster-wide ridge models ((6.1) with tau = 0): the intra-cluster graphs are disconnected (D12)."""
+    """Property: with tau = 0, NPFL ends within 1 dB of the per-component ridge models (K2, docs/papers/npfl_rl.md#k2)
+    and more than 1 dB above the cluster-wide ridge models ((6.1) with tau = 0): the intra-cluster graphs are
+    disconnected (erratum D12, docs/papers/npfl_rl.md#erratum-d12)."""
     t0 = _arm("npfl_tau_0")
     assert_shown(seed, within(t0, _arm("component_ridge"), "final", margin=1.0))  # EQUIVALENT_DB
     assert_shown(seed, above(t0, _arm("cluster_ridge"), "final", margin=1.0))  # EQUIVALENT_DB

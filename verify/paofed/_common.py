@@ -26,9 +26,11 @@ __all__ = ["E8_PARAMETERS", "REVIEW_NOTE2_PARAMETERS", "SEED", "SOLVER_RTOL", "c
 SEED = "004_180cd372987d137b.txt"
 
 
-#: [E8] (spec 3.4, Review note 4): m = D, alpha_l = 1, p_k = 1, delta = 0.8, l_max = 5, K = 4, D = 5.
+#: erratum E8 (docs/papers/paofed.md#erratum-e8) (docs/papers/paofed.md#expectations,
+#: docs/papers/paofed.md#review-note-4): m = D, alpha_l = 1, p_k = 1, delta = 0.8, l_max = 5, K = 4, D = 5.
 E8_PARAMETERS = {"K": 4, "D": 5, "l_max": 5, "m": 5, "p": 1.0, "delta": 0.8, "alpha": 1.0}
-#: Review note 2 (spec): K = 4, D = 2, R_k = I_2, m = D, p_k = 1, delta = 0.01, l_max = 0.
+#: docs/papers/paofed.md#review-notes 2 (docs/papers/paofed.md): K = 4, D = 2, R_k = I_2, m = D, p_k = 1, delta = 0.01,
+#: l_max = 0.
 REVIEW_NOTE2_PARAMETERS = {"K": 4, "D": 2, "l_max": 0, "m": 2, "p": 1.0, "delta": 0.01, "alpha": 1.0}
 
 
@@ -59,7 +61,8 @@ def _reference_R() -> np.ndarray:
 
 
 def e8_instance(R: np.ndarray | None = None, mu: float = 0.05) -> PAOFedInstance:
-    """The [E8] configuration with the reference instance's R_k (spec Review note 4 states R_k explicitly)."""
+    """The erratum E8 (docs/papers/paofed.md#erratum-e8) configuration with the reference instance's
+    R_k (docs/papers/paofed.md#review-note-4 states R_k explicitly)."""
     p = E8_PARAMETERS
     R = _reference_R() if R is None else R
     return PAOFedInstance(K=p["K"], D=p["D"], l_max=p["l_max"], m=p["m"], selection="subset",
@@ -68,7 +71,7 @@ def e8_instance(R: np.ndarray | None = None, mu: float = 0.05) -> PAOFedInstance
 
 
 def review_note2_instance(mu: float = 0.5) -> PAOFedInstance:
-    """Review note 2's instance (1/lambda_max is not necessary for rho(F_exact) < 1)."""
+    """docs/papers/paofed.md#review-note-2's instance (1/lambda_max is not necessary for rho(F_exact) < 1)."""
     p = REVIEW_NOTE2_PARAMETERS
     return PAOFedInstance(K=p["K"], D=p["D"], l_max=p["l_max"], m=p["m"], selection="subset",
                           p=np.full(p["K"], p["p"]), delta=p["delta"], alpha=np.ones(1),
@@ -147,8 +150,8 @@ def instance_space(draw, *, max_K: int = 3, max_D: int = 3, max_l: int = 2, max_
     [0, 0.9], alpha_0 = 1 and alpha_l in [0, 1], R_k positive definite (eigenvalues in [0.2, 2], rotation from the
     QR factor of a drawn matrix, orthogonal even when that matrix is singular), noise in [0.001, 0.05],
     mu lambda_max in ``mu_times_lambda``. With ``nonnegative_server_weight`` the weights alpha_{l >= 1} are
-    scaled down so that p_m sum_l alpha_l P(K_{n,l} nonempty) <= 1 - 1e-9, i.e. E[B_n] >= 0 ([E8]'s
-    condition), by construction.
+    scaled down so that p_m sum_l alpha_l P(K_{n,l} nonempty) <= 1 - 1e-9, i.e. E[B_n] >= 0
+    (erratum E8 (docs/papers/paofed.md#erratum-e8)'s condition), by construction.
     """
     K = draw.integers(2, max_K)
     L = draw.integers(0, max_l)

@@ -1,11 +1,13 @@
 r"""Exhaustive enumeration of the random matrices :math:`A_{e,n}`, :math:`B_{e,n}` (the independent oracle).
 
 Builds every outcome of (availability, downlink selection) per client and of (delivery indicator,
-uplink selection) per (client, delay group) under hypotheses I4-I5 of shared/spec/paofed.md 3.1, forms
-:math:`A_e` and :math:`B_e` literally from their definitions (spec 3.2: P4 (16)-(17), (21) with [E2]
-corrected) and averages :math:`A_e`, :math:`B_e`, :math:`A_e \otimes_b A_e`, :math:`B_e \otimes_b B_e` and
+uplink selection) per (client, delay group) under hypotheses I4-I5 (docs/papers/paofed.md#assumption-i4 to
+#assumption-i5) of docs/papers/paofed.md#assumptions, forms
+:math:`A_e` and :math:`B_e` literally from their definitions (docs/papers/paofed.md#extended-state: P4 (16)-(17), (21)
+with erratum E2 (docs/papers/paofed.md#erratum-e2) corrected) and averages :math:`A_e`, :math:`B_e`, :math:`A_e
+\otimes_b A_e`, :math:`B_e \otimes_b B_e` and
 :math:`A_eXA_e^T`, :math:`B_eYB_e^T` with the exact outcome probabilities. Exponential in K(l_max+1):
-meant for K = 2, D = 3, l_max = 1 (spec 4.3 item 2).
+meant for K = 2, D = 3, l_max = 1 (docs/papers/paofed.md#expectations).
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ __all__ = ["enumerate_moments", "selection_outcomes"]
 
 
 def selection_outcomes(D: int, m: int, law: str) -> list[tuple[np.ndarray, float]]:
-    """Every diagonal of a selection matrix with its probability, for the three laws of spec 3.5."""
+    """Every diagonal of a selection matrix with its probability, for the three laws
+    of docs/papers/paofed.md#mean-square."""
     if law == "subset":
         subsets = list(itertools.combinations(range(D), m))
         out = []
@@ -90,7 +93,8 @@ def _B_matrix(inst: PAOFedInstance, outcome) -> np.ndarray:
             B[:D, col:col + D] = beta * np.diag(s)
             server -= beta * np.diag(s)
     B[:D, :D] = server
-    for i in range(1, nb):  # block row i copies block src(i) (spec 3.2: locals stay, delay group l takes l - 1)
+    for i in range(1, nb):  # block row i copies block src(i) (docs/papers/paofed.md#extended-state: locals stay, delay
+    # group l takes l - 1)
         src = i if i <= K else i - K
         B[i * D:(i + 1) * D, src * D:(src + 1) * D] = np.eye(D)
     return B

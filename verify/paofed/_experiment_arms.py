@@ -1,5 +1,6 @@
-r"""The vocabulary of the PAO-Fed experiments X1-X11 (:mod:`verify.paofed.experiments`): the arms compared, the grids
-of the unreported choices they are decided over, and the figures.
+r"""The vocabulary of the PAO-Fed experiments X1-X11 (docs/papers/paofed.md#exp-x1 to #exp-x11)
+(:mod:`verify.paofed.experiments`): the arms compared, the grids of the unreported choices they are decided over, and
+the figures.
 
 The arms are :class:`verify.paofed._experiment_setting.Arm` records (an algorithm in a setting); a grid's first point
 is its default, drawn in the figures. Each figure draws every arm in its own colour and style with its band, marks

@@ -1,19 +1,22 @@
-r"""The design of the PAO-Fed experiments X1-X11 (thesis Section 4.4, Publication 4 Section V) for
+r"""The design of the PAO-Fed experiments X1-X11 (docs/papers/paofed.md#exp-x1 to #exp-x11) (thesis Section 4.4,
+Publication 4 Section V) for
 :mod:`verify.harness`.
 
-Replicate :math:`i` is one Monte-Carlo run of SIM-E (:func:`reference_impl.paofed.run_paofed`, one run) seeded by
-``(EVALUATION_KEY, root seed, i)``: every arm of the replicate sees the same data stream, availability draws and
-delays (common random numbers, seed l.1097 "drawn once per Monte-Carlo run and shared by all algorithms"). The
-read-outs are the MSE-test in dB averaged over a window of that run: ``final`` (the last ``window`` iterations) or
-``early`` (initial convergence). The setting (sizes, arms, environments, data, unreported choices) is
+Replicate :math:`i` is one Monte-Carlo run of SIM-E (docs/papers/paofed.md#choice-simulators)
+(:func:`reference_impl.paofed.run_paofed`, one run) seeded by ``(EVALUATION_KEY, root seed, i)``: every arm of the
+replicate sees the same data stream, availability draws and delays (common random numbers, seed l.1097 "drawn once per
+Monte-Carlo run and shared by all algorithms"). The read-outs are the MSE-test in dB averaged over a window of that run:
+``final`` (the last ``window`` iterations) or ``early`` (initial convergence). The setting (sizes, arms, environments,
+data, unreported choices) is
 :mod:`verify.paofed._experiment_setting`; the baselines' tuned steps are :mod:`verify.paofed._baseline_steps`.
 
 The design is a lockstep design (:attr:`verify.harness.Design.lockstep`): per stage, the harness simulates the arms
 of every grid point still open in one call, so the arms of a setting run in lockstep across the grid (a tuned
-baseline at its three steps, X10's C2 at its two steps); at the paper's size the first claim checked simulates the
-stages of the whole family together (:attr:`~verify.harness.Design.prefetch`), so a replicate's environment and data
-draws (about half the cost of a claim's simulation there) are made once for all claims. The arms a claim shares with
-other claims, or with other grid points, are simulated once per replicate (:func:`arm_key`).
+baseline at its three steps, X10 (docs/papers/paofed.md#exp-x10)'s C2 at its two steps); at the paper's size the first
+claim checked simulates the stages of the whole family together (:attr:`~verify.harness.Design.prefetch`), so a
+replicate's environment and data draws (about half the cost of a claim's simulation there) are made once for all claims.
+The arms a claim shares with other claims, or with other grid points, are simulated once per replicate
+(:func:`arm_key`).
 """
 
 from __future__ import annotations

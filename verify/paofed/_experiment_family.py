@@ -1,5 +1,6 @@
-"""PAO-Fed's experiment family: the claims X1-X11 of thesis Section 4.4 (Publication 4 Section V) that share the
-family-wise alpha of :class:`verify.harness.Family` (each claim's alpha is 0.05 over the members listed here)."""
+"""PAO-Fed's experiment family: the claims X1-X11 (docs/papers/paofed.md#exp-x1 to #exp-x11) of thesis Section 4.4
+(Publication 4 Section V) that share the family-wise alpha of :class:`verify.harness.Family` (each claim's alpha is 0.05
+over the members listed here)."""
 
 from verify.harness import Family
 

@@ -1,5 +1,6 @@
-r"""The setting of the PAO-Fed experiments X1-X11 (thesis Section 4.4, Publication 4 Section V): the instance sizes,
-the arms (an algorithm in a setting), the asynchronous environments, the data, and the choices the paper leaves open.
+r"""The setting of the PAO-Fed experiments X1-X11 (docs/papers/paofed.md#exp-x1 to #exp-x11) (thesis Section 4.4,
+Publication 4 Section V): the instance sizes, the arms (an algorithm in a setting), the asynchronous environments, the
+data, and the choices the paper leaves open.
 
 Settings: ``default`` (delta = 0.2, l_max = 10), ``ideal`` (every client with a sample participates, no delays),
 ``heavy_delay`` (delta = 0.8, l_max = 5), ``stragglers`` (p in {0.025, 0.01, 0.0025, 0.0005}, delta = 0.4,
@@ -16,8 +17,8 @@ Grid choices (:data:`CHOICES`) a point may fix; an arm reads only those it depen
 * ``straggler delays``: ``lattice`` (delays in {0, 10, ..., 60}, P(L >= 10 i) = delta^i) / ``every iteration``
   (P(L >= l) = delta^(l/10) for every l, the chapter's literal "delta^(1/10)" read as the per-iteration delay
   probability); both cap at 60;
-* ``C2 mu``: the step of PAO-Fed-C2 "near its maximum value obtained in Theorem 2" in X10 (0.9 or 0.8; the seed
-  gives no value).
+* ``C2 mu``: the step of PAO-Fed-C2 "near its maximum value obtained in Theorem 2" in
+  X10 (docs/papers/paofed.md#exp-x10) (0.9 or 0.8; the seed gives no value).
 """
 
 from __future__ import annotations
@@ -46,20 +47,24 @@ STEP, HEAVY_TAIL, STRAGGLER_LAW, C2_MU = "baseline step", "heavy-delay tail", "s
 DEFAULTS = {STEP: "matched", HEAVY_TAIL: "discard", STRAGGLER_LAW: "lattice", C2_MU: 0.9}
 CHOICES = {
     STEP: ("the seed sets the baselines' steps only 'to yield identical initial convergence rates' (l.1093, l.2807); "
-           f"spec 2.6 matches the MSE-test at n = 100 within {MATCH_TOLERANCE_DB:g} dB, and every step in that band is "
+           f"docs/papers/paofed.md#choice-baselines matches the MSE-test at n = 100 within {MATCH_TOLERANCE_DB:g} dB, "
+           f"and every step in that band is "
            "an equally valid reading: matched (the search's step), low / high (smallest / largest step in the band)"),
     HEAVY_TAIL: ("with delta = 0.8, l_max = 5 a quarter of the messages are delayed beyond l_max; the seed drops them "
-                 "(alpha_l = 0 for l > l_max, l.922), the straggler environment caps them (spec 2.2): discard / cap"),
+                 "(alpha_l = 0 for l > l_max, l.922), the straggler environment caps "
+                 "them (docs/papers/paofed.md#choice-delay-law): discard / cap"),
     STRAGGLER_LAW: ("'delays in {0, 10, ..., 60} with probability delta^(l/10)' (P4 l.2881; chapter 'delta^(1/10)', "
-                    "E6): lattice (only multiples of 10) / every iteration (P(L >= l) = delta^(l/10) for all l)"),
-    C2_MU: ("X10 raises C2's step 'near its maximum value obtained in Theorem 2' (about 1/1.02) without a value: "
-            "0.9 / 0.8"),
+                    "erratum E6 (docs/papers/paofed.md#erratum-e6)): lattice (only multiples of 10) / every iteration "
+                    "(P(L >= l) = delta^(l/10) for all l)"),
+    C2_MU: ("X10 (docs/papers/paofed.md#exp-x10) raises C2's step 'near its maximum value obtained in Theorem 2' "
+            "(about 1/1.02) without a value: 0.9 / 0.8"),
 }
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Scale:
-    """Instance and tuning sizes of one profile (``m`` keeps m/D = 0.02; ``m_sweep`` is X2's m in {1, 4, 32})."""
+    """Instance and tuning sizes of one profile (``m`` keeps m/D = 0.02; ``m_sweep`` is
+    X2 (docs/papers/paofed.md#exp-x2)'s m in {1, 4, 32})."""
 
     K: int
     D: int
@@ -110,13 +115,13 @@ class Arm:
     setting : str
         One of ``default``, ``ideal``, ``heavy_delay``, ``stragglers``, ``calcofi``.
     m_index : int, optional
-        Index into the scale's ``m_sweep`` (X2); default: the scale's ``m``.
+        Index into the scale's ``m_sweep`` (X2, docs/papers/paofed.md#exp-x2); default: the scale's ``m``.
     mu_from_grid : bool
-        The step is the grid's ``C2 mu`` (X10).
+        The step is the grid's ``C2 mu`` (X10, docs/papers/paofed.md#exp-x10).
     server_fraction : float, optional
-        Online-Fed's sub-sampling fraction (X5's load sweep).
+        Online-Fed's sub-sampling fraction (X5 (docs/papers/paofed.md#exp-x5)'s load sweep).
     full_downlink : bool
-        M_{k,n} = I (X9).
+        M_{k,n} = I (X9, docs/papers/paofed.md#exp-x9).
     shift_db : float
         Mutation tests only: the arm's MSE-test curve is raised by this many dB.
     steps : tuple
@@ -193,7 +198,8 @@ def environment(setting: str, scale: Scale, reading: str | None = None):
 
 @functools.lru_cache(maxsize=2)
 def _calcofi_data(K: int, D: int, samples: int):
-    rng = np.random.default_rng(20_240_404)  # a fixed surrogate data set (fedcheck's choice for X7)
+    rng = np.random.default_rng(20_240_404)  # a fixed surrogate data set (fedcheck's choice for
+    # X7 (docs/papers/paofed.md#exp-x7))
     X, y = calcofi_like(rng, samples)
     # "distributed progressively and unevenly" (seed lines 1143, 2854): streamed over time, group-dependent sizes,
     # assigned at random (nothing says the clients see different regions of input space).

@@ -1,13 +1,13 @@
 r"""P4 Appendix B (and Ch. line 1025): ":math:`\mathcal Q_A` and :math:`\mathcal Q_B` ... all their entries are real,
 non-negative, and add up to unity on each row", hence right-stochastic with spectral radius one.
 
-Finding ([E10], shared/spec/paofed.md 6 and Review note 6): row sums are one and :math:`\mathcal Q_A \ge 0`,
-but :math:`\mathcal Q_B` has negative entries whenever several delay groups can hit the same coordinate in
-one iteration (the server's own weight :math:`B_n = I - \sum\beta_qS_q` then has negative diagonal
+Finding (erratum E10, docs/papers/paofed.md#erratum-e10, docs/papers/paofed.md#review-note-6): row sums are one and
+:math:`\mathcal Q_A \ge 0`, but :math:`\mathcal Q_B` has negative entries whenever several delay groups can hit the same
+coordinate in one iteration (the server's own weight :math:`B_n = I - \sum\beta_qS_q` then has negative diagonal
 entries with positive probability). Minimal counterexample (K = 2, D = 3, m = 2, l_max = 1, uniform
 subsets, p = (1, 1), delta = 0.5, alpha = (1, 1)): min :math:`\mathcal Q_B = -0.0694`, confirmed by
-exhaustive enumeration. Separately, [E8]: the mean :math:`E[B_n]` itself is negative (-1.39 I) for
-m = D, alpha_l = 1, p = 1, delta = 0.8, l_max = 5.
+exhaustive enumeration. Separately, erratum E8 (docs/papers/paofed.md#erratum-e8): the mean :math:`E[B_n]` itself is
+negative (-1.39 I) for m = D, alpha_l = 1, p = 1, delta = 0.8, l_max = 5.
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def _batch(rng: np.random.Generator, count: int, qb_fn) -> list[Evidence]:
 
 
 def check_appendix_b(ctx: CheckContext, *, qb_fn=qb_matrix) -> CheckResult:
-    """Review note 6's instances, the reference instance, and random small instances."""
+    """docs/papers/paofed.md#review-note-6's instances, the reference instance, and random small instances."""
     from theory.msd import reference_instance
 
     prof = _PROFILE[ctx.profile]
@@ -73,7 +73,7 @@ def check_appendix_b(ctx: CheckContext, *, qb_fn=qb_matrix) -> CheckResult:
     evidence += sample_evidence(ctx, CLAIM_ID, _batch, prof["batches"], (prof["per_batch"], qb_fn))
     e8 = e8_instance()
     e8_weight = expected_server_weight(e8)
-    # figure: min Q_B of the review-note-6 family as delta varies (p = (1, 1), alpha = (1, 1))
+    # figure: min Q_B of docs/papers/paofed.md#review-note-6 family as delta varies (p = (1, 1), alpha = (1, 1))
     deltas = np.linspace(0.0, 0.9, 19)
     mins = [float(qb_fn(analysis_moments(enumeration_instance([1.0, 1.0], d, [1.0, 1.0]))).min()) for d in deltas]
     mins0 = [float(qb_fn(analysis_moments(enumeration_instance([1.0, 1.0], d, [1.0], l_max=0))).min())
@@ -91,7 +91,8 @@ def check_appendix_b(ctx: CheckContext, *, qb_fn=qb_matrix) -> CheckResult:
                     "instance, no slack to rate",
         details={"reference_instance_min_QB": evidence[4].parameters["min_QB"],
                  "E8_instance": {"E[B_n]": e8_weight, "parameters": "m = D = 5, alpha_l = 1, p = 1, delta = 0.8, "
-                                                                    "l_max = 5, K = 4 (spec [E8])"},
+                                                                    "l_max = 5, K = "
+                                                                    "4 (docs/papers/paofed.md#erratum-e8)"},
                  "row_sums_are_one_max_error": max(e.parameters["max_row_sum_error_QB"] for e in evidence),
                  "min_QA_over_points": min(e.parameters["min_QA"] for e in evidence)})
 
@@ -137,7 +138,7 @@ def _corrected_batch(rng: np.random.Generator, count: int, qb_fn) -> list[Eviden
 
 
 def check_appendix_b_corrected(ctx: CheckContext, *, qb_fn=qb_matrix) -> CheckResult:
-    """Review note 6's instances with l_max = 1 (row sums) and l_max = 0 (row sums and signs), the
+    """docs/papers/paofed.md#review-note-6's instances with l_max = 1 (row sums) and l_max = 0 (row sums and signs), the
     reference instance and random small instances."""
     from theory.msd import reference_instance
 
@@ -179,15 +180,16 @@ CLAIMS = (
                    "that add up to one on each row, so both are right-stochastic with spectral radius one; "
                    "E[B_e] is right-stochastic (in particular E[B_n] >= 0)."),
         hypotheses=("Assumptions 1-4 of P4 (lines 2651-2659); 'no assumption on alpha_l' (line 2661)",
-                    "PAO-Fed aggregation (15) without the P4-only overlap rule (spec 2.4)",
+                    "PAO-Fed aggregation (15) without the P4-only overlap rule (docs/papers/paofed.md#algorithm)",
                     "alpha_l in [0, 1] (Ch. line 975)"),
         check=check_appendix_b,
         expected=Verdict.REFUTED,
         reason=("Row sums are one and Q_A >= 0, but Q_B has negative entries when two delay groups can update the "
                 "same coordinate in one iteration (B_n then has negative diagonal entries): min Q_B = -0.0694 at "
                 "K = 2, D = 3, m = 2, l_max = 1, p = (1, 1), delta = 0.5, alpha = (1, 1), confirmed by enumeration "
-                "([E10], Review note 6); with l_max = 0 Q_B >= 0. E[B_n] = -1.39 I for the [E8] configuration. "
-                "The P4-only overlap rule would restore B_n in [0, 1]."),
+                "(erratum E10, docs/papers/paofed.md#erratum-e10, docs/papers/paofed.md#review-note-6); with l_max = 0 "
+                "Q_B >= 0. E[B_n] = -1.39 I for the erratum E8 (docs/papers/paofed.md#erratum-e8) configuration. The "
+                "P4-only overlap rule would restore B_n in [0, 1]."),
         severity="false",
         reproduce=reproduce_appendix_b, corrected_by=CORRECTED_ID,
     ),
@@ -204,13 +206,14 @@ CLAIMS = (
                     "alpha_l in [0, 1]", "selection law subset, bernoulli or window (any m <= D)"),
         check=check_appendix_b_corrected,
         expected=Verdict.CONFIRMED,
-        reason=("Row sums are one to rounding on Review note 6's instances, the reference instance and "
-                "random small instances with l_max in 0..2, and with l_max = 0 no entry is negative (the server's own "
-                "weight is then 1 - alpha_0 times at most one group's indicator per coordinate). The P4-only overlap "
-                "rule (which would also restore B_n in [0, 1] with delays) is not modelled by theory.msd, so it is not "
-                "part of this statement. Found on the way and fixed: theory.msd.instance.selection_second_moment's "
-                "window law missed the wrap-around term max(0, m - (D - d)) when m + d > D (Q_A then had entries down "
-                "to -0.205 at K = D = m = 2, l_max = 0); window laws with m + d > D are now sampled too."),
+        reason=("Row sums are one to rounding on docs/papers/paofed.md#review-note-6's instances, the reference "
+                "instance and random small instances with l_max in 0..2, and with l_max = 0 no entry is negative (the "
+                "server's own weight is then 1 - alpha_0 times at most one group's indicator per coordinate). The "
+                "P4-only overlap rule (which would also restore B_n in [0, 1] with delays) is not modelled by "
+                "theory.msd, so it is not part of this statement. Found on the way and fixed: "
+                "theory.msd.instance.selection_second_moment's window law missed the wrap-around term max(0, m - (D - "
+                "d)) when m + d > D (Q_A then had entries down to -0.205 at K = D = m = 2, l_max = 0); window laws "
+                "with m + d > D are now sampled too."),
         corrects=CLAIM_ID,
     ),
 )

@@ -2,10 +2,11 @@ r"""Closed forms of :math:`E[A_e]`, :math:`E[B_e]`, :math:`\mathcal Q_A`, :math:
 enumeration.
 
 The seed gives :math:`E[A_e]` (P4 App. A) but neither :math:`E[B_e]` nor the Kronecker moments in closed
-form; fedcheck's closed forms (shared/spec/paofed.md 3.4-3.5, :mod:`theory.msd.expectations`,
+form; fedcheck's closed forms (docs/papers/paofed.md#expectations, docs/papers/paofed.md#mean-square,
+:mod:`theory.msd.expectations`,
 :mod:`theory.msd.naive`) and the structured actions :math:`\mathcal A(X) = E[A_eXA_e^T]`,
 :math:`\mathcal B(Y) = E[B_eYB_e^T]` (:mod:`theory.msd.structured`) are compared entry by entry with
-sums over every outcome of the random matrices (spec 4.3 item 2: K = 2, D = 3, m = 2, l_max = 1).
+sums over every outcome of the random matrices (docs/papers/paofed.md#expectations: K = 2, D = 3, m = 2, l_max = 1).
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ __all__ = ["CLAIMS", "check_expectations", "enumeration_instance", "evaluate_exp
 CLAIM_ID = "paofed.expectations_enumeration"
 _PROFILE = {"ci": {"batches": 1, "per_batch": 1, "laws": ("subset", "window")},
             "thorough": {"batches": 4, "per_batch": 3, "laws": ("subset", "window", "bernoulli")}}
-#: Review note 6 (spec): two instances with a negative entry of Q_B (K = 2, D = 3, m = 2, l_max = 1).
+#: docs/papers/paofed.md#review-notes 6 (docs/papers/paofed.md): two instances with a negative entry of Q_B (K = 2, D =
+#: 3, m = 2, l_max = 1).
 REVIEW_NOTE6 = ({"p": [1.0, 1.0], "delta": 0.5, "alpha": [1.0, 1.0]},
                 {"p": [0.9, 0.6], "delta": 0.3, "alpha": [1.0, 0.5]})
 
@@ -59,8 +61,8 @@ def evaluate_expectations(params, *, ea_fn=expected_A, eb_fn=expected_B, qa_fn=q
 
     ``measured`` = the largest entrywise gap divided by its rounding allowance
     :math:`\gamma_{n+128}\max|T|` (:math:`n` the number of enumerated outcomes, :math:`\max|T|` the largest
-    entry of a summed outcome); the identity holds when it is at most 1. The raw gaps (spec: :math:`\le 10^{-12}`)
-    are recorded in the parameters.
+    entry of a summed outcome); the identity holds when it is at most 1. The raw gaps (docs/papers/paofed.md: :math:`\le
+    10^{-12}`) are recorded in the parameters.
     """
     p = dict(params)
     inst = instance_from_dict(p) if "R" in p else enumeration_instance(p["p"], p["delta"], p["alpha"],
@@ -103,16 +105,19 @@ def _figure(evidence: Evidence, fns) -> FigureSpec:
     order = nz[np.argsort(rows_e[nz])]
     x = np.arange(order.size)
     return FigureSpec(
-        name="qb_server_rows", title="Q_B, server block rows: closed form vs enumeration (review note 6, p = (1, 1))",
+        name="qb_server_rows", title="Q_B, server block rows: closed form vs "
+                                     "enumeration (docs/papers/paofed.md#review-note-6, p = (1, 1))",
         xlabel="non-zero entry (sorted by enumerated value)", ylabel="entry of Q_B",
         series=(Series(label="exhaustive enumeration", x=x, y=rows_e[order], style="line", group="qb"),
-                Series(label="closed form (spec 3.5)", x=x, y=rows_c[order], style="points", group="qb"),
+                Series(label="closed form (docs/papers/paofed.md#mean-square)", x=x, y=rows_c[order], style="points",
+                       group="qb"),
                 Series(label="0", x=(0, max(1, order.size - 1)), y=(0.0, 0.0), style="dashed")))
 
 
 def check_expectations(ctx: CheckContext, *, ea_fn=expected_A, eb_fn=expected_B, qa_fn=qa_matrix,
                        qb_fn=qb_matrix) -> CheckResult:
-    """Review note 6's two instances plus random (p, delta, alpha, selection law) at K = 2, D = 3, m = 2, l_max = 1."""
+    """docs/papers/paofed.md#review-note-6's two instances plus random (p, delta, alpha, selection law) at K = 2, D = 3,
+    m = 2, l_max = 1."""
     prof = _PROFILE[ctx.profile]
     fns = {"ea_fn": ea_fn, "eb_fn": eb_fn, "qa_fn": qa_fn, "qb_fn": qb_fn}
     evidence = [evaluate_expectations({**case, "selection": "subset", "x_seed": i}, **fns)
@@ -141,17 +146,19 @@ CLAIMS = (
                    cite("Ch. 4.3.2, Q_A and Q_B", equation="(4.27)", lines="1020-1025")),
         statement=("Under the independence assumptions (selection law with E[M] = p_m I and second moment Pi, "
                    "b_{k,n,l} ~ Bernoulli(p_k pi_l) independent), E[A_e] and E[B_e] are the block-scalar matrices "
-                   "of spec 3.4 (c_k = p_k p_m; server weights p_m beta-bar_{kl} with Poisson-binomial beta-bar) and "
-                   "Q_A, Q_B are the closed forms of spec 3.5 (with Gamma = E[M (x) M] = Diag(vec Pi), not "
-                   "P4 App. A's product moment [E11]); the structured actions A(X) = E[A_e X A_e^T] and "
-                   "B(Y) = E[B_e Y B_e^T] of spec 3.6 agree with them."),
-        hypotheses=("K = 2, D = 3, m = 2, l_max = 1 (exhaustive enumeration; spec 4.3 item 2)",
+                   "of docs/papers/paofed.md#expectations (c_k = p_k p_m; server weights p_m beta-bar_{kl} with "
+                   "Poisson-binomial beta-bar) and Q_A, Q_B are the closed forms of docs/papers/paofed.md#mean-square "
+                   "(with Gamma = E[M (x) M] = Diag(vec Pi), not P4 App. A's product moment "
+                   "erratum E11 (docs/papers/paofed.md#erratum-e11)); the structured actions A(X) = E[A_e X A_e^T] and "
+                   "B(Y) = E[B_e Y B_e^T] of docs/papers/paofed.md#structured agree with them."),
+        hypotheses=("K = 2, D = 3, m = 2, l_max = 1 (exhaustive enumeration; docs/papers/paofed.md#expectations)",
                     "selection law: uniform m-subset, random cyclic window (ci) and i.i.d. Bernoulli (thorough)",
-                    "corrected extended-state layout of spec 3.2 ([E1]-[E3])",
-                    "independence I4-I5 of spec 3.1"),
+                    "corrected extended-state layout of docs/papers/paofed.md#extended-state "
+                    "(errata E1-E3, docs/papers/paofed.md#erratum-e1 to #erratum-e3)",
+                    "independence I4-I5 of docs/papers/paofed.md#assumptions"),
         check=check_expectations,
         expected=Verdict.CONFIRMED,
         reason=("Every entry agrees with the enumeration within the rounding allowance of the enumerated sum "
-                "(largest raw gap about 1e-14, spec acceptance 1e-12)."),
+                "(largest raw gap about 1e-14, docs/papers/paofed.md acceptance 1e-12)."),
     ),
 )

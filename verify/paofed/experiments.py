@@ -1,11 +1,12 @@
-r"""PAO-Fed experiments X1-X11 (thesis Section 4.4, Publication 4 Section V): the figure-level statements of the
-paper as experiment claims.
+r"""PAO-Fed experiments X1-X11 (docs/papers/paofed.md#exp-x1 to #exp-x11) (thesis Section 4.4, Publication 4 Section V):
+the figure-level statements of the paper as experiment claims.
 
 The figures are not in the seed (only captions and text, seed lines 1074-1172 / P4 lines 2787-2885), so only the
 verbal orderings can be checked. Each claim is one such statement, decided by :func:`verify.harness.decide` on
-the design of :mod:`verify.paofed._experiment_design`: SIM-E (:func:`reference_impl.paofed.run_paofed` on the
-nonlinear RFF data, or the CalCOFI-like surrogate for X7) in the paper's asynchronous settings, one Monte-Carlo run
-per replicate, every arm of a replicate on the same data, availability and delays. The arms, grids and figures are
+the design of :mod:`verify.paofed._experiment_design`: SIM-E (docs/papers/paofed.md#choice-simulators)
+(:func:`reference_impl.paofed.run_paofed` on the nonlinear RFF data, or the CalCOFI-like surrogate for
+X7 (docs/papers/paofed.md#exp-x7)) in the paper's asynchronous settings, one Monte-Carlo run per replicate, every arm of
+a replicate on the same data, availability and delays. The arms, grids and figures are
 :mod:`verify.paofed._experiment_arms`.
 
 * "A below B" is the median over replicates of the paired difference of the MSE-test (dB, averaged over the final
@@ -13,8 +14,9 @@ per replicate, every arm of a replicate on the same data, availability and delay
   :data:`APPROX_DB` ("≈ means within 1 dB", two one-sided tests).
 * Baseline steps are matched to PAO-Fed-U1's initial rate; every claim with a tuned baseline is decided at the
   matched step and at the smallest and largest steps still within the 0.5 dB tolerance (grid choice
-  ``baseline step``): a verdict that changes inside the tolerance "depends on baseline step". X10 and X11 are also
-  decided over the delay-law readings, X10's C2 over its unreported step (``C2 mu``).
+  ``baseline step``): a verdict that changes inside the tolerance "depends on baseline step".
+  X10 (docs/papers/paofed.md#exp-x10) and X11 (docs/papers/paofed.md#exp-x11) are also decided over the delay-law
+  readings, X10's C2 over its unreported step (``C2 mu``).
 * At the ``ci`` profile (K = 32, D = 50, 120 iterations, m = 1) only the default point of each grid is decided; at
   ``thorough`` (the paper's K = 256, D = 200, m = 4, 2000 iterations) the whole grid. The ci instance is a smoke
   test of the same code; where it decides differently the claim records a per-profile expectation.
@@ -70,11 +72,14 @@ __all__ = ["APPROX_DB", "EXPERIMENTS"]
 
 _C, _R, _N = Verdict.CONFIRMED, Verdict.REFUTED, Verdict.NOT_CHECKABLE
 _HYPOTHESES = (
-    "SIM-E (spec 4.2): nonlinear data of spec 1.3 in the RFF space (sigma_kappa = 5), K = 256 clients in 4 data x 4 "
-    "availability groups, D = 200, m = 4, mu = 0.4 for PAO-Fed, 2000 iterations (ci: K = 32, D = 50, m = 1, 200)",
-    "[CHOICE] Online-Fed contacts each available client with probability m/D, PSO-Fed = C0 with 2m entries and "
-    "s = 0.5, data arrival N_g/2000 per iteration, overlap_rule none, asynchronous baselines average arriving models",
-    "baseline steps matched to PAO-Fed-U1's MSE-test at n = 100 within 0.5 dB on separate tuning runs (spec 2.6)",
+    "SIM-E (docs/papers/paofed.md#choice-simulators): nonlinear data of docs/papers/paofed.md#choice-data in the RFF "
+    "space (sigma_kappa = 5), K = 256 clients in 4 data x 4 availability groups, D = 200, m = 4, mu = 0.4 for PAO-Fed, "
+    "2000 iterations (ci: K = 32, D = 50, m = 1, 200)",
+    "choice (docs/papers/paofed.md#choices) Online-Fed contacts each available client with probability m/D, PSO-Fed = "
+    "C0 with 2m entries and s = 0.5, data arrival N_g/2000 per iteration, overlap_rule none, asynchronous baselines "
+    "average arriving models",
+    "baseline steps matched to PAO-Fed-U1's MSE-test at n = 100 within 0.5 dB on separate tuning "
+    "runs (docs/papers/paofed.md#choice-baselines)",
     "decision: verify.harness (sign-test bounds of the median paired dB difference, common random numbers, "
     "staged replicates, family-wise alpha 0.05 over PAO-Fed's experiment claims)",
 )
@@ -138,7 +143,7 @@ X1_NEXT = _experiment(
     statement="sharing the next portion (S = M_{n+1}, *1) gives a lower MSE-test than the last received one (*0)",
     statements=(below(C1, C0, _FINAL), below(U1, U0, _FINAL)),
     what="X1: C1 below C0 and U1 below U0 (final MSE-test)",
-    figures=figures("x1", "X1 (Fig. 4.2a): shared portion S = M_{n+1} (*1) vs M_n (*0)"),
+    figures=figures("x1", "X1 (docs/papers/paofed.md#exp-x1) (Fig. 4.2a): shared portion S = M_{n+1} (*1) vs M_n (*0)"),
     expected=_C,
     reason=("Operationally: the median paired final MSE-test difference C1 - C0 and U1 - U0 (dB) below 0. No baseline "
             "step is involved and every PAO-Fed arm uses the seed's mu = 0.4. Every replicate at both sizes shows the "
@@ -152,15 +157,17 @@ X1_UNCOORD = _experiment(
     statement="in the asynchronous setting uncoordinated sharing is better than coordinated sharing",
     statements=(below(U1, C1, _FINAL), below(U0, C0, _FINAL)),
     what="X1: U1 below C1 and U0 below C0 (final MSE-test)",
-    figures=figures("x1", "X1 (Fig. 4.2a): uncoordinated (U) vs coordinated (C) sharing"),
+    figures=figures("x1", "X1 (docs/papers/paofed.md#exp-x1) (Fig. 4.2a): uncoordinated (U) vs coordinated (C) "
+                          "sharing"),
     expected=_N,
     ci=_N,
     reason=("Operationally: U1 - C1 and U0 - C0 (median paired final MSE-test difference, dB) both below 0. For the "
             "last-received-portion variants the uncoordinated schedule is ahead, but for the refined-portion variants "
-            "(*1, random-start circshift windows, [CHOICE] M_{1,0} = [1_m; 0]) the paired differences fall on both "
-            "sides of 0 and the sign test decides neither the ordering nor its negation within the replicate budget "
-            "(the details give the replicates that would decide). The earlier refutation rested on a t interval that "
-            "contained 0. The theory cannot separate C and U either (E15)."),
+            "(*1, random-start circshift windows, choice (docs/papers/paofed.md#choices) M_{1,0} = [1_m; 0]) the "
+            "paired differences fall on both sides of 0 and the sign test decides neither the ordering nor its "
+            "negation within the replicate budget (the details give the replicates that would decide). The earlier "
+            "refutation rested on a t interval that contained 0. The theory cannot separate C and U either "
+            "(erratum E15, docs/papers/paofed.md#erratum-e15)."),
     readout_kind="db", no_choices=_NO_GRID)
 X2_FASTER = _experiment(
     claim_id="paofed.experiment_x2_larger_m_faster_initial",
@@ -205,7 +212,7 @@ X3_DECAYING = _experiment(
                '(C1, U1)'),
     statements=(below(C2, C1, _FINAL), below(U2, U1, _FINAL)),
     what="X3: C2 below C1 and U2 below U1 (final MSE-test)",
-    figures=figures("x3", "X3 (Fig. 4.2c): staleness weights 0.2^l (*2) vs 1 (*1)"),
+    figures=figures("x3", "X3 (docs/papers/paofed.md#exp-x3) (Fig. 4.2c): staleness weights 0.2^l (*2) vs 1 (*1)"),
     expected=_N,
     ci=_N,
     reason=("Operationally ('significantly' read as statistically significant): C2 - C1 and U2 - U1 (median paired "
@@ -219,14 +226,14 @@ X3_C2_U2 = _experiment(
     lines="1115, 1121, 2816, 2835",
     statement="with decaying staleness weights coordinated and uncoordinated sharing perform alike (C2 ≈ U2)",
     statements=(within(C2, U2, _FINAL, margin=APPROX_DB),),
-    what=f"X3: C2 within {APPROX_DB:g} dB of U2 (final MSE-test)",
+    what=f"X3 (docs/papers/paofed.md#exp-x3): C2 within {APPROX_DB:g} dB of U2 (final MSE-test)",
     figures=figures("x3", "X3 (Fig. 4.2c): PAO-Fed-C2 and -U2"),
     expected=_C,
     ci=_N,
-    reason=("Operationally: the median paired final MSE-test difference C2 - U2 within +-1 dB (spec 5: '≈ means "
-            "within 1 dB'), shown by two one-sided sign tests. No baseline is involved. At the paper's size every "
-            "replicate's difference is well inside the margin; at the ci size the replicates spread wider and the "
-            "equivalence is not shown within its budget."),
+    reason=("Operationally: the median paired final MSE-test difference C2 - U2 within +-1 "
+            "dB (docs/papers/paofed.md#experiments: '≈ means within 1 dB'), shown by two one-sided sign tests. No "
+            "baseline is involved. At the paper's size every replicate's difference is well inside the margin; at the "
+            "ci size the replicates spread wider and the equivalence is not shown within its budget."),
     readout_kind="db", no_choices=_NO_GRID)
 X4_BEATS_FEDSGD = _experiment(
     claim_id="paofed.experiment_x4_paofed_beats_online_fedsgd",
@@ -236,8 +243,9 @@ X4_BEATS_FEDSGD = _experiment(
     grid=STEP_GRID,
     choices=choices(STEP),
     statements=(below(U1, FEDSGD, _FINAL), below(U2, FEDSGD, _FINAL)),
-    what="X4: U1 and U2 below Online-FedSGD (final MSE-test)",
-    figures=figures("x4", "X4 (Fig. 4.3a): PAO-Fed (98 % less communication) vs Online-FedSGD"),
+    what="X4 (docs/papers/paofed.md#exp-x4): U1 and U2 below Online-FedSGD (final MSE-test)",
+    figures=figures("x4", "X4 (docs/papers/paofed.md#exp-x4) (Fig. 4.3a): PAO-Fed (98 % less communication) vs "
+                          "Online-FedSGD"),
     expected=Verdict.NOT_CHECKABLE,
     ci=None,
     reason=(_RECONSTRUCTED
@@ -255,8 +263,8 @@ X4_ONLINE_FED_POOR = _experiment(
     grid=STEP_GRID,
     choices=choices(STEP),
     statements=(below(U1, ONLINE_FED, _FINAL), below(FEDSGD, ONLINE_FED, _FINAL)),
-    what="X4: U1 and Online-FedSGD below Online-Fed at PAO-Fed's load (final MSE-test)",
-    figures=figures("x4", "X4 (Fig. 4.3a): Online-Fed at the same communication load"),
+    what="X4 (docs/papers/paofed.md#exp-x4): U1 and Online-FedSGD below Online-Fed at PAO-Fed's load (final MSE-test)",
+    figures=figures("x4", "X4 (docs/papers/paofed.md#exp-x4) (Fig. 4.3a): Online-Fed at the same communication load"),
     expected=Verdict.NOT_CHECKABLE,
     reason=(_RECONSTRUCTED
             + "Operationally: U1 - Online-Fed and Online-FedSGD - Online-Fed (median paired final MSE-test difference) "
@@ -290,8 +298,9 @@ X5_LOAD = _experiment(
     statements=(below(ONLINE_FED_QUARTER, ONLINE_FED, _FINAL),
                below(FEDSGD, ONLINE_FED_QUARTER, _FINAL,
                      text="Online-Fed s = 1 (= Online-FedSGD) below Online-Fed s = 0.25 (final)")),
-    what="X5: Online-Fed's final MSE-test decreasing over the loads s = m/D, 0.25, 1",
-    figures=figures("x5", "X5 (Fig. 4.3b): Online-Fed at growing load (s = 1 is Online-FedSGD)"),
+    what="X5 (docs/papers/paofed.md#exp-x5): Online-Fed's final MSE-test decreasing over the loads s = m/D, 0.25, 1",
+    figures=figures("x5", "X5 (docs/papers/paofed.md#exp-x5) (Fig. 4.3b): Online-Fed at growing load (s = 1 is "
+                          "Online-FedSGD)"),
     expected=Verdict.NOT_CHECKABLE,
     reason=(_RECONSTRUCTED
             + "Operationally: Online-Fed's median paired final MSE-test decreasing over the loads s = m/D, 0.25 and 1 "
@@ -307,11 +316,13 @@ X5_FLAT = _experiment(
     lines="1129, 1137, 2838, 2848",
     statement="PAO-Fed's final MSE-test is nearly flat in the communication load (m and 8m entries within 1 dB)",
     statements=(within(U1_M[2], U1_M[1], _FINAL, margin=APPROX_DB),),
-    what=f"X5: PAO-Fed-U1 with 8m entries within {APPROX_DB:g} dB of m entries (final MSE-test)",
+    what=f"X5 (docs/papers/paofed.md#exp-x5): PAO-Fed-U1 with 8m entries within {APPROX_DB:g} dB of m entries (final "
+         f"MSE-test)",
     figures=figures("x5", "X5 (Fig. 4.3b): PAO-Fed-U1 at growing load"),
     expected=_C,
     reason=("Operationally: PAO-Fed-U1's median paired final MSE-test with 8m entries per message within +-1 dB of "
-            "m entries ('nearly flat' read with spec 5's 1 dB), two one-sided sign tests. No baseline is involved."),
+            "m entries ('nearly flat' read with docs/papers/paofed.md#experiments's 1 dB), two one-sided sign tests. "
+            "No baseline is involved."),
     readout_kind="db", no_choices=_NO_GRID)
 X6_IDEAL_C1 = _experiment(
     claim_id="paofed.experiment_x6_ideal_coordinated_matches_full_sharing",
@@ -322,7 +333,8 @@ X6_IDEAL_C1 = _experiment(
     grid=STEP_GRID,
     choices=choices(STEP),
     statements=(within(C1_IDEAL, FEDSGD_IDEAL, _FINAL, margin=APPROX_DB),),
-    what=f"X6: without stragglers C1 within {APPROX_DB:g} dB of Online-FedSGD (final MSE-test)",
+    what=f"X6 (docs/papers/paofed.md#exp-x6): without stragglers C1 within {APPROX_DB:g} dB of Online-FedSGD (final "
+         f"MSE-test)",
     figures=figures("x6", "X6 (Fig. 4.3c): ideal setting (0 % stragglers)"),
     expected=Verdict.NOT_CHECKABLE,
     reason=(_RECONSTRUCTED
@@ -338,8 +350,8 @@ X6_IDEAL_U1 = _experiment(
     lines="1129, 1139, 2838, 2850",
     statement="without stragglers, uncoordinated sharing (U1) is slightly worse than coordinated sharing (C1)",
     statements=(below(C1_IDEAL, U1_IDEAL, _FINAL),),
-    what="X6: without stragglers C1 below U1 (final MSE-test)",
-    figures=figures("x6", "X6 (Fig. 4.3c): ideal setting, coordinated vs uncoordinated"),
+    what="X6 (docs/papers/paofed.md#exp-x6): without stragglers C1 below U1 (final MSE-test)",
+    figures=figures("x6", "X6 (docs/papers/paofed.md#exp-x6) (Fig. 4.3c): ideal setting, coordinated vs uncoordinated"),
     expected=_C,
     reason=("Operationally: in the ideal setting C1 - U1 (median paired final MSE-test difference) below 0 ('slightly' "
             "is not tested: the size is reported in the details). No baseline is involved. Nearly every replicate has "
@@ -357,8 +369,9 @@ X6_C2_IDEAL = _experiment(
     grid=STEP_GRID,
     choices=choices(STEP),
     statements=(within(C2, FEDSGD_IDEAL, _FINAL, margin=APPROX_DB),),
-    what=f"X6: C2 with 100 % stragglers within {APPROX_DB:g} dB of ideal Online-FedSGD (final MSE-test)",
-    figures=figures("x6", "X6 (Fig. 4.3c): C2 with stragglers vs the ideal setting"),
+    what=f"X6 (docs/papers/paofed.md#exp-x6): C2 with 100 % stragglers within {APPROX_DB:g} dB of ideal Online-FedSGD "
+         f"(final MSE-test)",
+    figures=figures("x6", "X6 (docs/papers/paofed.md#exp-x6) (Fig. 4.3c): C2 with stragglers vs the ideal setting"),
     expected=Verdict.NOT_CHECKABLE,
     reason=(_RECONSTRUCTED
             + "Operationally: the median paired final MSE-test difference between PAO-Fed-C2 in the default "
@@ -377,7 +390,8 @@ X7_U1 = _experiment(
     choices=choices(STEP),
     outside_setting=_CALCOFI,
     statements=(within(U1_CAL, FEDSGD_CAL, _FINAL, margin=APPROX_DB),),
-    what=f"X7: on CalCOFI-like data U1 within {APPROX_DB:g} dB of Online-FedSGD (final MSE-test)",
+    what=f"X7 (docs/papers/paofed.md#exp-x7): on CalCOFI-like data U1 within {APPROX_DB:g} dB of Online-FedSGD (final "
+         f"MSE-test)",
     figures=figures("x7", "X7 (Fig. 4.4): CalCOFI-like surrogate"),
     expected=Verdict.NOT_CHECKABLE,
     reason=(_RECONSTRUCTED
@@ -397,7 +411,7 @@ X7_C2 = _experiment(
     choices=choices(STEP),
     outside_setting=_CALCOFI,
     statements=(below(C2_CAL, U1_CAL, _FINAL), below(C2_CAL, FEDSGD_CAL, _FINAL)),
-    what="X7: on CalCOFI-like data C2 below U1 and Online-FedSGD (final MSE-test)",
+    what="X7 (docs/papers/paofed.md#exp-x7): on CalCOFI-like data C2 below U1 and Online-FedSGD (final MSE-test)",
     figures=figures("x7", "X7 (Fig. 4.4): CalCOFI-like surrogate"),
     expected=Verdict.NOT_CHECKABLE,
     reason=(_RECONSTRUCTED
@@ -419,7 +433,9 @@ X8_PSO = _experiment(
     expected=Verdict.NOT_CHECKABLE,
     reason=(_RECONSTRUCTED
             + "Operationally: C2 - PSO-Fed (median paired final MSE-test difference) below 0, PSO-Fed reconstructed as "
-            "C0 with 2m entries and s = 0.5 (spec 2.6 [CHOICE]). " + _STEP_WHY + "; PSO-Fed cannot reach PAO-Fed-U1's "
+            "C0 with 2m entries and s = 0.5 (docs/papers/paofed.md#choice-baselines). " + _STEP_WHY + "; PSO-Fed "
+                                                                                                      "cannot reach "
+                                                                                                      "PAO-Fed-U1's "
             "initial rate and runs at its fastest step. Every replicate has PSO-Fed clearly above C2."),
     readout_kind="db")
 X8_SIGNSGD = _experiment(
@@ -430,14 +446,16 @@ X8_SIGNSGD = _experiment(
     grid=STEP_GRID,
     choices=choices(STEP),
     statements=(below(SIGNSGD, ONLINE_FED_50, _FINAL),),
-    what="X8: SignSGD below Online-Fed (50 %) (final MSE-test)",
-    figures=figures("x8", "X8 (Fig. 4.5): SignSGD and Online-Fed at a similar reduction"),
+    what="X8 (docs/papers/paofed.md#exp-x8): SignSGD below Online-Fed (50 %) (final MSE-test)",
+    figures=figures("x8", "X8 (docs/papers/paofed.md#exp-x8) (Fig. 4.5): SignSGD and Online-Fed at a similar "
+                          "reduction"),
     expected=Verdict.NOT_CHECKABLE,
     ci=None,
     reason=(_RECONSTRUCTED
             + "Operationally ('significantly' read statistically): SignSGD - Online-Fed (50 %) (median paired final "
             "MSE-test difference) below 0, SignSGD reconstructed as online stochastic-sign SGD with majority vote "
-            "(spec 2.6 [CHOICE]). " + _STEP_WHY + ". The paired differences fall on both sides of 0."),
+            "(docs/papers/paofed.md#choice-baselines). " + _STEP_WHY + ". The paired differences fall on both sides of "
+                                                                       "0."),
     readout_kind="db")
 X8_C2 = _experiment(
     claim_id="paofed.experiment_x8_c2_best",
@@ -447,14 +465,15 @@ X8_C2 = _experiment(
     grid=STEP_GRID,
     choices=choices(STEP),
     statements=(below(C2, SIGNSGD, _FINAL), below(C2, ONLINE_FED_50, _FINAL)),
-    what="X8: C2 below SignSGD and Online-Fed (50 %) (final MSE-test)",
-    figures=figures("x8", "X8 (Fig. 4.5): PAO-Fed-C2, SignSGD and Online-Fed (50 %)"),
+    what="X8 (docs/papers/paofed.md#exp-x8): C2 below SignSGD and Online-Fed (50 %) (final MSE-test)",
+    figures=figures("x8", "X8 (docs/papers/paofed.md#exp-x8) (Fig. 4.5): PAO-Fed-C2, SignSGD and Online-Fed (50 %)"),
     expected=Verdict.NOT_CHECKABLE,
     ci=None,
     reason=(_RECONSTRUCTED
             + "Operationally: C2 - SignSGD and C2 - Online-Fed (50 %) (median paired final MSE-test difference) "
             "below 0 "
-            "(PSO-Fed is the separate X8 claim). " + _STEP_WHY + ". Once the baselines' steps are matched to "
+            "(PSO-Fed is the separate X8 (docs/papers/paofed.md#exp-x8) claim). " + _STEP_WHY + ". Once the baselines' "
+                                                                                                "steps are matched to "
             "PAO-Fed-U1's initial rate their final levels are close to C2's at the paper's size and the ordering is "
             "not shown at every step; at the ci size C2 is ahead of both."),
     readout_kind="db")
@@ -464,12 +483,12 @@ X9_DEGRADES = _experiment(
     lines="1162-1166, 2872, 2879",
     statement="with full server communication (M = I) the performance of the partial-sharing methods drops",
     statements=(below(U1, U1_FULL, _FINAL), below(C2, C2_FULL, _FINAL)),
-    what="X9: U1 and C2 below their full-downlink (M = I) versions (final MSE-test)",
+    what="X9 (docs/papers/paofed.md#exp-x9): U1 and C2 below their full-downlink (M = I) versions (final MSE-test)",
     figures=figures("x9", "X9 (Fig. 4.6a): full server communication M = I"),
     expected=_C,
     reason=("Operationally: U1 - U1(M = I) and C2 - C2(M = I) (median paired final MSE-test difference) below 0; the "
-            "uplink keeps its m-entry schedule (spec 2.5 [CHOICE]). No baseline is involved. Every replicate has the "
-            "full downlink clearly worse."),
+            "uplink keeps its m-entry schedule (docs/papers/paofed.md#variants). No baseline is involved. Every "
+            "replicate has the full downlink clearly worse."),
     readout_kind="db", no_choices=_NO_GRID)
 X9_ADVANTAGE = _experiment(
     claim_id="paofed.experiment_x9_full_downlink_loses_advantage",
@@ -481,8 +500,9 @@ X9_ADVANTAGE = _experiment(
     choices=choices(STEP),
     statements=(above(C2_FULL, FEDSGD, _FINAL, margin=-APPROX_DB,
                text=f"C2 (M = I) not more than {APPROX_DB:g} dB below Online-FedSGD (final)"),),
-    what=f"X9: C2 with M = I not more than {APPROX_DB:g} dB below Online-FedSGD (final MSE-test)",
-    figures=figures("x9", "X9 (Fig. 4.6a): full server communication vs Online-FedSGD"),
+    what=f"X9 (docs/papers/paofed.md#exp-x9): C2 with M = I not more than {APPROX_DB:g} dB below Online-FedSGD (final "
+         f"MSE-test)",
+    figures=figures("x9", "X9 (docs/papers/paofed.md#exp-x9) (Fig. 4.6a): full server communication vs Online-FedSGD"),
     expected=Verdict.NOT_CHECKABLE,
     reason=(_RECONSTRUCTED
             + "Operationally: the median paired final MSE-test difference C2(M = I) - Online-FedSGD above -1 dB "
@@ -498,14 +518,15 @@ X10_FEDSGD_U1 = _experiment(
     grid=HEAVY_GRID,
     choices=choices(STEP, HEAVY_TAIL),
     statements=(below(FEDSGD_HEAVY, U1_HEAVY, _FINAL),),
-    what="X10: with heavy delays Online-FedSGD below U1 (final MSE-test)",
-    figures=figures("x10", "X10 (Fig. 4.6b): heavy delays (delta = 0.8, l_max = 5)"),
+    what="X10 (docs/papers/paofed.md#exp-x10): with heavy delays Online-FedSGD below U1 (final MSE-test)",
+    figures=figures("x10", "X10 (docs/papers/paofed.md#exp-x10) (Fig. 4.6b): heavy delays (delta = 0.8, l_max = 5)"),
     expected=Verdict.NOT_CHECKABLE,
     ci=None,
     reason=(_RECONSTRUCTED
             + "Operationally: with delta = 0.8, l_max = 5, Online-FedSGD - U1 (median paired final MSE-test "
             "difference) "
-            "below 0, Online-FedSGD averaging the full models that arrive ([CHOICE] (A)). " + _STEP_WHY + ", and over "
+            "below 0, Online-FedSGD averaging the full models that arrive (choice (docs/papers/paofed.md#choices) "
+            "(A)). " + _STEP_WHY + ", and over "
             "the two readings of what happens to messages delayed beyond l_max (dropped as the seed says, or capped "
             "as in the straggler setting). The verdict is not the same over that grid (see the grid table)."),
     readout_kind="db")
@@ -518,8 +539,9 @@ X10_C2 = _experiment(
     grid=HEAVY_MU_GRID,
     choices=choices(STEP, HEAVY_TAIL, C2_MU),
     statements=(below(C2_HEAVY, FEDSGD_HEAVY, _FINAL),),
-    what="X10: with heavy delays C2 (raised mu) below Online-FedSGD (final MSE-test)",
-    figures=figures("x10", "X10 (Fig. 4.6b): heavy delays, PAO-Fed-C2 with a raised step"),
+    what="X10 (docs/papers/paofed.md#exp-x10): with heavy delays C2 (raised mu) below Online-FedSGD (final MSE-test)",
+    figures=figures("x10", "X10 (docs/papers/paofed.md#exp-x10) (Fig. 4.6b): heavy delays, PAO-Fed-C2 with a raised "
+                           "step"),
     expected=Verdict.NOT_CHECKABLE,
     ci=None,
     reason=(_RECONSTRUCTED
@@ -540,8 +562,10 @@ X11_GAP = _experiment(
                terms=(Term(arm=C2_STRAG, readout=_FINAL), Term(arm=U1_STRAG, readout=_FINAL, weight=-1.0),
                       Term(arm=C2, readout=_FINAL, weight=-1.0), Term(arm=U1, readout=_FINAL)),
                relation="below"),),
-    what="X11: the C2-over-U1 advantage larger with stragglers than in the default setting (final MSE-test)",
-    figures=figures("x11", "X11 (Fig. 4.6c): increased straggler behaviour vs the default setting"),
+    what="X11 (docs/papers/paofed.md#exp-x11): the C2-over-U1 advantage larger with stragglers than in the default "
+         "setting (final MSE-test)",
+    figures=figures("x11", "X11 (docs/papers/paofed.md#exp-x11) (Fig. 4.6c): increased straggler behaviour vs the "
+                           "default setting"),
     expected=_N,
     ci=_N,
     reason=("Operationally: the difference of paired differences (C2 - U1 with stragglers) - (C2 - U1 in the default "
@@ -558,7 +582,7 @@ X11_C2 = _experiment(
     grid=STRAGGLER_GRID,
     choices=choices(STEP, STRAGGLER_LAW),
     statements=(below(C2_STRAG, FEDSGD_STRAG, _FINAL),),
-    what="X11: with stragglers C2 below Online-FedSGD (final MSE-test)",
+    what="X11 (docs/papers/paofed.md#exp-x11): with stragglers C2 below Online-FedSGD (final MSE-test)",
     figures=figures("x11", "X11 (Fig. 4.6c): increased straggler behaviour"),
     expected=Verdict.NOT_CHECKABLE,
     ci=None,

@@ -2,10 +2,11 @@ r"""The seed's explicit route (form :math:`\mathcal Q_A`, :math:`\mathcal Q_B`, 
 and fedcheck's structured route ((S1)/(S2) on N x N matrices, GMRES, Arnoldi) give the same MSD and
 :math:`\rho(\mathcal F)`.
 
-Two independent implementations of the same mathematics (spec 3.5 vs 3.6; spec 4.3 item 8): the
-Kronecker closed forms with a dense LU solve and the seed's weighting recursion (P4 (35)) on one side,
-the block operators :math:`\mathcal A`, :math:`\mathcal R_\mu`, :math:`\mathcal B` with GMRES / the
-covariance recursion / Arnoldi on the other. The structured route is what scales (spec 3.6 cost table).
+Two independent implementations of the same mathematics (docs/papers/paofed.md#mean-square vs
+3.6; docs/papers/paofed.md#structured): the Kronecker closed forms with a dense LU solve and the seed's weighting
+recursion (P4 (35)) on one side, the block operators :math:`\mathcal A`, :math:`\mathcal R_\mu`, :math:`\mathcal B` with
+GMRES / the covariance recursion / Arnoldi on the other. The structured route is what
+scales (docs/papers/paofed.md#structured cost table).
 """
 
 from __future__ import annotations
@@ -138,11 +139,12 @@ CLAIMS = (
                    "F, dense algebra) equal tr[C]_00 of the generalised Stein equation (S2) and the covariance "
                    "recursion (S1) computed without forming F, and rho(F) agrees between dense eigenvalues and "
                    "Arnoldi on the matrix-free operator, for the seed's truncated F and the exact (Gaussian) F."),
-        hypotheses=("analysis model I1-I5 (spec 3.1), corrected layout (spec 3.2)", "rho(F) < 1 (steady state)",
+        hypotheses=("analysis model I1-I5 (docs/papers/paofed.md#assumptions), corrected "
+                    "layout (docs/papers/paofed.md#extended-state)", "rho(F) < 1 (steady state)",
                     "N = N_b D <= 20 (ci), <= 65 (thorough, including the reference instance)"),
         check=check_naive_equals_structured,
         expected=Verdict.CONFIRMED,
-        reason="Both routes agree to about 1e-13 relative (MSD) and 1e-14 (rho); bounds 1e-10 and 1e-8 (spec 4.3 item "
-               "8).",
+        reason="Both routes agree to about 1e-13 relative (MSD) and 1e-14 (rho); bounds 1e-10 and "
+               "1e-8 (docs/papers/paofed.md#results item 8).",
     ),
 )

@@ -1,8 +1,8 @@
 r"""The exact mean-square model at the paper's own scale (K = 256, D = 200, l_max = 10): exact vs seed F.
 
 The seed evaluates its theory only through the truncated :math:`\mathcal F` (Ch. (4.26), P4 (28); the
-:math:`\mu^2` fourth-moment term dropped under A5) and the spec (3.6) judged the exact model at the paper's scale
-"infeasible even in structured form". With white Gaussian features :math:`R_k = v_kI` both models reduce exactly
+:math:`\mu^2` fourth-moment term dropped under A5) and docs/papers/paofed.md (3.6) judged the exact model at the paper's
+scale "infeasible even in structured form". With white Gaussian features :math:`R_k = v_kI` both models reduce exactly
 to a few :math:`N_b^2` problems (:mod:`theory.msd.white`; :math:`N_b = 2817`, no :math:`D^2` factor), so the
 exact :math:`\mathcal F` is computable there; the 4 availability groups of exchangeable clients reduce it further
 to per-group blocks (:mod:`theory.msd.grouped`, 2509 unknowns at the paper's scale, under a minute). This card reports,
@@ -19,8 +19,9 @@ with certificates: the white and grouped reductions equal the unreduced structur
 :math:`\rho(lo) < 1 - 10^{-9} \le \rho(hi)` by Arnoldi. ``ci`` runs a scaled-down federation (K = 8 in the same
 4 groups, D = 8, l_max = 10); ``thorough`` the paper's K = 256, D = 200.
 
-White Gaussian features are the analysis model (I1-I5 with Gaussian z), not the paper's RFF data (whose R_k has
-one dominant eigenvalue and trace about 1): with :math:`\mathrm{tr}R_k = 204` the exact fourth-moment term
+White Gaussian features are the analysis model (I1-I5 (docs/papers/paofed.md#assumption-i1 to #assumption-i5) with
+Gaussian z), not the paper's RFF data (whose R_k has one dominant eigenvalue and trace about 1): with
+:math:`\mathrm{tr}R_k = 204` the exact fourth-moment term
 :math:`\mathrm{tr}(R_kX)R_k` makes the local LMS steps unstable far below the seed's bound (classic LMS:
 :math:`\mu \lesssim 2/\mathrm{tr}R`), which the truncated F cannot see.
 """
@@ -40,7 +41,8 @@ __all__ = ["CLAIMS", "PAPER", "check_paper_scale", "evaluate_paper_scale", "eval
 
 CLAIM_ID = "paofed.paper_scale_seed_optimistic"
 
-#: The paper's set-up (spec 5, seed Ch. 4.5 / P4 Sec. V): K, D, l_max, m, p groups, delta, alpha ratio, max lambda(R_k).
+#: The paper's set-up (docs/papers/paofed.md#experiments, seed Ch. 4.5 / P4 Sec. V): K, D, l_max, m, p groups, delta,
+#: alpha ratio, max lambda(R_k).
 PAPER = {"K": 256, "D": 200, "l_max": 10, "m": 4, "p_groups": (0.25, 0.1, 0.025, 0.005), "delta": 0.2,
          "alpha_ratio": 0.2, "v": 1.02, "mu": 0.4}
 _PROFILE = {"ci": {"K": 8, "D": 8}, "thorough": {"K": PAPER["K"], "D": PAPER["D"]}}
@@ -164,7 +166,8 @@ CLAIMS = (
                    "(with the fourth-moment term the seed drops) is computable exactly through the white reduction, "
                    "and against it the seed's truncated F is optimistic: its certified stability threshold lies "
                    "above the exact one, and where both are stable its MSD_inf is lower."),
-        hypotheses=("analysis model I1-I5 with Gaussian regressors, R_k = 1.02 I (max lambda(R_k) as in the seed)",
+        hypotheses=("analysis model I1-I5 (docs/papers/paofed.md#assumption-i1 to #assumption-i5) with Gaussian "
+                    "regressors, R_k = 1.02 I (max lambda(R_k) as in the seed)",
                     "window selection m = 4, p in {0.25, 0.1, 0.025, 0.005} x K/4, delta = 0.2, alpha_l = 0.2^l",
                     "ci: K = 8, D = 8, l_max = 10; thorough: K = 256, D = 200, l_max = 10"),
         check=check_paper_scale,

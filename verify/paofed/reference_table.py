@@ -1,7 +1,9 @@
-r"""The reference instance of shared/spec/paofed.md 4.1: fedcheck's analysis reproduces the spec's table.
+r"""The reference instance of docs/papers/paofed.md#instance-reference: fedcheck's analysis
+reproduces docs/papers/paofed.md's table.
 
-Labelled regression values (provenance: spec 4.1 "Expected values (computed with the formulas above)",
-independently re-derived in the spec's Review notes): :math:`\lambda_{\max}(R_k)`, the paper's bounds,
+Labelled regression values (provenance: docs/papers/paofed.md#instance-reference "Expected values (computed with the
+formulas above)", independently re-derived in docs/papers/paofed.md#review-notes): :math:`\lambda_{\max}(R_k)`, the
+paper's bounds,
 :math:`\bar\beta_{kl}`, :math:`E[B_n]`, the three exact thresholds, and at
 :math:`\mu\lambda_{\max} \in \{0.05, 0.1, 0.2\}` the spectral radii of :math:`\mathcal F_{seed}`,
 :math:`\mathcal F_{exact}` and :math:`\mathrm{MSD}_\infty` of both models. Each value must round to the
@@ -31,7 +33,7 @@ __all__ = ["CLAIMS", "SPEC_TABLE", "check_reference_table", "reference_threshold
 
 CLAIM_ID = "paofed.reference_table"
 
-#: Spec 4.1 values, each with its printed number of decimals.
+#: docs/papers/paofed.md#instance-reference values, each with its printed number of decimals.
 SPEC_TABLE = {
     "lambda_max(R_k)": ([1.1856, 1.6449, 2.2619, 3.1030], 4),
     "2/lambda_max": (0.64454, 5),
@@ -108,7 +110,8 @@ def _msd_figure(grid) -> FigureSpec:
         y = [10 * np.log10(reference_msd(model, float(f))[0]) for f in x]
         series.append(Series(label=f"MSD_inf, {label}", x=x, y=y, group=model))
         key = "MSD_inf seed F (dB)" if model == "seed" else "MSD_inf exact F (dB)"
-        series.append(Series(label=f"spec 4.1 table, {model}", x=TABLE_MU_LAMBDA, y=SPEC_TABLE[key][0],
+        series.append(Series(label=f"docs/papers/paofed.md#instance-reference table, {model}", x=TABLE_MU_LAMBDA,
+                             y=SPEC_TABLE[key][0],
                              style="points", group=model))
     th = reference_thresholds()
     series.append(Series(label="exact mean-square threshold 0.6724/lambda_max", x=(th["exact"][0] * lam,) * 2,
@@ -118,7 +121,8 @@ def _msd_figure(grid) -> FigureSpec:
 
 
 def check_reference_table(ctx: CheckContext, *, msd_fn=None) -> CheckResult:
-    """Every spec 4.1 entry to its printed precision, plus the naive/structured and (S2)-residual certificates."""
+    """Every docs/papers/paofed.md#instance-reference entry to its printed precision, plus the naive/structured and
+    (S2)-residual certificates."""
     prof = _PROFILE[ctx.profile]
     values, cert = reference_values(msd_fn=msd_fn, naive_solver=prof["naive_solver"])
     evidence = [_evidence(name, values[name], printed, dec) for name, (printed, dec) in SPEC_TABLE.items()]
@@ -129,8 +133,9 @@ def check_reference_table(ctx: CheckContext, *, msd_fn=None) -> CheckResult:
                              parameters={"entry": "naive = structured MSD_inf and (S2) residual", **cert}))
     failing = [e for e in evidence if not e.holds]
     worst = max(failing or evidence, key=lambda e: e.measured / e.bound)
-    summary = (f"{len(evidence) - len(failing)} of {len(evidence)} spec 4.1 entries and certificates reproduce; "
-               f"worst: {worst.parameters['entry']} ({worst.measured:.3g} of its allowance)")
+    summary = (f"{len(evidence) - len(failing)} of {len(evidence)} docs/papers/paofed.md#instance-reference entries "
+               f"and certificates reproduce; worst: {worst.parameters['entry']} ({worst.measured:.3g} of its "
+               f"allowance)")
     return declare_form(CheckResult(
         claim_id=CLAIM_ID, verdict=Verdict.REFUTED if failing else Verdict.CONFIRMED, summary=summary,
         quantity="|computed - printed| / half a unit of the last printed digit (certificate: relative gap / 1e-10)",
@@ -147,17 +152,20 @@ CLAIMS = (
     Claim(
         id=CLAIM_ID,
         paper="paofed",
-        title="Reference instance (spec 4.1): beta-bar, E[B_n], thresholds, rho(F) and MSD_inf of both models",
+        title="Reference instance (docs/papers/paofed.md#instance-reference): beta-bar, E[B_n], thresholds, rho(F) and "
+              "MSD_inf of both models",
         citations=(cite("Ch. steady-state MSD", equation="(4.34)", lines="1068-1072"),
                    cite("P4 steady-state MSD", equation="(38)", lines="2780-2785"),
                    cite("P4 F", equation="(28)-(29)", lines="2714-2722"),
                    cite("P4 App. A", lines="2887-2913")),
-        statement=("On the reference instance of spec 4.1 (K = 4, D = 5, l_max = 2, m = 2, p = (0.9, 0.6, 0.4, 0.2), "
-                   "delta = 0.3, alpha = (1, 0.5, 0.25), Toeplitz R_k, Gaussian regressors), the analysis gives the "
-                   "values of the spec 4.1 table (labelled regression values, independently re-derived in the spec's "
-                   "review), and its steady-state MSD is certified by the (S2) residual and by agreement of the "
-                   "explicit-F direct solve with the structured solve."),
-        hypotheses=("analysis model I1-I5 (spec 3.1)", "uniform m-subset selection", "Gaussian regressors for F_exact"),
+        statement=("On the reference instance of docs/papers/paofed.md#instance-reference (K = 4, D = 5, l_max = 2, m "
+                   "= 2, p = (0.9, 0.6, 0.4, 0.2), delta = 0.3, alpha = (1, 0.5, 0.25), Toeplitz R_k, Gaussian "
+                   "regressors), the analysis gives the values of docs/papers/paofed.md#instance-reference table "
+                   "(labelled regression values, independently re-derived in docs/papers/paofed.md's review), and its "
+                   "steady-state MSD is certified by the (S2) residual and by agreement of the explicit-F direct solve "
+                   "with the structured solve."),
+        hypotheses=("analysis model I1-I5 (docs/papers/paofed.md#assumptions)", "uniform m-subset selection",
+                    "Gaussian regressors for F_exact"),
         check=check_reference_table,
         expected=Verdict.CONFIRMED,
         reason="All entries reproduce to the printed digits; naive and structured agree to ~1e-13; residuals ~1e-14.",

@@ -1,4 +1,5 @@
-"""Shared pieces of the PAO-Fed simulation checks (SIM-A, SIM-F, communication counts).
+"""Shared pieces of the PAO-Fed simulation checks (SIM-A, docs/papers/paofed.md#choice-simulators,
+SIM-F (docs/papers/paofed.md#choice-simulators), communication counts).
 
 No claims here. Monte-Carlo statistics: every run of a simulator gives one i.i.d. sample (its time average
 over the second half of the horizon); a two-sided confidence interval for their mean is the pair of
@@ -18,8 +19,9 @@ from verify.tolerance import MC_ALPHA, mean_upper_confidence_limit
 __all__ = ["MC_ALPHA", "REFERENCE_TABLE", "SEED", "cite", "mean_confidence_interval", "seed_integers", "to_db"]
 
 SEED = "004_180cd372987d137b.txt"
-#: Labelled regression values (spec shared/spec/paofed.md 4.1, computed by the spec's authors with 1000 runs x
-#: 6000 iterations, time average over the last 3000): MSD_inf in dB of the reference instance, by mu lambda_max.
+#: Labelled regression values (docs/papers/paofed.md#instance-reference, computed by docs/papers/paofed.md's authors
+#: with 1000 runs x 6000 iterations, time average over the last 3000): MSD_inf in dB of the reference instance, by mu
+#: lambda_max.
 REFERENCE_TABLE = {
     0.05: {"seed_F": -33.321, "exact": -33.125, "sim_a": -33.139, "sim_f": -34.326},
     0.10: {"seed_F": -30.496, "exact": -30.073, "sim_a": -30.076, "sim_f": -31.189},

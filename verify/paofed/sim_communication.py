@@ -32,7 +32,8 @@ CLAIM_ID = "paofed.communication_savings"
 #: Exchange-based algorithms whose messages carry m (or D) model entries per direction.
 CASE_ALGORITHMS = ("paofed-c0", "paofed-u0", "paofed-c1", "paofed-u1", "paofed-c2", "paofed-u2", "pso-fed",
                    "online-fed", "online-fedsgd")
-#: The paper's setting (K = 256, D = 200, spec 5), m in {1, 4, 32} (Fig. 4.2b), PSO-Fed (m = 8) and Online-Fed.
+#: The paper's setting (K = 256, D = 200, docs/papers/paofed.md#experiments), m in {1, 4, 32} (Fig. 4.2b), PSO-Fed (m =
+#: 8) and Online-Fed.
 PAPER_CASES = tuple({"environment": "paper", "algorithm": a, "m": m, "iterations": 30, "seed": i}
                     for i, (a, m) in enumerate((("paofed-u1", 4), ("paofed-u1", 1), ("paofed-u1", 32),
                                                 ("paofed-c2", 4), ("pso-fed", 8), ("online-fed", 200))))

@@ -1,18 +1,20 @@
-r"""PAO-Fed steady-state MSD: the analysis-model simulation (SIM-A) against the exact closed form.
+r"""PAO-Fed steady-state MSD: the analysis-model simulation (SIM-A, docs/papers/paofed.md#choice-simulators) against the
+exact closed form.
 
 The seed's steady-state expression (Ch. (4.34) with the sentence of line 1072, P4 (38) with the sentence
-lost at line 2785, [E14]) is :math:`\mathrm{MSD}_\infty = \mu^2 h^T(I - \mathcal F^T)^{-1}\sigma_J`.
-With the exact :math:`\mathcal F` (the :math:`\mu^2` fourth-moment term kept, Gaussian regressors; spec
-3.5-3.6) it is exact for the process the analysis describes: SIM-A of spec 4.2
-(:func:`reference_impl.paofed.run_analysis_model`, hypotheses I1-I5). The check simulates SIM-A on the
-reference instance of spec 4.1 and asks whether the exact prediction lies in a two-sided Monte-Carlo
-confidence interval of the simulated mean.
+lost at line 2785, erratum E14 (docs/papers/paofed.md#erratum-e14)) is :math:`\mathrm{MSD}_\infty = \mu^2 h^T(I -
+\mathcal F^T)^{-1}\sigma_J`. With the exact :math:`\mathcal F` (the :math:`\mu^2` fourth-moment term kept, Gaussian
+regressors; docs/papers/paofed.md#mean-square, docs/papers/paofed.md#structured) it is exact for the process the
+analysis describes: SIM-A of docs/papers/paofed.md#choice-simulators (:func:`reference_impl.paofed.run_analysis_model`,
+hypotheses I1-I5 (docs/papers/paofed.md#assumption-i1 to #assumption-i5)). The check simulates SIM-A on the reference
+instance of docs/papers/paofed.md#instance-reference and asks whether the exact prediction lies in a two-sided
+Monte-Carlo confidence interval of the simulated mean.
 
 Statistic: each run's time average of :math:`\lVert w_n - w^\star\rVert^2` over the second half of the
 horizon (i.i.d. over runs). Prediction: the mean of the exact transient :math:`\mathrm{MSD}_n` ((S1),
 :func:`theory.msd.structured.msd_transient`) over the same window, so a residual transient biases
-neither side. The interval's width is the only tolerance (spec 4.3 item 6 recipe, with its fixed 0.25 dB
-replaced by the confidence interval).
+neither side. The interval's width is the only tolerance (docs/papers/paofed.md#msd-checks recipe, with its fixed 0.25
+dB replaced by the confidence interval).
 """
 
 from __future__ import annotations
@@ -80,7 +82,8 @@ def simulate_point(mu_times_lambda_max: float, runs: int, iterations: int, seed:
 
 def evaluate_steady_state(mu_times_lambda_max: float, *, runs: int, iterations: int, seed: int,
                           alpha: float = MC_ALPHA, theory=exact_msd_curve) -> Evidence:
-    r"""SIM-A on the reference instance at :math:`\mu\lambda_{max}`: is the exact window-mean MSD in the CI?
+    r"""SIM-A (docs/papers/paofed.md#choice-simulators) on the reference instance at :math:`\mu\lambda_{max}`: is the
+    exact window-mean MSD in the CI?
 
     ``measured`` = :math:`|\text{SIM-A} - \text{exact}|` in dB; ``bound`` = the confidence interval's
     half-width in dB on the side of the discrepancy (two-sided interval at failure probability ``alpha``).
@@ -95,8 +98,8 @@ def _point(item, runs, alpha, theory):
 
 
 def simulate_points(ctx: CheckContext, claim_id: str, theory) -> tuple[list, float]:
-    """SIM-A against ``theory`` at every point of the profile (seeded from ``claim_id``), through the executor:
-    ``([(evidence, sim-a curve, predicted curve), ...], alpha per point)``."""
+    """SIM-A (docs/papers/paofed.md#choice-simulators) against ``theory`` at every point of the profile (seeded from
+    ``claim_id``), through the executor: ``([(evidence, sim-a curve, predicted curve), ...], alpha per point)``."""
     p = PROFILE[ctx.profile]
     alpha = bonferroni(MC_ALPHA, len(p["points"]))
     seeds = seed_integers(ctx.seed_sequence(claim_id), len(p["points"]))
@@ -106,7 +109,8 @@ def simulate_points(ctx: CheckContext, claim_id: str, theory) -> tuple[list, flo
 
 
 def learning_curve_figure(ctx: CheckContext, outcomes, *, name: str, title: str, prediction: str) -> FigureSpec:
-    """SIM-A (points) and the predicted MSD curve of every point, one colour per step size (log-spaced iterations)."""
+    """SIM-A (docs/papers/paofed.md#choice-simulators) (points) and the predicted MSD curve of every point, one colour
+    per step size (log-spaced iterations)."""
     curves = []
     for (scale, iterations), (_, sim, pred) in zip(PROFILE[ctx.profile]["points"], outcomes, strict=True):
         n = np.unique(np.geomspace(1, iterations, 80).astype(int))
@@ -118,15 +122,18 @@ def learning_curve_figure(ctx: CheckContext, outcomes, *, name: str, title: str,
 
 
 def check_steady_state(ctx: CheckContext, *, theory=exact_msd_curve) -> CheckResult:
-    """SIM-A vs the exact (S1)/(S2) prediction at the reference instance, one seeded point per mu lambda_max."""
+    """SIM-A (docs/papers/paofed.md#choice-simulators) vs the exact (S1)/(S2) prediction at the reference instance, one
+    seeded point per mu lambda_max."""
     p = PROFILE[ctx.profile]
     outcomes, alpha = simulate_points(ctx, CLAIM_ID, theory)
     evidence = [o[0] for o in outcomes]
     learning = learning_curve_figure(ctx, outcomes, name="sim_a_learning_curves", prediction="exact (S1)",
-                                     title="PAO-Fed reference instance: SIM-A vs exact transient MSD")
+                                     title="PAO-Fed reference instance: "
+                                           "SIM-A (docs/papers/paofed.md#choice-simulators) vs exact transient MSD")
     xs = [e.parameters["mu_times_lambda_max"] for e in evidence]
     steady = FigureSpec(
-        name="sim_a_steady_state", title="Steady-state MSD: SIM-A confidence interval and exact prediction",
+        name="sim_a_steady_state", title="Steady-state MSD: SIM-A (docs/papers/paofed.md#choice-simulators) confidence "
+                                         "interval and exact prediction",
         xlabel="mu lambda_max", ylabel="MSD_inf (dB)",
         series=(Series(label="exact (window mean of (S1))", x=xs, y=[e.parameters["exact_db"] for e in evidence]),
                 Series(label="SIM-A mean", x=xs, y=[e.parameters["sim_a_db"] for e in evidence], style="points"),
@@ -142,13 +149,17 @@ def check_steady_state(ctx: CheckContext, *, theory=exact_msd_curve) -> CheckRes
             regression[str(scale)] = {"S2_exact_db": s2, "spec_table_exact_db": e.parameters["table_exact_db"],
                                       "spec_table_sim_a_db": e.parameters["table_sim_a_db"]}
     return result_from_evidence(
-        CLAIM_ID, evidence, ctx=ctx, quantity="|SIM-A - exact MSD| (dB) vs confidence-interval half-width (dB)",
-        what="exact steady-state MSD lies in the SIM-A confidence interval", figures=[learning, steady],
-        form="identity", form_reason="a closed form (MSD_inf from (S2) with the exact F) = a simulation (SIM-A), "
-                                     "to the Monte-Carlo confidence interval: two-sided, no bound to rate",
+        CLAIM_ID, evidence, ctx=ctx, quantity="|SIM-A (docs/papers/paofed.md#choice-simulators) - exact MSD| (dB) vs "
+                                              "confidence-interval half-width (dB)",
+        what="exact steady-state MSD lies in the SIM-A (docs/papers/paofed.md#choice-simulators) confidence "
+             "interval", figures=[learning, steady],
+        form="identity", form_reason="a closed form (MSD_inf from (S2) with the exact F) = a simulation "
+                                     "(SIM-A, docs/papers/paofed.md#choice-simulators), to the Monte-Carlo confidence "
+                                     "interval: two-sided, no bound to rate",
         monte_carlo=MonteCarlo(n=p["runs"], alpha=MC_ALPHA, seed=ctx.seed),
         details={"alpha_per_point": alpha, "statistic": "per-run time average over the second half",
-                 "regression_values (spec 4.1, labelled, not a certificate)": regression})
+                 "regression_values (docs/papers/paofed.md#instance-reference, labelled, not a "
+                 "certificate)": regression})
 
 
 CLAIMS = (
@@ -162,17 +173,22 @@ CLAIMS = (
         statement=("Under Assumptions 1-5 the steady-state MSD of the server model is "
                    "MSD_inf = mu^2 h^T (I - F^T)^{-1} bvec(blockdiag(I_D, 0, ..., 0)); fedcheck checks it with the "
                    "exact F (fourth-moment term kept, Gaussian regressors) against a simulation of the very model "
-                   "the analysis describes (SIM-A: independent a, M, b, S, z at every iteration)."),
-        hypotheses=("linear data y = z^T w* + eta, z ~ N(0, R_k) i.i.d. (I1, I3)", "every client has a sample at every "
+                   "the analysis describes (SIM-A (docs/papers/paofed.md#choice-simulators): independent a, M, b, S, z "
+                   "at every iteration)."),
+        hypotheses=("linear data y = z^T w* + eta, z ~ N(0, R_k) i.i.d. (I1, docs/papers/paofed.md#assumption-i1, "
+                    "I3 (docs/papers/paofed.md#assumption-i3))", "every client has a sample at every "
                     "iteration (I2)", "random selections with E[M] = p_m I (I4)",
                     "b_{k,n,l} ~ Bern(p_k pi_l) independent "
-                    "of everything (I5)", "rho(F_exact) < 1 (mu lambda_max <= 0.2 on the reference instance)"),
+                    "of everything (I5, docs/papers/paofed.md#assumption-i5)",
+                    "rho(F_exact) < 1 (mu lambda_max <= 0.2 on the reference instance)"),
         check=check_steady_state,
         expected=Verdict.CONFIRMED,
-        reason=("The exact F describes SIM-A without approximation (spec 3.5-3.6); the prediction lies in the "
-                "Monte-Carlo interval at every point (spec 4.1: exact -30.073 dB, SIM-A -30.076 dB at 0.1). The "
-                "seed's truncated F is biased low (-0.2 to -0.95 dB here, [E9]); the faithful algorithm deviates "
-                "further (paofed.sim_faithful_gap, [E15])."),
+        reason=("The exact F describes SIM-A (docs/papers/paofed.md#choice-simulators) without "
+                "approximation (docs/papers/paofed.md#mean-square, docs/papers/paofed.md#structured); the prediction "
+                "lies in the Monte-Carlo interval at every point (docs/papers/paofed.md#instance-reference: exact "
+                "-30.073 dB, SIM-A -30.076 dB at 0.1). The seed's truncated F is biased low (-0.2 to -0.95 dB here, "
+                "erratum E9 (docs/papers/paofed.md#erratum-e9)); the faithful algorithm deviates further "
+                "(paofed.sim_faithful_gap, erratum E15 (docs/papers/paofed.md#erratum-e15))."),
         corrects="paofed.seed_msd_formulas",
     ),
 )

@@ -1,20 +1,24 @@
-r"""PAO-Fed transient MSD: the learning curve of the analysis-model simulation (SIM-A) against (S1).
+r"""PAO-Fed transient MSD: the learning curve of the analysis-model simulation
+(SIM-A, docs/papers/paofed.md#choice-simulators) against (S1).
 
 The seed's transient recursion (Ch. (4.32)-(4.33) lines 1057-1066, P4 (35), (37) lines 2760-2778, with the
-index typos of [E13] corrected) propagates :math:`E\lVert\tilde w_{e,n}\rVert^2_\sigma` through
-:math:`\mathcal F`. Spec 3.6 writes the same recursion on the covariance, (S1):
+index typos of erratum E13 (docs/papers/paofed.md#erratum-e13) corrected) propagates :math:`E\lVert\tilde
+w_{e,n}\rVert^2_\sigma` through
+:math:`\mathcal F`. docs/papers/paofed.md#structured writes the same recursion on the covariance, (S1):
 :math:`C_{n+1} = \mathcal B\mathcal R_\mu\mathcal A(C_n) + \mu^2\mathcal B(E[\Phi])`,
 :math:`\mathrm{MSD}_n = \mathrm{tr}[C_n]_{00}` (:func:`theory.msd.structured.msd_transient`). With the exact
-:math:`\mu^2` term (Gaussian fourth moment) it is exact for SIM-A (spec 4.2); the seed's truncated
+:math:`\mu^2` term (Gaussian fourth moment) it is exact for SIM-A (docs/papers/paofed.md#choice-simulators); the seed's
+truncated
 :math:`\mathcal F` (assumption A5) is not.
 
-Check (spec 4.3 item 7, with the instance of the spec's Review note 1: the reference instance of spec 4.1
-at :math:`\mu\lambda_{max} = 0.3`, i.e. :math:`\mu = 0.0967`; the spec's "μ = 0.3" is mean-square unstable
-there): at every :math:`n \in \{1, 5, 20, 50, 100, 200, 400\}` the exact :math:`\mathrm{MSD}_n` must lie in a
-two-sided Monte-Carlo confidence interval of SIM-A's mean :math:`\lVert w_n - w^\star\rVert^2`; the intervals
-are simultaneous (Bonferroni over the n's, total failure probability :data:`MC_ALPHA`). The interval width is
-the only tolerance (the spec's fixed 0.15 dB is replaced by it). The truncated model's bias in dB at each n is
-recorded (spec 3.6: 0.1-2.5 dB too low; Review note 1: 0.06-2.4 dB).
+Check (docs/papers/paofed.md#msd-checks, with the instance of docs/papers/paofed.md#review-note-1: the reference
+instance of docs/papers/paofed.md#instance-reference at :math:`\mu\lambda_{max} = 0.3`, i.e. :math:`\mu =
+0.0967`; docs/papers/paofed.md's "μ = 0.3" is mean-square unstable there): at every :math:`n \in \{1, 5, 20, 50, 100,
+200, 400\}` the exact :math:`\mathrm{MSD}_n` must lie in a two-sided Monte-Carlo confidence interval of SIM-A's mean
+:math:`\lVert w_n - w^\star\rVert^2`; the intervals are simultaneous (Bonferroni over the n's, total failure probability
+:data:`MC_ALPHA`). The interval width is the only tolerance (docs/papers/paofed.md's fixed 0.15 dB is replaced by it).
+The truncated model's bias in dB at each n is recorded (docs/papers/paofed.md#structured: 0.1-2.5 dB too
+low; docs/papers/paofed.md#review-note-1: 0.06-2.4 dB).
 """
 
 from __future__ import annotations
@@ -36,9 +40,9 @@ __all__ = ["CLAIMS", "CLAIM_ID", "N_POINTS", "PROFILE", "SCALE", "check_transien
            "exact_transient", "seed_transient"]
 
 CLAIM_ID = "paofed.sim_transient"
-#: Iterations at which the learning curve is compared (spec 4.3 item 7).
+#: Iterations at which the learning curve is compared (docs/papers/paofed.md#msd-checks).
 N_POINTS = (1, 5, 20, 50, 100, 200, 400)
-#: mu * lambda_max of the reference instance (spec Review note 1).
+#: mu * lambda_max of the reference instance (docs/papers/paofed.md#review-note-1).
 SCALE = 0.3
 #: Monte-Carlo runs per chunk and chunks (run in parallel on the executor), per profile.
 PROFILE = {"ci": {"chunks": 2, "runs": 400}, "thorough": {"chunks": 4, "runs": 1000}}
@@ -55,7 +59,8 @@ def seed_transient(instance, iterations: int) -> np.ndarray:
 
 
 def _chunk(seed: int, *, scale: float, runs: int, horizon: int, n_points: tuple) -> np.ndarray:
-    """SIM-A squared errors ||w_n - w*||^2 at the n's, shape (len(n_points), runs)."""
+    """SIM-A (docs/papers/paofed.md#choice-simulators) squared errors ||w_n - w*||^2 at the n's, shape (len(n_points),
+    runs)."""
     run = run_analysis_model(reference_instance(scale), horizon, np.random.default_rng(seed), runs=runs)
     return run.msd[list(n_points)]
 
@@ -86,7 +91,8 @@ def _evidence(samples: np.ndarray, n_points, predicted, seed_model, alpha: float
 
 def evaluate_transient(*, runs: int, seed: int, scale: float = SCALE, n_points=N_POINTS, alpha: float = MC_ALPHA,
                        theory=exact_transient) -> list[Evidence]:
-    r"""SIM-A on the reference instance at :math:`\mu\lambda_{max}` = ``scale``: one Evidence per n.
+    r"""SIM-A (docs/papers/paofed.md#choice-simulators) on the reference instance at :math:`\mu\lambda_{max}` =
+    ``scale``: one Evidence per n.
 
     ``measured`` = :math:`|\text{SIM-A} - \text{prediction}|` in dB, ``bound`` = the interval's half-width in
     dB on the prediction's side; the intervals are simultaneous over ``n_points`` at total failure probability
@@ -103,7 +109,8 @@ def evaluate_transient(*, runs: int, seed: int, scale: float = SCALE, n_points=N
 
 
 def check_transient(ctx: CheckContext, *, theory=exact_transient) -> CheckResult:
-    """(S1) exact vs SIM-A's learning curve at n in N_POINTS, simultaneous two-sided intervals."""
+    """(S1) exact vs SIM-A (docs/papers/paofed.md#choice-simulators)'s learning curve at n in N_POINTS, simultaneous
+    two-sided intervals."""
     p = PROFILE[ctx.profile]
     horizon = max(N_POINTS)
     seeds = seed_integers(ctx.seed_sequence(CLAIM_ID), p["chunks"])
@@ -132,10 +139,13 @@ def check_transient(ctx: CheckContext, *, theory=exact_transient) -> CheckResult
     sim_minus_seed = {str(e.parameters["n"]): e.parameters["sim_a_db"] - e.parameters["seed_model_db"]
                       for e in evidence}
     return result_from_evidence(
-        CLAIM_ID, evidence, ctx=ctx, quantity="|SIM-A - (S1) exact| (dB) vs simultaneous CI half-width (dB)",
-        what="exact transient MSD lies in the SIM-A confidence interval at every n", figures=[figure],
+        CLAIM_ID, evidence, ctx=ctx, quantity="|SIM-A (docs/papers/paofed.md#choice-simulators) - (S1) exact| (dB) vs "
+                                              "simultaneous CI half-width (dB)",
+        what="exact transient MSD lies in the SIM-A (docs/papers/paofed.md#choice-simulators) confidence interval at "
+             "every n", figures=[figure],
         form="identity", form_reason="a closed form (the transient MSD of (S1) with the exact F) = a simulation "
-                                     "(SIM-A) at every n, to a simultaneous confidence interval: two-sided",
+                                     "(SIM-A, docs/papers/paofed.md#choice-simulators) at every n, to a simultaneous "
+                                     "confidence interval: two-sided",
         monte_carlo=MonteCarlo(n=samples.shape[1], alpha=MC_ALPHA, seed=ctx.seed),
         details={"alpha_per_n": alpha, "n_points": ns, "statistic": "||w_n - w*||^2 per run (i.i.d. over runs)",
                  "seed_model_minus_exact_db": bias, "sim_a_minus_seed_model_db": sim_minus_seed,
@@ -151,16 +161,21 @@ CLAIMS = (
                    cite("P4 transient MSD", "(35), (37)", "2760-2778")),
         statement=("Under Assumptions 1-5 the server MSD E||w_n - w*||^2 follows the recursion through F "
                    "(Ch. (4.32)-(4.33)); fedcheck checks it, with the exact F (fourth-moment term kept, Gaussian "
-                   "regressors), against SIM-A's learning curve at n = 1, 5, 20, 50, 100, 200, 400 on the reference "
-                   "instance at mu lambda_max = 0.3, and records the bias of the seed's truncated F."),
-        hypotheses=("linear data y = z^T w* + eta, z ~ N(0, R_k) i.i.d. (I1, I3)", "every client has a sample at "
+                   "regressors), against SIM-A (docs/papers/paofed.md#choice-simulators)'s learning curve at n = 1, 5, "
+                   "20, 50, 100, 200, 400 on the reference instance at mu lambda_max = 0.3, and records the bias of "
+                   "the seed's truncated F."),
+        hypotheses=("linear data y = z^T w* + eta, z ~ N(0, R_k) i.i.d. (I1, docs/papers/paofed.md#assumption-i1, "
+                    "I3 (docs/papers/paofed.md#assumption-i3))", "every client has a sample at "
                     "every iteration (I2)", "random selections with E[M] = p_m I (I4)", "b_{k,n,l} ~ Bern(p_k pi_l) "
-                    "independent of everything (I5)", "reference instance of spec 4.1 at mu lambda_max = 0.3 "
-                    "(rho(F_exact) < 1; spec Review note 1)"),
+                    "independent of everything (I5, docs/papers/paofed.md#assumption-i5)",
+                    "reference instance of docs/papers/paofed.md#instance-reference at mu lambda_max = 0.3 "
+                    "(rho(F_exact) < 1; docs/papers/paofed.md#review-note-1)"),
         check=check_transient,
         expected=Verdict.CONFIRMED,
-        reason=("The exact F describes SIM-A without approximation (spec 3.6); the prediction lies in every "
-                "simultaneous interval. The seed's truncated F is 0.06-2.4 dB too low over the same n "
-                "(recorded, not gated; [E9]). The spec's 'mu = 0.3' is mu lambda_max = 0.3 (Review note 1)."),
+        reason=("The exact F describes SIM-A (docs/papers/paofed.md#choice-simulators) without "
+                "approximation (docs/papers/paofed.md#structured); the prediction lies in every simultaneous interval. "
+                "The seed's truncated F is 0.06-2.4 dB too low over the same n (recorded, not gated; "
+                "erratum E9 (docs/papers/paofed.md#erratum-e9)). docs/papers/paofed.md's 'mu = 0.3' is mu lambda_max = "
+                "0.3 (docs/papers/paofed.md#review-note-1)."),
     ),
 )

@@ -17,7 +17,7 @@ _EXAMPLES = max(5, settings.default.max_examples // 10)
 @pytest.mark.claim("paofed.appendix_b_nonnegative")
 @settings(max_examples=_EXAMPLES)
 @given(delta=st.floats(min_value=0.05, max_value=0.95))
-@example(delta=0.5)  # review note 6: min Q_B = -0.0694
+@example(delta=0.5)  # docs/papers/paofed.md#review-note-6: min Q_B = -0.0694
 def test_two_full_delay_groups_make_qb_negative(delta):
     """Property (the finding): with p = (1, 1), alpha = (1, 1), m = 2 of D = 3 and l_max = 1, Q_B has a
     negative entry for every delta in [0.05, 0.95], although every row of Q_B sums to one."""

@@ -1,4 +1,5 @@
-"""Property tests of the PAO-Fed experiment statements X1-X11 (thesis Section 4.4) at the ci size (SIM-E).
+"""Property tests of the PAO-Fed experiment statements X1-X11 (docs/papers/paofed.md#exp-x1 to #exp-x11) (thesis Section
+4.4) at the ci size (SIM-E, docs/papers/paofed.md#choice-simulators).
 
 Each claim's statements are evaluated on the replicates its check uses (the first stage at the default grid point,
 common random numbers across arms, tuned baseline steps): on any leading subset of them the exact sign-test bounds

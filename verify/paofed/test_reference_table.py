@@ -1,4 +1,5 @@
-"""Property tests of the reference instance's values (spec 4.1) and their certificates."""
+"""Property tests of the reference instance's values (docs/papers/paofed.md#instance-reference) and their
+certificates."""
 
 import pytest
 from hypothesis import example, given, settings, target
@@ -18,8 +19,9 @@ _EXAMPLES = max(3, settings.default.max_examples // 25)
 @example(index=1, model="seed")
 @example(index=2, model="exact")
 def test_table_msd_reproduces_and_is_certified(index, model):
-    """Property: at each table step size, MSD_inf of either model rounds to the spec 4.1 value (dB, three
-    decimals), solves (S2) to its solver tolerance, and agrees with the explicit-F direct solve to 1e-10."""
+    """Property: at each table step size, MSD_inf of either model rounds to docs/papers/paofed.md#instance-reference
+    value (dB, three decimals), solves (S2) to its solver tolerance, and agrees with the explicit-F direct solve to
+    1e-10."""
     f = TABLE_MU_LAMBDA[index]
     msd, residual = reference_msd(model, f)
     key = "MSD_inf seed F (dB)" if model == "seed" else "MSD_inf exact F (dB)"
@@ -41,7 +43,7 @@ def test_table_msd_reproduces_and_is_certified(index, model):
 @example(f=0.4 * 1.02)  # the paper's operating point mu lambda_max = 0.4 x 1.02 (seed line 1093)
 def test_exact_model_is_pessimistic_relative_to_seed_model(f):
     """Property: on the reference instance, below the exact threshold, the truncated F (seed) predicts a
-    smaller steady-state MSD than the exact F: truncation is optimistic (spec 4.3 item 6)."""
+    smaller steady-state MSD than the exact F: truncation is optimistic (docs/papers/paofed.md#msd-checks)."""
     inst = reference_instance(f)
     seed = msd_steady_state(inst, "seed").msd
     exact = msd_steady_state(inst, "exact").msd

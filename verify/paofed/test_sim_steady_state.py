@@ -14,9 +14,9 @@ from verify.strategies import paofed_reference_step_sizes
 @given(scale=paofed_reference_step_sizes(), seed=st.integers(min_value=0, max_value=2**31 - 1))
 @example(scale=0.1, seed=0)
 def test_exact_msd_in_sim_a_confidence_interval(scale, seed):
-    """Property: for any seed, on the reference instance (spec 4.1) the window mean of the exact transient
-    MSD (S1) lies in the two-sided confidence interval (failure probability 1e-3) of SIM-A's mean
-    time-averaged MSD over the second half of the horizon."""
+    """Property: for any seed, on the reference instance (docs/papers/paofed.md#instance-reference) the window mean of
+    the exact transient MSD (S1) lies in the two-sided confidence interval (failure probability 1e-3) of
+    SIM-A (docs/papers/paofed.md#choice-simulators)'s mean time-averaged MSD over the second half of the horizon."""
     evidence = evaluate_steady_state(scale, runs=150, iterations=500, seed=seed)
     target(evidence.measured / evidence.bound, label="|SIM-A - exact| / CI half-width")
     assert evidence.holds, evidence

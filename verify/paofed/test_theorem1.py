@@ -30,9 +30,9 @@ def test_mean_stable_below_two_over_lambda_max_when_server_weight_nonnegative(pa
 @given(R=paofed_spd_stacks(4, 5), f=st.floats(min_value=0.0, max_value=2.0))
 @example(R=reference_instance().R.tolist(), f=0.05 * reference_instance().lambda_max)
 def test_e8_configuration_is_mean_unstable_for_every_step_size(R, f):
-    """Property (the finding [E8]): with m = D = 5, alpha_l = 1, p_k = 1, delta = 0.8, l_max = 5, K = 4 and any
-    positive definite R_k, rho(M(mu)) >= rho(M(0)) = 1.116 > 1 for every mu in [0, 2/lambda_max]: Theorem 1's
-    range does not guarantee convergence in mean without a condition on alpha_l."""
+    """Property (the finding erratum E8 (docs/papers/paofed.md#erratum-e8)): with m = D = 5, alpha_l = 1, p_k = 1, delta
+    = 0.8, l_max = 5, K = 4 and any positive definite R_k, rho(M(mu)) >= rho(M(0)) = 1.116 > 1 for every mu in [0,
+    2/lambda_max]: Theorem 1's range does not guarantee convergence in mean without a condition on alpha_l."""
     inst = e8_instance(np.array(R))
     rho = spectral_radius_M(inst, f / inst.lambda_max)
     target(-rho, label="-rho(M)")
@@ -41,8 +41,9 @@ def test_e8_configuration_is_mean_unstable_for_every_step_size(R, f):
 
 @pytest.mark.claim("paofed.theorem1")
 def test_reference_instance_is_mean_stable_beyond_two_over_lambda_max():
-    """Property (the finding [E7]): the reference instance converges in mean at mu = 2.04/lambda_max, outside
-    Theorem 1's range (exact threshold 2.0856/lambda_max): the condition is not necessary."""
+    """Property (the finding erratum E7 (docs/papers/paofed.md#erratum-e7)): the reference instance converges in mean at
+    mu = 2.04/lambda_max, outside Theorem 1's range (exact threshold 2.0856/lambda_max): the condition is not
+    necessary."""
     inst = reference_instance()
     assert spectral_radius_M(inst, 2.04 / inst.lambda_max) < 1.0
     assert mean_threshold(inst).lo > paper_mean_bound(inst)

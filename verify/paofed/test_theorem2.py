@@ -30,8 +30,9 @@ def test_truncated_F_is_stable_below_one_over_lambda_max(params):
 @given(f=st.floats(min_value=0.68, max_value=0.999))
 @example(f=0.9)
 def test_exact_F_unstable_inside_theorem2_range_on_reference_instance(f):
-    """Property (the finding [E9]): on the reference instance with Gaussian regressors, rho(F_exact(mu)) > 1
-    for every mu lambda_max in [0.68, 0.999], inside Theorem 2's range (exact threshold 0.6724/lambda_max)."""
+    """Property (the finding erratum E9 (docs/papers/paofed.md#erratum-e9)): on the reference instance with Gaussian
+    regressors, rho(F_exact(mu)) > 1 for every mu lambda_max in [0.68, 0.999], inside Theorem 2's range (exact threshold
+    0.6724/lambda_max)."""
     inst = reference_instance(f)
     rho = spectral_radius_F(inst, "exact")
     target(-rho, label="-rho(F_exact)")
@@ -40,8 +41,9 @@ def test_exact_F_unstable_inside_theorem2_range_on_reference_instance(f):
 
 @pytest.mark.claim("paofed.theorem2")
 def test_one_over_lambda_max_is_not_necessary_either():
-    """Property (review note 2): K = 4, D = 2, R_k = I, m = D, p = 1, delta = 0.01, l_max = 0 is mean-square
-    stable at mu = 1.05/lambda_max with the exact F, outside Theorem 2's range (threshold 1.136/lambda_max)."""
+    """Property (docs/papers/paofed.md#review-note-2): K = 4, D = 2, R_k = I, m = D, p = 1, delta = 0.01, l_max = 0 is
+    mean-square stable at mu = 1.05/lambda_max with the exact F, outside Theorem 2's range (threshold
+    1.136/lambda_max)."""
     inst = review_note2_instance()
     assert spectral_radius_F(inst, "exact", mu=1.05 / inst.lambda_max) < 1.0
     assert spectral_radius_F(inst, "seed", mu=1.05 / inst.lambda_max) > 1.0
@@ -75,7 +77,8 @@ def test_lyapunov_certificate_on_small_hard_instances(params):
 @example(params=instance_to_dict(review_note2_instance()))
 def test_exact_F_is_stable_below_its_own_threshold(params):
     """Property: with Gaussian regressors rho(F_exact(mu)) < 1 below the certified threshold mu*_exact and >= 1 at
-    1.1 times its upper end; mu*_exact lambda_max is instance dependent (1.136 on Review note 2's instance)."""
+    1.1 times its upper end; mu*_exact lambda_max is instance dependent (1.136 on docs/papers/paofed.md#review-note-2's
+    instance)."""
     evidence = evaluate_exact_threshold(params)
     target(evidence.measured, label="rho below threshold")
     assert evidence.holds, evidence

@@ -1,10 +1,12 @@
 r"""Theorem 1 (P4 (22), Ch. Theorem 4.1 (4.22)): PAO-Fed converges in mean iff :math:`0 < \mu < 2/\lambda_{\max}`.
 
-Findings ([E7], [E8], shared/spec/paofed.md 3.4):
+Findings (erratum E7, docs/papers/paofed.md#erratum-e7, erratum E8 (docs/papers/paofed.md#erratum-e8),
+docs/papers/paofed.md#expectations):
 
 * not necessary: the exact threshold of :math:`\rho(\mathcal M(\mu)) = 1`,
   :math:`\mathcal M(\mu) = E[B_e](I - \mu R_e)E[A_e]`, is :math:`2.0856/\lambda_{\max}` on the reference
-  instance (spec 4.1); the proof's block-max-norm argument only gives :math:`\le 1` on the full state;
+  instance (docs/papers/paofed.md#instance-reference); the proof's block-max-norm argument only gives :math:`\le 1` on
+  the full state;
 * not sufficient without a condition on :math:`\alpha_l` ("no assumption on alpha_l", line 2661, is
   wrong): with m = D, :math:`\alpha_l = 1`, p = 1, delta = 0.8, l_max = 5 (K = 4, D = 5),
   :math:`E[B_n] = -1.39I` and :math:`\rho(\mathcal M(\mu)) \ge 1.116` for every :math:`\mu`.
@@ -132,9 +134,11 @@ def _mean_figure(grid: int) -> FigureSpec:
     ref = reference_instance()
     e8 = e8_instance()
     x = np.linspace(0.0, 2.3, grid)
-    series = [Series(label="reference instance (spec 4.1)", x=x, y=[spectral_radius_M(ref, f / ref.lambda_max)
+    series = [Series(label="reference instance (docs/papers/paofed.md#instance-reference)", x=x,
+                     y=[spectral_radius_M(ref, f / ref.lambda_max)
                                                                    for f in x]),
-              Series(label="[E8]: m = D, alpha_l = 1, p = 1, delta = 0.8, l_max = 5", x=x,
+              Series(label="erratum E8 (docs/papers/paofed.md#erratum-e8): m = D, alpha_l = 1, p = 1, delta = 0.8, "
+                           "l_max = 5", x=x,
                      y=[spectral_radius_M(e8, f / e8.lambda_max) for f in x]),
               Series(label="rho = 1", x=(0.0, 2.3), y=(1.0, 1.0), style="dashed"),
               Series(label="Theorem 1 bound 2/lambda_max", x=(2.0, 2.0), y=(0.5, 1.3), style="dashed")]
@@ -159,18 +163,20 @@ def boundary_instance(params) -> PAOFedInstance:
 
 
 #: The declared hardest points of the corrected Theorem 1 (``verify.evidence.HARD_POINT``): the boundary E[B_n] = 0 of
-#: its hypothesis (the [E8] configuration and the reference instance with m = D, their staleness weights scaled
-#: onto it), each at the upper end of the step range, mu lambda_max in HARD_STEPS, just below the certified
-#: 2/lambda_max. (At the lower end rho(M(mu)) -> 1 as mu -> 0 on every instance, M(0) = E[B_e]E[A_e] keeping the
-#: consensus direction, so a ratio near 1 there is automatic and says nothing about the step-size bound.)
+#: its hypothesis (the erratum E8 (docs/papers/paofed.md#erratum-e8) configuration and the reference instance with m =
+#: D, their staleness weights scaled onto it), each at the upper end of the step range, mu lambda_max in HARD_STEPS,
+#: just below the certified 2/lambda_max. (At the lower end rho(M(mu)) -> 1 as mu -> 0 on every instance, M(0) =
+#: E[B_e]E[A_e] keeping the consensus direction, so a ratio near 1 there is automatic and says nothing about the
+#: step-size bound.)
 HARD_STEPS = (1.9, 1.99, 1.999)
 HARD_LABEL = "E[B_n] = 1e-9 (boundary of E[B_n] >= 0), mu lambda_max in 1.9-1.999"
 
 
 def boundary_configurations() -> tuple[tuple[str, PAOFedInstance], ...]:
-    """Two configurations moved onto E[B_n] = 0 (:func:`boundary_instance`): [E8], the reference instance with m = D."""
+    """Two configurations moved onto E[B_n] = 0 (:func:`boundary_instance`):
+    erratum E8 (docs/papers/paofed.md#erratum-e8), the reference instance with m = D."""
     ref = instance_to_dict(reference_instance())
-    return (("[E8] configuration", boundary_instance(instance_to_dict(e8_instance()))),
+    return (("erratum E8 configuration", boundary_instance(instance_to_dict(e8_instance()))),
             ("reference instance with m = D", boundary_instance({**ref, "m": ref["D"]})))
 
 
@@ -192,13 +198,14 @@ def _iff_batch(rng: np.random.Generator, count: int, mean_matrix_fn) -> list[Evi
 
 
 def check_theorem1(ctx: CheckContext, *, mean_matrix_fn=_default_mean_matrix) -> CheckResult:
-    """The reference instance, the [E8] instance and random small instances with E[B_n] >= 0."""
+    """The reference instance, the erratum E8 (docs/papers/paofed.md#erratum-e8) instance and random small instances
+    with E[B_n] >= 0."""
     prof = _PROFILE[ctx.profile]
     evidence = [evaluate_mean_iff(instance_to_dict(reference_instance()), mean_matrix_fn=mean_matrix_fn),
                 evaluate_mean_iff(instance_to_dict(e8_instance()), mean_matrix_fn=mean_matrix_fn)]
     evidence += sample_evidence(ctx, ID_IFF, _iff_batch, 1, (prof["iff_random"], mean_matrix_fn))
     e8 = e8_instance()
-    R_variants = {"spec 4.1 R_k": e8.R, "R_k = I": np.stack([np.eye(5)] * 4),
+    R_variants = {"docs/papers/paofed.md#instance-reference R_k": e8.R, "R_k = I": np.stack([np.eye(5)] * 4),
                   "R_k = 0.5 I": np.stack([0.5 * np.eye(5)] * 4)}
     e8_rho = {name: spectral_radius_M(e8_instance(R), 0.05) for name, R in R_variants.items()}
     details = {"reference_threshold_times_lambda_max": evidence[0].parameters["threshold_bracket_times_lambda_max"],
@@ -261,15 +268,17 @@ CLAIMS = (
         citations=_CITES,
         statement=("Let Assumptions 1-4 hold. Then PAO-Fed converges in mean if and only if "
                    "0 < mu < 2 / max_{k,i} lambda_i(R_k), with no assumption on the staleness weights alpha_l."),
-        hypotheses=("Assumptions 1-4 (P4 lines 2651-2659) and the analysis model I1-I5 (spec 3.1)",
+        hypotheses=("Assumptions 1-4 (P4 lines 2651-2659) and the analysis model "
+                    "I1-I5 (docs/papers/paofed.md#assumptions)",
                     "mean recursion E[w~_{e,n+1}] = E[B_e](I - mu R_e)E[A_e] E[w~_{e,n}] (P4 (24))",
                     "any alpha_l (line 2661)"),
         check=check_theorem1,
         expected=Verdict.REFUTED,
-        reason=("Neither direction holds in general. Not necessary: the reference instance (spec 4.1) is "
-                "mean-stable up to 2.0856/lambda_max. Not sufficient without a condition on alpha_l: m = D, alpha_l = "
-                "1, p = 1, delta = 0.8, l_max = 5 gives E[B_n] = -1.39 I and rho(M(mu)) >= 1.116 for every mu ([E7], "
-                "[E8])."),
+        reason=("Neither direction holds in general. Not necessary: the reference "
+                "instance (docs/papers/paofed.md#instance-reference) is mean-stable up to 2.0856/lambda_max. Not "
+                "sufficient without a condition on alpha_l: m = D, alpha_l = 1, p = 1, delta = 0.8, l_max = 5 gives "
+                "E[B_n] = -1.39 I and rho(M(mu)) >= 1.116 for every mu (errata E7 and E8, "
+                "docs/papers/paofed.md#erratum-e7 and #erratum-e8)."),
         severity="false",
         reproduce=reproduce_theorem1,
         corrected_by=ID_SUFF,
@@ -282,7 +291,8 @@ CLAIMS = (
         statement=("If p_m sum_l alpha_l P(K_{n,l} nonempty) <= 1 (equivalently E[B_n] >= 0) and every R_k is "
                    "positive definite, then rho(E[B_e](I - mu R_e)E[A_e]) < 1 for all 0 < mu < 2/max lambda(R_k): "
                    "the condition of Theorem 1 is sufficient for convergence in mean (not necessary)."),
-        hypotheses=("analysis model I1-I5 (spec 3.1)", "p_m sum_l alpha_l P(K_{n,l} nonempty) <= 1 (built into the "
+        hypotheses=("analysis model I1-I5 (docs/papers/paofed.md#assumptions)",
+                    "p_m sum_l alpha_l P(K_{n,l} nonempty) <= 1 (built into the "
                                                        "sampled instances by scaling alpha_{l >= 1})",
                     "R_k positive definite (singular common directions never converge)",
                     "K in 2..3, D in 2..3, l_max <= 2, p in [0.05, 1], delta in [0, 0.9]"),
@@ -290,12 +300,12 @@ CLAIMS = (
         expected=Verdict.CONFIRMED,
         reason=("rho(M(mu)) < 1 on the whole grid for every sampled instance (40/40 at the thorough profile). Tried "
                 "where "
-                "it is hardest: on the boundary E[B_n] = 1e-9 of its hypothesis (the [E8] configuration and the "
-                "reference instance with m = D, alpha_{l >= 1} in [0, 1] scaled onto it) at mu lambda_max up to "
-                "1.999 it holds: max rho(M) 0.86 ([E8] configuration) and 0.92 at the reference instance's own "
-                "upper end (mu lambda_max 1.999). The overall ratio 0.997 (at mu "
-                "lambda_max = 0.05) is automatic: rho(M(mu)) -> 1 as mu -> 0 on every instance "
-                "(docs/papers/paofed.md)."),
+                "it is hardest: on the boundary E[B_n] = 1e-9 of its hypothesis (the "
+                "erratum E8 (docs/papers/paofed.md#erratum-e8) configuration and the reference instance with m = D, "
+                "alpha_{l >= 1} in [0, 1] scaled onto it) at mu lambda_max up to 1.999 it holds: max rho(M) 0.86 "
+                "(erratum E8 configuration) and 0.92 at the reference instance's own upper end (mu lambda_max 1.999). "
+                "The overall ratio 0.997 (at mu lambda_max = 0.05) is automatic: rho(M(mu)) -> 1 as mu -> 0 on every "
+                "instance (docs/papers/paofed.md)."),
         corrects=ID_IFF,
     ),
 )

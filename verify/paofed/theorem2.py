@@ -1,12 +1,14 @@
 r"""Theorem 2 (P4 (34), Ch. Theorem 4.2 (4.31)): stable MSD iff :math:`0 < \mu < 1/\lambda_{\max}`.
 
-Findings ([E9], Review note 2 of shared/spec/paofed.md): the criterion is :math:`\rho(\mathcal F) < 1`.
+Findings (erratum E9, docs/papers/paofed.md#erratum-e9, docs/papers/paofed.md#review-note-2 of docs/papers/paofed.md):
+the criterion is :math:`\rho(\mathcal F) < 1`.
 
 * For the real (analysis-model) system, :math:`\mathcal F_{exact}` keeps the :math:`\mu^2` fourth-moment term
-  the seed drops under A5. With Gaussian regressors the reference instance (spec 4.1) is mean-square
-  stable only up to :math:`0.6724/\lambda_{\max}`, well inside Theorem 2's range: the bound is not
-  sufficient. Nor is it necessary: Review note 2's instance is stable up to :math:`1.136/\lambda_{\max}`.
-* For the seed's own truncated :math:`\mathcal F` the bound is sufficient (spec 4.3 item 5a) but not
+  the seed drops under A5. With Gaussian regressors the reference instance (docs/papers/paofed.md#instance-reference) is
+  mean-square stable only up to :math:`0.6724/\lambda_{\max}`, well inside Theorem 2's range: the bound is not
+  sufficient. Nor is it necessary: docs/papers/paofed.md#review-note-2's instance is stable up to
+  :math:`1.136/\lambda_{\max}`.
+* For the seed's own truncated :math:`\mathcal F` the bound is sufficient (docs/papers/paofed.md#theorem-2) but not
   necessary (reference threshold :math:`1.0711/\lambda_{\max}`).
 
 Corrected statement (``paofed.theorem2_seed_model``): for the truncated :math:`\mathcal F` (Ch. (4.26)),
@@ -162,12 +164,14 @@ def _radius_figure(grid) -> FigureSpec:
               Series(label="Theorem 2 bound 1/lambda_max", x=(1.0, 1.0), y=(0.9, 1.1), style="dashed"),
               Series(label="Theorem 1 bound 2/lambda_max", x=(2.0, 2.0), y=(0.9, 1.1), style="dashed"))
     return FigureSpec(name="spectral_radii_reference",
-                      title=f"Reference instance (spec 4.1, lambda_max = {lam:.4f}): spectral radii vs step size",
+                      title=f"Reference instance (docs/papers/paofed.md#instance-reference, lambda_max = {lam:.4f}): "
+                            f"spectral radii vs step size",
                       xlabel="mu lambda_max", ylabel="spectral radius", series=series)
 
 
 def check_theorem2(ctx: CheckContext, *, rho_fn=_default_rho) -> CheckResult:
-    """Exact-model thresholds of the reference and Review-note-2 instances; the seed model's own threshold."""
+    """Exact-model thresholds of the reference and docs/papers/paofed.md#review-note-2 instances; the seed model's own
+    threshold."""
     prof = _PROFILE[ctx.profile]
     ref = instance_to_dict(reference_instance())
     cached = reference_thresholds() if rho_fn is _default_rho else {}  # shared with paofed.reference_table
@@ -179,7 +183,7 @@ def check_theorem2(ctx: CheckContext, *, rho_fn=_default_rho) -> CheckResult:
         "reference_exact_threshold_times_lambda_max": evidence[0].parameters["threshold_bracket_times_lambda_max"],
         "review_note2_exact_threshold_times_lambda_max": evidence[1].parameters["threshold_bracket_times_lambda_max"],
         "reference_seed_threshold_times_lambda_max": evidence[2].parameters["threshold_bracket_times_lambda_max"],
-        "seed_model_sufficient_at_reference (spec 4.3 item 5a)": {
+        "seed_model_sufficient_at_reference (docs/papers/paofed.md#theorem-2)": {
             "rho_F_seed(0.999/lambda_max)": evidence[2].parameters["rho_at_0.999_over_lambda_max"]},
         "reference_rho_F_exact(0.999/lambda_max)": evidence[0].parameters["rho_at_0.999_over_lambda_max"],
         "E8_rho_F_seed(0.05)": rho_fn(analysis_moments(e8), "seed", 0.05),
@@ -202,9 +206,10 @@ def _seed_batch(rng: np.random.Generator, count: int, grid, rho_fn) -> list[Evid
 
 
 #: The declared hardest points of the corrected Theorem 2 (``verify.evidence.HARD_POINT``): instances aimed at
-#: rho(F_seed) near 1 (:func:`hard_instance`: ill-conditioned R_k, small p) and the [E8] configuration and the
-#: reference instance with m = D moved onto the boundary E[B_n] = 0 (``theorem1.boundary_configurations``), each at
-#: mu lambda_max up to 0.999, just below the certified 1/lambda_max.
+#: rho(F_seed) near 1 (:func:`hard_instance`: ill-conditioned R_k, small p) and the
+#: erratum E8 (docs/papers/paofed.md#erratum-e8) configuration and the reference instance with m = D moved onto the
+#: boundary E[B_n] = 0 (``theorem1.boundary_configurations``), each at mu lambda_max up to 0.999, just below the
+#: certified 1/lambda_max.
 HARD_LABEL = "ill-conditioned R_k, small p, mu lambda_max up to 0.999"
 BOUNDARY_LABEL = "E[B_n] = 1e-9 (boundary of E[B_n] >= 0), mu lambda_max up to 0.999"
 
@@ -285,7 +290,8 @@ def _exact_batch(rng: np.random.Generator, count: int, rho_fn) -> list[Evidence]
 
 
 def check_exact_threshold(ctx: CheckContext, *, rho_fn=_default_rho) -> CheckResult:
-    """The reference instance (cached bracket), Review note 2's instance and random small instances."""
+    """The reference instance (cached bracket), docs/papers/paofed.md#review-note-2's instance and random small
+    instances."""
     cached = reference_thresholds() if rho_fn is _default_rho else {}
     evidence = [evaluate_exact_threshold(instance_to_dict(reference_instance()), rho_fn=rho_fn,
                                          bracket=cached.get("exact")),
@@ -320,15 +326,18 @@ CLAIMS = (
         citations=_CITES,
         statement=("Let Assumptions 1-5 hold. Then PAO-Fed exhibits stable mean square deviation if and only if "
                    "0 < mu < 1 / max_{k,i} lambda_i(R_k)."),
-        hypotheses=("Assumptions 1-5 (P4 lines 2651-2661)", "analysis model I1-I5 (spec 3.1); Gaussian regressors "
+        hypotheses=("Assumptions 1-5 (P4 lines 2651-2661)",
+                    "analysis model I1-I5 (docs/papers/paofed.md#assumptions); Gaussian regressors "
                                                               "z ~ N(0, R_k) for the exact F",
                     "mean-square stability <=> rho(F) < 1 (P4 (35))"),
         check=check_theorem2,
         expected=Verdict.REFUTED,
         reason=("With the mu^2 term the seed drops (Assumption 5), rho(F_exact) reaches 1 at 0.6724/lambda_max on the "
-                "reference instance (spec 4.1), inside the claimed range ([E9]); Review note 2's instance is stable up "
-                "to 1.136/lambda_max, so the bound is neither sufficient nor necessary. For the seed's truncated F "
-                "the bound is sufficient (rho(F_seed(0.999/lambda_max)) < 1) but not necessary (1.0711/lambda_max)."),
+                "reference instance (docs/papers/paofed.md#instance-reference), inside the claimed range "
+                "(erratum E9, docs/papers/paofed.md#erratum-e9); docs/papers/paofed.md#review-note-2's instance is "
+                "stable up to 1.136/lambda_max, so the bound is neither sufficient nor necessary. For the seed's "
+                "truncated F the bound is sufficient (rho(F_seed(0.999/lambda_max)) < 1) but not necessary "
+                "(1.0711/lambda_max)."),
         severity="false",
         reproduce=reproduce_theorem2,
         corrected_by=ID_SEED,
@@ -340,8 +349,10 @@ CLAIMS = (
         citations=_CITES,
         statement=("For the seed's truncated F = Q_B Q_A - mu Q_B (I (x)_b R_e) Q_A - mu Q_B (R_e (x)_b I) Q_A "
                    "(Ch. (4.26)), 0 < mu < 1/max lambda(R_k) implies rho(F) < 1 (sufficient, not necessary). "
-                   "It says nothing about the real system, whose exact F has a smaller threshold ([E9])."),
-        hypotheses=("analysis model I1-I5 (spec 3.1)", "p_m sum_l alpha_l P(K_{n,l} nonempty) <= 1 (E[B_n] >= 0; "
+                   "It says nothing about the real system, whose exact F has a smaller threshold "
+                   "(erratum E9, docs/papers/paofed.md#erratum-e9)."),
+        hypotheses=("analysis model I1-I5 (docs/papers/paofed.md#assumptions)",
+                    "p_m sum_l alpha_l P(K_{n,l} nonempty) <= 1 (E[B_n] >= 0; "
                                                        "built into the sampled instances)",
                     "alpha_l in [0, 1] (the paper's range of the staleness weights, stated with Ch. (4.14), P4 (15))",
                     "R_k positive definite", "K in 2..5, D in 2..5, l_max <= 2; R_k condition numbers up to 1e4, "
@@ -357,11 +368,11 @@ CLAIMS = (
                 "lambda_min -> 0). A norm bound does not prove it: ||I - mu(I (x)_b R) - mu(R (x)_b I)||_2 < 1 for mu "
                 "< 1/lambda_max, but Q_A, Q_B are right-stochastic, not contractions in the 2-norm, and Q_B can be "
                 "negative (paofed.appendix_b_nonnegative). Hardest points: the hard instances and two configurations "
-                "on the boundary E[B_n] = 1e-9 of the hypothesis ([E8]; the reference instance with m = D), up to "
-                "0.999/lambda_max; nearly tight (0.99996 at ci). The weights' range alpha_l <= 1 is needed: the "
-                "reference instance with alpha_{l >= 1} scaled up to 3.70, 1.85 (onto E[B_n] = 0, mean-stable, "
-                "rho(M) 0.89-0.999) has rho(F_seed) 2.02-2.18 at every mu lambda_max in [0.01, 0.999] "
-                "(docs/papers/paofed.md)."),
+                "on the boundary E[B_n] = 1e-9 of the hypothesis (erratum E8 (docs/papers/paofed.md#erratum-e8); the "
+                "reference instance with m = D), up to 0.999/lambda_max; nearly tight (0.99996 at ci). The weights' "
+                "range alpha_l <= 1 is needed: the reference instance with alpha_{l >= 1} scaled up to 3.70, 1.85 "
+                "(onto E[B_n] = 0, mean-stable, rho(M) 0.89-0.999) has rho(F_seed) 2.02-2.18 at every mu lambda_max in "
+                "[0.01, 0.999] (docs/papers/paofed.md)."),
         corrects=ID_IFF,
     ),
     Claim(
@@ -372,15 +383,17 @@ CLAIMS = (
         statement=("For the analysis model with Gaussian regressors (the exact F, keeping the mu^2 fourth-moment term "
                    "that Assumption 5 drops), rho(F_exact(mu)) < 1 for 0 < mu < mu*_exact and >= 1 just above it, "
                    "where mu*_exact is an instance-dependent threshold computed as a certified bracket; mu*_exact "
-                   "lambda_max is not determined by lambda_max (0.6724 on the reference instance, 1.136 on Review note "
-                   "2's), and rho(F_exact) - rho(F_seed) takes both signs, so neither model bounds the other."),
-        hypotheses=("analysis model I1-I5 (spec 3.1) with z ~ N(0, R_k)", "E[B_n] >= 0", "R_k positive definite"),
+                   "lambda_max is not determined by lambda_max (0.6724 on the reference instance, 1.136 "
+                   "on docs/papers/paofed.md#review-notes 2's), and rho(F_exact) - rho(F_seed) takes both signs, so "
+                   "neither model bounds the other."),
+        hypotheses=("analysis model I1-I5 (docs/papers/paofed.md#assumptions) with z ~ N(0, R_k)", "E[B_n] >= 0",
+                    "R_k positive definite"),
         check=check_exact_threshold,
         expected=Verdict.CONFIRMED,
         reason=("The certified brackets (rho_exact(lo) < 1 <= rho_exact(hi)) come with rho_exact < 1 at 0.1, 0.5, 0.9 "
-                "and 1.0 times lo and >= 1 at 1.1 hi on the reference, Review note 2's and random small instances. "
-                "On most random instances rho_exact > rho_seed (the truncation is optimistic), but on Review note 2's "
-                "instance at 1.05/lambda_max the exact F is stable and the seed's is not. The stable set is checked on "
-                "a grid, not proved to be an interval."),
+                "and 1.0 times lo and >= 1 at 1.1 hi on the reference, docs/papers/paofed.md#review-note-2's and "
+                "random small instances. On most random instances rho_exact > rho_seed (the truncation is optimistic), "
+                "but on docs/papers/paofed.md#review-note-2's instance at 1.05/lambda_max the exact F is stable and "
+                "the seed's is not. The stable set is checked on a grid, not proved to be an interval."),
     ),
 )

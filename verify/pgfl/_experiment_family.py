@@ -1,7 +1,8 @@
 """PGFL's experiment family: the figure-level claims of its Section V / thesis Section 5.4 that share the family-wise
 alpha of :class:`verify.harness.Family` (each claim's alpha is 0.05 over the members listed here), declared in
-:mod:`verify.pgfl.experiments` (R-1 ... R-7), :mod:`verify.pgfl.classification` (M-1 ... M-3) and
-:mod:`verify.pgfl.organ_classification` (O-1, O-2)."""
+:mod:`verify.pgfl.experiments` (R-1 (docs/papers/pgfl.md#exp-r1) ... R-7 (docs/papers/pgfl.md#exp-r6)),
+:mod:`verify.pgfl.classification` (M-1 (docs/papers/pgfl.md#exp-m) ... M-3 (docs/papers/pgfl.md#exp-m)) and
+:mod:`verify.pgfl.organ_classification` (O-1, docs/papers/pgfl.md#exp-o, O-2 (docs/papers/pgfl.md#exp-o))."""
 
 from verify.harness import Family
 

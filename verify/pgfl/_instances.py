@@ -113,7 +113,8 @@ def build_instance(params: Mapping[str, Any]) -> PGFLProblem:
 
 
 def paper_params(seed: int, rho_factor: float = 0.25) -> dict:
-    """Spec 5.1 sizes: S = 10, 15 clients per server, d = 60, Q = 3, D_k in 2..9, average degree 3."""
+    """docs/papers/pgfl.md#choice-regression-data sizes: S = 10, 15 clients per server, d = 60, Q = 3, D_k in 2..9,
+    average degree 3."""
     return {"seed": int(seed), "servers": 10, "clients_per_server": 15, "clusters": 3, "d": 60, "lam": 1.0,
             "samples": (2, 9), "data": "gaussian", "average_degree": 3.0, "rho_factor": rho_factor}
 
@@ -243,10 +244,10 @@ def ITERATION_BRANCH_INSTANCES(draw) -> dict:
 
 @sampler
 def SINGLE_STEP_INSTANCES(draw) -> dict:
-    """Ridge instances of the single-step server-update claims (V0; built by :func:`build_instance`): S in [2, 5]
-    with a connected graph (spanning tree plus drawn edges), Q in [1, 3], clients per server in [max(Q, 2), 5] (every
-    group non-empty by construction), d in [1, 4], D_k in [2, 9], lambda in [1e-2, 10^0.5] and rho/L_max in
-    [0.05, 10] (log-uniform), gaussian data (the paper's); tau = 0 is the claims'."""
+    """Ridge instances of the single-step server-update claims (V0 (docs/papers/pgfl.md#single-step); built by
+    :func:`build_instance`): S in [2, 5] with a connected graph (spanning tree plus drawn edges), Q in [1, 3], clients
+    per server in [max(Q, 2), 5] (every group non-empty by construction), d in [1, 4], D_k in [2, 9], lambda in [1e-2,
+    10^0.5] and rho/L_max in [0.05, 10] (log-uniform), gaussian data (the paper's); tau = 0 is the claims'."""
     S = draw.integers(2, 5)
     Q = draw.integers(1, 3)
     return {"seed": draw.seed(), "servers": S, "clients_per_server": draw.integers(max(Q, 2), 5), "clusters": Q,

@@ -1,5 +1,6 @@
-r"""Instances and gap records of PGFL Lemma 1 / Theorem III: sampled instances in R3's ranges, the paper's first
-iteration, constructed Huber instances that attain the bound, and the records shared by the three checks.
+r"""Instances and gap records of PGFL Lemma 1 / Theorem III: sampled instances in
+R3 (docs/papers/pgfl.md#instance-lemma1)'s ranges, the paper's first iteration, constructed Huber instances that attain
+the bound, and the records shared by the three checks.
 
 Gap records are computed once per (seed, profile) from the stream ``ctx.seed_sequence("pgfl.lemma1")`` and shared
 by the three checks (Theorem III uses the gaps of Lemma 1, as the recipe says).
@@ -25,7 +26,7 @@ __all__ = ["HUBER_ATTAINING_INSTANCES", "LAMS", "NEIGHBOURING_INSTANCES", "PROFI
            "problem_from_record", "sample_instance", "unit_rows"]
 
 
-#: R3's penalties and regularisation weights.
+#: R3 (docs/papers/pgfl.md#instance-lemma1)'s penalties and regularisation weights.
 RHOS = (0.1, 0.5, 1.0, 5.0)
 
 
@@ -56,7 +57,7 @@ def unit_rows(draw, n_rows: int, dim: int) -> np.ndarray:
 
 
 def _penalty(draw) -> float:
-    """rho: one of R3's values or uniform in [0.05, 10]."""
+    """rho: one of R3 (docs/papers/pgfl.md#instance-lemma1)'s values or uniform in [0.05, 10]."""
     return float(draw.choice(RHOS)) if draw.choice((True, False)) else draw.uniform(0.05, 10.0)
 
 
@@ -68,9 +69,10 @@ def NEIGHBOURING_INSTANCES(draw, *, losses=("logistic", "huber"), max_dim: int =
     The loss from ``losses``, :math:`d \in [2, max\_dim]`, :math:`D_k \in [1, max\_samples]`, every feature (also the
     replacement) on the sphere of radius :math:`B = 10^{U(-0.5, 0.5)}`, logistic labels in {0, 1} or Huber responses
     in [-10, 10] with threshold :math:`\kappa = 10^{U(-0.5, 0.5)}`, :math:`w_{s,(q)} \in [-3, 3]^d`,
-    :math:`\varphi_k \in [-1, 1]^d`, :math:`\rho` in R3's {0.1, 0.5, 1, 5} or [0.05, 10], :math:`\lambda` in
-    {0, 0.01} or [0, 1], :math:`|\mathcal C_s| \in [1, 15]`. The last row of ``X`` is the sample replaced by
-    (``x_new``, ``y_new``); the fields are those of :class:`ClientSubproblem` plus ``feature_radius``.
+    :math:`\varphi_k \in [-1, 1]^d`, :math:`\rho` in R3 (docs/papers/pgfl.md#instance-lemma1)'s {0.1, 0.5, 1, 5} or
+    [0.05, 10], :math:`\lambda` in {0, 0.01} or [0, 1], :math:`|\mathcal C_s| \in [1, 15]`. The last row of ``X`` is the
+    sample replaced by (``x_new``, ``y_new``); the fields are those of :class:`ClientSubproblem` plus
+    ``feature_radius``.
     """
     loss = draw.choice(tuple(losses))
     dim = draw.integers(2, max_dim)
@@ -95,7 +97,8 @@ def HUBER_ATTAINING_INSTANCES(draw, *, max_dim: int = 6, max_samples: int = 10, 
                               n_samples: int | None = None) -> dict:
     r"""Parameters of :func:`attained_huber_instance` (Huber, :math:`\lambda = 0`): unit feature directions (D, d),
     residual signs of the first D - 1 samples, :math:`w_{s,(q)} \in [-3, 3]^d`, :math:`\varphi_k \in [-1, 1]^d`,
-    :math:`\rho` in R3's values or [0.05, 10], :math:`\kappa` and :math:`B` in :math:`[10^{-0.5}, 10^{0.5}]`,
+    :math:`\rho` in R3 (docs/papers/pgfl.md#instance-lemma1)'s values or [0.05, 10], :math:`\kappa` and :math:`B` in
+    :math:`[10^{-0.5}, 10^{0.5}]`,
     :math:`|\mathcal C_s| \in [1, 15]`; d in [1, max_dim] and D in [1, max_samples] unless given."""
     dim = draw.integers(1, max_dim) if dim is None else int(dim)
     n = draw.integers(1, max_samples) if n_samples is None else int(n_samples)

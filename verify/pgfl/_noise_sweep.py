@@ -43,9 +43,9 @@ RHO_GRID_PAPER_SIZE = RHO_GRID[:-1]
 
 
 #: Privacy parameters of the noisy column: phi^(0) = 0.001 and zeta = 0.99 are the paper's regression values
-#: (experiment R-3, seed 003 line 436; docs/papers/pgfl.md#exp-r3), C = 1.0 the nominal ridge value (ridge has no
-#: gradient bound, docs/papers/pgfl.md#erratum-e10, #choice-gradient-bound), noise index convention I
-#: (docs/papers/pgfl.md#choice-noise-index).
+#: (experiment R-3 (docs/papers/pgfl.md#exp-r3), seed 003 line 436; docs/papers/pgfl.md#exp-r3), C = 1.0 the nominal
+#: ridge value (ridge has no gradient bound, docs/papers/pgfl.md#erratum-e10, #choice-gradient-bound), noise index
+#: convention I (docs/papers/pgfl.md#choice-noise-index).
 PRIVACY_DEFAULTS = MappingProxyType({"phi0": 1e-3, "zeta": 0.99, "C": 1.0})
 
 

@@ -1,6 +1,8 @@
-r"""The design of PGFL's regression experiments R-1 ... R-7 (thesis Section 5.4.1) for :mod:`verify.harness`.
+r"""The design of PGFL's regression experiments R-1 (docs/papers/pgfl.md#exp-r1) ... R-7 (docs/papers/pgfl.md#exp-r6)
+(thesis Section 5.4.1) for :mod:`verify.harness`.
 
-Replicate :math:`i` draws a fresh instance of the spec 5.1 setting (server graph, clusters, data,
+Replicate :math:`i` draws a fresh instance of docs/papers/pgfl.md#choice-regression-data setting (server graph,
+clusters, data,
 :func:`reference_impl.pgfl.synthetic_regression`) and one algorithm seed that every arm uses, so the arms see the
 same data, the same scheduling draws and the same standard-normal privacy noise (common random numbers;
 :func:`reference_impl.pgfl.run_pgfl` draws them whatever the configuration). Replicate :math:`i`'s seeds depend
@@ -8,9 +10,10 @@ only on the root seed and :math:`i`, so later stages extend earlier ones.
 
 A grid point fixes the choices the paper does not report: ``rho/L_max`` (:math:`\rho` as a multiple of the
 replicate's own largest client curvature :math:`L_{max}`), ``lambda`` (the ridge weight) and ``C`` (a multiplier of
-the nominal per-sample gradient bound of the privacy noise). GFL is PGFL with :math:`Q = 1` (V5) and ClusterFL
-PGFL without server links (V3); both are measured against each client's own cluster model (spec section 7).
-The ``ci`` scale (S = 4, d = 30, C = d/60) keeps the paper size's noise-to-signal ratio: :math:`L_{max}`, hence
+the nominal per-sample gradient bound of the privacy noise). GFL is PGFL with :math:`Q = 1`
+(V5, docs/papers/pgfl.md#variants) and ClusterFL PGFL without server links (V3, docs/papers/pgfl.md#variants); both are
+measured against each client's own cluster model (docs/papers/pgfl.md#choice-baselines). The ``ci`` scale (S = 4, d =
+30, C = d/60) keeps the paper size's noise-to-signal ratio: :math:`L_{max}`, hence
 :math:`\rho`, grows about linearly in d, so :math:`\Delta_k = 2C/(\rho D_k)` stays comparable only if
 :math:`C \propto d`.
 """
@@ -34,7 +37,8 @@ EXPERIMENT_KEY = "pgfl.experiments.regression"
 
 
 def with_server_graph(problem: PGFLProblem, adjacency) -> PGFLProblem:
-    """The same clients, clusters and data on another server graph (all-False adjacency: ClusterFL, V3)."""
+    """The same clients, clusters and data on another server graph (all-False adjacency: ClusterFL,
+    V3 (docs/papers/pgfl.md#variants))."""
     adjacency = np.asarray(adjacency, dtype=bool)
     if adjacency.shape != problem.adjacency.shape:
         raise ValueError(f"adjacency must have shape {problem.adjacency.shape} (S = {problem.S} servers), "
@@ -43,7 +47,8 @@ def with_server_graph(problem: PGFLProblem, adjacency) -> PGFLProblem:
 
 
 def as_single_cluster(problem: PGFLProblem) -> PGFLProblem:
-    """GFL (V5): one global model, Q = 1, every client in cluster 0; step (10) is skipped by the algorithm.
+    """GFL (V5, docs/papers/pgfl.md#variants): one global model, Q = 1, every client in cluster 0; step (10) is skipped
+    by the algorithm.
 
     ``true_models`` is dropped (it would need shape (1, d)); measure the NMSD against each client's own
     data-generating model with :func:`client_nmsd_observer`.
@@ -57,7 +62,8 @@ def client_nmsd_observer(truth: np.ndarray):
     :math:`\lVert w_k - w^\circ_{(q(k))}\rVert^2/\lVert w^\circ_{(q(k))}\rVert^2`, shape (runs,).
 
     ``truth`` is (K, d), each client's own data-generating model, so the metric does not depend on the
-    architecture's cluster labels (GFL is measured against the clients' cluster models, spec section 7).
+    architecture's cluster labels (GFL is measured against the clients' cluster
+    models, docs/papers/pgfl.md#choice-baselines).
     """
     truth = np.asarray(truth, dtype=np.float64)
     if truth.ndim != 2 or truth.shape[0] < 1:
@@ -80,19 +86,21 @@ class Scale:
     Attributes
     ----------
     servers, clients_per_server, d : int
-        S, |C_s| and the model dimension of the spec 5.1 setting.
+        S, |C_s| and the model dimension of docs/papers/pgfl.md#choice-regression-data setting.
     scheduled : int
-        Clients each server samples per iteration under scheduling (V4).
+        Clients each server samples per iteration under scheduling (V4, docs/papers/pgfl.md#choice-scheduling).
     iterations : int
         Horizon N of the learning curves (300 in the paper's Figs 5.1).
     sweep_iteration : int
-        Iteration at which the sweeps (R-4, R-6, R-7) read the NMSD (200 in the paper).
+        Iteration at which the sweeps (R-4, docs/papers/pgfl.md#exp-r4, R-6 (docs/papers/pgfl.md#exp-r6),
+        R-7 (docs/papers/pgfl.md#exp-r6)) read the NMSD (200 in the paper).
     early_iteration : int
         Iteration that stands for "initial convergence rate".
     limit_iterations : int
-        Horizon of the noise-free, full-participation runs that stand for the steady state (R-5).
+        Horizon of the noise-free, full-participation runs that stand for the steady state
+        (R-5, docs/papers/pgfl.md#exp-r5).
     C : float
-        Nominal per-sample gradient bound C_k of the privacy noise (spec 2.7: 1 at the paper's size).
+        Nominal per-sample gradient bound C_k of the privacy noise (docs/papers/pgfl.md#choices: 1 at the paper's size).
     """
 
     servers: int
@@ -151,17 +159,20 @@ class Arm:
     label : str
         Name in figures and reports (not part of the simulation's identity).
     architecture : {"pgfl", "gfl", "clusterfl"}
-        PGFL; GFL = Q = 1 (V5); ClusterFL = PGFL without server links (V3).
+        PGFL; GFL = Q = 1 (V5, docs/papers/pgfl.md#variants); ClusterFL = PGFL without server links
+        (V3, docs/papers/pgfl.md#variants).
     tau, tau_decay : float
-        tau^(n) = tau * tau_decay^n (V2 when tau_decay < 1; constant when 1). GFL ignores tau.
+        tau^(n) = tau * tau_decay^n (V2 (docs/papers/pgfl.md#variants) when tau_decay < 1; constant when 1). GFL ignores
+        tau.
     scheduling : bool
-        The scale's ``scheduled`` clients per server per iteration (V4), else full participation.
+        The scale's ``scheduled`` clients per server per iteration (V4, docs/papers/pgfl.md#choice-scheduling), else
+        full participation.
     phi0, zeta : float
         Privacy (Algorithm 2 noise): initial zCDP parameter (None = no noise) and variance decay.
     gamma : float
         Cluster models w_q = (1 + gamma_q) w_0, gamma_q ~ U(-gamma, gamma).
     C_factor : float
-        Multiplies the scale's C (a sensitivity study; 1 = spec default).
+        Multiplies the scale's C (a sensitivity study; 1 = docs/papers/pgfl.md default).
     horizon : {"iterations", "sweep", "limit"}
         How long the arm runs: the scale's learning-curve horizon, its sweep read-out, or the horizon of the
         noise-free full-participation runs that stand for a steady state.

@@ -1,5 +1,6 @@
-r"""The vocabulary of PGFL's regression experiments R-1 ... R-7 (:mod:`verify.pgfl.experiments`): the paper's
-parameters, the grid of its unreported choices, the arms, the figures and the citations.
+r"""The vocabulary of PGFL's regression experiments R-1 (docs/papers/pgfl.md#exp-r1) ...
+R-7 (docs/papers/pgfl.md#exp-r6) (:mod:`verify.pgfl.experiments`): the paper's parameters, the grid of its unreported
+choices, the arms, the figures and the citations.
 
 The arms are :class:`verify.pgfl._regression.Arm` records (an architecture, its tau schedule, the setting it runs in);
 the figures are the median NMSD curves or sweep read-outs of the compared arms with their sign-test bands.
@@ -23,8 +24,9 @@ __all__ = ["CHOICES", "CITE", "CLUSTERFL", "COMMON", "GFL", "GRID", "LOW_SIMILAR
            "R2_SETTING", "R3_SETTING", "TAU_GRID", "ZETA_GRID", "baseline_arm", "grid_of", "learning_curves",
            "pgfl_arm", "privacy_details", "r5_arms", "sweep_figure"]
 
-#: Operational reading of "nearly identical" (R-3, R-5): median paired NMSD difference within 1 dB (a factor 1.26).
-#: The paper gives no number; the intervals are reported so that another margin can be applied by the reader.
+#: Operational reading of "nearly identical" (R-3, docs/papers/pgfl.md#exp-r3, R-5 (docs/papers/pgfl.md#exp-r5)): median
+#: paired NMSD difference within 1 dB (a factor 1.26). The paper gives no number; the intervals are reported so that
+#: another margin can be applied by the reader.
 NEAR_IDENTICAL_DB = 1.0
 #: The paper's parameters (seed 004 lines 1497-1544).
 PAPER_TAU = 0.4
@@ -40,13 +42,13 @@ ZETA_GRID = (0.9, 0.95, 0.99, 0.999)
 
 #: The unreported choices and why the paper leaves them open.
 CHOICES = {
-    "rho/L_max": "the penalty rho is not reported (spec 2.7 default 0.25 L_max)",
-    "lambda": "the ridge weight lambda is not reported (spec 2.7 default 1)",
-    "C": "the per-sample gradient bound C of the privacy noise is not reported, and ridge has none (E10); "
-         "a multiplier of the nominal C = 1 (paper size)",
+    "rho/L_max": "the penalty rho is not reported (docs/papers/pgfl.md#choices default 0.25 L_max)",
+    "lambda": "the ridge weight lambda is not reported (docs/papers/pgfl.md#choices default 1)",
+    "C": "the per-sample gradient bound C of the privacy noise is not reported, and ridge has none "
+         "(erratum E10, docs/papers/pgfl.md#erratum-e10); a multiplier of the nominal C = 1 (paper size)",
 }
-#: Grid points (listed, not a product): the spec defaults first, then the audit's point; the private settings also at
-#: a tenth of the nominal C.
+#: Grid points (listed, not a product): the docs/papers/pgfl.md defaults first, then the audit's point; the private
+#: settings also at a tenth of the nominal C.
 GRID = {
     "plain": ({"rho/L_max": 0.25, "lambda": 1.0}, {"rho/L_max": 0.1, "lambda": 0.01}),
     "private": ({"C": 1.0, "rho/L_max": 0.25, "lambda": 1.0}, {"C": 1.0, "rho/L_max": 0.1, "lambda": 0.01},
@@ -60,7 +62,8 @@ def grid_of(kind: str, *, at_ci: bool = False) -> dict:
     return {"ci": GRID[kind] if at_ci else GRID[kind][:1], "thorough": GRID[kind]}
 
 
-#: The settings of Figs. 5.1(a)-(c): no privacy or scheduling (R-1), scheduling (R-2), scheduling and privacy (R-3).
+#: The settings of Figs. 5.1(a)-(c): no privacy or scheduling (R-1, docs/papers/pgfl.md#exp-r1), scheduling
+#: (R-2, docs/papers/pgfl.md#exp-r2), scheduling and privacy (R-3, docs/papers/pgfl.md#exp-r3).
 R1_SETTING = {"scheduling": False, "phi0": None}
 R2_SETTING = {"scheduling": True, "phi0": None}
 R3_SETTING = {"scheduling": True, "phi0": PAPER_PHI0, "zeta": PAPER_ZETA}
@@ -136,8 +139,8 @@ CLUSTERFL = Baseline(name="ClusterFL", source="reconstruction",
 
 
 def r5_arms(gamma: float = LOW_SIMILARITY_GAMMA, tau_decay: float = PAPER_TAU_DECAY) -> dict[str, Arm]:
-    """R-5's arms at cluster similarity ``gamma``: tau = 0, 0.4 and 0.4 tau_decay^n, scheduled and private, and
-    their noise-free full-participation limits."""
+    """R-5 (docs/papers/pgfl.md#exp-r5)'s arms at cluster similarity ``gamma``: tau = 0, 0.4 and 0.4 tau_decay^n,
+    scheduled and private, and their noise-free full-participation limits."""
     noisy, limit = {**R3_SETTING, "gamma": gamma}, {**R1_SETTING, "gamma": gamma, "horizon": "limit"}
     return {"t0": pgfl_arm(noisy, 0.0), "t4": pgfl_arm(noisy, PAPER_TAU),
             "dec": Arm(label=f"PGFL tau=0.4*{tau_decay:g}^n", tau=PAPER_TAU, tau_decay=tau_decay, **noisy),
@@ -171,19 +174,22 @@ CITE = {
             cite(seed=SEED_THESIS, label="Appendix E (journal text), Fig. 6", lines="3303"),
             cite(seed=SEED_J, label="Section V, Fig. 6", lines="450"),
             cite(seed=SEED_A, label="Section V, Fig. 6", lines="443")),
-    "R-7": (cite(seed=SEED_THESIS, label="Section 5.4.1, Fig. 5.4 (text's (b): zeta; captions swapped, E19)",
+    "R-7": (cite(seed=SEED_THESIS, label="Section 5.4.1, Fig. 5.4 (text's (b): zeta; captions swapped, "
+                                         "erratum E19 (docs/papers/pgfl.md#erratum-e19))",
                      lines="1544"),
             cite(seed=SEED_THESIS, label="Appendix E (journal text), Fig. 7", lines="3303"),
             cite(seed=SEED_J, label="Section V, Fig. 7", lines="450")),
 }
 
 
-COMMON = ("spec 5.1 setting: S = 10 servers (random connected graph, average degree 3), 15 clients each, "
+COMMON = ("docs/papers/pgfl.md#choice-regression-data setting: S = 10 servers (random connected graph, average degree "
+          "3), 15 clients each, "
            "D_k ~ U{2..9}, d = 60, Q = 3 clusters assigned uniformly, w_q = (1 + gamma_q) w_0",
            "unreported choices decided over a grid: (rho, lambda) in {(0.25 L_max, 1), (0.1 L_max, 0.01)}, and for "
            "the private settings also C = 0.1 (multiplier of the nominal C); sigma_v^2 = 0.1, x ~ N(0, I), "
            "w_0 ~ N(0, I); Algorithm 2 (literal dual reference) in every arm, xi = 0 without privacy",
-           "scheduling: 3 of 15 clients per server per iteration, cached aggregation (spec V4)",
+           "scheduling: 3 of 15 clients per server per iteration, cached "
+           "aggregation (docs/papers/pgfl.md#choice-scheduling)",
            "privacy: phi0 = 0.001, zeta = 0.99, noise convention I",
            "decision: verify.harness (exact sign-test bounds of the median paired dB difference, common random "
            "numbers, staged replicates, family-wise alpha 0.05 over PGFL's experiment claims)")

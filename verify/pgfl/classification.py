@@ -1,8 +1,9 @@
-r"""PGFL classification experiments M-1, M-2, M-3 (thesis Section 5.4.2) on scikit-learn's digits.
+r"""PGFL classification experiments M-1 (docs/papers/pgfl.md#exp-m), M-2 (docs/papers/pgfl.md#exp-m),
+M-3 (docs/papers/pgfl.md#exp-m) (thesis Section 5.4.2) on scikit-learn's digits.
 
 The paper (seed 000_133b71fd0aa99eb4.txt lines 445-466, Figs. 7-9; seed 004_180cd372987d137b.txt lines
 1546-1570) reports only qualitative statements about its MNIST test-accuracy curves. MNIST needs a download,
-so the spec's offline substitute is used: scikit-learn's bundled 8x8 digits (d = 64, features scaled to
+so docs/papers/pgfl.md's offline substitute is used: scikit-learn's bundled 8x8 digits (d = 64, features scaled to
 [0, 1] and to the unit ball so that C_k = 1), with the same digit pairs / triplets
 (:data:`reference_impl.pgfl.DIGIT_TASKS`), logistic loss, :math:`\lambda = 10^{-2}`, :math:`\rho = 1`,
 client scheduling 3 of each server's clients, Algorithm 2 (literal dual reference).
@@ -16,9 +17,9 @@ problem (a block-diagonal server graph: (9) mixes only neighbours and (10) only 
 blocks evolve independently). The claims are checked outside the paper's setting (digits for MNIST, privacy noise
 removed, and M-3's "very large" tau = 1.0 outside the paper's tau in (0, 1)), so they can be confirmed but not refuted.
 
-Privacy regime. The paper does not restate its privacy parameters for these experiments; the spec default
-(R-3: :math:`\phi^{(0)} = 10^{-3}`, :math:`\zeta = 0.99`, C = 1) gives per-coordinate noise of standard
-deviation :math:`\sqrt{(2/D_k)^2/(2\cdot 10^{-3})}\approx 11` at :math:`D_k = 3`, which keeps every arm at
+Privacy regime. The paper does not restate its privacy parameters for these experiments; the docs/papers/pgfl.md default
+(R-3 (docs/papers/pgfl.md#exp-r3): :math:`\phi^{(0)} = 10^{-3}`, :math:`\zeta = 0.99`, C = 1) gives per-coordinate noise
+of standard deviation :math:`\sqrt{(2/D_k)^2/(2\cdot 10^{-3})}\approx 11` at :math:`D_k = 3`, which keeps every arm at
 chance accuracy for the whole horizon. Every claim therefore runs both regimes and reports both; the verdict
 is decided in the regime in which learning happens (no privacy noise), as each claim's statement says, and
 the private comparison (near 0.5 in every arm) is recorded in ``details`` and the figures.
@@ -56,7 +57,8 @@ LAM = 1e-2
 PHI0 = 1e-3
 ZETA = 0.99
 SCHEDULED = 3
-#: Samples per client (spec 5.2): M-1 low similarity D_k in [2, 4]; M-2/M-3 high similarity D_k in [6, 12].
+#: Samples per client (docs/papers/pgfl.md#exp-m): M-1 (docs/papers/pgfl.md#exp-m) low similarity D_k in [2, 4];
+#: M-2 (docs/papers/pgfl.md#exp-m)/M-3 (docs/papers/pgfl.md#exp-m) high similarity D_k in [6, 12].
 SETTINGS = {"M-1": (2, 4), "M-2": (6, 12)}
 EXPERIMENT_KEY = "pgfl.experiments.classification"
 #: Seed keys (verify.harness.replicate_seed) of the scheduling/noise stream of a block of replicates.
@@ -158,8 +160,9 @@ def accuracy_observer(problem: PGFLProblem, X_test, y_test, replicates: int):
 
 
 def _run_seed(seed: int, block: int) -> np.random.SeedSequence:
-    """Scheduling/noise stream of one block: the key's family sequence for block 0 (the M-1/M-3 arms), its child b
-    for b >= 1 (:func:`verify.harness.replicate_seed`)."""
+    """Scheduling/noise stream of one block: the key's family sequence for block 0 (the
+    M-1 (docs/papers/pgfl.md#exp-m)/M-3 (docs/papers/pgfl.md#exp-m) arms), its child b for b >= 1
+    (:func:`verify.harness.replicate_seed`)."""
     return replicate_seed(RUN_KEY, seed, None if block == 0 else block)
 
 
@@ -227,8 +230,9 @@ def _figures(name: str, title: str, arms):
 
 #: Why these claims cannot be refuted here.
 OUTSIDE = ("decided on scikit-learn's digits (the paper's MNIST needs a download) with the privacy noise removed "
-           "(at the spec-default privacy every arm stays at chance)")
-CHOICES = {"rho": "the penalty rho of the classification experiments is not reported (spec 5.2 default 1)"}
+           "(at the default privacy (docs/papers/pgfl.md) every arm stays at chance)")
+CHOICES = {"rho": "the penalty rho of the classification experiments is not reported (docs/papers/pgfl.md#exp-m "
+                  "default 1)"}
 _GRID = {"ci": ({"rho": RHO},), "thorough": ({"rho": RHO}, {"rho": 0.3})}
 
 _CITE_M1 = (Citation(seed=SEED_A, label="Section V-B, Fig. 7", lines="462"),
@@ -237,11 +241,11 @@ _CITE_M2 = (Citation(seed=SEED_A, label="Section V-B, Fig. 8", lines="464, 473")
             Citation(seed=SEED_THESIS, label="Section 5.4.2, Fig. 5.5(b)", lines="1546-1570"))
 _CITE_M3 = (Citation(seed=SEED_A, label="Section V-B, Fig. 9", lines="466"),
             Citation(seed=SEED_THESIS, label="Section 5.4.2, Fig. 5.5(c)", lines="1546-1570"))
-_HYP = ("scikit-learn digits substitute for MNIST (d = 64, unit-ball features, C_k = 1), spec 5.2",
+_HYP = ("scikit-learn digits substitute for MNIST (d = 64, unit-ball features, C_k = 1), docs/papers/pgfl.md#exp-m",
         "logistic loss, lambda = 1e-2, rho = 1, Algorithm 2 (literal dual reference)",
         "client scheduling 3 of each server's clients, cached aggregation",
-        "decisive regime: no privacy noise (outside the paper's setting, so never refuted); the spec-default privacy "
-        "(phi0 = 1e-3, zeta = 0.99) is run and reported",
+        "decisive regime: no privacy noise (outside the paper's setting, so never refuted); the default "
+        "privacy (docs/papers/pgfl.md) (phi0 = 1e-3, zeta = 0.99) is run and reported",
         "ci: S = 4, 5 clients per server, 50 iterations, 16 then 40 replicates (private arms only at thorough); "
         "thorough: S = 10, 15 per server, 100 iterations, 20 then 40 replicates (5 for the reported private arms), "
         "rho in {1, 0.3}",
@@ -254,14 +258,15 @@ _HYP_M2 = (*_HYP[:4],
 
 M1 = experiment(
     family=FAMILY, claim_id="pgfl.experiment_m1",
-    title="M-1 (low similarity): inter-cluster learning tau = 0.4 improves test accuracy over tau = 0",
+    title="M-1 (docs/papers/pgfl.md#exp-m) (low similarity): inter-cluster learning tau = 0.4 improves test accuracy "
+          "over tau = 0",
     citations=_CITE_M1,
     statement=("Clusters {1} vs {8}, {1} vs {9}, {7} vs {8}, D_k in [2, 4]: with tau = 0.4 the clients' mean test "
                "accuracy is higher than with tau = 0 ('inter-cluster learning does improve the accuracy'), read "
                "at the end of the horizon, in the regime where the models learn (no privacy noise)."),
     hypotheses=_HYP, design=DESIGN, grid=_GRID, choices=CHOICES, outside_setting=OUTSIDE, baselines=(),
     statements=(above(("M-1", PAPER_TAU), ("M-1", 0.0), "final", text="acc(tau = 0.4) above acc(tau = 0), M-1"),),
-    what="M-1: tau = 0.4 improves test accuracy vs tau = 0 (low similarity)",
+    what="M-1 (docs/papers/pgfl.md#exp-m): tau = 0.4 improves test accuracy vs tau = 0 (low similarity)",
     figures=_figures("m1_accuracy", "M-1 (low similarity, digits): test accuracy", [("M-1", 0.0), ("M-1", PAPER_TAU)]),
     details=_private_details("M-1", (0.0, PAPER_TAU)),
     expected=Verdict.NOT_CHECKABLE,
@@ -271,13 +276,14 @@ M1 = experiment(
             "paper. Deciding it needs MNIST through a user's local file (reference_impl.datasets.load_mnist_npz) "
             "and the paper's privacy parameters, which the paper does not restate."),
     readout_kind="accuracy")
-#: M-2's gain at rho = 1 is about one accuracy point: at the family's alpha 40 paired replicates leave it undecided at
-#: thorough (median +0.004 [-0.001, +0.024]); a third look at 80 decides it. The arms are the same (same namespace
-#: and keys), so the first 40 replicates come from the store.
+#: M-2 (docs/papers/pgfl.md#exp-m)'s gain at rho = 1 is about one accuracy point: at the family's alpha 40 paired
+#: replicates leave it undecided at thorough (median +0.004 [-0.001, +0.024]); a third look at 80 decides it. The arms
+#: are the same (same namespace and keys), so the first 40 replicates come from the store.
 M2_DESIGN = dataclasses.replace(DESIGN, stages={"ci": (16, 40), "thorough": (20, 40, 80)})
 M2 = experiment(
     family=FAMILY, claim_id="pgfl.experiment_m2",
-    title="M-2 (high similarity): inter-cluster learning tau = 0.4 significantly improves test accuracy",
+    title="M-2 (docs/papers/pgfl.md#exp-m) (high similarity): inter-cluster learning tau = 0.4 significantly improves "
+          "test accuracy",
     citations=_CITE_M2,
     statement=("Clusters {1,2,3} vs {6,7,8}, {1,2,3} vs {7,8,9}, {1,2,3} vs {6,8,9} (triplets), D_k in [6, 12]: "
                "with tau = 0.4 the clients' mean test accuracy is significantly higher than with tau = 0 "
@@ -286,30 +292,32 @@ M2 = experiment(
                "significant (the harness's rule)."),
     hypotheses=_HYP_M2, design=M2_DESIGN, grid=_GRID, choices=CHOICES, outside_setting=OUTSIDE, baselines=(),
     statements=(above(("M-2", PAPER_TAU), ("M-2", 0.0), "final", text="acc(tau = 0.4) above acc(tau = 0), M-2"),),
-    what="M-2: tau = 0.4 improves test accuracy vs tau = 0 (high similarity)",
+    what="M-2 (docs/papers/pgfl.md#exp-m): tau = 0.4 improves test accuracy vs tau = 0 (high similarity)",
     figures=_figures("m2_accuracy", "M-2 (high similarity, digits): test accuracy", [("M-2", 0.0), ("M-2", PAPER_TAU)]),
     details=_private_details("M-2", (0.0, PAPER_TAU)),
     expected=Verdict.CONFIRMED,
     reason=("On the digits substitute without privacy noise the median paired accuracy difference is positive "
             "at both sizes (details: interval and replicates; at thorough rho = 1 needs the third look, n = 80: "
             "median +0.010 [+0.003, +0.024]); the gain is about one accuracy point, smaller than 'significantly "
-            "improves' suggests of Fig. 8. With the spec-default "
+            "improves' suggests of Fig. 8. With the defaultNone (docs/papers/pgfl.md) "
             "privacy every arm stays near chance (reported in details). Outside the paper's setting a "
             "confirmation is evidence for the mechanism, not a reproduction of Fig. 8."),
     readout_kind="accuracy")
 M3 = experiment(
     family=FAMILY, claim_id="pgfl.experiment_m3",
-    title="M-3: accuracy after 100 iterations vs tau: medium/large tau help, very large tau degrades",
+    title="M-3 (docs/papers/pgfl.md#exp-m): accuracy after 100 iterations vs tau: medium/large tau help, very large "
+          "tau degrades",
     citations=_CITE_M3,
-    statement=("In the M-2 setting (triplets, D_k in [6, 12]), the accuracy at the horizon is higher for medium "
-               "(0.4) and large (0.8) tau than for tau = 0, and very large tau (1.0) degrades it below medium tau "
-               "(no privacy noise; the paper reads at 100 iterations)."),
+    statement=("In the M-2 (docs/papers/pgfl.md#exp-m) setting (triplets, D_k in [6, 12]), the accuracy at the horizon "
+               "is higher for medium (0.4) and large (0.8) tau than for tau = 0, and very large tau (1.0) degrades it "
+               "below medium tau (no privacy noise; the paper reads at 100 iterations)."),
     hypotheses=_HYP, design=DESIGN, grid=_GRID, choices=CHOICES, baselines=(),
     outside_setting=OUTSIDE + "; 'very large tau' is read as tau = 1.0, outside the paper's tau in (0, 1)",
     statements=(above(("M-2", 0.4), ("M-2", 0.0), "final", text="acc(tau = 0.4) above acc(tau = 0)"),
                 above(("M-2", 0.8), ("M-2", 0.0), "final", text="acc(tau = 0.8) above acc(tau = 0)"),
                 below(("M-2", 1.0), ("M-2", 0.4), "final", text="acc(tau = 1.0) below acc(tau = 0.4)")),
-    what="M-3: tau = 0.4 and 0.8 improve accuracy over tau = 0, tau = 1.0 degrades below tau = 0.4",
+    what="M-3 (docs/papers/pgfl.md#exp-m): tau = 0.4 and 0.8 improve accuracy over tau = 0, tau = 1.0 degrades below "
+         "tau = 0.4",
     figures=_figures("m3_accuracy", "M-3 (M-2 setting): test accuracy for several tau",
                      [("M-2", t) for t in (0.0, 0.4, 0.8, 1.0)]),
     details=_private_details("M-2", (0.0, PAPER_TAU)),

@@ -1,4 +1,5 @@
-r"""PGFL MedMNIST experiments O-1 and O-2 (thesis Section 5.4.3) on the user's OrganAMNIST file.
+r"""PGFL MedMNIST experiments O-1 (docs/papers/pgfl.md#exp-o) and O-2 (docs/papers/pgfl.md#exp-o) (thesis Section 5.4.3)
+on the user's OrganAMNIST file.
 
 OrganAMNIST needs a download, which fedcheck never does: the claims read a local ``.npz`` named with
 ``fedcheck report --data medmnist=PATH`` (:mod:`verify.data_files`) and are ``not_checkable`` without it, naming
@@ -8,10 +9,11 @@ C_k = 1); each cluster tells one pair of organs apart. Organ labels are OrganAMN
 2 femur-right, 3 heart, 4 kidney-left, 5 kidney-right, 6 liver, 7 lung-left, 8 lung-right, 9 pancreas,
 10 spleen (the MedMNIST documentation, not the seeds).
 
-As in M-1...M-3 (:mod:`verify.pgfl.classification`, whose block simulation this reuses): replicate ``i`` draws a
-fresh instance, the arms share it and every random draw; the decisive regime has no privacy noise, because at the
-spec-default privacy every arm stays at chance with 2 samples per client, so the claims run outside the paper's
-(private) setting and cannot be refuted; the private arms are reported at the thorough profile.
+As in M-1 (docs/papers/pgfl.md#exp-m)...M-3 (:mod:`verify.pgfl.classification`, whose block simulation this reuses):
+replicate ``i`` draws a fresh instance, the arms share it and every random draw; the decisive regime has no privacy
+noise, because at the default privacy (docs/papers/pgfl.md) every arm stays at chance with 2 samples per client, so the
+claims run outside the paper's (private) setting and cannot be refuted; the private arms are reported at the thorough
+profile.
 """
 
 from __future__ import annotations
@@ -38,12 +40,14 @@ ORGAN_TASKS = {
     "O-1": (((8,), (7,)), ((6,), (7,)), ((5,), (7,))),   # lung-right / liver / kidney-right vs lung-left
     "O-2": (((10,), (7,)), ((4,), (0,)), ((5,), (8,))),  # spleen vs lung-left, kidney-left vs bladder, ...
 }
-RHO = 1.0        # unreported; the M-experiments' choice (spec 5.2)
-LAM = 1e-2       # unreported; as M-1...M-3
-PHI0 = 1e-3      # privacy of the reported private arms: the journal's phi^(0) and zeta (spec 5.1)
+RHO = 1.0        # unreported; the M-experiments' choice (docs/papers/pgfl.md#exp-m)
+LAM = 1e-2       # unreported; as M-1 (docs/papers/pgfl.md#exp-m)...M-3
+PHI0 = 1e-3      # privacy of the reported private arms: the journal's phi^(0) and
+# zeta (docs/papers/pgfl.md#choice-regression-data)
 ZETA = 0.99
 SAMPLES = (2, 2)  # "each client having access to two data samples"
-TAU_0 = 0.4       # O-2's decaying tau: tau_n = TAU_0 * beta^n (spec 5.3 default)
+TAU_0 = 0.4       # O-2 (docs/papers/pgfl.md#exp-o)'s decaying tau: tau_n = TAU_0 * beta^n (docs/papers/pgfl.md#exp-o
+# default)
 EXPERIMENT_KEY = "pgfl.experiments.organamnist"
 #: Seed key (verify.harness.replicate_seed) of the scheduling/noise stream of a block of replicates.
 RUN_KEY = (5, 3, 9)
@@ -150,8 +154,8 @@ def _private_details(setting: str, schedules):
     return details
 
 
-OUTSIDE = ("decided with the privacy noise removed (at the spec-default privacy, phi0 = 1e-3 with 2 samples per "
-           "client, every arm stays at chance)")
+OUTSIDE = ("decided with the privacy noise removed (at the default privacy (docs/papers/pgfl.md), phi0 = 1e-3 with 2 "
+           "samples per client, every arm stays at chance)")
 O1_ARMS = (("O-1", ("fixed", 0.0)), ("O-1", ("fixed", 0.6)), ("O-1", ("fixed", 0.8)))
 O2_ARMS = (("O-2", ("fixed", 0.0)), ("O-2", ("decay", 0.9)), ("O-2", ("decay", 0.95)), ("O-2", ("decay", 0.98)))
 
@@ -166,8 +170,8 @@ _HYP = ("OrganAMNIST from the user's local .npz (fedcheck report --data medmnist
 _NO_FILE_REASON = ("Without the user's OrganAMNIST file the statement cannot be decided (fedcheck downloads nothing): "
                    "not_checkable, naming the command that decides it. With the file it is decided on the data under "
                    "the harness's rule; it runs without privacy noise (the paper's privacy parameters for these "
-                   "experiments are not reported, and at the spec default every arm stays at chance), so it can then "
-                   "be confirmed but not refuted.")
+                   "experiments are not reported, and at the docs/papers/pgfl.md default every arm stays at chance), "
+                   "so it can then be confirmed but not refuted.")
 
 #: Without the user's file the claims are not_checkable, naming the command that decides them.
 _DATA = DataFile(name="medmnist", what="OrganAMNIST", absent=NO_FILE,
@@ -176,7 +180,8 @@ _DATA = DataFile(name="medmnist", what="OrganAMNIST", absent=NO_FILE,
 
 O1 = experiment(
     family=FAMILY, claim_id="pgfl.experiment_o1",
-    title="O-1 (MedMNIST, high similarity): a large inter-cluster tau raises the test accuracy (about 5 %)",
+    title="O-1 (docs/papers/pgfl.md#exp-o) (MedMNIST, high similarity): a large inter-cluster tau raises the test "
+          "accuracy (about 5 %)",
     citations=(cite("Section V-C, Fig. 11", lines="486", seed=SEED_PGFL_J),
                cite("Section 5.4.3, Fig. 5.6(a)", lines="1572-1584", seed=SEED_THESIS)),
     statement=("Clusters right lung vs left lung, liver vs left lung, right kidney vs left lung (one organ shared): "
@@ -186,14 +191,16 @@ O1 = experiment(
     hypotheses=_HYP, design=DESIGN, outside_setting=OUTSIDE, data=_DATA, baselines=(),
     statements=(above(O1_ARMS[1], O1_ARMS[0], "final", text="acc(tau = 0.6) above acc(tau = 0), O-1"),
                 above(O1_ARMS[2], O1_ARMS[0], "final", text="acc(tau = 0.8) above acc(tau = 0), O-1")),
-    what="O-1: large fixed tau (0.6, 0.8) raises the test accuracy over tau = 0 (high similarity)",
+    what="O-1 (docs/papers/pgfl.md#exp-o): large fixed tau (0.6, 0.8) raises the test accuracy over tau = 0 (high "
+         "similarity)",
     figures=_figures("o1_accuracy", "O-1 (OrganAMNIST, high similarity): test accuracy", O1_ARMS, "final"),
     details=_private_details("O-1", tuple(a[1] for a in O1_ARMS)),
     expected=Verdict.NOT_CHECKABLE, reason=_NO_FILE_REASON,
     readout_kind="accuracy", no_choices=_NO_GRID)
 O2 = experiment(
     family=FAMILY, claim_id="pgfl.experiment_o2",
-    title="O-2 (MedMNIST, low similarity): a medium decay rate of tau speeds up learning (about 2 %)",
+    title="O-2 (docs/papers/pgfl.md#exp-o) (MedMNIST, low similarity): a medium decay rate of tau speeds up learning "
+          "(about 2 %)",
     citations=(cite("Section V-C, Fig. 12", lines="488", seed=SEED_PGFL_J),
                cite("Section 5.4.3, Fig. 5.6(b)", lines="1572-1584", seed=SEED_THESIS)),
     statement=("Clusters spleen vs left lung, left kidney vs bladder, right kidney vs right lung: 'a medium decay "
@@ -203,8 +210,10 @@ O2 = experiment(
                "that with tau = 0."),
     hypotheses=_HYP, design=DESIGN, outside_setting=OUTSIDE, data=_DATA, baselines=(),
     statements=(above(O2_ARMS[2], O2_ARMS[0], "mean",
-                      text="mean acc over the horizon, tau_n = 0.4 * 0.95^n above tau = 0, O-2"),),
-    what="O-2: a medium decay rate of tau (0.95) raises the accuracy over the horizon vs tau = 0 (low similarity)",
+                      text="mean acc over the horizon, tau_n = 0.4 * 0.95^n above tau = 0, "
+                           "O-2 (docs/papers/pgfl.md#exp-o)"),),
+    what="O-2 (docs/papers/pgfl.md#exp-o): a medium decay rate of tau (0.95) raises the accuracy over the horizon vs "
+         "tau = 0 (low similarity)",
     figures=_figures("o2_accuracy", "O-2 (OrganAMNIST, low similarity): test accuracy", O2_ARMS, "mean"),
     figure_arms=(O2_ARMS[1], O2_ARMS[3]),
     details=_private_details("O-2", tuple(a[1] for a in O2_ARMS)),

@@ -19,7 +19,8 @@ point. The cause is two sign errors: the consensus term :math:`(\rho/2)\sum_p(w_
 
 .. math:: w^\dagger_{(q)} = \arg\min_w \sum_s \frac{1}{|\mathcal C_{s,(q)}|}\sum_{k\in\mathcal C_{s,(q)}} f_k(w)
 
-[derived: at a fixed point :math:`\psi` forces consensus on the connected graph, the client step gives
+[derived, docs/papers/pgfl.md#structure: at a fixed point :math:`\psi` forces consensus on the connected graph, the
+client step gives
 :math:`\nabla f_k(w) = \varphi_k`, the server step gives :math:`\psi_s = -(2/\rho)\,g_s(w)` with
 :math:`g_s` the mean gradient over :math:`\mathcal C_{s,(q)}`, and :math:`\sum_s\psi_s = 0` is preserved by
 the antisymmetric dual step, so :math:`\sum_s g_s(w) = 0`]. Unlike the multi-step update, whose limit is
@@ -137,7 +138,8 @@ def evaluate_single_step_printed(params: Mapping[str, Any], *, server_update: st
 
 
 def evaluate_single_step_corrected(params: Mapping[str, Any], *, limit_fn=group_weighted_optimum) -> Evidence:
-    r"""Corrected V0: r(T) < 1 and the fixed point is consensus at ``limit_fn(problem)``.
+    r"""Corrected V0 (docs/papers/pgfl.md#single-step): r(T) < 1 and the fixed point is consensus at
+    ``limit_fn(problem)``.
 
     ``measured = max(r(T), gap / allowance)`` with ``bound = 1``; ``gap`` is the max-abs distance of every
     server model of the solved fixed point :math:`(I - T)u = c` to the group-weighted optimum, relative to its
@@ -208,7 +210,7 @@ def check_single_step_corrected(ctx: CheckContext, *, limit_fn=group_weighted_op
     return result_from_evidence(
         "pgfl.single_step_update_corrected", evidence, ctx=ctx,
         quantity="max(r(T), relative gap of the fixed point to the group-weighted optimum / rounding allowance)",
-        what="corrected V0 contracts to consensus at the group-weighted optimum",
+        what="corrected V0 (docs/papers/pgfl.md#single-step) contracts to consensus at the group-weighted optimum",
         figures=[_figure(PAPER_LIKE_INSTANCE)],
         details={"radii": [e.parameters["spectral_radius"] for e in evidence],
                  "max_relative_gap": max(e.parameters["relative_gap_to_limit"] for e in evidence)},

@@ -1,4 +1,5 @@
-"""Property tests of the PGFL regression experiments R-1 ... R-7 (findings and corrected statements).
+"""Property tests of the PGFL regression experiments R-1 (docs/papers/pgfl.md#exp-r1) ...
+R-7 (docs/papers/pgfl.md#exp-r6) (findings and corrected statements).
 
 Each property decides one of the claim's statements with the harness (:func:`verify.harness.evaluate_statement`,
 exact sign-test bounds of the median paired dB difference) on a reduced instance (S = 4, 15 clients per server,
@@ -62,7 +63,7 @@ def assert_shown(seed, statement, *, n=12, point=None):
 @example(seed=0, tau=PAPER_TAU)
 def test_inter_cluster_learning_speeds_up_the_start(seed, tau):
     """Property: without privacy or scheduling, PGFL with tau in [0.2, 0.5] has a significantly lower NMSD
-    than tau = 0 after 10 iterations (the improved convergence speed of R-1)."""
+    than tau = 0 after 10 iterations (the improved convergence speed of R-1 (docs/papers/pgfl.md#exp-r1))."""
     assert_shown(seed, below(Arm(label="tau", tau=tau, **R1), Arm(label="tau=0", tau=0.0, **R1), "early"))
 
 

@@ -1,4 +1,5 @@
-"""Property tests of the MedMNIST experiments O-1/O-2 (verify.pgfl.organ_classification)."""
+"""Property tests of the MedMNIST experiments O-1 (docs/papers/pgfl.md#exp-o)/O-2 (docs/papers/pgfl.md#exp-o)
+(verify.pgfl.organ_classification)."""
 
 import numpy as np
 import pytest
@@ -25,8 +26,8 @@ def organ_file(tmp_path_factory):
 @given(seed=pgfl_classification_root_seeds())
 @example(seed=0)
 def test_without_the_file_the_claims_name_the_deciding_command(seed):
-    """Property: without the user's OrganAMNIST file (fedcheck downloads nothing) O-1 and O-2 are not_checkable
-    and their summary names the command that decides them."""
+    """Property: without the user's OrganAMNIST file (fedcheck downloads nothing) O-1 (docs/papers/pgfl.md#exp-o) and
+    O-2 (docs/papers/pgfl.md#exp-o) are not_checkable and their summary names the command that decides them."""
     ctx = CheckContext(profile="ci", seed=seed)
     for check, claim_id in ((O1.check, "pgfl.experiment_o1"), (O2.check, "pgfl.experiment_o2")):
         result = check(ctx)

@@ -1,4 +1,5 @@
-"""Property tests of the single-step server update V0 (seed 000 eqs. (6)-(7)): as printed (a finding) and corrected."""
+"""Property tests of the single-step server update V0 (docs/papers/pgfl.md#single-step) (seed 000 eqs. (6)-(7)): as
+printed (a finding) and corrected."""
 
 import pytest
 from hypothesis import example, given, settings, target

@@ -36,7 +36,8 @@ def gtv_well_connected_cases(draw, penalty: str | None = None) -> dict:
 
 @st.composite
 def gtv_chain_cases(draw) -> dict:
-    """Noiseless d = 1 chains 2 x n with boundary weight eps < 1 (so (35) holds with the boundary anchor, R1)."""
+    """Noiseless d = 1 chains 2 x n with boundary weight eps < 1 (so (35) holds with the boundary anchor,
+    R1 (docs/papers/gtv.md#review-r1))."""
     return {"kind": "chain", "seed": draw(st.integers(0, 2**31 - 1)), "n": draw(st.integers(3, 10)), "m": 3,
             "eps": draw(st.floats(0.05, 0.9)), "lam": draw(st.floats(0.05, 0.3))}
 

@@ -27,7 +27,8 @@ def npfl_instances(draw) -> dict:
 
 @st.composite
 def npfl_symmetric_instances(draw) -> dict:
-    """NPFL-RL instances of K4's symmetric case: every G_q connected and every N_k^(r) non-empty (dense graphs)."""
+    """NPFL-RL instances of K4 (docs/papers/npfl_rl.md#k4)'s symmetric case: every G_q connected and every N_k^(r)
+    non-empty (dense graphs)."""
     K = draw(st.integers(9, 12))
     d = draw(st.integers(3, 6))
     return {"seed": draw(st.integers(0, 2**31 - 1)), "K": K, "d": d, "D_lo": 2, "D_hi": d + 3,

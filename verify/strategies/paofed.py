@@ -79,7 +79,8 @@ def paofed_spd_stacks(K: int, D: int, lo: float = 0.01, hi: float = 3.0) -> st.S
 
 def paofed_transient_step_sizes() -> st.SearchStrategy[float]:
     """mu * lambda_max on the PAO-Fed reference instance (docs/papers/paofed.md#instances) in [0.05, 0.3]: rho(F_exact)
-    < 1 (the exact threshold is 0.6724) and the learning curve up to n = 400 is resolved by a few hundred SIM-A runs."""
+    < 1 (the exact threshold is 0.6724) and the learning curve up to n = 400 is resolved by a few hundred
+    SIM-A (docs/papers/paofed.md#choice-simulators) runs."""
     return st.floats(min_value=0.05, max_value=0.3)
 
 

@@ -71,7 +71,8 @@ def pgfl_private_instances(*, zeta: float | None = None, min_servers: int = 1) -
     return PRIVATE_INSTANCES.strategy(zeta=zeta, min_servers=min_servers)
 
 
-# --- PGFL regression experiments R-1 ... R-7 (verify/pgfl/experiments.py) -----------------------
+# --- PGFL regression experiments R-1 (docs/papers/pgfl.md#exp-r1) ... R-7 (docs/papers/pgfl.md#exp-r6)
+# (verify/pgfl/experiments.py)
 
 
 def pgfl_experiment_seeds() -> st.SearchStrategy[int]:
@@ -80,17 +81,20 @@ def pgfl_experiment_seeds() -> st.SearchStrategy[int]:
 
 
 def pgfl_moderate_taus() -> st.SearchStrategy[float]:
-    """Constant inter-cluster weights tau in [0.2, 0.5] (around the paper's 0.4, inside R-4's (0.1, 0.5))."""
+    """Constant inter-cluster weights tau in [0.2, 0.5] (around the paper's 0.4, inside
+    R-4 (docs/papers/pgfl.md#exp-r4)'s (0.1, 0.5))."""
     return st.floats(min_value=0.2, max_value=0.5)
 
 
 def pgfl_large_taus() -> st.SearchStrategy[float]:
-    """Large constant inter-cluster weights tau in [0.6, 0.95] (R-4's "too large" end of the grid)."""
+    """Large constant inter-cluster weights tau in [0.6, 0.95] (R-4 (docs/papers/pgfl.md#exp-r4)'s "too large" end of
+    the grid)."""
     return st.floats(min_value=0.6, max_value=0.95)
 
 
 def pgfl_dissimilar_gammas() -> st.SearchStrategy[float]:
-    """Cluster-model spreads gamma in [0.6, 0.8] (gamma_q ~ U(-gamma, gamma)): at least R-5's dissimilarity."""
+    """Cluster-model spreads gamma in [0.6, 0.8] (gamma_q ~ U(-gamma, gamma)): at least
+    R-5 (docs/papers/pgfl.md#exp-r5)'s dissimilarity."""
     return st.floats(min_value=0.6, max_value=0.8)
 
 
@@ -113,11 +117,12 @@ def pgfl_zeta_pairs(draw) -> tuple[float, float]:
     return draw(st.floats(min_value=0.9, max_value=0.95)), draw(st.floats(min_value=0.995, max_value=0.999))
 
 
-# --- PGFL single-step server update V0 (verify/pgfl/single_step.py) --------------------------------
+# --- PGFL single-step server update V0 (docs/papers/pgfl.md#single-step) (verify/pgfl/single_step.py) -----------------
 
 
 def pgfl_single_step_instances() -> st.SearchStrategy[dict]:
-    """Ridge instances of the V0 claims: ``verify.pgfl._instances.SINGLE_STEP_INSTANCES`` (the checks' space)."""
+    """Ridge instances of the V0 (docs/papers/pgfl.md#single-step) claims:
+    ``verify.pgfl._instances.SINGLE_STEP_INSTANCES`` (the checks' space)."""
     from verify.pgfl._instances import SINGLE_STEP_INSTANCES  # lazy: keeps this module numpy-only at import
 
     return SINGLE_STEP_INSTANCES.strategy()
@@ -154,7 +159,8 @@ def pgfl_theorem2_instances(draw, *, iterations: int = 30, runs: int = 3) -> dic
             "iterations": iterations, "runs": runs, "run_seed": draw(st.integers(min_value=0, max_value=2**32 - 1))}
 
 
-# --- PGFL classification experiments M-1 ... M-3 (verify/pgfl/classification.py) -------------------------------
+# --- PGFL classification experiments M-1 (docs/papers/pgfl.md#exp-m) ... M-3 (docs/papers/pgfl.md#exp-m)
+# (verify/pgfl/classification.py)
 
 
 def pgfl_classification_root_seeds() -> st.SearchStrategy[int]:

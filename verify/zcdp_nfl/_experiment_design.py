@@ -1,17 +1,19 @@
 r"""The design of zCDP-NFL's experiments (thesis Section 3.4) for :mod:`verify.harness`.
 
-Replicate :math:`i` draws one instance of the spec 6 setting (connected Erdős-Rényi graph with mean degree 3,
-rows in the unit ball, :math:`w^o \sim N(0, I_P)`, :math:`\sigma_v = 0.1`, :math:`\lambda = 1`; the three
+Replicate :math:`i` draws one instance of docs/papers/zcdp_nfl.md#experiments setting (connected Erdős-Rényi graph with
+mean degree 3, rows in the unit ball, :math:`w^o \sim N(0, I_P)`, :math:`\sigma_v = 0.1`, :math:`\lambda = 1`; the three
 objectives on the same data) and one noise seed that every arm uses, so all arms see the same data and the same
-standard-normal draws (common random numbers). Squared losses are clipped per sample at :math:`c_1 = 1` (spec 6
-default; Assumption 1 fails without it, E7). Noise: S2 with :math:`\tau = 0.99`, :math:`\delta = 10^{-5}`.
+standard-normal draws (common random numbers). Squared losses are clipped per sample at :math:`c_1 =
+1` (docs/papers/zcdp_nfl.md#experiments default; Assumption 1 fails without it,
+erratum E7 (docs/papers/zcdp_nfl.md#erratum-e7)). Noise: S2 with :math:`\tau = 0.99`, :math:`\delta = 10^{-5}`.
 
 Arms (:class:`Arm`): zCDP-NFL with the time-varying step :math:`\eta_0/\sqrt n` (the seed attributes its edge to
-it) and the three baselines as reconstructed by spec 7 (:mod:`reference_impl.zcdp_nfl.baselines`):
-(ε,δ)DP-NFL at zCDP-NFL's accounted :math:`(\varepsilon, \delta)`; zCDP-grad-NFL with the constant step matching
-zCDP-NFL's noise-free NE at :math:`n = 10` (the seed: "tuned to observe identical initial convergence speeds");
-P-ADMM-like with the constant step :math:`\eta_0` (the same first step). A grid point fixes the choices the seed
-leaves open: ``rho``, ``eta0`` and, for (ε,δ)DP-NFL, the ``split`` of its budget over the rounds.
+it) and the three baselines as reconstructed by docs/papers/zcdp_nfl.md#choice-baselines
+(:mod:`reference_impl.zcdp_nfl.baselines`): (ε,δ)DP-NFL at zCDP-NFL's accounted :math:`(\varepsilon, \delta)`;
+zCDP-grad-NFL with the constant step matching zCDP-NFL's noise-free NE at :math:`n = 10` (the seed: "tuned to observe
+identical initial convergence speeds"); P-ADMM-like with the constant step :math:`\eta_0` (the same first step). A grid
+point fixes the choices the seed leaves open: ``rho``, ``eta0`` and, for (ε,δ)DP-NFL, the ``split`` of its budget over
+the rounds.
 """
 
 from __future__ import annotations
@@ -46,9 +48,11 @@ __all__ = ["ALGORITHMS", "DESIGN", "SCALES", "Arm", "Scale", "arm_epsilon", "rep
 #: Shared seed key: every claim sees the same replicates (as the paper's figures do).
 EXPERIMENT_KEY = "zcdp_nfl.experiments"
 ALGORITHMS = ("zcdp_nfl", "eps_delta_dp_nfl", "zcdp_grad_nfl", "p_admm")
-#: Privacy defaults (spec 6): S2 decay, delta, gradient bound (clipping threshold of the squared losses).
+#: Privacy defaults (docs/papers/zcdp_nfl.md#experiments): S2 decay, delta, gradient bound (clipping threshold of the
+#: squared losses).
 TAU, DELTA, C1 = 0.99, 1e-5, 1.0
-#: Defaults of the unreported choices (spec 6 suggested defaults: rho = 1, eta0 = 0.5; dynamic (eps, delta) split).
+#: Defaults of the unreported choices (docs/papers/zcdp_nfl.md#experiments suggested defaults: rho = 1, eta0 = 0.5;
+#: dynamic (eps, delta) split).
 DEFAULT_CHOICES = {"rho": 1.0, "eta0": 0.5, "split": "dynamic"}
 
 

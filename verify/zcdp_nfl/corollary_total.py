@@ -37,7 +37,7 @@ __all__ = ["CLAIMS", "TEST_VECTORS", "check_corollary", "check_sum_range", "coro
            "evaluate_epsilon", "evaluate_sum_range", "reproduce_sum_range", "evaluate_total", "evaluate_test_vector"]
 
 SEED = "004_180cd372987d137b.txt"
-#: Spec zcdp_nfl.md 5.3 test vectors (delta = 1e-5, T = 200), labelled regression values with their
+#: docs/papers/zcdp_nfl.md#corollary test vectors (delta = 1e-5, T = 200), labelled regression values with their
 #: printed precision: (phi1, tau) -> (Phi(T), eps_Corollary, eps_CKS, eps_Gauss), and the half unit
 #: of the last printed digit of each column.
 TEST_VECTORS = (

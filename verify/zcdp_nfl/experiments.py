@@ -6,12 +6,12 @@ common random numbers; the paper's normalised error NE in dB after 200 iteration
 
 * "outperforms" / "better accuracy" is the median paired dB difference below 0; "significantly outperforms" below
   :data:`SIGNIFICANT_DB` (a factor 2 in NE; the seed gives no number, the intervals are reported);
-* "for all total privacy losses" is the same ordering at every budget :math:`\phi^{(1)}` of :data:`BUDGETS` (the
-  spec's grid; the accounted total :math:`\varepsilon` of each is in the figure).
+* "for all total privacy losses" is the same ordering at every budget :math:`\phi^{(1)}` of
+  :data:`BUDGETS` (docs/papers/zcdp_nfl.md's grid; the accounted total :math:`\varepsilon` of each is in the figure).
 
-The baselines are RECONSTRUCTIONS (spec 7; :mod:`reference_impl.zcdp_nfl.baselines`): the seed gives none of their
-rules, so every claim here compares zCDP-NFL with a stand-in, and says so. Claims that depend on the unreported
-penalty :math:`\rho` and step :math:`\eta_0` are decided over a grid of them (:data:`CHOICES`).
+The baselines are RECONSTRUCTIONS (docs/papers/zcdp_nfl.md#choice-baselines; :mod:`reference_impl.zcdp_nfl.baselines`):
+the seed gives none of their rules, so every claim here compares zCDP-NFL with a stand-in, and says so. Claims that
+depend on the unreported penalty :math:`\rho` and step :math:`\eta_0` are decided over a grid of them (:data:`CHOICES`).
 """
 
 from __future__ import annotations
@@ -28,20 +28,24 @@ __all__ = ["BUDGETS", "CHOICES", "EXPERIMENTS", "GRID", "SIGNIFICANT_DB"]
 
 #: Operational reading of "significantly outperforms": median paired NE difference below -3 dB (a factor 2).
 SIGNIFICANT_DB = 3.0
-#: The trade-off budgets phi^(1) (spec 6 suggested grid; T = 200, tau = 0.99: epsilon from 1.8 to 24 at delta = 1e-5).
+#: The trade-off budgets phi^(1) (docs/papers/zcdp_nfl.md#experiments suggested grid; T = 200, tau = 0.99: epsilon from
+#: 1.8 to 24 at delta = 1e-5).
 BUDGETS = (1e-4, 3e-4, 1e-3, 3e-3, 1e-2)
 #: The learning curves' budget (the middle of the grid; epsilon = 6.07).
 CURVE_BUDGET = 1e-3
 
 CHOICES = {
-    "rho": "the ADMM penalty rho is not reported (spec 6 default 1)",
-    "eta0": "zCDP-NFL's step eta0/sqrt(n) is not reported (spec 6 default eta0 = 0.5); P-ADMM-like runs the constant "
-            "eta0 and zCDP-grad-NFL's step is matched to zCDP-NFL's initial speed at each point",
-    "split": "(eps, delta)DP-NFL's rule for spreading its budget over the rounds is not in the seed (spec 7: the "
-             "dynamic split eps_n ~ tau^-(n-1)/2, and the constant split eps/T)",
+    "rho": "the ADMM penalty rho is not reported (docs/papers/zcdp_nfl.md#experiments default 1)",
+    "eta0": "zCDP-NFL's step eta0/sqrt(n) is not reported (docs/papers/zcdp_nfl.md#experiments default eta0 = 0.5); "
+            "P-ADMM-like runs the constant eta0 and zCDP-grad-NFL's step is matched to zCDP-NFL's initial speed at "
+            "each point",
+    "split": "(eps, delta)DP-NFL's rule for spreading its budget over the rounds is not in the "
+             "seed (docs/papers/zcdp_nfl.md#choice-baselines: the dynamic split eps_n ~ tau^-(n-1)/2, and the constant "
+             "split eps/T)",
 }
-#: (rho, eta0): the spec default first, then points where zCDP-NFL's consensus damping 2 rho d_k is weaker or its
-#: step larger (at ci the default and the point at which the audit found the ordering against the baselines reversed).
+#: (rho, eta0): the docs/papers/zcdp_nfl.md default first, then points where zCDP-NFL's consensus damping 2 rho d_k is
+#: weaker or its step larger (at ci the default and the point at which the audit found the ordering against the
+#: baselines reversed).
 _RHO_ETA = ({"rho": 1.0, "eta0": 0.5}, {"rho": 0.3, "eta0": 2.0}, {"rho": 1.0, "eta0": 2.0}, {"rho": 0.3, "eta0": 0.5})
 GRID = {
     "step": {"ci": _RHO_ETA[:2], "thorough": _RHO_ETA},
@@ -50,8 +54,9 @@ GRID = {
 }
 
 #: Every claim compares zCDP-NFL with a stand-in for the paper's baseline, so none can be refuted here.
-OUTSIDE = ("the baseline is a reconstruction (spec 7: the seed gives none of its rules), not the paper's algorithm, "
-           "and the data distribution, rho, eta, c1 and the noise level are the spec's defaults, not the paper's")
+OUTSIDE = ("the baseline is a reconstruction (docs/papers/zcdp_nfl.md#choice-baselines: the seed gives none of its "
+           "rules), not the paper's algorithm, and the data distribution, rho, eta, c1 and the noise level "
+           "are docs/papers/zcdp_nfl.md's defaults, not the paper's")
 
 _NAMES = {"zcdp_nfl": "zCDP-NFL", "eps_delta_dp_nfl": "(eps,delta)DP-NFL (reconstr.)",
           "zcdp_grad_nfl": "zCDP-grad-NFL (reconstr.)", "p_admm": "P-ADMM-like (reconstr.)"}
@@ -117,15 +122,16 @@ _CITE = {
     "ridge": (cite("Thesis Section 3.4.3, Fig. 3.3 (ridge)", "", "767-781"),
               cite("Publication 2 Section 5, Fig. 3 (ridge)", "", "2227-2232")),
 }
-_COMMON = ("spec 6 set-up: connected Erdos-Renyi graph, mean degree 3; M_k = 50, P = 8; rows in the unit ball, w^o ~ "
-           "N(0, I), sigma_v = 0.1, lambda = 1 (elastic net lambda_1 = 0.001 ||X^T y||_inf, lambda_2 = 1); "
-           "thorough K = 50 (the paper's), ci K = 20; T = 200, NE in dB at n = 200",
+_COMMON = ("docs/papers/zcdp_nfl.md#experiments set-up: connected Erdos-Renyi graph, mean degree 3; M_k = 50, P = 8; "
+           "rows in the unit ball, w^o ~ N(0, I), sigma_v = 0.1, lambda = 1 (elastic net lambda_1 = 0.001 ||X^T "
+           "y||_inf, lambda_2 = 1); thorough K = 50 (the paper's), ci K = 20; T = 200, NE in dB at n = 200",
            "privacy: S2 with tau = 0.99, delta = 1e-5, c1 = 1 (squared losses clipped per sample at 1, Assumption 1); "
            "learning curves at phi^(1) = 1e-3 (epsilon = 6.07), trade-off over phi^(1) in {1e-4, 3e-4, 1e-3, 3e-3, "
            "1e-2} (epsilon 1.78 ... 23.6)",
            "zCDP-NFL with the time-varying step eta0/sqrt(n); unreported rho, eta0 decided over a grid (thorough: "
            "(rho, eta0) in {1, 0.3} x {0.5, 2}; ci: (1, 0.5) and (0.3, 2))",
-           "baselines are RECONSTRUCTIONS (spec 7), so no claim here can be refuted (outside the paper's setting)",
+           "baselines are RECONSTRUCTIONS (docs/papers/zcdp_nfl.md#choice-baselines), so no claim here can be refuted "
+           "(outside the paper's setting)",
            "decision: verify.harness (exact sign-test bounds of the median paired dB difference, common random "
            "numbers, 10 -> 20 replicates at ci, 20 -> 40 thorough; family-wise alpha 0.05 over zCDP-NFL's experiment "
            "family)")
@@ -135,7 +141,8 @@ _EPSD = ("(eps,delta)DP-NFL reconstruction: zCDP-NFL's steps, classical Gaussian
 _GRAD = ("zCDP-grad-NFL reconstruction: Metropolis-weighted distributed subgradient, Delta = 2 c1 mu/M, S2 noise (same "
          "accounted privacy), constant step mu matched to zCDP-NFL's noise-free NE at n = 10 (33-point log grid)")
 _PADMM = ("P-ADMM-like reconstruction: zCDP-NFL's steps with the constant eta0 (the same first step) and the same S2 "
-          "noise, as spec 7 proposes; the original (Ding et al. 2019) is not in the seed")
+          "noise, as docs/papers/zcdp_nfl.md#choice-baselines proposes; the original (Ding et al. 2019) is not in the "
+          "seed")
 _SIGNIFICANT = f"'significantly outperforms' read as more than {SIGNIFICANT_DB:g} dB lower NE (a factor 2)"
 _EPSD_REASON = ("At equal accounted (eps, delta) the classical Gaussian calibration with basic composition needs about "
                 "200 times zCDP-NFL's noise variance at phi^(1) = 1e-3, so zCDP-NFL ends 15-35 dB lower at every grid "
@@ -182,11 +189,12 @@ ELASTIC_NET_GRAD = _experiment(
                     [_EN_NFL, _EN_GRAD]),
     expected=Verdict.NOT_CHECKABLE,
     reason=(_RECONSTRUCTED
-            + "Against the reconstruction the negation is shown at every grid point: at the spec defaults (rho = 1, "
+            + "Against the reconstruction the negation is shown at every grid point: at the docs/papers/zcdp_nfl.md "
+              "defaults (rho = 1, "
             "eta0 = 0.5) the matched subgradient method ends 8-11 dB BELOW zCDP-NFL, and where zCDP-NFL is "
             "fastest (rho = 0.3, eta0 = 2) the two are within 1 dB. Since the baseline is a reconstruction and "
-            "rho, eta are the spec's guesses, the paper's statement cannot be refuted here: not checkable. "
-            "Intervals per point in details."),
+            "rho, eta are docs/papers/zcdp_nfl.md's guesses, the paper's statement cannot be refuted here: not "
+            "checkable. Intervals per point in details."),
     readout_kind="db")
 _, _EN_EPSD, _S = _versus("elastic_net", "eps_delta_dp_nfl")
 ELASTIC_NET_EPS_DELTA = _experiment(
@@ -228,7 +236,8 @@ LAD_GRAD = _experiment(
     figures=_curves("learning_curves", "LAD: zCDP-NFL and zCDP-grad-NFL (reconstruction)", [_LAD_NFL, _LAD_GRAD]),
     expected=Verdict.NOT_CHECKABLE,
     reason=(_RECONSTRUCTED
-            + "Depends on rho and eta0, and never shown by 3 dB: at the spec defaults the matched subgradient "
+            + "Depends on rho and eta0, and never shown by 3 dB: at the docs/papers/zcdp_nfl.md defaults the matched "
+              "subgradient "
             "reconstruction ends BELOW zCDP-NFL (by 7 dB at K = 50, 10 dB at ci); at rho = 0.3, eta0 = 2 zCDP-NFL "
             "is below it (the seed's mechanism: the matching step is large, so its noise is large) but by less "
             "than 3 dB at K = 50 (median 1.2 dB) and by 18 dB at ci. Not refutable against a reconstruction."),
@@ -256,7 +265,8 @@ RIDGE_P_ADMM = _experiment(
                     [_RIDGE_NFL, _RIDGE_PADMM]),
     expected=Verdict.NOT_CHECKABLE,
     reason=(_RECONSTRUCTED
-            + "Depends on rho and eta0: at the spec defaults (rho = 1, eta0 = 0.5) the P-ADMM-like constant step ends "
+            + "Depends on rho and eta0: at the docs/papers/zcdp_nfl.md defaults (rho = 1, eta0 = 0.5) the P-ADMM-like "
+              "constant step ends "
             "7 dB BELOW zCDP-NFL (eta0/sqrt(n) shrinks the step before the iterates arrive); at eta0 = 2 (rho = "
             "0.3 or 1) zCDP-NFL is 2-5 dB below it (its decaying step also shrinks Lemma I's sensitivity, hence the "
             "noise); at rho = 0.3, eta0 = 0.5 undecided. Against a reconstruction: not refutable."),
@@ -276,9 +286,9 @@ RIDGE_TRADEOFF = _experiment(
     expected=Verdict.NOT_CHECKABLE,
     reason=(_RECONSTRUCTED
             + "Depends on rho and eta0: at (rho, eta0) = (0.3, 2) zCDP-NFL is 4-5.5 dB below the P-ADMM-like "
-            "constant step at every budget (both sizes); at the spec defaults (1, 0.5) the constant step is below "
-            "zCDP-NFL from phi^(1) = 3e-4 on (by 16 dB at 1e-2), at (0.3, 0.5) at 1e-2; at (1, 2) zCDP-NFL is "
-            "below at four budgets, undecided at 1e-2. The time-varying step helps where eta0 is large (a "
+            "constant step at every budget (both sizes); at the docs/papers/zcdp_nfl.md defaults (1, 0.5) the constant "
+            "step is below zCDP-NFL from phi^(1) = 3e-4 on (by 16 dB at 1e-2), at (0.3, 0.5) at 1e-2; at (1, 2) "
+            "zCDP-NFL is below at four budgets, undecided at 1e-2. The time-varying step helps where eta0 is large (a "
             "smaller step late means a smaller Lemma I sensitivity, hence less noise) and hurts where it is small "
             "(it stops the iterates early). Against a reconstruction: not refutable."),
     readout_kind="db")

@@ -7,7 +7,7 @@ Evidence, all conditional on one released history (Lemma I is a statement given
 
 * the closed-form update (:func:`reference_impl.zcdp_nfl.zcdp_nfl_primal_update`) for
   :math:`D_k` and a replace-one neighbour :math:`D'_k` of every client, random neighbours and the
-  LAD / clipped-squared tightness construction (spec 5.1(b)); :math:`\lVert\Delta w\rVert` must
+  LAD / clipped-squared tightness construction (docs/papers/zcdp_nfl.md#lemma-1); :math:`\lVert\Delta w\rVert` must
   not exceed the bound beyond the counted rounding error, and the exact identity
   :math:`w_{D} - w_{D'} = -[\ell'(x_M, y_M) - \ell'(x', y')]/(M_k(2\rho d_k + 1/\eta))` must hold
   to rounding;
@@ -44,9 +44,9 @@ __all__ = ["CLAIMS", "ETA_SCHEDULES", "PAPER_SETTING", "SOLVER_TOL", "check_lemm
            "evaluate_sensitivity", "eta_at", "instance_from_settings", "sample_settings", "sensitivity_margins"]
 
 SEED = "004_180cd372987d137b.txt"
-#: Step-size families of spec 2.4 that satisfy Assumption 3 or are constant.
+#: Step-size families of docs/papers/zcdp_nfl.md#schedules that satisfy Assumption 3 or are constant.
 ETA_SCHEDULES = ("constant", "inv_sqrt", "inv")
-#: The spec's test vector (5.1) and paper-size instance (6): c1 = 1, M = 50, rho = 1, d = 3,
+#: docs/papers/zcdp_nfl.md's test vector (5.1) and paper-size instance (6): c1 = 1, M = 50, rho = 1, d = 3,
 #: eta = 0.1 (Delta = 0.0025); K = 50 clients, P = 8 features.
 PAPER_SETTING = {"K": 50, "P": 8, "M": 50, "rho": 1.0, "eta": 0.1, "history_scale": 1.0, "regular_degree": 3}
 _PROFILE = {"ci": {"batches": 4, "per_batch": 6, "cvxpy_per_batch": 1},
@@ -54,7 +54,8 @@ _PROFILE = {"ci": {"batches": 4, "per_batch": 6, "cvxpy_per_batch": 1},
 
 
 def eta_at(schedule: str, eta0: float, n: int) -> float:
-    r""":math:`\eta^{(n)}` of a spec 2.4 family: constant, :math:`\eta_0/\sqrt n` or :math:`\eta_0/n`."""
+    r""":math:`\eta^{(n)}` of a docs/papers/zcdp_nfl.md#schedules family: constant, :math:`\eta_0/\sqrt n` or
+    :math:`\eta_0/n`."""
     if schedule == "constant":
         return eta0
     if schedule == "inv_sqrt":
@@ -287,10 +288,10 @@ CLAIMS = (
                 "-1/(1/eta + 2 rho d_k), so the identity w_D - w_D' = -(l'(x_M) - l'(x'))/(M (2 rho d + 1/eta)) "
                 "holds to rounding and the bound follows; the reflected-label construction attains it (ratio 1 "
                 "to ~1e-14). The closed form of (7) agrees with Clarabel to ~1e-16 (P2's printed (A.1) does not, "
-                "E6, but has the same slope). The seed prints '<=' ((11), (3.12)), so this is confirmed as printed; "
-                "Policy for a printed '=' where '<=' is meant (applied to pgfl.lemma1 and zcdp_nfl.lemma1 alike): the "
-                "verdict is on the relation as printed, so '=' is refuted when some admissible instance gives '<', and "
-                "the severity is 'typo' when the '<=' form holds, is attained in the hypothesis class and is what the "
-                "paper uses."),
+                "erratum E6 (docs/papers/zcdp_nfl.md#erratum-e6), but has the same slope). The seed prints '<=' ((11), "
+                "(3.12)), so this is confirmed as printed; Policy for a printed '=' where '<=' is meant (applied to "
+                "pgfl.lemma1 and zcdp_nfl.lemma1 alike): the verdict is on the relation as printed, so '=' is refuted "
+                "when some admissible instance gives '<', and the severity is 'typo' when the '<=' form holds, is "
+                "attained in the hypothesis class and is what the paper uses."),
     ),
 )

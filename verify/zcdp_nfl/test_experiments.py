@@ -3,9 +3,10 @@
 Each property decides one statement with the harness (:func:`verify.harness.evaluate_statement`, exact
 sign-test bounds of the median paired dB difference) on the ``ci`` instance (:data:`MINI`: K = 20, P = 8,
 M = 50, T = 200, 12 replicates; 30 where a tenth of the instances reverse the ordering) for a drawn root seed
-and, where the statement generalises, a drawn budget; the ``@example`` is the paper's set-up (spec 6 defaults).
-A property asserts that a statement is *shown* (p <= ALPHA), never that something failed to reach significance;
-the LAD subgradient property checks the seed's stated mechanism noise-free, per instance.
+and, where the statement generalises, a drawn budget; the ``@example`` is the paper's
+set-up (docs/papers/zcdp_nfl.md#experiments defaults). A property asserts that a statement is *shown* (p <= ALPHA),
+never that something failed to reach significance; the LAD subgradient property checks the seed's stated mechanism
+noise-free, per instance.
 """
 
 import numpy as np
@@ -71,9 +72,9 @@ def test_zcdp_calibration_beats_eps_delta_at_equal_total_privacy(seed, phi1, obj
 @given(seed=zcdp_nfl_experiment_seeds())
 @example(seed=0)
 def test_matched_subgradient_baseline_ends_below_zcdp_nfl_at_the_spec_defaults(seed):
-    """Property: on the elastic net at the spec defaults (rho = 1, eta = 0.5/sqrt(n)), the zCDP-grad-NFL
-    reconstruction, its step matched to zCDP-NFL's initial speed, ends with a significantly lower NE than zCDP-NFL
-    (the paper's ordering reversed there)."""
+    """Property: on the elastic net at the docs/papers/zcdp_nfl.md defaults (rho = 1, eta = 0.5/sqrt(n)), the
+    zCDP-grad-NFL reconstruction, its step matched to zCDP-NFL's initial speed, ends with a significantly lower NE than
+    zCDP-NFL (the paper's ordering reversed there)."""
     # 30 replicates: about a tenth of the instances go the other way, so 12 cannot show it at ALPHA for every seed
     assert_shown(seed, below(_arm("zcdp_grad_nfl", "elastic_net"), _arm("zcdp_nfl", "elastic_net"), "final"), n=30)
 

@@ -56,7 +56,9 @@ def test_every_other_reading_admits_a_non_converging_schedule(reading):
        eta0=st.floats(min_value=0.01, max_value=0.05))
 @example(seed=0, objective="ridge", eta0=0.05)
 def test_schedules_with_summable_squares_freeze(seed, objective, eta0):
-    """Property: eta0/n^2 satisfies readings R3/R4 and Assumption 3, and the noise-free run freezes."""
+    """Property: eta0/n^2 satisfies readings
+    R3 (docs/papers/zcdp_nfl.md#theorem-4)/R4 (docs/papers/zcdp_nfl.md#theorem-4) and Assumption 3, and the noise-free
+    run freezes."""
     evidence = evaluate_frozen({**FREEZE, "seed": seed, "objective": objective, "eta0": eta0, "T": 1000})
     assert evidence.measured > NFL_FROZEN_FRACTION
 

@@ -19,7 +19,7 @@ Evidence on the rounds of :mod:`verify.zcdp_nfl.lemma1_sensitivity` (random and 
 
 :math:`\phi` is kept in :math:`[10^{-3}, 0.2]` so that :math:`\alpha(\alpha-1)\phi \le 2.4`, where
 the sample variance of :math:`e^{(\alpha-1)Z}` is finite and the t-based limit is usable
-(shared/spec/dp_background.md 9 item 1).
+(docs/papers/dp.md#results).
 """
 
 from __future__ import annotations

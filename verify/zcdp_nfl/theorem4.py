@@ -7,10 +7,11 @@ Assumption 4 (P2 2162, thesis 711): "the :math:`\eta_k^{(n)}` are chosen such th
 
 Readings of Assumption 4 checked on the family :math:`\eta^{(n)} = \eta_0 n^p` (exact p-series tests):
 
-* R1 (as printed) :math:`\sum_n\lVert D^{(n)}\rVert^2 < \infty` iff :math:`p > 1`;
-* R2 (as a sequence) :math:`\lVert D^{(n)}\rVert^2 \to 0` iff :math:`p > 0`;
-* R3 (repair :math:`[D]_{kk} = \sqrt{2\eta_k}`) :math:`\sum\eta < \infty` iff :math:`p < -1`;
-* R4 (the guess) :math:`\sum\eta^2 < \infty` iff :math:`p < -1/2`.
+* R1 (docs/papers/zcdp_nfl.md#theorem-4) (as printed) :math:`\sum_n\lVert D^{(n)}\rVert^2 < \infty` iff :math:`p > 1`;
+* R2 (docs/papers/zcdp_nfl.md#theorem-4) (as a sequence) :math:`\lVert D^{(n)}\rVert^2 \to 0` iff :math:`p > 0`;
+* R3 (docs/papers/zcdp_nfl.md#theorem-4) (repair :math:`[D]_{kk} = \sqrt{2\eta_k}`) :math:`\sum\eta < \infty` iff
+  :math:`p < -1`;
+* R4 (docs/papers/zcdp_nfl.md#theorem-4) (the guess) :math:`\sum\eta^2 < \infty` iff :math:`p < -1/2`.
 
 Assumption 3 holds iff :math:`p < 0`. R1 and R2 exclude Assumption 3 (so "stronger" is false: :math:`p = 2`
 satisfies A4 and not A3); R3 and R4 are compatible with A3 but admit :math:`\eta_0/n^2`, which freezes
@@ -165,7 +166,7 @@ _DECISION = "convergence or not: a run that diverges (or freezes) refutes conver
 
 
 def check_theorem4(ctx: CheckContext) -> CheckResult:
-    """Assumption 4 as printed (R1): eta = 0.05 n^2, noise-free and with S1 noise."""
+    """Assumption 4 as printed (R1, docs/papers/zcdp_nfl.md#theorem-4): eta = 0.05 n^2, noise-free and with S1 noise."""
     T = _PROFILE[ctx.profile]["T"]
     evidence = [evaluate_theorem4("R1_series_D2", T, private) for private in (False, True)]
     return result_from_evidence(
@@ -177,12 +178,14 @@ def check_theorem4(ctx: CheckContext) -> CheckResult:
 
 
 def check_theorem4_readings(ctx: CheckContext) -> CheckResult:
-    """The other readings of Assumption 4 (R2-R4), one noise-free run each."""
+    """The other readings of Assumption 4 (R2-R4, docs/papers/zcdp_nfl.md#theorem-4), one noise-free run each."""
     T = _PROFILE[ctx.profile]["T"]
     evidence = [evaluate_theorem4(r, T) for r in READINGS[1:]]
     return result_from_evidence(
         "zcdp_nfl.theorem4_readings", evidence, ctx=ctx,
-        quantity="R2: NE(T) vs NE(0) (divergence); R3/R4: frozen certificate vs NFL_FROZEN_FRACTION",
+        quantity="R2 (docs/papers/zcdp_nfl.md#theorem-4): NE(T) vs NE(0) (divergence); "
+                 "R3 (docs/papers/zcdp_nfl.md#theorem-4)/R4 (docs/papers/zcdp_nfl.md#theorem-4): frozen certificate vs "
+                 "NFL_FROZEN_FRACTION",
         what="convergence under Assumption 2 and each other reading of Assumption 4", form="decision",
         form_reason=_DECISION,
         details={"outcomes": {e.parameters["reading"]: e.parameters.get("outcome", "frozen") for e in evidence}})
@@ -260,14 +263,19 @@ CLAIMS = (
         id="zcdp_nfl.theorem4_readings",
         title="Theorem IV under the other readings of Assumption 4 (fedcheck's readings, not the printed one)",
         citations=_CITATIONS,
-        statement=("Under Assumption 2 and Assumption 4 read as R2 (||D^(n)||^2 -> 0), R3 (sum eta < inf, the repair "
-                   "[D]_kk = sqrt(2 eta_k)) or R4 (sum eta^2 < inf), zCDP-NFL converges at a rate O(1/n)."),
-        hypotheses=("Assumption 2: convex objectives", "R2: eta = 0.05 n^2 (ridge, rho = 0.3); R3/R4: eta = 0.05/n^2 "
+        statement=("Under Assumption 2 and Assumption 4 read as R2 (docs/papers/zcdp_nfl.md#theorem-4) (||D^(n)||^2 -> "
+                   "0), R3 (docs/papers/zcdp_nfl.md#theorem-4) (sum eta < inf, the repair [D]_kk = sqrt(2 eta_k)) or "
+                   "R4 (docs/papers/zcdp_nfl.md#theorem-4) (sum eta^2 < inf), zCDP-NFL converges at a rate O(1/n)."),
+        hypotheses=("Assumption 2: convex objectives",
+                    "R2 (docs/papers/zcdp_nfl.md#theorem-4): eta = 0.05 n^2 (ridge, rho = 0.3); "
+                    "R3 (docs/papers/zcdp_nfl.md#theorem-4)/R4 (docs/papers/zcdp_nfl.md#theorem-4): eta = 0.05/n^2 "
                     "(ridge)", "noise-free runs on the small instance"),
         check=check_theorem4_readings,
         expected=Verdict.REFUTED,
-        reason=("Under every other reading a schedule satisfying it fails to converge: R2 (eta = 0.05 n^2) diverges; "
-                "R3/R4 (eta = 0.05/n^2) freezes far from w_c."),
+        reason=("Under every other reading a schedule satisfying it fails to converge: "
+                "R2 (docs/papers/zcdp_nfl.md#theorem-4) (eta = 0.05 n^2) diverges; "
+                "R3 (docs/papers/zcdp_nfl.md#theorem-4)/R4 (docs/papers/zcdp_nfl.md#theorem-4) (eta = 0.05/n^2) "
+                "freezes far from w_c."),
         reproduce=reproduce_theorem4,
         uncorrected_because=("The readings compatible with Assumption 3 admit eta0/n^2, which freezes; the others "
                              "admit diverging runs."),

@@ -1,4 +1,5 @@
-"""bvec, bvec^{-1} and the Tracy-Singh product: the identities of spec 3.5 (spec 4.3 item 1)."""
+"""bvec, bvec^{-1} and the Tracy-Singh product: the identities
+of docs/papers/paofed.md#mean-square (docs/papers/paofed.md#extended-state)."""
 
 import numpy as np
 import pytest

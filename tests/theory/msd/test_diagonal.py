@@ -1,4 +1,4 @@
-"""The diagonal (white-feature) reduction equals the full structured computation (spec 3.6)."""
+"""The diagonal (white-feature) reduction equals the full structured computation (docs/papers/paofed.md#structured)."""
 
 import numpy as np
 import pytest

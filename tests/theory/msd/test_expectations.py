@@ -1,4 +1,5 @@
-"""c_k, Poisson-binomial beta moments, E[A_e], E[B_e] and the mean matrix (spec 3.4-3.5, 4.3 items 2-3)."""
+"""c_k, Poisson-binomial beta moments, E[A_e], E[B_e] and the mean matrix (docs/papers/paofed.md#expectations,
+docs/papers/paofed.md#mean-square, docs/papers/paofed.md#appendix-b)."""
 
 import itertools
 
@@ -64,10 +65,12 @@ def test_poisson_binomial_pmf_against_binomial():
 
 def test_spec_reference_values():
     m = analysis_moments(reference_instance())
-    # labelled regression values of spec 4.1, printed to 6 decimals: half a unit in the last place
+    # labelled regression values of docs/papers/paofed.md#instance-reference, printed to 6 decimals: half a unit in the
+    # last place
     assert abs(m.beta_bar[0, 0] - 0.408083) < 5e-7 and abs(m.beta_bar[3, 2] - 0.002966) < 5e-7
     assert abs(expected_server_weight(m) - 0.564915) < 5e-7
-    assert abs(expected_server_weight(e8_instance()) - (-1.3923)) < 5e-5  # [E8], Review note
+    # erratum E8 (docs/papers/paofed.md#erratum-e8)
+    assert abs(expected_server_weight(e8_instance()) - (-1.3923)) < 5e-5
 
 
 def test_expected_matrices_are_right_stochastic_with_the_layout_of_spec_3_2():
@@ -75,7 +78,8 @@ def test_expected_matrices_are_right_stochastic_with_the_layout_of_spec_3_2():
     EA, EB = expected_A(m), expected_B(m)
     assert np.allclose(EA.sum(axis=1), 1, atol=1e-15) and np.allclose(EB.sum(axis=1), 1, atol=1e-15)  # ~5 ulps
     assert np.allclose(EA[1:5, 0], m.c) and np.allclose(np.diag(EA)[1:5], 1 - m.c)
-    src = source_blocks(4, 2)  # K = 4, l_max = 2: 1 + K (l_max + 1) = 13 blocks (spec 3.2 layout)
+    src = source_blocks(4, 2)  # K = 4, l_max = 2: 1 + K (l_max + 1) = 13 blocks (docs/papers/paofed.md#extended-state
+    # layout)
     assert src.tolist() == [0, 1, 2, 3, 4, 1, 2, 3, 4, 5, 6, 7, 8]
     for i in range(1, 13):
         assert EB[i, src[i]] == 1.0 and EB[i].sum() == 1.0

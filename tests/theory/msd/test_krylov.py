@@ -226,8 +226,8 @@ def test_exact_radius_on_symmetric_matrices_is_the_full_radius_and_packed_gmres_
 
 @pytest.mark.parametrize("seed", range(6))
 def test_seed_radius_on_symmetric_matrices_equals_the_full_radius(seed):
-    """The seed's F is not completely positive: rho(F on Sym) = rho(F) is checked, not implied (spec: route
-    agreement)."""
+    """The seed's F is not completely positive: rho(F on Sym) = rho(F) is checked, not implied (docs/papers/paofed.md:
+    route agreement)."""
     # N <= 15 (K <= 2, D <= 3, l_max <= 1): dense eigenvalues of N^2 x N^2 in milliseconds
     inst = instance_from_dict(instance_space.sample(np.random.default_rng(seed), max_K=2, max_D=3, max_l=1))
     m = analysis_moments(inst)

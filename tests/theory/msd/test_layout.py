@@ -1,4 +1,5 @@
-"""The corrected extended-state layout (spec 3.2, [E1]-[E3]): B_e A_e w_e* = w_e* and the delay shift."""
+"""The corrected extended-state layout (docs/papers/paofed.md#extended-state,
+errata E1-E3 (docs/papers/paofed.md#erratum-e1 to #erratum-e3)): B_e A_e w_e* = w_e* and the delay shift."""
 
 import numpy as np
 

@@ -31,7 +31,8 @@ def test_row_sums_and_signs():
     # stochastic rows summed in floating point: a few ulps (Q_B's rows hold more, signed, terms)
     assert np.allclose(qa.sum(axis=1), 1, atol=1e-15) and np.allclose(qb.sum(axis=1), 1, atol=1e-14)
     assert qa.min() >= -1e-16  # nonnegative up to one rounding
-    assert abs(qb.min() - (-0.0694)) < 5e-5  # [E10], Review note 6
+    assert abs(qb.min() - (-0.0694)) < 5e-5  # erratum E10 (docs/papers/paofed.md#erratum-e10),
+    # docs/papers/paofed.md#review-note-6
 
 
 def test_F_at_zero_step_is_QB_QA():

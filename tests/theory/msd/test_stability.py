@@ -1,4 +1,5 @@
-"""Paper bounds, spectral radii and certified threshold brackets (spec 3.4-3.5, 4.1)."""
+"""Paper bounds, spectral radii and certified threshold brackets (docs/papers/paofed.md#expectations,
+docs/papers/paofed.md#mean-square, docs/papers/paofed.md#instance-reference)."""
 
 import numpy as np
 import pytest
@@ -19,7 +20,8 @@ from verify.paofed._common import e8_instance
 
 
 def test_paper_bounds_of_the_reference_instance():
-    # labelled regression values of spec 4.1 (printed to 5 decimals: half a unit in the last place)
+    # labelled regression values of docs/papers/paofed.md#instance-reference (printed to 5 decimals: half a unit in the
+    # last place)
     inst = reference_instance()
     assert abs(paper_mean_bound(inst) - 0.64454) < 5e-6 and abs(paper_mean_square_bound(inst) - 0.32227) < 5e-6
 
@@ -28,10 +30,12 @@ def test_brackets_are_certified_and_match_spec_4_1():
     inst = reference_instance()
     b = mean_threshold(inst)
     assert spectral_radius_M(inst, b.lo) < 1 <= spectral_radius_M(inst, b.hi)
-    assert abs(b.estimate * inst.lambda_max - 2.0856) < 5e-5  # spec 4.1, printed to 4 decimals
+    assert abs(b.estimate * inst.lambda_max - 2.0856) < 5e-5  # docs/papers/paofed.md#instance-reference, printed to 4
+    # decimals
     s = mean_square_threshold(inst, "exact")
     assert spectral_radius_F(inst, "exact", mu=s.lo) < 1 <= spectral_radius_F(inst, "exact", mu=s.hi)
-    # spec 4.1 to 5 decimals; the bracket is at most twice its half-width tolerance, plus rounding of the ends
+    # docs/papers/paofed.md#instance-reference to 5 decimals; the bracket is at most twice its half-width tolerance,
+    # plus rounding of the ends
     assert abs(s.estimate - 0.21671) < 5e-6 and s.hi - s.lo <= 2 * s.tol + 1e-15
 
 

@@ -1,4 +1,5 @@
-"""Structured operators A, R_mu, B and (S1)/(S2) against the explicit matrices (spec 3.6, 4.3 items 7-8)."""
+"""Structured operators A, R_mu, B and (S1)/(S2) against the explicit matrices (docs/papers/paofed.md#structured,
+docs/papers/paofed.md#msd-checks)."""
 
 import numpy as np
 import pytest
@@ -71,7 +72,8 @@ def test_steady_state_methods_agree_and_certify_residual(method):
     # GMRES_RTOL for the Krylov methods; the fixed point stops on its step size, so one decade tighter
     sol = msd_steady_state(inst, "exact", method=method, rtol=GMRES_RTOL if method != "fixed_point" else 1e-14)
     assert sol.residual <= 1e-12  # 10 GMRES_RTOL, the Krylov solvers' own acceptance limit
-    assert abs(10 * np.log10(sol.msd) - (-30.073)) <= 5e-4  # spec 4.1 (labelled regression value)
+    assert abs(10 * np.log10(sol.msd) - (-30.073)) <= 5e-4  # docs/papers/paofed.md#instance-reference (labelled
+    # regression value)
     # the reference instance's N; symmetric to ulps
     assert sol.C.shape == (65, 65) and np.allclose(sol.C, sol.C.T, atol=1e-15)
 

@@ -17,7 +17,7 @@ Every numerically computed quantity errs on the safe side: a converter never ret
 :math:`\varepsilon` (or :math:`\delta`, or :math:`\sigma`) below the true value, nor a :math:`\rho`
 above it, beyond the rounding of its last floating-point evaluation. Natural logarithms
 throughout; ``rho`` is the zCDP parameter (the papers' :math:`\phi` / :math:`\varphi`, see
-shared/spec/dp_background.md section 0).
+docs/papers/dp.md#notation).
 
 References
 ----------

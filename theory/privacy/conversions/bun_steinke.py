@@ -107,7 +107,7 @@ def approx_dp_to_zcdp_bun_steinke(epsilon, delta):
 
     References
     ----------
-    .. [1] Bun & Steinke 2016, Proposition 1.3 (solved for :math:`\rho`); shared/spec/dp_background.md 7.4 item 7.
+    .. [1] Bun & Steinke 2016, Proposition 1.3 (solved for :math:`\rho`); docs/papers/dp.md#conversions.
 
     Examples
     --------

@@ -53,8 +53,8 @@ def gaussian_sigma_classical(sensitivity, epsilon, delta):
     References
     ----------
     .. [1] Dwork & Roth 2014, *The Algorithmic Foundations of Differential Privacy*, Theorem A.1.
-    .. [2] shared/spec/dp_background.md 7.2 item 2 (fedcheck's choice for the seed's unspecified
-       "(epsilon, delta) rules", DB-9).
+    .. [2] docs/papers/dp.md#classical-calibration (fedcheck's choice for the seed's unspecified
+       "(epsilon, delta) rules", erratum DB-9 (docs/papers/dp.md#erratum-db-9)).
 
     Examples
     --------

@@ -183,7 +183,7 @@ def zcdp_to_approx_dp_cks(rho, delta):
     References
     ----------
     .. [1] Canonne, Kamath & Steinke 2020 (arXiv:2004.00010), Proposition 12 / Corollary 13.
-    .. [2] shared/spec/dp_background.md 7.4 item 5.
+    .. [2] docs/papers/dp.md#conversions.
 
     Examples
     --------
@@ -258,7 +258,7 @@ def approx_dp_to_zcdp_cks(epsilon, delta):
     References
     ----------
     .. [1] Canonne, Kamath & Steinke 2020, Corollary 13 (solved for :math:`\rho`); reference code
-       ``cdp2adp.py`` (``cdp_rho``). shared/spec/dp_background.md 7.4 item 7.
+       ``cdp2adp.py`` (``cdp_rho``). docs/papers/dp.md#conversions.
 
     Examples
     --------

@@ -156,7 +156,7 @@ def gaussian_delta_exact(epsilon, mu):
     References
     ----------
     .. [1] Balle & Wang 2018 (arXiv:1805.06530), Theorem 8 (analytic Gaussian mechanism).
-    .. [2] shared/spec/dp_background.md 7.2 item 3.
+    .. [2] docs/papers/dp.md#gaussian-profile.
 
     Examples
     --------
@@ -221,7 +221,7 @@ def zcdp_to_approx_dp_exact_gaussian(rho, delta):
     References
     ----------
     .. [1] Balle & Wang 2018, Theorem 8, with :math:`\mu = \sqrt{2\rho}` (Bun & Steinke 2016, Prop. 1.6).
-    .. [2] shared/spec/dp_background.md 7.4 item 6.
+    .. [2] docs/papers/dp.md#conversions.
 
     Examples
     --------
@@ -311,7 +311,7 @@ def approx_dp_to_zcdp_exact_gaussian(epsilon, delta):
 
     References
     ----------
-    .. [1] Balle & Wang 2018, Theorem 8; shared/spec/dp_background.md 7.4 item 7.
+    .. [1] Balle & Wang 2018, Theorem 8; docs/papers/dp.md#conversions.
 
     Examples
     --------

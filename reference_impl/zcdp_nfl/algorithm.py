@@ -35,6 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from reference_impl.cost import RunCost
 from reference_impl.zcdp_nfl.problem import NFLProblem, graph_product, normalized_error
 from reference_impl.zcdp_nfl.schedules import NFLConfig
 from theory._validate import positive_int, readonly
@@ -213,28 +214,6 @@ class NFLRun:
     diverged: bool
     trajectory: dict | None = None
     privacy_status: str = "accounted"
-
-
-@dataclass(frozen=True, kw_only=True)
-class RunCost:
-    """An upper estimate of a run's cost, from the sizes alone.
-
-    Attributes
-    ----------
-    work : float
-        Multiply-adds and elementwise operations at most (the unit of the CLI's work limits).
-    peak_elements : int
-        Float64 elements at most: the instance's arrays and everything the run holds at once.
-    """
-
-    work: float
-    peak_elements: int
-
-    def __post_init__(self) -> None:
-        if not (isinstance(self.work, (int, float)) and 0.0 <= self.work < math.inf):
-            raise ValueError(f"work must be a finite real >= 0, got {self.work!r}")
-        if isinstance(self.peak_elements, bool) or not isinstance(self.peak_elements, int) or self.peak_elements < 0:
-            raise ValueError(f"peak_elements must be an integer >= 0, got {self.peak_elements!r}")
 
 
 def estimate_run_cost(K: int, M: int, P: int, n_edges: int, *, iterations: int, runs: int = 1,

@@ -5,7 +5,8 @@ from verify.papers import SEED_GTV, citer
 __all__ = ["SEEDS", "TITLE", "cite"]
 
 #: Report heading.
-TITLE = "Clustered FL by GTV minimisation, primal-dual method (seed 002)"
+TITLE = ("GTV clustered FL (SarcheshmehPour, Tian, Zhang, Jung): "
+         "Clustered Federated Learning via Generalized Total Variation Minimization")
 #: The seed files the paper is stated in.
 SEEDS = (SEED_GTV,)
 #: ``cite(label, equation="", lines="", seed=...)``: a Citation of the paper.

@@ -5,7 +5,7 @@ from verify.papers import SEED_THESIS, citer
 __all__ = ["SEEDS", "TITLE", "cite"]
 
 #: Report heading.
-TITLE = "NPFL-RL (thesis ch. 6, Publication 7)"
+TITLE = "NPFL-RL (Gauthier, Gogineni, Werner): Networked Personalized Federated Learning Using Reinforcement Learning"
 #: The seed files the paper is stated in.
 SEEDS = (SEED_THESIS,)
 #: ``cite(label, equation="", lines="", seed=...)``: a Citation of the paper.

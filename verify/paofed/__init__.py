@@ -5,7 +5,8 @@ from verify.papers import SEED_THESIS, citer
 __all__ = ["SEEDS", "TITLE", "cite"]
 
 #: Report heading.
-TITLE = "PAO-Fed (thesis ch. 4, Publication 4)"
+TITLE = ("PAO-Fed (Gauthier, Gogineni, Werner, Huang, Kuh): "
+         "Asynchronous Online Federated Learning with Reduced Communication Requirements")
 #: The seed files the paper is stated in.
 SEEDS = (SEED_THESIS,)
 #: ``cite(label, equation="", lines="", seed=...)``: a Citation of the paper.

@@ -5,7 +5,8 @@ from verify.papers import SEED_THESIS, citer
 __all__ = ["SEEDS", "TITLE", "cite"]
 
 #: Report heading.
-TITLE = "zCDP-NFL (thesis ch. 3, Publication 2)"
+TITLE = ("zCDP-NFL (Gauthier, Gratton, Venkategowda, Werner): "
+         "Private Networked Federated Learning for Nonsmooth Objectives")
 #: The seed files the paper is stated in.
 SEEDS = (SEED_THESIS,)
 #: ``cite(label, equation="", lines="", seed=...)``: a Citation of the paper.

@@ -87,8 +87,11 @@ def test_a_wrong_closed_form_is_refuted(toy):
     assert result.counterexample
 
 
-def test_the_property_test_passes(toy):
-    toy["toy/test_lemma1.py"].test_lemma1_attained_on_the_extreme_eigenvector()
+def test_the_property_test_is_bound_to_its_claim_and_passes(toy):
+    test = toy["toy/test_lemma1.py"].test_lemma1_attained_on_the_extreme_eigenvector
+    marks = [m for m in getattr(test, "pytestmark", []) if m.name == "claim"]
+    assert [m.args for m in marks] == [("toy.lemma1",)]
+    test()  # Hypothesis runs its examples; a violated property raises here
 
 
 def test_the_doctest_of_the_closed_form_passes(toy):

@@ -27,7 +27,7 @@ def small_work_limit(monkeypatch):
     monkeypatch.setattr("fedcheck.run._budget.MAX_WORK", 10**9)
 
 
-def usage_error(capsys, tmp_path, command, text, options, *needles):
+def assert_usage_error(capsys, tmp_path, command, text, options, *needles):
     path = tmp_path / "c.toml"
     path.write_text(text)
     with pytest.raises(SystemExit) as exc:
@@ -69,7 +69,7 @@ SIZES = [
 
 @pytest.mark.parametrize(("command", "text", "options", *["needle"]), [(c, t, o, n[0]) for c, t, o, *n in SIZES])
 def test_sizes_are_refused_from_the_estimate(tmp_path, capsys, command, text, options, needle):
-    usage_error(capsys, tmp_path, command, text, options, needle)
+    assert_usage_error(capsys, tmp_path, command, text, options, needle)
 
 
 #: Fields that do not apply to the rest of the configuration (they used to be accepted silently, exit 0).
@@ -102,12 +102,12 @@ NOT_APPLICABLE = [
 
 @pytest.mark.parametrize(("command", "text", "needle"), NOT_APPLICABLE)
 def test_fields_that_do_not_apply_are_refused(tmp_path, capsys, command, text, needle):
-    usage_error(capsys, tmp_path, command, text, [], needle)
+    assert_usage_error(capsys, tmp_path, command, text, [], needle)
 
 
 def test_an_option_that_does_not_apply_is_refused(tmp_path, capsys):
     (tmp_path / "d.npz").write_bytes(b"")
-    usage_error(capsys, tmp_path, "gtv", "[data]\nsource = 'npz'\npath = 'd.npz'\n", ["--seed", "3"],
+    assert_usage_error(capsys, tmp_path, "gtv", "[data]\nsource = 'npz'\npath = 'd.npz'\n", ["--seed", "3"],
                 "argument --seed: does not apply here")
 
 
@@ -144,7 +144,7 @@ DERIVED = [
 
 @pytest.mark.parametrize(("command", "text", *["needles"]), [(c, t, n) for c, t, *n in DERIVED])
 def test_derived_quantities_are_named_as_what_they_are(tmp_path, capsys, command, text, needles):
-    usage_error(capsys, tmp_path, command, text, [], *needles)
+    assert_usage_error(capsys, tmp_path, command, text, [], *needles)
 
 
 def _bad_npz(tmp_path: Path, kind: str) -> str:
@@ -173,7 +173,7 @@ def _bad_npz(tmp_path: Path, kind: str) -> str:
 def test_fedpdm_data_file_is_named_by_its_field(tmp_path, capsys, kind, needle):
     name = _bad_npz(tmp_path, kind)
     text = FEDPDM_NC.replace('source = "nc"\nN = 4\nn = 10\nd = 3', f'source = "mnist_npz"\npath = "{name}"\nN = 4')
-    err = usage_error(capsys, tmp_path, "fedpdm", text, [], "problem.path", needle)
+    err = assert_usage_error(capsys, tmp_path, "fedpdm", text, [], "problem.path", needle)
     assert "problem.d.npz" not in err and "problem.features" not in err
 
 
@@ -190,13 +190,13 @@ def test_zcdp_nfl_npz_goes_through_the_guarded_loader(tmp_path, capsys, text, ne
     np.lib.format.write_array_header_1_0(buf, {"descr": "<f8", "fortran_order": False, "shape": (10**6, 10**6, 4)})
     with zipfile.ZipFile(tmp_path / "d.npz", "w") as zf:
         zf.writestr("X.npy", buf.getvalue() + b"\0" * 16)
-    usage_error(capsys, tmp_path, "zcdp-nfl", text, [], needle, "header claims")
+    assert_usage_error(capsys, tmp_path, "zcdp-nfl", text, [], needle, "header claims")
 
 
 def test_a_valid_config_whose_privacy_total_overflows_is_refused_not_crashed(tmp_path, capsys):
     """S1 with tau = 0.9 over 8000 iterations: sigma^2 underflows, the total zCDP overflows; the message names
     privacy.tau and the overflow, not another field's range."""
-    err = usage_error(capsys, tmp_path, "zcdp-nfl",
+    err = assert_usage_error(capsys, tmp_path, "zcdp-nfl",
                       "[privacy]\nschedule = 'S1'\ntau = 0.9\nsigma2_0 = 0.01\n[simulation]\niterations = 8000\n", [],
                       "privacy.tau", "total zCDP overflows")
     assert "phi1" not in err.split("error:")[1].split(":")[0]

@@ -107,6 +107,40 @@ def test_a_direction_shown_only_inside_the_margin_at_one_point_and_refuted_at_an
     assert "depends on" not in hs.decide(_CTX, small).summary
 
 
+def test_a_grid_stops_its_open_points_once_the_decided_ones_make_it_depends_on():
+    """Stages 8 -> 24. sign = +1 is confirmed and sign = -1 refuted at 8 replicates; size = 0 (no effect) is undecided
+    at 8. The verdict is then 'depends on' whatever the open point shows, so it is not run to 24 (its row says so and
+    the summary counts it); alone, the same point runs to 24. The decided points' numbers are those of deciding them
+    alone."""
+    asked: dict = {}
+
+    def simulate(arms, point, scale, root_seed, replicates):
+        key = tuple(sorted(dict(point).items()))
+        asked[key] = max(asked.get(key, 0), 1 + max(int(i) for i in replicates))
+        return _simulate(arms, point, scale, root_seed, replicates)
+
+    staged = dataclasses.replace(_DESIGN, simulate=simulate, stages={"ci": (8, 24)}, namespace="toy.rules.staged")
+    points = ({"sign": 1.0, "size": 1.0}, {"sign": -1.0, "size": 1.0}, {"sign": 1.0, "size": 0.0})
+    choices = {"sign": "omitted", "size": "too"}
+    spec = _spec((hs.below("big_below", "ref", "x"),), grid={"ci": points}, choices=choices, design=staged)
+    result = hs.decide(_CTX, spec)
+    assert result.verdict is Verdict.NOT_CHECKABLE and "depends on sign" in result.summary
+    assert "1 of 3 grid points not run to the end" in result.summary
+    rows = result.details["grid"]
+    assert [r["decision"] for r in rows[:2]] == ["confirmed", "refuted"] and [r["replicates"] for r in rows] == [8] * 3
+    assert rows[2]["decision"].startswith("not run beyond 8 replicates")
+    assert asked[(("sign", 1.0), ("size", 0.0))] == 8
+    assert all(p["point"] != points[2] for p in result.details["replicates_that_would_decide"])
+    # Control: alone, the open point runs through every stage (undecided at 24); the decided ones give the same rows.
+    alone = hs.decide(_CTX, _spec((hs.below("big_below", "ref", "x"),), grid={"ci": (points[2],)}, choices=choices,
+                                  design=staged))
+    assert alone.details["grid"][0]["replicates"] == 24 and alone.details["grid"][0]["decision"] == "undecided"
+    for i in (0, 1):
+        one = hs.decide(_CTX, _spec((hs.below("big_below", "ref", "x"),), grid={"ci": (points[i],)}, choices=choices,
+                                    design=staged))
+        assert one.details["grid"][0]["statements"] == rows[i]["statements"]
+
+
 # --- reconstructed baselines ---------------------------------------------------------------------------------------
 
 

@@ -22,7 +22,9 @@ Decision rule (:data:`DECISION_RULE` is the text the report shows):
   ``fedcheck report --only`` must reproduce every number). Each paper's experiment claims form one family.
 * **Unreported choices.** A claim that depends on a choice the paper leaves unsaid is decided at every point
   of a small documented grid: confirmed (refuted) only if confirmed (refuted) at every point; a mix is
-  ``not_checkable`` ("depends on X") with the grid table. The per-point decisions are each at the claim's
+  ``not_checkable`` ("depends on X") with the grid table. The points are staged together; once the points decided
+  make the verdict "depends on", no further point can change it, and the points still open are not run further
+  (their rows say how many replicates they got). The per-point decisions are each at the claim's
   :math:`\alpha` (a conjunction over points is again an intersection-union test).
 * **Outside the paper's setting** (substitute data, privacy removed, a reconstructed baseline, a parameter outside
   the paper's range): the claim says so and cannot be refuted there (a refutation becomes ``not_checkable``).
@@ -65,7 +67,8 @@ DECISION_RULE = (
     "share a family-wise alpha of 0.05, split equally over them. Every choice the paper leaves unsaid is decided "
     "over a small declared grid: the claim holds or fails across the grid, else it 'depends on' the choice when "
     "the statement's direction is shown at some points and the opposite at others (not_checkable, with the grid "
-    "table). A comparison with a reconstructed baseline decides neither way "
+    "table; once the points decided make it 'depends on', the points still open are not run further, and their "
+    "rows say so). A comparison with a reconstructed baseline decides neither way "
     "(not_checkable, with the observed ordering), and a claim checked outside the paper's setting cannot be refuted "
     "there.")
 
@@ -138,15 +141,23 @@ def _point_decision(statements: Sequence[Statement], outcomes: Sequence[Statemen
     return Verdict.NOT_CHECKABLE, UNDECIDED if open_ else BELOW_MARGIN_OPPOSITE if against else BELOW_MARGIN
 
 
-def _undecided(ctx: CheckContext, experiment, design: Design, point: tuple, n: int, alpha_look: float) -> bool:
-    """Neither confirmed nor refuted nor settled inside the margin at ``point`` with ``n`` replicates (the arms are
-    in the store)."""
-    scale = design.scales[ctx.profile]
+def _point_record(ctx: CheckContext, experiment, point: tuple, n: int, alpha_look: float, scale) -> dict:
+    """The per-point record at ``point`` with ``n`` replicates (the arms are simulated, or taken from the store)."""
+    design = experiment.design
     curves = simulate_arms(ctx, design, experiment.arms, point, n, scale=scale)
     outcomes = [decide_statement(s, _contrast(s, design, scale, curves), alpha_look) for s in experiment.statements]
     margins = statement_margins(experiment, design, scale, curves)
-    return _point_decision(experiment.statements, outcomes, alpha_look, margins) == (Verdict.NOT_CHECKABLE,
-                                                                                     UNDECIDED)
+    decision, why = _point_decision(experiment.statements, outcomes, alpha_look, margins)
+    return {"point": dict(point), "decision": decision, "why": why, "replicates": n, "outcomes": outcomes,
+            "margins": margins, "curves": curves}
+
+
+def _settled(records) -> bool:
+    """Whether the points decided so far already make the grid verdict 'depends on' (the statement's direction
+    shown at one point and the opposite at another, one of them decisive): no further point can change it."""
+    decided = [r for r in records if r is not None]
+    directions = {_direction(r) for r in decided}
+    return {1, -1} <= directions and any(r["decision"] is not Verdict.NOT_CHECKABLE for r in decided)
 
 
 def _alpha_look(experiment, profile: str) -> float:
@@ -155,8 +166,10 @@ def _alpha_look(experiment, profile: str) -> float:
 
 def _stage_ahead(ctx: CheckContext, design: Design, experiments: Sequence, stages: Sequence[int]) -> None:
     """Simulate, stage by stage, the arms of every grid point of ``experiments`` still predicted open (and at the
-    first stage the figure arms at each default point) in one :func:`simulate_arms` call per stage."""
+    first stage the figure arms at each default point) in one :func:`simulate_arms` call per stage. A claim whose
+    decided points already make it 'depends on' (:func:`_settled`) needs none of its open points any more."""
     open_points = [e.points(ctx.profile) for e in experiments]
+    final: list[list[dict]] = [[] for _ in experiments]
     for index, n in enumerate(stages):
         jobs = [Pinned(arm=arm, point=point) for e, points in zip(experiments, open_points, strict=True)
                 for point in points for arm in e.arms]
@@ -167,8 +180,12 @@ def _stage_ahead(ctx: CheckContext, design: Design, experiments: Sequence, stage
         simulate_arms(ctx, design, jobs, (), n)
         if index + 1 == len(stages):
             return
-        open_points = [[p for p in points if _undecided(ctx, e, design, p, n, _alpha_look(e, ctx.profile))]
-                       for e, points in zip(experiments, open_points, strict=True)]
+        for i, (e, points) in enumerate(zip(experiments, open_points, strict=True)):
+            scale, alpha_look = design.scales[ctx.profile], _alpha_look(e, ctx.profile)
+            records = [_point_record(ctx, e, p, n, alpha_look, scale) for p in points]
+            final[i] += [r for r in records if r["why"] != UNDECIDED]
+            open_points[i] = [] if _settled(final[i]) else [p for p, r in zip(points, records, strict=True)
+                                                             if r["why"] == UNDECIDED]
         if len(experiments) == 1 and len(open_points[0]) < 2:  # one point's arms are simulated together anyway
             return
 
@@ -201,19 +218,28 @@ def _outcome_text(s: Statement, o: StatementOutcome) -> str:
     return f"{s.text}: median {o.median:+.3g} [{lo}, {hi}] (n = {o.n})"
 
 
-def _decide_point(ctx: CheckContext, experiment, point: tuple, alpha_look: float, scale) -> dict:
-    """Stage through the replicates at one grid point; the per-point record."""
-    design = experiment.design
-    for n in design.stages[ctx.profile]:
-        curves = simulate_arms(ctx, design, experiment.arms, point, n, scale=scale)
-        outcomes = [decide_statement(s, _contrast(s, design, scale, curves), alpha_look)
-                    for s in experiment.statements]
-        margins = statement_margins(experiment, design, scale, curves)
-        decision, why = _point_decision(experiment.statements, outcomes, alpha_look, margins)
-        if why != UNDECIDED:
+def _decide_points(ctx: CheckContext, experiment, alpha_look: float, scale) -> tuple[list[dict], int]:
+    """Stage through the replicates of every grid point, stage by stage; a point leaves once decided. When the
+    decided points already make the verdict 'depends on' (:func:`_settled`), the points still open are not run
+    further (their record is the last stage run, marked ``stopped``). Returns the records (in grid order) and how
+    many points were stopped so. Each point's records are those of deciding it alone (replicate i depends only on
+    the root seed and i)."""
+    points = experiment.points(ctx.profile)
+    records: list[dict | None] = [None] * len(points)
+    last: list[dict | None] = [None] * len(points)
+    open_ = list(range(len(points)))
+    for n in experiment.design.stages[ctx.profile]:
+        for i in open_:
+            last[i] = _point_record(ctx, experiment, points[i], n, alpha_look, scale)
+            if last[i]["why"] != UNDECIDED:
+                records[i] = last[i]
+        open_ = [i for i in open_ if records[i] is None]
+        if not open_ or _settled(records):
             break
-    return {"point": dict(point), "decision": decision, "why": why, "replicates": n, "outcomes": outcomes,
-            "margins": margins, "curves": curves}
+    stopped = [i for i in open_ if _settled(records)]
+    for i in stopped:
+        last[i]["stopped"] = True
+    return [r if r is not None else last[i] for i, r in enumerate(records)], len(stopped)
 
 
 def _needed(record: dict, alpha_look: float, experiment) -> dict:
@@ -254,6 +280,8 @@ def decide(ctx: CheckContext, experiment) -> CheckResult:
 def _decision_text(record: dict) -> str:
     if record["decision"] is not Verdict.NOT_CHECKABLE:
         return record["decision"].value
+    if record.get("stopped"):
+        return f"not run beyond {record['replicates']} replicates (the verdict was settled)"
     return {BELOW_MARGIN: "effect below the practical margin",
             BELOW_MARGIN_OPPOSITE: "opposite effect below the practical margin"}.get(record["why"], "undecided")
 
@@ -317,9 +345,12 @@ def _decide(ctx: CheckContext, experiment) -> CheckResult:
     family = experiment.family
     alpha_claim = family.alpha
     alpha_look = alpha_claim / len(design.stages[ctx.profile])
-    records = [_decide_point(ctx, experiment, point, alpha_look, scale) for point in experiment.points(ctx.profile)]
+    records, stopped = _decide_points(ctx, experiment, alpha_look, scale)
     grid_names = experiment.choice_names(ctx.profile)
     verdict, why = _grid_verdict(records)
+    if stopped:
+        why += (f" ({stopped} of {len(records)} grid points not run to the end: the points decided already make it "
+                "'depends on')")
     reconstructed = [b.name for b in experiment.baselines if b.source == "reconstruction"]
     if reconstructed:
         verdict, why = (Verdict.NOT_CHECKABLE,
@@ -356,7 +387,8 @@ def _decide(ctx: CheckContext, experiment) -> CheckResult:
         details["outside_paper_setting"] = experiment.outside_setting
     if verdict is Verdict.NOT_CHECKABLE:
         details["replicates_that_would_decide"] = [{"point": r["point"], **_needed(r, alpha_look, experiment)}
-                                                   for r in records if r["decision"] is Verdict.NOT_CHECKABLE]
+                                                   for r in records if r["decision"] is Verdict.NOT_CHECKABLE
+                                                   and not r.get("stopped")]
     if experiment.details is not None:
         details.update(experiment.details(ctx, scale))
     # The worst statement at the first non-confirmed point names the measured/bound pair.

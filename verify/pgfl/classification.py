@@ -295,13 +295,16 @@ M2 = experiment(
     what="M-2 (docs/papers/pgfl.md#exp-m): tau = 0.4 improves test accuracy vs tau = 0 (high similarity)",
     figures=_figures("m2_accuracy", "M-2 (high similarity, digits): test accuracy", [("M-2", 0.0), ("M-2", PAPER_TAU)]),
     details=_private_details("M-2", (0.0, PAPER_TAU)),
-    expected=Verdict.CONFIRMED,
-    reason=("On the digits substitute without privacy noise the median paired accuracy difference is positive "
-            "at both sizes (details: interval and replicates; at thorough rho = 1 needs the third look, n = 80: "
-            "median +0.010 [+0.003, +0.024]); the gain is about one accuracy point, smaller than 'significantly "
-            "improves' suggests of Fig. 8. With the defaultNone (docs/papers/pgfl.md) "
-            "privacy every arm stays near chance (reported in details). Outside the paper's setting a "
-            "confirmation is evidence for the mechanism, not a reproduction of Fig. 8."),
+    expected=Verdict.NOT_CHECKABLE, expected_by_profile={"ci": Verdict.CONFIRMED},
+    reason=("On the digits substitute without privacy noise the gain is about one accuracy point, the practical "
+            "margin of an accuracy read-out: at thorough (the paper's size) rho = 1 is confirmed only at the third "
+            "look (n = 80: median +0.0103 [+0.0030, +0.0241], just beyond the 0.01 margin) and at rho = 0.3 (the "
+            "penalty is not reported) the gain is significant but inside the margin (n = 40: median +0.0031 "
+            "[+0.0011, +0.0096]), so the verdict is not_checkable ('effect below the practical margin at rho = "
+            "0.3'); the ci profile's one point (rho = 1, n = 40: +0.031 [+0.006, +0.065]) confirms. Either way the "
+            "gain is smaller than 'significantly improves' suggests of Fig. 8. With the default privacy "
+            "(docs/papers/pgfl.md) every arm stays near chance (reported in details). Outside the paper's setting "
+            "a confirmation would be evidence for the mechanism, not a reproduction of Fig. 8."),
     readout_kind="accuracy")
 M3 = experiment(
     family=FAMILY, claim_id="pgfl.experiment_m3",

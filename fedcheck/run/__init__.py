@@ -9,9 +9,14 @@ A plug-in (``fedcheck/run/<slug>.py``) declares only what is its own:
   large (files are already read through the guarded loader);
 * ``estimate(setup) -> [Cost, ...]``: every phase of the run, each naming the field that drives it;
 * ``run(setup, rng) -> dict``: the JSON document (keys starting with ``_`` are for the summary only);
-* ``summarize(setup, result) -> (title, rows)``: the human summary;
-* ``figures(setup, result) -> [FigureSpec, ...]``: the curves ``--plot`` draws (and optionally
-  ``plot_unavailable(setup) -> str | None``: why a setup has none, said before the run).
+* ``SUMMARY_TITLE`` and ``SUMMARY``: the human summary, declared as rows (:class:`fedcheck.run._output.Row`: a label
+  and the key path of its value in the document, how to show it, whether it may be absent);
+* ``FIGURES``: the curves ``--plot`` draws, declared (:class:`fedcheck.run._output.Plot` of
+  :class:`~fedcheck.run._output.Line` s: key paths, title, axis labels), and optionally
+  ``plot_unavailable(setup) -> str | None``: why a setup has none, said before the run.
+
+The paper logic a plug-in runs (building the problem from the checked fields, the run's JSON document) lives in
+``reference_impl/<slug>/`` (``run_report.py``), where the Python API can reuse it.
 
 This layer does everything else, once: reading the TOML file and the ``.npy``/``.npz`` files it names (through
 :mod:`fedcheck._files`), refusing unknown and not-applicable fields, turning a record's ``ValueError`` into one
@@ -31,8 +36,11 @@ from fedcheck.run._api import (
     ConfigError,
     Cost,
     Field,
+    Line,
     NotConverged,
     Option,
+    Plot,
+    Row,
     Schema,
     Section,
     Values,
@@ -41,8 +49,9 @@ from fedcheck.run._api import (
     read_table,
 )
 
-__all__ = ["PLUGINS", "ConfigError", "Cost", "Field", "NotConverged", "Option", "Schema", "Section", "Values",
-           "add_run_parser", "load", "plugin", "read_npy", "read_npz", "read_table", "run_command"]
+__all__ = ["PLUGINS", "ConfigError", "Cost", "Field", "Line", "NotConverged", "Option", "Plot", "Row", "Schema",
+           "Section", "Values", "add_run_parser", "load", "plugin", "read_npy", "read_npz", "read_table",
+           "run_command"]
 
 #: Sub-command -> module of its plug-in (imported on demand).
 PLUGINS = {
@@ -122,7 +131,7 @@ def run_command(args) -> int:
 
     from fedcheck._plot import check_plot_path
     from fedcheck.run import _budget
-    from fedcheck.run._output import Progress, print_json, print_summary
+    from fedcheck.run._output import Progress, figures_of, print_json, print_summary, summary_of
 
     if args.force and args.plot is None:
         raise ConfigError("argument --force: only allowed with --plot")
@@ -149,13 +158,13 @@ def run_command(args) -> int:
     if args.plot is not None:
         from fedcheck._plot import write_plot
 
-        specs = mod.figures(setup, result)
+        specs = figures_of(mod, setup, result) if hasattr(mod, "FIGURES") else mod.figures(setup, result)
         if not specs:
             raise ConfigError(f"argument --plot: the run recorded no curve to draw (status {result.get('status')})")
         write_plot(args.plot, specs)
     if args.json:
         print_json({k: v for k, v in result.items() if not k.startswith("_")})
     else:
-        title, rows = mod.summarize(setup, result)
+        title, rows = summary_of(mod, setup, result) if hasattr(mod, "SUMMARY") else mod.summarize(setup, result)
         print_summary(title, rows)
     return 0

@@ -13,10 +13,11 @@ from typing import Any
 
 from fedcheck._errors import ConfigError, NotConverged
 from fedcheck.run._budget import Cost
-from fedcheck.run._schema import Field, Schema, Section, Values
+from fedcheck.run._output import Line, Plot, Row
+from fedcheck.run._schema import Field, Schema, Section, Values, applies_when
 
-__all__ = ["ConfigError", "Cost", "Field", "NotConverged", "Option", "Schema", "Section", "Values", "read_npy",
-           "read_npz", "read_table"]
+__all__ = ["RUNS_SEED_OPTIONS", "ConfigError", "Cost", "Field", "Line", "NotConverged", "Option", "Plot", "Row",
+           "Schema", "Section", "Values", "applies_when", "read_npy", "read_npz", "read_table", "runs_seed_options"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -43,6 +44,16 @@ class Option:
     @property
     def dest(self) -> str:
         return self.flag[2:].replace("-", "_")
+
+
+def runs_seed_options(*, runs_doc: str = "Monte-Carlo runs", seed_doc: str = "root seed") -> tuple[Option, Option]:
+    """``--runs R`` (default 1) and ``--seed S`` (default 0), read from ``values.options["runs"]`` / ``["seed"]``."""
+    return (Option(flag="--runs", default=1, doc=runs_doc),
+            Option(flag="--seed", default=0, lo=0, metavar="S", doc=seed_doc))
+
+
+#: The ``--runs``/``--seed`` options of most plug-ins (Monte-Carlo runs, root seed).
+RUNS_SEED_OPTIONS = runs_seed_options()
 
 
 def read_table(path: Path) -> dict:

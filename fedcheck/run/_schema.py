@@ -27,7 +27,7 @@ from typing import Any
 
 from fedcheck._errors import ConfigError
 
-__all__ = ["KINDS", "Field", "Schema", "Section", "Values", "clean_message"]
+__all__ = ["KINDS", "Field", "Schema", "Section", "Values", "applies_when", "clean_message"]
 
 #: The kinds of value a field can hold (the TOML type in parentheses).
 KINDS = {
@@ -52,6 +52,20 @@ def clean_message(text: object) -> str:
     text = re.sub(r"np\.(?:float|int|uint|bool_?)\w*\(([^()]*)\)", r"\1", str(text))
     text = re.sub(r"array\(([^()]*)\)", r"\1", text)
     return " ".join(text.split())
+
+
+def applies_when(key: str, *values: Any) -> dict[str, Any]:
+    """``applies`` and ``when`` of a field that applies only when field ``key`` is one of ``values``, to spread into a
+    :class:`Field` or :class:`Section`: ``Field(..., **applies_when("data.source", "npz"))``.
+
+    >>> applies_when("graph.generator", "chain", "dense")["when"]
+    "graph.generator is 'chain' or 'dense'"
+    """
+    if not values:
+        raise ValueError(f"values must be non-empty (the values of {key} where the field applies)")
+    shown = [("true" if x else "false") if isinstance(x, bool) else repr(x) for x in values]
+    when = f"{key} = {shown[0]}" if len(values) == 1 else f"{key} is " + " or ".join(shown)
+    return {"applies": lambda v: v[key] in values, "when": when}
 
 
 def _short(value: Any, limit: int = 80) -> str:

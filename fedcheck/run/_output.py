@@ -114,11 +114,12 @@ _MISSING = object()
 
 def lookup(document: Any, path: str, default: Any = _MISSING) -> Any:
     """The value at the dotted ``path`` of ``document`` (``"privacy.paper.epsilon_max"``; an integer part indexes a
-    list). A missing key, or a path through None, raises KeyError naming the path unless ``default`` is given."""
+    list or an array). A missing key, or a path through None, raises KeyError naming the path unless ``default`` is
+    given."""
     value = document
     for part in path.split("."):
         try:
-            value = value[int(part)] if isinstance(value, (list, tuple)) else value[part]
+            value = value[part] if isinstance(value, dict) or not part.isdigit() else value[int(part)]
         except (KeyError, IndexError, TypeError, ValueError):
             if default is not _MISSING:
                 return default

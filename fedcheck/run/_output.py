@@ -144,8 +144,8 @@ class Row:
 
     Parameters
     ----------
-    label : str
-        A format string of ``s`` (the setup) and ``r`` (the run's document).
+    label : str or callable
+        A format string of ``s`` (the setup) and ``r`` (the run's document), or ``(s, r) -> str``.
     key : str or callable, optional
         The dotted path of the value in the document (or ``(s, r) -> value``); a missing key is an error (KeyError
         naming it) unless ``optional``.
@@ -159,7 +159,7 @@ class Row:
         ``(s, r) -> bool``: show the row only then.
     """
 
-    label: str
+    label: str | Callable
     key: str | Callable = ""
     show: str = "value"
     text: str = ""
@@ -176,7 +176,7 @@ class Row:
         """``[(label, value)]``, or ``[]`` when the row is not shown."""
         if self.when is not None and not self.when(s, r):
             return []
-        label = self.label.format(s=s, r=r)
+        label = self.label(s, r) if callable(self.label) else self.label.format(s=s, r=r)
         if self.text:
             return [(label, self.text.format(s=s, r=r))]
         value = _key(self.key, s, r, None if self.optional else _MISSING)

@@ -17,7 +17,8 @@ from fedcheck.run._output import Line, Plot, Row
 from fedcheck.run._schema import Field, Schema, Section, Values, applies_when
 
 __all__ = ["RUNS_SEED_OPTIONS", "ConfigError", "Cost", "Field", "Line", "NotConverged", "Option", "Plot", "Row",
-           "Schema", "Section", "Values", "applies_when", "read_npy", "read_npz", "read_table", "runs_seed_options"]
+           "Schema", "Section", "Values", "applies_when", "check_mnist_layout", "read_npy", "read_npz", "read_table",
+           "runs_seed_options"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -91,3 +92,33 @@ def read_npy(values: Values, key: str) -> tuple[Path, Any]:
 
     path = _resolve(values, key)
     return path, load_npy(path, key)
+
+
+#: The arrays of an MNIST ``.npz`` in the Keras layout.
+MNIST_KEYS = ("x_train", "y_train", "x_test", "y_test")
+
+
+def check_mnist_layout(path: Path, arrays: dict, key: str) -> None:
+    """ConfigError naming field ``key`` unless ``arrays`` (of the ``.npz`` at ``path``) are MNIST in the Keras layout:
+    :data:`MNIST_KEYS`, real finite images ``(n, ...)`` with n >= 1 and one integer label 0..9 each."""
+    from fedcheck._files import real_array
+
+    missing = [k for k in MNIST_KEYS if k not in arrays]
+    if missing:
+        raise ConfigError(f"{key} {str(path)!r} must hold arrays {', '.join(MNIST_KEYS)}; missing "
+                          f"{', '.join(missing)}")
+    for split in ("train", "test"):
+        x, y = arrays[f"x_{split}"], arrays[f"y_{split}"]
+        real_array(x, f"{key} {str(path)!r} array 'x_{split}'")
+        if x.ndim < 2 or y.reshape(-1).shape[0] != x.shape[0]:
+            raise ConfigError(f"{key} {str(path)!r}: x_{split} must be (n, ...) images with one label each in "
+                              f"y_{split}, got shapes {x.shape} and {y.shape}")
+        if x.shape[0] == 0:
+            raise ConfigError(f"{key} {str(path)!r}: x_{split} holds no image")
+        labels = y.reshape(-1)
+        if labels.dtype.kind not in "iu" and not (labels.dtype.kind == "f" and bool(
+                (labels == labels.round()).all())):
+            raise ConfigError(f"{key} {str(path)!r}: y_{split} must hold integer labels 0..9")
+        if labels.size and (labels.min() < 0 or labels.max() > 9):
+            raise ConfigError(f"{key} {str(path)!r}: y_{split} must hold labels in 0..9, got "
+                              f"{float(labels.min()) if labels.min() < 0 else float(labels.max())!r}")

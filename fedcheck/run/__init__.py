@@ -11,6 +11,8 @@ A plug-in (``fedcheck/run/<slug>.py``) declares only what is its own:
 * ``run(setup, rng) -> dict``: the JSON document (keys starting with ``_`` are for the summary only);
 * ``SUMMARY_TITLE`` and ``SUMMARY``: the human summary, declared as rows (:class:`fedcheck.run._output.Row`: a label
   and the key path of its value in the document, how to show it, whether it may be absent);
+* optionally ``RNG_STREAM`` (the run's generator is ``default_rng([seed, RNG_STREAM])`` instead of
+  ``default_rng(seed)``) or ``make_rng(setup)``;
 * ``FIGURES``: the curves ``--plot`` draws, declared (:class:`fedcheck.run._output.Plot` of
   :class:`~fedcheck.run._output.Line` s: key paths, title, axis labels), and optionally
   ``plot_unavailable(setup) -> str | None``: why a setup has none, said before the run.
@@ -146,7 +148,9 @@ def run_command(args) -> int:
     total = _budget.check(costs)
     biggest = max(costs, key=lambda c: c.memory) if costs else None
     make_rng = getattr(mod, "make_rng", None)
-    rng = make_rng(setup) if make_rng is not None else np.random.default_rng(setup.seed)
+    stream = getattr(mod, "RNG_STREAM", None)  # the run's own stream of the seed (the instances draw from others)
+    rng = make_rng(setup) if make_rng is not None else np.random.default_rng(
+        setup.seed if stream is None else [setup.seed, stream])
     try:
         with Progress(f"fedcheck run {args.algorithm}", _budget.seconds(total), quiet=args.quiet), \
                 np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):

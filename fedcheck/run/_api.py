@@ -17,8 +17,8 @@ from fedcheck.run._output import Line, Plot, Row
 from fedcheck.run._schema import Field, Schema, Section, Values, applies_when
 
 __all__ = ["RUNS_SEED_OPTIONS", "ConfigError", "Cost", "Field", "Line", "NotConverged", "Option", "Plot", "Row",
-           "Schema", "Section", "Values", "applies_when", "check_mnist_layout", "read_npy", "read_npz", "read_table",
-           "runs_seed_options"]
+           "RunSetup", "Schema", "Section", "Values", "applies_when", "check_mnist_layout", "read_npy", "read_npz",
+           "read_table", "runs_seed_options"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -45,6 +45,22 @@ class Option:
     @property
     def dest(self) -> str:
         return self.flag[2:].replace("-", "_")
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunSetup:
+    """What every plug-in's setup holds (a plug-in's ``Setup`` extends it): the parsed values ``v`` and the run's
+    ``iterations`` (or rounds), Monte-Carlo ``runs`` and root ``seed``."""
+
+    v: Values
+    iterations: int = 0
+    runs: int = 1
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.runs < 1 or self.iterations < 0 or self.seed < 0:
+            raise ValueError(f"runs must be >= 1, iterations and seed >= 0, got runs {self.runs}, iterations "
+                             f"{self.iterations}, seed {self.seed}")
 
 
 def runs_seed_options(*, runs_doc: str = "Monte-Carlo runs", seed_doc: str = "root seed") -> tuple[Option, Option]:

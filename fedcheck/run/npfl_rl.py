@@ -1,8 +1,7 @@
 """``fedcheck run npfl-rl CONFIG.toml``: one arm of NPFL-RL (thesis ch. 6) on generated instances.
 
-See ``docs/papers/npfl_rl.md``. The arm is NFL, NPFL with a fixed tau, or NPFL-RL/BRL with the DPG or SAC
-controller ([algorithm]); the instances follow the generator I0 (docs/papers/npfl_rl.md#instance-i0) ([instance]). Run r
-(r = 0..R-1) is the instance of replicate seed S + r. ``--json`` prints the document of
+See ``docs/papers/npfl_rl.md``. The arm ([algorithm]) is NFL, NPFL with a fixed tau, or NPFL-RL/BRL with the DPG or SAC
+controller on instances of the generator I0 ([instance]). ``--json`` prints the document of
 :func:`reference_impl.npfl_rl.run_report.npfl_run_document` (non-finite values are null).
 """
 
@@ -12,7 +11,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from fedcheck.run._api import ConfigError, Cost, Field, Option, Schema, Section, runs_seed_options
+from fedcheck.run._api import ConfigError, Cost, Field, Option, RunSetup, Schema, Section, runs_seed_options
 from fedcheck.run._budget import DRAW_MARGIN, connected_er
 from fedcheck.run._output import Line, Plot, Row, fmt_real
 from fedcheck.run._schema import applies_when
@@ -20,8 +19,8 @@ from fedcheck.run._schema import applies_when
 NAME = "npfl-rl"
 TITLE = "NPFL-RL / NPFL / NFL (thesis ch. 6) from a TOML configuration"
 
-#: Draws of the generator's graph tried until an admissible one (its own cap).
-MAX_DRAWS = 10_000
+#: The run's generator is default_rng([seed, 1]); replicate r's instance draws from default_rng([seed + r, 0]).
+RNG_STREAM = 1
 _CONTROLLER = dict(applies=lambda v: v["algorithm.policy"] != "fixed", when="algorithm.policy is 'dpg' or 'sac'")
 _NPFL = applies_when("algorithm.algorithm", "npfl")
 
@@ -30,15 +29,13 @@ SCHEMA = Schema(sections=(
         Field(name="iterations", kind="int", lo=1, default=300, option="--iterations", doc="iterations N"),
     )),
     Section(name="instance", doc="The generator I0 (docs/papers/npfl_rl.md#instance-i0): each replicate seed draws its "
-                                 "own graph, labels, models and data.",
-            fields=(
+                                 "own graph, labels, models and data.", fields=(
         Field(name="K", kind="int", lo=2, default=30, doc="clients K"),
         Field(name="Q", kind="int", lo=1, hi=lambda v: v["instance.K"], hi_text="instance.K", default=3,
               doc="clusters Q (labels uniform, all non-empty)"),
         Field(name="d", kind="int", lo=1, default=60, doc="features / model size d"),
-        Field(name="mean_degree", kind="real", lo=0.0, lo_open=True, hi=lambda v: v["instance.K"] - 1,
-              hi_text="instance.K - 1", default=6.0,
-              doc="Erdos-Renyi with p = mean_degree / (K - 1), redrawn until connected"),
+        Field(name="mean_degree", kind="real", lo=0.0, lo_open=True, hi=lambda v: v["instance.K"] - 1, default=6.0,
+              hi_text="instance.K - 1", doc="Erdos-Renyi with p = mean_degree / (K - 1), redrawn until connected"),
         Field(name="D_min", kind="int", lo=1, default=5, doc="fewest training samples D_k"),
         Field(name="D_max", kind="int", lo=lambda v: v["instance.D_min"], lo_text="instance.D_min", default=35,
               doc="most training samples D_k (validation and test sets: D_k each)"),
@@ -55,8 +52,7 @@ SCHEMA = Schema(sections=(
         Field(name="algorithm", kind="choice", choices=("npfl", "nfl"), default="npfl",
               doc="'npfl' (NPFL / NPFL-RL) or 'nfl' (the single-model baseline)"),
         Field(name="rho", kind="real", lo=0.0, lo_open=True, default=3.0, doc="ADMM penalty rho"),
-        Field(name="policy", kind="choice", choices=("fixed", "dpg", "sac"), default="fixed",
-              applies=_NPFL["applies"], when=_NPFL["when"],
+        Field(name="policy", kind="choice", choices=("fixed", "dpg", "sac"), default="fixed", **_NPFL,
               doc="'fixed' (NPFL with tau_k = tau0), 'dpg' (6.13) or 'sac' (6.14)"),
         Field(name="tau0", kind="real", lo=0.0, default=0.05, doc="the fixed tau, or the controllers' tau_k^(0)",
               **_NPFL),
@@ -93,76 +89,49 @@ OPTIONS = (
 
 
 @dataclass(frozen=True, kw_only=True)
-class Setup:
-    """A validated NPFL run: the generator's arguments, the arm, the sizes."""
+class Setup(RunSetup):
+    """A validated NPFL run: the generator's arguments and the arm."""
 
     instance: dict
     config: Any
-    iterations: int
-    runs: int
-    seed: int
-    v: Any
 
 
 def load(v) -> Setup:
     from reference_impl.npfl_rl import NPFLConfig
     from reference_impl.npfl_rl.run_report import generator_kwargs
 
-    instance = generator_kwargs(**{k.split(".", 1)[1]: v[k] for k in v if k.startswith("instance.")})
-    a = {k.split(".", 1)[1]: v[k] for k in v if k.startswith("algorithm.") and v[k] is not None}
     with SCHEMA.blame("algorithm"):
-        config = NPFLConfig(**a)
-    return Setup(instance=instance, config=config, iterations=v["simulation.iterations"], runs=v.options["runs"],
-                 seed=v.options["seed"], v=v)
+        config = NPFLConfig(**v.section("algorithm", drop_none=True))
+    return Setup(v=v, instance=generator_kwargs(**v.section("instance")), config=config,
+                 iterations=v["simulation.iterations"], runs=v.options["runs"], seed=v.options["seed"])
 
 
 #: How the user names each size of :data:`reference_impl.npfl_rl.run_report.SIZE_DEFAULTS`.
 _SIZE_FIELDS = {"K": "instance.K", "d": "instance.d", "D_max": "instance.D_max", "iterations": "simulation.iterations",
-                "runs": "--runs", "epochs": "algorithm.epochs"}
+                "runs": "argument --runs", "epochs": "algorithm.epochs"}
 
 
 def estimate(s: Setup) -> list[Cost]:
-    """The graph draws (refused near ``max_draws``) and the run by :func:`reference_impl.npfl_rl.estimate_run_cost`
-    (the instances, the set-up, the iterations; sparse graph operators, no K x K array), with the edges taken at their
-    mean plus six standard deviations. A phase over a limit names the size that lifts its cost furthest above the cost
-    at that size's default (:func:`reference_impl.npfl_rl.run_report.cost_driver`)."""
-    from reference_impl.npfl_rl.run_report import cost_driver, graph_draw_cost, labels_log_probability, run_cost
+    """The graph draws (refused near ``max_draws``) and the run (:func:`reference_impl.npfl_rl.run_report.
+    npfl_run_costs`: sparse graph operators, no K x K array); a phase over a limit names its driving size."""
+    from reference_impl.npfl_rl.run_report import MAX_DRAWS, npfl_run_costs
 
-    K, Q, d, c = s.instance["K"], s.instance["Q"], s.instance["d"], s.instance["mean_degree"]
-    log_labels = labels_log_probability(K, Q)
-    if log_labels < math.log(DRAW_MARGIN / MAX_DRAWS):
+    K, Q, c = s.instance["K"], s.instance["Q"], s.instance["mean_degree"]
+    cost = npfl_run_costs(K=K, Q=Q, d=s.instance["d"], mean_degree=c, D_max=s.instance["D_range"][1],
+                          iterations=s.iterations, runs=s.runs, policy=s.config.policy, epochs=s.config.epochs)
+    if cost.log_labels < math.log(DRAW_MARGIN / MAX_DRAWS):
         raise ConfigError(f"instance.Q: a draw of K = {K} uniform labels uses all Q = {Q} clusters with probability "
-                          f"about 10^{log_labels / math.log(10):.3g}, too unlikely in {MAX_DRAWS} draws; use fewer "
-                          f"clusters or more clients")
-    draw_work, draw_memory = graph_draw_cost(K, c)
-    graph = connected_er(K, c, "instance.mean_degree" if s.v.given("instance.mean_degree") else "instance.K",
-                         max_draws=MAX_DRAWS, what="G(K, p)", log_p_other=log_labels,
-                         other=f"every one of Q = {Q} cluster labels used", draw_work=draw_work * s.runs,
-                         draw_memory=draw_memory)
-    policy = s.config.policy
-    epochs = s.config.epochs if policy != "fixed" else 1
-    sizes = {"K": K, "d": d, "D_max": s.instance["D_range"][1], "iterations": s.iterations, "runs": s.runs,
-             "epochs": epochs}
-    full = run_cost(sizes, c, policy)
-
-    def driver(measure) -> str:
-        field = _SIZE_FIELDS[cost_driver(sizes, c, policy, measure)]
-        return "argument --runs" if field == "--runs" else s.v.label(field)
-
-    return [
-        graph,
-        Cost(phase="the instances, set-up, state and records of the runs (estimate_run_cost: K d^2 and the edges "
-                   "per run)", field=driver(lambda r: float(r.peak_elements)), memory=float(full.peak_elements)),
-        Cost(phase="the work iterations x runs x (K d^2 + |E| d) x (1 + epochs) (estimate_run_cost)",
-             field=driver(lambda r: r.work), work=full.work,
-             steps=float(s.iterations) * (1 + (epochs if policy != "fixed" else 0))),  # the runs are vectorised
-    ]
-
-
-def make_rng(s: Setup):
-    import numpy as np
-
-    return np.random.default_rng([s.seed, 1])
+                          f"about 10^{cost.log_labels / math.log(10):.3g}, too unlikely in {MAX_DRAWS} draws; use "
+                          f"fewer clusters or more clients")
+    label = {k: s.v.label(f) if k != "runs" else f for k, f in _SIZE_FIELDS.items()}
+    return [connected_er(K, c, "instance.mean_degree" if s.v.given("instance.mean_degree") else "instance.K",
+                         max_draws=MAX_DRAWS, what="G(K, p)", log_p_other=cost.log_labels,
+                         other=f"every one of Q = {Q} cluster labels used", draw_work=cost.draw_work * s.runs,
+                         draw_memory=cost.draw_memory),
+            Cost(phase="the instances, set-up, state and records of the runs (estimate_run_cost: K d^2 and the edges "
+                       "per run)", field=label[cost.memory_driver], memory=cost.memory),
+            Cost(phase="the work iterations x runs x (K d^2 + |E| d) x (1 + epochs) (estimate_run_cost)",
+                 field=label[cost.work_driver], work=cost.work, steps=cost.steps)]  # the runs are vectorised
 
 
 def run(s: Setup, rng) -> dict:
@@ -176,27 +145,15 @@ def run(s: Setup, rng) -> dict:
     return npfl_run_document(problems, s.config, s.iterations, rng, seed=s.seed)
 
 
-def _tau_ends(s: Setup, r: dict) -> list[float]:
-    import numpy as np
-
-    final = np.asarray(r["tau_final"], dtype=np.float64)
-    return [float(np.min(final)), float(np.median(final)), float(np.max(final))]
-
-
-def _title(s: Setup, r: dict) -> str:
-    return (f"{r['label']}: K = {s.instance['K']}, d = {s.instance['d']}, {s.iterations} iterations, {s.runs} run(s), "
-            f"replicate seeds {s.seed}..{s.seed + s.runs - 1}; status {r['status']}")
-
-
-SUMMARY_TITLE = _title
+SUMMARY_TITLE = ("{r[label]}: K = {s.instance[K]}, d = {s.instance[d]}, {s.iterations} iterations, {s.runs} run(s), "
+                 "replicate seeds {r[_summary][seeds]}; status {r[status]}")
 _CONTROLLED = dict(when=lambda s, r: s.config.policy != "fixed")
 SUMMARY = (
     Row(label="Test MSE (6.15) after the last iteration, dB", key=lambda s, r: f"{fmt_real(r['test_mse_db'][-1])} "
         f"(printed ||w_q|| denominator), {fmt_real(r['nmsd_db'][-1])} (||w_q||^2)"),
-    Row(label="tau at the end: min, median, max", key=_tau_ends, **_CONTROLLED),
-    Row(label="ill-posed primal steps", when=lambda s, r: r["status"] == "ill_posed", key=lambda s, r:
-        f"{int(sum(r['ill_posed_evaluations']))} evaluations of P(a) with c_k + omega_k a <= 0 (unprojected mode; set "
-        "algorithm.projection = true)"),
+    Row(label="tau at the end: min, median, max", key="_summary.tau_ends", **_CONTROLLED),
+    Row(label="ill-posed primal steps", when=lambda s, r: r["status"] == "ill_posed", text="{r[_summary][ill_posed]} "
+        "evaluations of P(a) with c_k + omega_k a <= 0 (unprojected mode; set algorithm.projection = true)"),
     Row(label="curves and tau trajectories", text="use --json for all values"),
 )
 #: ``--plot``: the Test MSE (6.15) in dB (both denominators), and with a controller the tau trajectories of the first

@@ -1,19 +1,17 @@
 """``fedcheck run pgfl CONFIG.toml``: the reference PGFL (seed 000, Algorithms 1-2) on a configuration.
 
-See ``docs/papers/pgfl.md``. ``--json`` prints ``{"iterations", "runs", "status", "server_models": [S][Q][d],
-"client_models": [K][d], "nmsd_db": [...]}``: models averaged over the runs, ``nmsd_db`` only when the true
-cluster models are known, ``status`` "ok" or "diverged" (some values are not finite and are null).
+See ``docs/papers/pgfl.md``. ``--json`` prints the document of :func:`reference_impl.pgfl.run_report.pgfl_run_document`
+(the models averaged over the runs, the NMSD curve when the true cluster models are known; non-finite values are null).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-from fedcheck.run._api import ConfigError, Cost, Field, Option, Schema, Section, read_npz, runs_seed_options
+from fedcheck.run._api import ConfigError, Cost, Field, Option, RunSetup, Schema, Section, read_npz, runs_seed_options
 from fedcheck.run._budget import connected_gnm
 from fedcheck.run._output import Line, Plot, Row
-from fedcheck.run._schema import applies_when, clean_message
+from fedcheck.run._schema import applies_when, blame_file
 
 NAME = "pgfl"
 TITLE = "PGFL (Algorithms 1-2 of seed 000) from a TOML configuration"
@@ -90,17 +88,13 @@ OPTIONS = (
 
 
 @dataclass(frozen=True, kw_only=True)
-class Setup:
+class Setup(RunSetup):
     """A validated PGFL run: the data (or how to draw it), the algorithm's keyword arguments and the sizes."""
 
-    v: Any
     arrays: dict | None
     data_path: str | None
     synthetic: dict | None
     algorithm: dict
-    iterations: int
-    runs: int
-    seed: int
     sizes: dict
 
 
@@ -118,8 +112,7 @@ def load(v) -> Setup:
     from reference_impl.pgfl import PGFLConfig
     from reference_impl.pgfl.run_report import npz_sizes, pgfl_algorithm_kwargs, synthetic_sizes
 
-    algorithm = pgfl_algorithm_kwargs(**{k.split(".", 1)[1]: v[k] for k in v if k.split(".")[0] in ("algorithm",
-                                                                                                    "privacy")})
+    algorithm = pgfl_algorithm_kwargs(**v.section("algorithm"), **v.section("privacy"))
     arrays = synthetic = data_path = None
     if v["data.source"] == "npz":
         data_path, arrays = read_npz(v, "data.path", bool_keys=("adjacency",))
@@ -127,8 +120,7 @@ def load(v) -> Setup:
     else:
         if v["model.loss"] != "ridge":
             raise ConfigError("model.loss must be 'ridge' for data.source = 'synthetic' (regression data)")
-        synthetic = {k.split(".")[1]: v[k] for k in v if k.startswith("data.") and k not in ("data.source",
-                                                                                            "data.path")}
+        synthetic = {k: x for k, x in v.section("data").items() if k not in ("source", "path")}
         sizes = dict(synthetic_sizes(synthetic), field="data.d")
         if synthetic["clusters"] > sizes["K"]:
             raise ConfigError(f"data.clusters must be an integer in [1, K = servers x clients_per_server = "
@@ -165,14 +157,8 @@ def _problem(s: Setup):
     field."""
     from reference_impl.pgfl.run_report import pgfl_run_problem
 
-    model = dict(loss=s.v["model.loss"], lam=s.v["model.lam"])
-    if s.arrays is None:
-        with SCHEMA.blame("data"):
-            return pgfl_run_problem(synthetic=s.synthetic, **model)
-    try:
-        return pgfl_run_problem(arrays=s.arrays, **model)
-    except ValueError as exc:
-        raise ConfigError(f"data.path {s.data_path!r}: {clean_message(exc)}") from None
+    with SCHEMA.blame("data") if s.arrays is None else blame_file("data.path", s.data_path):
+        return pgfl_run_problem(arrays=s.arrays, synthetic=s.synthetic, **s.v.section("model"))
 
 
 def _config(s: Setup, problem):

@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 
-__all__ = ["SIZE_DEFAULTS", "cost_driver", "edges_upper", "generator_kwargs", "graph_draw_cost",
-           "labels_log_probability", "npfl_run_document", "npfl_run_problems", "run_cost"]
+__all__ = ["MAX_DRAWS", "SIZE_DEFAULTS", "NPFLRunCosts", "cost_driver", "edges_upper", "generator_kwargs",
+           "graph_draw_cost", "labels_log_probability", "npfl_run_costs", "npfl_run_document", "npfl_run_problems",
+           "run_cost"]
 
+#: Draws of the generator's graph tried until an admissible one (its own cap).
+MAX_DRAWS = 10_000
 #: The sizes that drive a run's cost and their defaults (K, d, D_max, iterations, runs, epochs).
 SIZE_DEFAULTS = {"K": 30, "d": 60, "D_max": 35, "iterations": 300, "runs": 1, "epochs": 1}
 
@@ -76,6 +80,41 @@ def graph_draw_cost(K: int, mean_degree: float) -> tuple[float, float]:
     return 60.0 * (K + edges), 8.0 * (K + edges)
 
 
+@dataclass(frozen=True, kw_only=True)
+class NPFLRunCosts:
+    """The costs of a run before anything is drawn (:func:`npfl_run_costs`): the log-probability that a draw's labels
+    use every cluster, one graph draw's work and memory, the run's peak memory (elements) and work, the size of
+    :data:`SIZE_DEFAULTS` that drives each (:func:`cost_driver`), and the Python-level steps."""
+
+    log_labels: float
+    draw_work: float
+    draw_memory: float
+    memory: float
+    work: float
+    memory_driver: str
+    work_driver: str
+    steps: float
+
+    def __post_init__(self) -> None:
+        if not (self.memory >= 0 and self.work >= 0 and self.steps >= 0):
+            raise ValueError(f"memory, work and steps must be >= 0, got {self.memory}, {self.work}, {self.steps}")
+
+
+def npfl_run_costs(*, K: int, Q: int, d: int, mean_degree: float, D_max: int, iterations: int, runs: int,
+                   policy: str, epochs: int) -> NPFLRunCosts:
+    """The costs of ``runs`` instances of the generator I0 and the arm's ``iterations`` (``epochs`` inner policy steps
+    with a controller), by :func:`run_cost` (the edges at their mean plus six standard deviations)."""
+    epochs = epochs if policy != "fixed" else 1
+    sizes = {"K": K, "d": d, "D_max": D_max, "iterations": iterations, "runs": runs, "epochs": epochs}
+    full = run_cost(sizes, mean_degree, policy)
+    draw_work, draw_memory = graph_draw_cost(K, mean_degree)
+    return NPFLRunCosts(log_labels=labels_log_probability(K, Q), draw_work=draw_work, draw_memory=draw_memory,
+                        memory=float(full.peak_elements), work=full.work,
+                        memory_driver=cost_driver(sizes, mean_degree, policy, lambda r: float(r.peak_elements)),
+                        work_driver=cost_driver(sizes, mean_degree, policy, lambda r: r.work),
+                        steps=float(iterations) * (1 + (epochs if policy != "fixed" else 0)))
+
+
 def npfl_run_problems(instance: dict, seed: int, runs: int) -> list:
     """The instances of replicate seeds ``seed .. seed + runs - 1`` (:func:`reference_impl.npfl_rl.data.
     synthetic_problem` with ``instance`` as its keyword arguments, generator ``default_rng([seed + r, 0])``)."""
@@ -93,7 +132,9 @@ def npfl_run_document(problems: list, config, iterations: int, rng, *, seed: int
     "tau_final": [R][K], "ill_posed_evaluations": [R], "config": {...}}``: the Test MSE (6.15) as printed
     (denominator ||w_q||) and with ||w_q||^2, averaged over the runs in the linear domain then in dB; the tau
     trajectories of the clients with the largest, median and smallest D_k; ``status`` "ok", "ill_posed" (some
-    evaluation of P(a) was not positive definite: unprojected mode) or "diverged"."""
+    evaluation of P(a) was not positive definite: unprojected mode) or "diverged". ``"_summary"`` holds what a
+    summary shows besides: the replicate ``seeds``, the ``ill_posed`` evaluations and the final tau's ``tau_ends``
+    (min, median, max)."""
     from dataclasses import asdict
 
     import numpy as np
@@ -108,9 +149,13 @@ def npfl_run_document(problems: list, config, iterations: int, rng, *, seed: int
     tracked = [np.argsort(p.D, kind="stable")[[-1, p.K // 2, 0]] for p in problems]  # largest, median, smallest D_k
     finite = bool(result.finite.all()) and bool(np.all(np.isfinite(mse_db)))
     status = "diverged" if not finite else ("ill_posed" if int(result.ill_posed.sum()) else "ok")
+    final = np.asarray(result.tau[:, -1], dtype=np.float64)
+    summary = {"seeds": f"{seed}..{seed + len(problems) - 1}", "ill_posed": int(np.sum(result.ill_posed)),
+               "tau_ends": [float(np.min(final)), float(np.median(final)), float(np.max(final))]}
     return {"label": config.label, "iterations": iterations, "runs": len(problems), "seed": seed, "status": status,
             "test_mse_db": mse_db, "nmsd_db": nmsd_db, "test_mse_db_runs": runs_db,
             "tau": {"clients": [t.tolist() for t in tracked],
                     "D_k": [p.D[t].tolist() for p, t in zip(problems, tracked, strict=True)],
                     "trajectories": [result.tau[r][:, t].T for r, t in enumerate(tracked)]},
-            "tau_final": result.tau[:, -1], "ill_posed_evaluations": result.ill_posed, "config": asdict(config)}
+            "tau_final": result.tau[:, -1], "ill_posed_evaluations": result.ill_posed, "config": asdict(config),
+            "_summary": summary}

@@ -126,3 +126,37 @@ def test_runs_seed_options():
     runs, seed = RUNS_SEED_OPTIONS
     assert (runs.flag, runs.default, runs.lo, seed.flag, seed.default, seed.lo) == ("--runs", 1, 1, "--seed", 0, 0)
     assert runs_seed_options(seed_doc="first replicate seed")[1].doc == "first replicate seed"
+
+
+def test_row_label_may_be_computed():
+    row = Row(label=lambda s, r: f"status of {s.runs} run(s)", key="status")
+    assert row.render(SETUP, DOC) == [("status of 3 run(s)", "ok")]
+
+
+def test_values_section_gives_bare_names_and_drops_unset_on_request():
+    schema = Schema(sections=(Section(name="a", doc="d", fields=(
+        Field(name="x", kind="int", default=1, doc="x"), Field(name="y", kind="real", doc="y"))),
+        Section(name="ab", doc="d", fields=(Field(name="z", kind="int", default=2, doc="z"),))))
+    values = schema.parse({})
+    assert values.section("a") == {"x": 1, "y": None} and values.section("ab") == {"z": 2}
+    assert values.section("a", drop_none=True) == {"x": 1}
+
+
+def test_blame_file_names_the_field_and_the_file_and_passes_config_errors():
+    from fedcheck._errors import ConfigError
+    from fedcheck.run._schema import blame_file
+
+    with pytest.raises(ConfigError, match=r"^data.path 'd.npz': X must be 3-D, got 2$"):
+        with blame_file("data.path", "d.npz"):
+            raise ValueError("X must be\n 3-D, got np.int64(2)")
+    with pytest.raises(ConfigError, match="^already named$"):
+        with blame_file("data.path", "d.npz"):
+            raise ConfigError("already named")
+
+
+def test_run_setup_is_validated():
+    from fedcheck.run._api import RunSetup
+
+    assert RunSetup(v=None, iterations=3).runs == 1
+    with pytest.raises(ValueError, match="runs must be >= 1"):
+        RunSetup(v=None, runs=0)

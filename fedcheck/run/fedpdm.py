@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import partial
 from types import SimpleNamespace
 from typing import Any
 
-from fedcheck.run._api import RUNS_SEED_OPTIONS, ConfigError, Cost, Field, Option, Schema, Section, read_npz
+from fedcheck.run._api import RUNS_SEED_OPTIONS, ConfigError, Cost, Field, Option, RunSetup, Schema, Section, read_npz
 from fedcheck.run._output import Line, Plot, Row, fmt_bracket, fmt_real
-from fedcheck.run._schema import applies_when, clean_message
+from fedcheck.run._schema import applies_when, blame_file
 
 NAME = "fedpdm"
 TITLE = "FedPDM-DP (or a DP baseline) from a TOML configuration"
@@ -38,10 +39,7 @@ MIN_DELTA = 1e-300
 PRIVACY_MODELS = ("history_gaussian", "paper")
 
 
-def _src(*kinds):
-    return applies_when("problem.source", *kinds)
-
-
+_src = partial(applies_when, "problem.source")
 _DP = applies_when("algorithm.noise", "dp")
 
 SCHEMA = Schema(sections=(
@@ -143,17 +141,10 @@ OPTIONS = (
     *RUNS_SEED_OPTIONS,
 )
 
-_CONFIG_FIELDS = ("K", "rounds", "batch_size", "batch_rule", "rho", "eta0", "eta_schedule", "nu", "Q_max",
-                  "local_start", "init", "init_scale", "first_round_all", "noise", "sigma", "dp_calibration", "epsilon",
-                  "epsilon_total", "delta", "noise_Q", "G", "prox_threshold_factor", "sensitivity_model",
-                  "privacy_model")
-
-
 @dataclass(frozen=True, kw_only=True)
-class Setup:
-    """A validated FedPDM run (the data not yet built)."""
+class Setup(RunSetup):
+    """A validated FedPDM run (the data not yet built): the records and the problem's sizes (``problem_sizes``)."""
 
-    v: Any
     config: Any
     baseline: Any
     arrays: dict | None
@@ -163,49 +154,28 @@ class Setup:
     n_features: int
     n_classes: int
     n_test: int
-    runs: int
-    seed: int
-
-
-def _sizes(v, arrays) -> tuple[int, int, int, int, int]:
-    """(N, n, n_features, n_classes, n_test) of the problem the fields describe."""
-    src, N = v["problem.source"], v["problem.N"]
-    if src == "nc":
-        return N, v["problem.n"], v["problem.d"], 1, 0
-    if src == "mnist_like":
-        return N, v["problem.n_train"] // N, 28 * 28 + 1, 10, v["problem.n_test"]
-    if src == "digits":
-        from reference_impl.datasets import load_digits_images
-
-        X_train, _, X_test, _ = load_digits_images()      # scikit-learn's bundled 8x8 digits (small)
-        train = X_train.shape[0]
-        if N > train:
-            raise ConfigError(f"problem.N must be an integer in [1, {train}] (the digits' training images), got {N}")
-        return N, train // N, X_train.shape[1] + 1, 10, X_test.shape[0]
-    x = arrays["x_train"]
-    train = x.shape[0]
-    if N > train:
-        raise ConfigError(f"problem.N must be an integer in [1, {train}] (the training images of problem.path), "
-                          f"got {N}")
-    pixels = int(math.prod(x.shape[1:])) if x.ndim >= 2 else 1
-    return N, train // N, pixels + 1, 10, arrays["x_test"].shape[0]
 
 
 def load(v) -> Setup:
     from reference_impl.fedpdm import BaselineConfig, FedPDMConfig
+    from reference_impl.fedpdm.run_report import problem_sizes
 
     arrays = path = None
-    if v["problem.source"] == "mnist_npz":
+    src, N = v["problem.source"], v["problem.N"]
+    if src == "mnist_npz":
         from fedcheck.run._api import check_mnist_layout
 
         path, arrays = read_npz(v, "problem.path")
         check_mnist_layout(path, arrays, "problem.path")
-    N, n, nf, classes, n_test = _sizes(v, arrays)
-    kwargs = {k: v[f"algorithm.{k}"] for k in _CONFIG_FIELDS if v[f"algorithm.{k}"] is not None}
+    sizes = problem_sizes(src, N, **{k: v[f"problem.{k}"] for k in ("n", "d", "n_train", "n_test")}, arrays=arrays)
+    train = sizes.pop("train")
+    if train is not None and N > train:
+        where = "the digits' training images" if src == "digits" else "the training images of problem.path"
+        raise ConfigError(f"problem.N must be an integer in [1, {train}] ({where}), got {N}")
     with SCHEMA.blame("algorithm"):
-        config = FedPDMConfig(**kwargs)
+        config = FedPDMConfig(**v.section("algorithm", drop_none=True))
     with SCHEMA.blame("algorithm", K="algorithm.K", batch_size="algorithm.batch_size"):
-        config.validate_for(SimpleNamespace(N=N, n=n))
+        config.validate_for(SimpleNamespace(N=N, n=sizes["n"]))
     if config.noise == "dp" and config.dp_calibration == "per_round_eps":
         z = math.sqrt(2.0 * math.log(1.25 / config.delta)) / config.epsilon
         if not z <= MAX_NOISE_MULTIPLIER:
@@ -217,8 +187,8 @@ def load(v) -> Setup:
         with SCHEMA.blame("arm"):
             baseline = BaselineConfig(name=v["arm.name"], local_steps=v["arm.local_steps"], eta_cap=v["arm.eta_cap"],
                                       mu=v["arm.mu"] if v["arm.mu"] is not None else 0.1)
-    return Setup(v=v, config=config, baseline=baseline, arrays=arrays, path=None if path is None else str(path), N=N,
-                 n=n, n_features=nf, n_classes=classes, n_test=n_test, runs=v.options["runs"], seed=v.options["seed"])
+    return Setup(v=v, config=config, baseline=baseline, arrays=arrays, path=None if path is None else str(path),
+                 **sizes, iterations=config.rounds, runs=v.options["runs"], seed=v.options["seed"])
 
 
 def estimate(s: Setup) -> list[Cost]:
@@ -238,17 +208,15 @@ def estimate(s: Setup) -> list[Cost]:
     T, R = c.rounds, s.runs
     rounds_label = s.v.label("algorithm.rounds")
     per_round = float(c.K) * c.Q_max * c.batch_size * d * 4 + (float(N) * n + s.n_test) * d * 2 + N * d * 4
-    return [
-        Cost(phase="the data", field=data_field, memory=data * 2, work=data * 10),
-        Cost(phase="the certified smoothness bracket of L (estimate_smoothness_cost, every client's rows in one "
-                   "class at worst)", field="problem.d" if src == "nc" else data_field,
-             memory=smooth.peak_elements, work=smooth.work),
-        Cost(phase="the participation schedule runs x rounds x N", field=rounds_label, memory=3.0 * R * T * N,
-             work=float(R) * T * N * 30),
-        Cost(phase="the state runs x N x d", field="argument --runs", memory=4.0 * R * N * d),
-        Cost(phase="the work runs x rounds x (local steps + observers)", field=rounds_label,
-             work=float(R) * T * per_round, steps=float(T) * (c.Q_max + 4)),
-    ]
+    return [Cost(phase="the data", field=data_field, memory=data * 2, work=data * 10),
+            Cost(phase="the certified smoothness bracket of L (estimate_smoothness_cost, every client's rows in one "
+                       "class at worst)", field="problem.d" if src == "nc" else data_field,
+                 memory=smooth.peak_elements, work=smooth.work),
+            Cost(phase="the participation schedule runs x rounds x N", field=rounds_label, memory=3.0 * R * T * N,
+                 work=float(R) * T * N * 30),
+            Cost(phase="the state runs x N x d", field="argument --runs", memory=4.0 * R * N * d),
+            Cost(phase="the work runs x rounds x (local steps + observers)", field=rounds_label,
+                 work=float(R) * T * per_round, steps=float(T) * (c.Q_max + 4))]
 
 
 def _problem(s: Setup):
@@ -259,16 +227,10 @@ def _problem(s: Setup):
     from reference_impl.fedpdm.run_report import fedpdm_run_problem
 
     v, src = s.v, s.v["problem.source"]
-    sizes = {k: v[f"problem.{k}"] for k in ("n", "d", "n_train", "n_test")}
-    kwargs = dict(N=s.N, beta=v["problem.beta"], gamma=v["problem.gamma"], path=s.path, **sizes)
-    rng = np.random.default_rng(v["problem.data_seed"])
-    if src != "mnist_npz":
-        with SCHEMA.blame("problem"):
-            return fedpdm_run_problem(src, rng, **kwargs)
-    try:
-        return fedpdm_run_problem(src, rng, **kwargs)
-    except ValueError as exc:
-        raise ConfigError(f"problem.path {s.path!r}: {clean_message(exc)}") from None
+    kwargs = {k: x for k, x in v.section("problem").items() if k not in ("source", "path", "N", "data_seed")}
+    with SCHEMA.blame("problem") if src != "mnist_npz" else blame_file("problem.path", s.path):
+        return fedpdm_run_problem(src, np.random.default_rng(v["problem.data_seed"]), N=s.N, path=s.path,
+                                  **kwargs)
 
 
 def run(s: Setup, rng) -> dict:

@@ -13,7 +13,7 @@ import math
 import re
 
 __all__ = ["BASELINE_MODEL", "account_clients", "fedpdm_run_document", "fedpdm_run_problem", "history_factor",
-           "learning_notes", "privacy_baseline", "privacy_fedpdm"]
+           "learning_notes", "privacy_baseline", "privacy_fedpdm", "problem_sizes"]
 
 #: How the baselines' per-client totals are labelled: dp-accounting's accountants compose the rounds as
 #: independent Poisson-subsampled Gaussian releases, which a client that keeps state between rounds voids.
@@ -24,6 +24,27 @@ def _clean(exc: BaseException) -> str:
     """A message on one line without numpy reprs (``np.float64(-1.0)`` -> ``-1.0``)."""
     text = re.sub(r"np\.(?:float|int|uint|bool_?)\w*\(([^()]*)\)", r"\1", str(exc))
     return " ".join(re.sub(r"array\(([^()]*)\)", r"\1", text).split())
+
+
+def problem_sizes(source: str, N: int, *, n: int | None = None, d: int | None = None, n_train: int | None = None,
+                  n_test: int | None = None, arrays: dict | None = None) -> dict:
+    """``{"N", "n", "n_features", "n_classes", "n_test", "train"}`` of the problem :func:`fedpdm_run_problem` builds,
+    before it is built: clients, samples per client, features (with the bias), classes, test images, and the training
+    images available to split (None where ``n`` or ``n_train`` is chosen); ``arrays``: the MNIST ``.npz``'s."""
+    if source == "nc":
+        return dict(N=N, n=n, n_features=d, n_classes=1, n_test=0, train=None)
+    if source == "mnist_like":
+        return dict(N=N, n=n_train // N, n_features=28 * 28 + 1, n_classes=10, n_test=n_test, train=None)
+    if source == "digits":
+        from reference_impl.datasets import load_digits_images
+
+        X_train, _, X_test, _ = load_digits_images()      # scikit-learn's bundled 8x8 digits (small)
+        train, features, tests = X_train.shape[0], X_train.shape[1] + 1, X_test.shape[0]
+    else:
+        x = arrays["x_train"]
+        train, tests = x.shape[0], arrays["x_test"].shape[0]
+        features = (int(math.prod(x.shape[1:])) if x.ndim >= 2 else 1) + 1
+    return dict(N=N, n=train // N, n_features=features, n_classes=10, n_test=tests, train=train)
 
 
 def fedpdm_run_problem(source: str, rng, *, N: int, beta: float, gamma: float, n: int | None = None,

@@ -94,12 +94,22 @@ def _resolve(values: Values, key: str) -> Path:
     return path if path.is_absolute() else Path(values.base_dir) / path
 
 
-def read_npz(values: Values, key: str, *, bool_keys: tuple[str, ...] = ()) -> tuple[Path, dict]:
-    """The arrays of the ``.npz`` named by field ``key`` (relative to the config; headers checked first)."""
+def read_npz(values: Values, key: str, *, bool_keys: tuple[str, ...] = (), require: tuple[str, ...] = (),
+             require_text: str = "") -> tuple[Path, dict]:
+    """The arrays of the ``.npz`` named by field ``key`` (relative to the config; headers checked first).
+
+    ``require``: the arrays it must hold (ConfigError naming the field, the file and the missing ones;
+    ``require_text`` describes them, default their names).
+    """
     from fedcheck._files import load_npz
 
     path = _resolve(values, key)
-    return path, load_npz(path, key, bool_keys=bool_keys)
+    arrays = load_npz(path, key, bool_keys=bool_keys)
+    missing = [k for k in require if k not in arrays]
+    if missing:
+        raise ConfigError(f"{key} {str(path)!r} must hold arrays {require_text or ', '.join(require)}; missing "
+                          f"{', '.join(missing)}")
+    return path, arrays
 
 
 def read_npy(values: Values, key: str) -> tuple[Path, Any]:
@@ -121,8 +131,7 @@ def check_mnist_layout(path: Path, arrays: dict, key: str) -> None:
 
     missing = [k for k in MNIST_KEYS if k not in arrays]
     if missing:
-        raise ConfigError(f"{key} {str(path)!r} must hold arrays {', '.join(MNIST_KEYS)}; missing "
-                          f"{', '.join(missing)}")
+        raise ConfigError(f"{key} {str(path)!r} must hold arrays {', '.join(MNIST_KEYS)}; missing {', '.join(missing)}")
     for split in ("train", "test"):
         x, y = arrays[f"x_{split}"], arrays[f"y_{split}"]
         real_array(x, f"{key} {str(path)!r} array 'x_{split}'")

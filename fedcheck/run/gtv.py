@@ -8,9 +8,9 @@ errors, the deviation from the oracle and the MSE (41)). Non-finite numbers are 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from functools import partial
 
-from fedcheck.run._api import ConfigError, Cost, Field, NotConverged, Option, Schema, Section, read_npz
+from fedcheck.run._api import ConfigError, Cost, Field, NotConverged, Option, RunSetup, Schema, Section, read_npz
 from fedcheck.run._budget import GRAPH_ELEMENT_WORK
 from fedcheck.run._output import Line, Plot, Row
 from fedcheck.run._schema import applies_when
@@ -24,10 +24,7 @@ LOSSES = ("squared", "logistic")
 NPZ_KEYS = ("X", "y", "m", "edges", "A")
 
 
-def _gen(*kinds):
-    return applies_when("graph.generator", *kinds)
-
-
+_gen = partial(applies_when, "graph.generator")
 _SYN = applies_when("data.source", "synthetic")
 
 SCHEMA = Schema(sections=(
@@ -100,31 +97,25 @@ OPTIONS = (
 
 
 @dataclass(frozen=True, kw_only=True)
-class Setup:
+class Setup(RunSetup):
     """A validated GTV run (the graph and data not yet drawn, or the arrays of data.path)."""
 
-    v: Any
     arrays: dict | None
     n: int
     d: int
     m: int
     edges: float
-    seed: int
 
 
 def load(v) -> Setup:
     arrays = None
     if v["data.source"] == "npz":
-        path, arrays = read_npz(v, "data.path")
-        missing = [k for k in NPZ_KEYS if k not in arrays]
-        if missing:
-            raise ConfigError(f"data.path {str(path)!r} must hold arrays {', '.join(NPZ_KEYS)}; missing "
-                              f"{', '.join(missing)}")
+        path, arrays = read_npz(v, "data.path", require=NPZ_KEYS)
         X = arrays["X"]
         if X.ndim != 3:
             raise ConfigError(f"data.path {str(path)!r}: X must have shape (n, m_max, d), got {X.shape}")
         n, m, d, E = X.shape[0], X.shape[1], X.shape[2], float(arrays["edges"].size / 2)
-        return Setup(v=v, arrays=arrays, n=n, d=d, m=m, edges=E, seed=0)
+        return Setup(v=v, arrays=arrays, n=n, d=d, m=m, edges=E, iterations=v["algorithm.iterations"])
     from reference_impl.gtv.run_report import synthetic_graph_size
 
     gen, d, m = v["graph.generator"], v["data.d"], v["data.m"]
@@ -133,7 +124,7 @@ def load(v) -> Setup:
     if gen == "dense" and v["graph.k"] == 1 and v.given("graph.n_inter"):
         raise ConfigError("graph.n_inter does not apply here (it applies only when graph.k >= 2)")
     with SCHEMA.blame("graph"):
-        n, E = synthetic_graph_size(gen, {k.split(".", 1)[1]: v[k] for k in v if k.startswith("graph.")})
+        n, E = synthetic_graph_size(gen, v.section("graph"))
     if gen == "edges" and len(v["graph.clusters"]) != n:
         raise ConfigError(f"graph.clusters must be a list of n = {n} cluster labels 0..k-1 (one per node of "
                           f"graph.edges), got {len(v['graph.clusters'])}")
@@ -142,7 +133,8 @@ def load(v) -> Setup:
                           f"got graph.generator = {gen!r}")
     if v["model.penalty"] == "quad" and v["model.Q"].shape != (d, d):
         raise ConfigError(f"model.Q must be a symmetric d x d = {d} x {d} matrix, got shape {v['model.Q'].shape}")
-    return Setup(v=v, arrays=None, n=n, d=d, m=m, edges=float(E), seed=v["data.seed"])
+    return Setup(v=v, arrays=None, n=n, d=d, m=m, edges=float(E), seed=v["data.seed"],
+                 iterations=v["algorithm.iterations"])
 
 
 def estimate(s: Setup) -> list[Cost]:
@@ -184,10 +176,9 @@ def _instance(s: Setup, rng):
     if s.arrays is not None:
         with SCHEMA.blame("data", **{k: "data.path" for k in ("X", "y", "m", "edges", "A", "clusters", "n")}):
             return gtv_arrays_instance(s.arrays, loss=v["model.loss"], gamma=v["model.gamma"], **model), None
-    graph = {k.split(".", 1)[1]: v[k] for k in v if k.startswith("graph.")}
+    data = {k: v[f"data.{k}"] for k in ("d", "m", "noise", "rho")}
     with SCHEMA.blame("graph", d="data.d", m="data.m", noise="data.noise", rho="data.rho"):
-        inst, w_true = gtv_synthetic_instance(rng, v["graph.generator"], graph, d=v["data.d"], m=v["data.m"],
-                                              noise=v["data.noise"], rho=v["data.rho"], **model)
+        inst, w_true = gtv_synthetic_instance(rng, v["graph.generator"], v.section("graph"), **data, **model)
     if v["model.loss"] == "logistic":
         with SCHEMA.blame("model"):
             inst = as_logistic(inst, v["model.gamma"])

@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any
 
-from fedcheck.run._api import RUNS_SEED_OPTIONS, ConfigError, Cost, Field, Option, Schema, Section, read_npy
+from fedcheck.run._api import RUNS_SEED_OPTIONS, ConfigError, Cost, Field, Option, RunSetup, Schema, Section, read_npy
 from fedcheck.run._output import Line, Plot, Row
 from fedcheck.run._schema import applies_when
 
@@ -259,15 +259,11 @@ def build_instance(spec: InstanceSpec, *, min_mu_lambda: float = 0.0, max_mu_lam
 
 
 @dataclass(frozen=True, kw_only=True)
-class Setup:
+class Setup(RunSetup):
     """A validated PAO-Fed run."""
 
-    values: Any
     spec: InstanceSpec | None
     algorithm: str
-    iterations: int
-    runs: int
-    seed: int
     K: int
     D: int
     l_max: int
@@ -289,7 +285,7 @@ def load(v) -> Setup:
     for key in ("schedule", "staleness"):
         if v[f"algorithm.{key}"] == "instance" and spec is None:
             raise ConfigError(f"algorithm.{key}: 'instance' needs data.source = 'linear'")
-    return Setup(values=v, spec=spec, algorithm=name, iterations=v["simulation.iterations"], runs=v.options["runs"],
+    return Setup(v=v, spec=spec, algorithm=name, iterations=v["simulation.iterations"], runs=v.options["runs"],
                  seed=v.options["seed"], K=K, D=D, l_max=l_max)
 
 
@@ -297,8 +293,8 @@ def estimate(s: Setup) -> list[Cost]:
     K, D = s.K, s.D
     costs = instance_costs(s.spec) if s.spec is not None else [
         Cost(phase="the client models K x D", field="data.D", memory=float(K) * D),
-        Cost(phase="the sample schedule K x horizon", field="data.horizon", memory=float(K) * s.values["data.horizon"]),
-        Cost(phase="the test set test_size x D", field="data.test_size", memory=float(s.values["data.test_size"]) * D)]
+        Cost(phase="the sample schedule K x horizon", field="data.horizon", memory=float(K) * s.v["data.horizon"]),
+        Cost(phase="the test set test_size x D", field="data.test_size", memory=float(s.v["data.test_size"]) * D)]
     if s.spec is not None:
         # measured: the instance's and the simulation's eigendecompositions of the K covariances (symmetry and PSD
         # checks, the regressor factors) took 37 CPU-s at K = 256, D = 200, about 20 K D^3 operations at 1e9 / s
@@ -306,7 +302,7 @@ def estimate(s: Setup) -> list[Cost]:
                           work=20.0 * K * D ** 3))
     costs.append(Cost(phase="the state runs x K x D x (l_max + 1)", field="argument --runs",
                       memory=float(s.runs) * K * D * (s.l_max + 1)))
-    costs.append(Cost(phase="the work iterations x runs x K x D", field=s.values.label("simulation.iterations"),
+    costs.append(Cost(phase="the work iterations x runs x K x D", field=s.v.label("simulation.iterations"),
                       work=float(s.iterations) * s.runs * K * D, steps=s.iterations))
     return costs
 
@@ -314,9 +310,8 @@ def estimate(s: Setup) -> list[Cost]:
 def _algorithm(s: Setup, instance):
     from reference_impl.paofed.run_report import paofed_algorithm
 
-    a = {k.split(".", 1)[1]: s.values[k] for k in s.values if k.startswith("algorithm.")}
     with SCHEMA.blame("algorithm"):
-        return paofed_algorithm(s.algorithm, a, s.D, instance)
+        return paofed_algorithm(s.algorithm, s.v.section("algorithm"), s.D, instance)
 
 
 def simulation(s: Setup):
@@ -324,7 +319,7 @@ def simulation(s: Setup):
     from reference_impl.paofed import AsyncEnvironment, LinearData, experiment_environment
     from reference_impl.paofed.data import SyntheticRFFData
 
-    v = s.values
+    v = s.v
     if s.spec is not None:
         inst = build_instance(s.spec)
         env = AsyncEnvironment(K=inst.K, D=inst.D, p=inst.p, delta=inst.delta, l_max=inst.l_max)

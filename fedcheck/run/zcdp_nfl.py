@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
-from fedcheck.run._api import ConfigError, Cost, Field, NotConverged, Option, Schema, Section, read_npz
+from fedcheck.run._api import ConfigError, Cost, Field, NotConverged, Option, RunSetup, Schema, Section, read_npz
 from fedcheck.run._budget import GRAPH_DRAWS, connected_er
 from fedcheck.run._graphs import GENERATORS, check_params, generator_cost
 from fedcheck.run._output import Line, Plot, Row
@@ -26,10 +27,7 @@ METHODS = ("zcdp_nfl", "eps_delta_dp_nfl", "zcdp_grad_nfl", "p_admm")
 STEPS = ("constant", "inv_sqrt", "inv", "inv_square", "growing")
 
 
-def _src(kind: str):
-    return applies_when("graph.source", kind)
-
-
+_src = partial(applies_when, "graph.source")
 _SYN = applies_when("data.source", "synthetic")
 _NOISY = applies_when("privacy.schedule", "S1", "S2")
 _ADMM_STEP = dict(applies=lambda v: not (v["algorithm.method"] == "zcdp_grad_nfl" and v["algorithm.mu"] is not None),
@@ -134,30 +132,23 @@ OPTIONS = (
 
 
 @dataclass(frozen=True, kw_only=True)
-class Setup:
+class Setup(RunSetup):
     """A validated zCDP-NFL run (the graph and data not yet drawn)."""
 
-    v: Any
     X: Any
     y: Any
     K: int
     P: int
     M: int
     graph_params: dict | None
-    iterations: int
-    runs: int
-    seed: int
 
 
 def load(v) -> Setup:
     X = y = None
     if v["data.source"] == "npz":
-        path, arrays = read_npz(v, "data.path")
-        missing = [k for k in ("X", "y") if k not in arrays]
-        if missing:
-            raise ConfigError(f"data.path {str(path)!r} must hold arrays X (K, M, P) and y (K, M); missing "
-                              f"{', '.join(missing)}")
         from fedcheck._files import real_array
+
+        path, arrays = read_npz(v, "data.path", require=("X", "y"), require_text="X (K, M, P) and y (K, M)")
 
         X = real_array(arrays["X"], f"data.path {str(path)!r} array 'X'")
         y = real_array(arrays["y"], f"data.path {str(path)!r} array 'y'")

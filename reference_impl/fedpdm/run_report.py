@@ -54,16 +54,16 @@ def fedpdm_run_problem(source: str, rng, *, N: int, beta: float, gamma: float, n
     'digits' (scikit-learn's 8x8 digits, loss (25)), 'mnist_like' (synthetic MNIST-shaped, ``n_train``/``n_test``
     images) or 'mnist_npz' (the Keras-layout MNIST ``.npz`` at ``path``), split IID over ``N`` clients by ``rng``;
     ``beta``, ``gamma`` the weights of (24)."""
-    from reference_impl import fedpdm as fp
+    from reference_impl.fedpdm.problem import digits_problem, instance_nc, mnist_like_problem, mnist_npz_problem
 
     common = dict(beta=beta, gamma=gamma)
     if source == "nc":
-        return fp.instance_nc(rng, N=N, n=n, d=d, **common)
+        return instance_nc(rng, N=N, n=n, d=d, **common)
     if source == "digits":
-        return fp.digits_problem(rng, N=N, **common)
+        return digits_problem(rng, N=N, **common)
     if source == "mnist_like":
-        return fp.mnist_like_problem(rng, N=N, n_train=n_train, n_test=n_test, **common)
-    return fp.mnist_npz_problem(path, rng, N=N, **common)
+        return mnist_like_problem(rng, N=N, n_train=n_train, n_test=n_test, **common)
+    return mnist_npz_problem(path, rng, N=N, **common)
 
 
 def account_clients(counts, z: float, q: float, delta: float, *, pld: bool = True) -> dict:
@@ -124,7 +124,7 @@ def history_factor(result, config) -> dict:
 def privacy_fedpdm(problem, config, result) -> dict:
     """The ``privacy`` block of a FedPDM-DP run: :func:`reference_impl.fedpdm.account_run` under
     ``config.privacy_model`` (run 0), and beside a history_gaussian account the paper's numbers under ``paper``."""
-    from reference_impl.fedpdm import account_run
+    from reference_impl.fedpdm.accounting import account_run
 
     try:
         privacy = account_run(problem, config, result).to_json()
@@ -194,17 +194,19 @@ def fedpdm_run_document(problem, config, baseline, rng, *, runs: int, seed: int,
     "ok" or what is not finite. ValueError from the records names their field."""
     import numpy as np
 
-    from reference_impl import fedpdm as fp
+    from reference_impl.fedpdm.algorithm import run_fedpdm
+    from reference_impl.fedpdm.baselines import run_baseline
+    from reference_impl.fedpdm.objective import accuracy, global_objective, stationarity_measure
     from theory.fedpdm.convergence import theorem3_conditions
 
-    observers = {"loss": lambda st: fp.global_objective(problem, st.x0),
-                 "accuracy": lambda st: fp.accuracy(problem, st.x0)}
+    observers = {"loss": lambda st: global_objective(problem, st.x0),
+                 "accuracy": lambda st: accuracy(problem, st.x0)}
     arm = "fedpdm" if baseline is None else baseline.name
     if baseline is None:
-        observers["stationarity"] = lambda st: fp.stationarity_measure(problem, st.x, st.x0, st.lam, config.rho)["P"]
-        result = fp.run_fedpdm(problem, config, rng, runs=runs, observers=observers)
+        observers["stationarity"] = lambda st: stationarity_measure(problem, st.x, st.x0, st.lam, config.rho)["P"]
+        result = run_fedpdm(problem, config, rng, runs=runs, observers=observers)
     else:
-        result = fp.run_baseline(problem, config, baseline, rng, runs=runs, observers=observers)
+        result = run_baseline(problem, config, baseline, rng, runs=runs, observers=observers)
     status, curves = [], {}
     for name, values in result.observations.items():
         if name == "accuracy" and problem.test_features is None:

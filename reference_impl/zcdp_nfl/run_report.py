@@ -157,14 +157,14 @@ def _run_method(method: str, problem, config, w_c, iterations: int, rng, *, runs
     """Run the method: (run, extra JSON fields)."""
     import numpy as np
 
-    from reference_impl.zcdp_nfl import (
+    from reference_impl.zcdp_nfl.algorithm import run_zcdp_nfl
+    from reference_impl.zcdp_nfl.baselines import (
         EpsDeltaBudget,
         accounted_privacy,
         matched_gradient_step,
         run_eps_delta_dp_nfl,
         run_p_admm,
         run_zcdp_grad_nfl,
-        run_zcdp_nfl,
     )
 
     T = iterations

@@ -18,7 +18,10 @@ A plug-in (``fedcheck/run/<slug>.py``) declares only what is its own:
   ``plot_unavailable(setup) -> str | None``: why a setup has none, said before the run.
 
 The paper logic a plug-in runs (building the problem from the checked fields, the run's JSON document) lives in
-``reference_impl/<slug>/`` (``run_report.py``), where the Python API can reuse it.
+``reference_impl/<slug>/run_report.py``, where the Python API can reuse it; a plug-in's own code is the glue between
+the user's fields and those functions. What the plug-ins share is declared once in :mod:`fedcheck.run._api`: the
+setup's common part (``RunSetup``: ``v``, ``iterations``, ``runs``, ``seed``), ``applies_when(field, *values)``,
+``runs_seed_options``/``RUNS_SEED_OPTIONS``, ``read_npz(..., require=...)``, ``blame_file`` and ``Values.section``.
 
 This layer does everything else, once: reading the TOML file and the ``.npy``/``.npz`` files it names (through
 :mod:`fedcheck._files`), refusing unknown and not-applicable fields, turning a record's ``ValueError`` into one
@@ -162,13 +165,13 @@ def run_command(args) -> int:
     if args.plot is not None:
         from fedcheck._plot import write_plot
 
-        specs = figures_of(mod, setup, result) if hasattr(mod, "FIGURES") else mod.figures(setup, result)
+        specs = figures_of(mod, setup, result)
         if not specs:
             raise ConfigError(f"argument --plot: the run recorded no curve to draw (status {result.get('status')})")
         write_plot(args.plot, specs)
     if args.json:
         print_json({k: v for k, v in result.items() if not k.startswith("_")})
     else:
-        title, rows = summary_of(mod, setup, result) if hasattr(mod, "SUMMARY") else mod.summarize(setup, result)
+        title, rows = summary_of(mod, setup, result)
         print_summary(title, rows)
     return 0

@@ -160,3 +160,16 @@ def test_run_setup_is_validated():
     assert RunSetup(v=None, iterations=3).runs == 1
     with pytest.raises(ValueError, match="runs must be >= 1"):
         RunSetup(v=None, runs=0)
+
+
+@pytest.mark.parametrize("name", ["pgfl", "paofed", "zcdp-nfl", "gtv", "fedpdm", "npfl-rl"])
+def test_every_plugin_declares_its_summary_and_figures(name):
+    from fedcheck.run import plugin
+    from fedcheck.run._api import RunSetup
+
+    mod = plugin(name)
+    assert isinstance(mod.SUMMARY_TITLE, str) or callable(mod.SUMMARY_TITLE)
+    assert mod.SUMMARY and all(isinstance(row, Row) or callable(row) for row in mod.SUMMARY)
+    assert mod.FIGURES and all(isinstance(plot, Plot) or callable(plot) for plot in mod.FIGURES)
+    assert issubclass(mod.Setup, RunSetup)
+    assert not hasattr(mod, "summarize") and not hasattr(mod, "figures")

@@ -184,14 +184,12 @@ def _check_privacy_total(v, T: int) -> None:
 
     kind, label = v["privacy.schedule"], v.label("simulation.iterations")
     n0 = privacy_overflow_iteration(kind, v["privacy.tau"], sigma2_0=v["privacy.sigma2_0"], phi1=v["privacy.phi1"])
-    if n0 is not None and n0 <= T and kind == "S1":
-        raise ConfigError(f"privacy.tau: with schedule S1 the noise variance sigma2_0 tau^n underflows to 0 from "
-                          f"iteration n = {math.ceil(n0)} on ({label} = {T}), so the total zCDP overflows: no "
-                          f"finite privacy guarantee; use tau closer to 1, a larger sigma2_0 or fewer iterations")
     if n0 is not None and n0 <= T:
-        raise ConfigError(f"privacy.tau: with schedule S2 the per-round budget phi1 tau^-(n-1) exceeds 1e300 from "
-                          f"iteration n = {math.ceil(n0)} on ({label} = {T}), so the total zCDP overflows: no "
-                          f"finite privacy guarantee; use tau closer to 1, a smaller phi1 or fewer iterations")
+        what, fix = (("the noise variance sigma2_0 tau^n underflows to 0", "a larger sigma2_0") if kind == "S1" else
+                     ("the per-round budget phi1 tau^-(n-1) exceeds 1e300", "a smaller phi1"))
+        raise ConfigError(f"privacy.tau: with schedule {kind} {what} from iteration n = {math.ceil(n0)} on ({label} = "
+                          f"{T}), so the total zCDP overflows: no finite privacy guarantee; use tau closer to 1, {fix} "
+                          f"or fewer iterations")
 
 
 def _check_accounting(v, problem, config, T: int) -> None:
@@ -227,7 +225,7 @@ def _n_edges(s: Setup) -> int:
 
 def estimate(s: Setup) -> list[Cost]:
     """The graph, the CVXPY ground truth, and the run by :func:`reference_impl.zcdp_nfl.estimate_run_cost`."""
-    from reference_impl.zcdp_nfl import estimate_run_cost
+    from reference_impl.zcdp_nfl.run_report import zcdp_run_costs
 
     v, K, P, M = s.v, s.K, s.P, s.M
     src = v["graph.source"]
@@ -243,25 +241,19 @@ def estimate(s: Setup) -> list[Cost]:
         graph = Cost(phase="the edge list", field="graph.edges", work=len(v["graph.edges"]) * 10)
     else:
         graph = generator_cost(v["graph.generator"], s.graph_params)[0]
-    E, T, R = _n_edges(s), s.iterations, s.runs
-    clip = v["model.clip"] is not None
+    c = zcdp_run_costs(K, M, P, _n_edges(s), iterations=s.iterations, runs=s.runs, clip=v["model.clip"] is not None)
     sizes = {"K": (K, kfield), "M": (M, "data.M"), "P": (P, "data.P")}
     size_field = "data.path" if s.X is not None else sizes[max(sizes, key=lambda k: sizes[k][0] / _SIZE_DEFAULTS[k])][1]
-    one = estimate_run_cost(K, M, P, E, iterations=1, runs=1, clip=clip)
-    full = estimate_run_cost(K, M, P, E, iterations=T, runs=R, clip=clip)
-    # what grows with runs (the state: 16 K P + 4 K M per run) and with T (the schedules 8 T K, the curve 2 (T + 1))
-    per_run = 16.0 * K * P + 4.0 * K * M + (2.0 * K * M * P if clip else 0.0)
-    runs_field = v.label("simulation.runs") if R * per_run >= 8.0 * T * K else v.label("simulation.iterations")
-    data = float(K) * M * P
+    its = v.label("simulation.iterations")
     return [graph,
             Cost(phase="the instance and one run (data K x M x P, sparse adjacency; estimate_run_cost)",
-                 field=size_field, memory=one.peak_elements, work=data),
+                 field=size_field, memory=c["one"].peak_elements, work=c["data"]),
             Cost(phase="the ground truth (CVXPY on K M rows of P features)", field=kfield if s.X is None else
-                 "data.path", memory=20 * data, work=200.0 * K * M * (P + 1) ** 2),
-            Cost(phase="the schedules T x K and the states runs x K x (P, M) (estimate_run_cost)", field=runs_field,
-                 memory=full.peak_elements),
-            Cost(phase="the work iterations x runs x (K M P + |E| P) (estimate_run_cost)",
-                 field=v.label("simulation.iterations"), work=full.work, steps=T)]
+                 "data.path", memory=c["truth_memory"], work=c["truth_work"]),
+            Cost(phase="the schedules T x K and the states runs x K x (P, M) (estimate_run_cost)",
+                 field=v.label("simulation.runs") if c["runs_dominate"] else its, memory=c["full"].peak_elements),
+            Cost(phase="the work iterations x runs x (K M P + |E| P) (estimate_run_cost)", field=its,
+                 work=c["full"].work, steps=s.iterations)]
 
 
 def _graph(v, K):
@@ -325,22 +317,15 @@ def _ne_rows(s: Setup, r: dict) -> list:
     return [("NE(0)", r["ne_curve"][0]), (f"NE({s.iterations}), mean over runs", r["ne_final"])]
 
 
-def _title(s: Setup, r: dict) -> str:
-    name = "zCDP-NFL" if r["algorithm"] == "zcdp-nfl" else f"{r['algorithm']} (reconstruction)"
-    return (f"{name} ({r['objective']}) on {r['graph']}: K = {r['K']}, P = {r['P']}, M = {r['M']}, "
-            f"{s.iterations} iterations, {s.runs} run(s), seed {s.seed}")
-
-
 _NOISY_RUN = dict(when=lambda s, r: r["privacy"]["schedule"] != "none")
-SUMMARY_TITLE = _title
+SUMMARY_TITLE = ("{r[_summary][name]} ({r[objective]}) on {r[graph]}: K = {r[K]}, P = {r[P]}, M = {r[M]}, "
+                 "{s.iterations} iterations, {s.runs} run(s), seed {s.seed}")
 SUMMARY = (
     Row(label="ground truth F* (CVXPY/Clarabel)", key="ground_truth.F_star"),
     Row(label="{r[ground_truth][certificate]}", key="ground_truth.residual"),
     _ne_rows,
     Row(label="total zCDP", key="privacy.total_zcdp", **_NOISY_RUN),
-    Row(label=lambda s, r: f"epsilon at delta = {r['privacy']['delta']:g} ("
-        f"{'basic composition' if r['algorithm'] == 'eps_delta_dp_nfl' else 'Bun-Steinke'})", key="privacy.epsilon",
-        **_NOISY_RUN),
+    Row(label="epsilon at delta = {r[privacy][delta]:g} ({r[_summary][rule]})", key="privacy.epsilon", **_NOISY_RUN),
     Row(label="privacy", key="privacy.status"),
     Row(label="error curve", text="use --json for all values"),
 )

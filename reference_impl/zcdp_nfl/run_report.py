@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-__all__ = ["BudgetError", "accounting_overflow", "arrays_zcdp_problem", "model_kwargs", "nfl_config",
+__all__ = ["BudgetError", "accounting_overflow", "zcdp_run_costs", "arrays_zcdp_problem", "model_kwargs", "nfl_config",
            "privacy_overflow_iteration", "privacy_schedule", "synthetic_zcdp_problem", "zcdp_graph",
            "zcdp_run_document"]
 
@@ -141,6 +141,21 @@ def accounting_overflow(problem, config, iterations: int) -> str | None:
     return None if math.isfinite(total) else "total"
 
 
+def zcdp_run_costs(K: int, M: int, P: int, n_edges: int, *, iterations: int, runs: int, clip: bool) -> dict:
+    """The costs of a run before anything is drawn: ``one`` and ``full`` (:func:`reference_impl.zcdp_nfl.
+    estimate_run_cost` of one iteration and run, and of the whole run), the data ``K M P``, the CVXPY ground truth's
+    ``truth_memory`` and ``truth_work``, and ``runs_dominate``: whether the states that grow with the runs (16 K P +
+    4 K M per run, and the clipped gradients) outweigh the schedules that grow with the iterations (8 T K)."""
+    from reference_impl.zcdp_nfl.algorithm import estimate_run_cost
+
+    data = float(K) * M * P
+    per_run = 16.0 * K * P + 4.0 * K * M + (2.0 * K * M * P if clip else 0.0)
+    return {"one": estimate_run_cost(K, M, P, n_edges, iterations=1, runs=1, clip=clip),
+            "full": estimate_run_cost(K, M, P, n_edges, iterations=iterations, runs=runs, clip=clip),
+            "data": data, "truth_memory": 20 * data, "truth_work": 200.0 * K * M * (P + 1) ** 2,
+            "runs_dominate": runs * per_run >= 8.0 * iterations * K}
+
+
 @dataclass(frozen=True)
 class _BaselineView:
     """The fields of a run the document reads (a baseline's run has no zCDP total under basic composition: inf)."""
@@ -201,7 +216,8 @@ def zcdp_run_document(problem, config, truth, method: str, iterations: int, rng,
     the CVXPY optimum ``truth`` and return ``{"algorithm", "objective", "graph", "K", "P", "M", "edges", "iterations",
     "runs", "seed", "rho", "step": {"kind", "eta0"}, "status", "ne_curve", "ne_final", "privacy": {"schedule", "c1",
     "certified", "delta", "total_zcdp", "epsilon", "status"}, "ground_truth": {"F_star", "certificate",
-    "residual"}}`` (baselines add their own keys); NE(n) is the normalised error, mean over runs. ``split``: the
+    "residual"}}`` (baselines add their own keys; ``"_summary"``: the method's ``name`` and the composition ``rule``
+    of its epsilon, for a summary); NE(n) is the normalised error, mean over runs. ``split``: the
     eps_delta_dp_nfl budget split; ``mu``: zcdp_grad_nfl's step (None: matched). BudgetError when the matched
     (epsilon, delta) budget is not valid."""
     import numpy as np
@@ -218,10 +234,13 @@ def zcdp_run_document(problem, config, truth, method: str, iterations: int, rng,
                   "; not certified: c1 does not bound the per-sample gradients (set model.clip <= privacy.c1)")}
     if method != "zcdp_nfl":
         privacy["status"] += f"; {method} is a RECONSTRUCTION (the paper gives no rule), not the paper's baseline"
+    summary = {"name": "zCDP-NFL" if method == "zcdp_nfl" else f"{method} (reconstruction)",
+               "rule": "basic composition" if method == "eps_delta_dp_nfl" else "Bun-Steinke"}
     return {"algorithm": "zcdp-nfl" if method == "zcdp_nfl" else method, **extra, "objective": problem.objective,
             "graph": label, "K": problem.K, "P": problem.P, "M": problem.M, "edges": problem.n_edges,
             "iterations": iterations, "runs": runs, "seed": seed, "rho": config.rho,
             "step": {"kind": config.step.kind, "eta0": config.step.eta0},
             "status": "diverged" if run_.diverged else "ok", "ne_curve": [float(x) for x in curve],
             "ne_final": float(curve[-1]), "privacy": privacy,
-            "ground_truth": {"F_star": truth.F_star, "certificate": truth.certificate, "residual": truth.residual}}
+            "ground_truth": {"F_star": truth.F_star, "certificate": truth.certificate, "residual": truth.residual},
+            "_summary": summary}

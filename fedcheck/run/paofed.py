@@ -316,24 +316,20 @@ def _algorithm(s: Setup, instance):
 
 def simulation(s: Setup):
     """``(env, config, data, label)`` of the setup (allocates the instance or the RFF environment)."""
-    from reference_impl.paofed import AsyncEnvironment, LinearData, experiment_environment
-    from reference_impl.paofed.data import SyntheticRFFData
+    from reference_impl.paofed.run_report import linear_simulation, rff_data, rff_environment
 
     v = s.v
     if s.spec is not None:
         inst = build_instance(s.spec)
-        env = AsyncEnvironment(K=inst.K, D=inst.D, p=inst.p, delta=inst.delta, l_max=inst.l_max)
-        return env, _algorithm(s, inst), LinearData.from_instance(inst), "SIM-F: linear data of the instance"
+        env, data, label = linear_simulation(inst)
+        return env, _algorithm(s, inst), data, label
     with SCHEMA.blame("environment", K="data.K", D="data.D", data_groups="data.data_groups", horizon="data.horizon"):
-        env = experiment_environment(K=s.K, D=s.D, p_groups=tuple(v["environment.p_groups"]),
-                                     data_groups=tuple(float(x) for x in v["data.data_groups"]),
-                                     horizon=v["data.horizon"], delta=v["environment.delta"], l_max=s.l_max,
-                                     delay_step=v["environment.delay_step"], delay_tail=v["environment.delay_tail"])
+        env = rff_environment(K=s.K, D=s.D, data_groups=v["data.data_groups"], horizon=v["data.horizon"],
+                              **v.section("environment"))
     with SCHEMA.blame("data"):
-        data = SyntheticRFFData(K=s.K, D=s.D, **{k: v[f"data.{k}"] for k in ("sigma_kappa", "test_size",
-                                                                             "input_order", "bracket", "ar_clock")})
-    return env, _algorithm(s, None), data, ("SIM-E (docs/papers/paofed.md#choice-simulators): the paper's nonlinear "
-                                            "data in the RFF space")
+        data, label = rff_data(K=s.K, D=s.D, **{k: v[f"data.{k}"] for k in ("sigma_kappa", "test_size", "input_order",
+                                                                             "bracket", "ar_clock")})
+    return env, _algorithm(s, None), data, label
 
 
 def run(s: Setup, rng) -> dict:

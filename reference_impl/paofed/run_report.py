@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["DIVERGING_RISE_DB", "expand_groups", "paofed_algorithm", "paofed_instance", "paofed_run_document"]
+__all__ = ["DIVERGING_RISE_DB", "expand_groups", "linear_simulation", "paofed_algorithm", "paofed_instance",
+           "paofed_run_document", "rff_data", "rff_environment"]
 
 #: A learning curve that ends this many dB above where it started is reported as diverging (status and warning).
 DIVERGING_RISE_DB = 10.0
@@ -84,6 +85,35 @@ def paofed_instance(f: dict, R_npy=None, *, min_mu_lambda: float = 0.0, max_mu_l
                          f"(mu lambda_max)^2 leaves the double range (every mu above 2/lambda_max = "
                          f"{2 / lam_max:.3g} is unstable in the mean already)")
     return inst.with_mu(mu)
+
+
+def linear_simulation(inst) -> tuple:
+    """``(env, data, label)`` of SIM-F (docs/papers/paofed.md#choice-simulators) on the analysis instance ``inst``: its
+    asynchronous environment (p, delta, l_max) and linear Gaussian data."""
+    from reference_impl.paofed.setup import AsyncEnvironment, LinearData
+
+    env = AsyncEnvironment(K=inst.K, D=inst.D, p=inst.p, delta=inst.delta, l_max=inst.l_max)
+    return env, LinearData.from_instance(inst), "SIM-F: linear data of the instance"
+
+
+def rff_environment(*, K: int, D: int, l_max: int, p_groups, data_groups, horizon: int, delta: float,
+                    delay_step: int, delay_tail: str):
+    """SIM-E's asynchronous environment (:func:`reference_impl.paofed.experiment_environment`): ``p_groups``
+    availability groups crossed with ``data_groups`` (samples per client over ``horizon`` iterations)."""
+    from reference_impl.paofed.setup import experiment_environment
+
+    return experiment_environment(K=K, D=D, p_groups=tuple(p_groups), data_groups=tuple(float(x) for x in data_groups),
+                                  horizon=horizon, delta=delta, l_max=l_max, delay_step=delay_step,
+                                  delay_tail=delay_tail)
+
+
+def rff_data(**fields) -> tuple:
+    """``(data, label)`` of SIM-E: the paper's nonlinear data in the RFF space (:class:`reference_impl.paofed.data.
+    SyntheticRFFData` of ``fields``)."""
+    from reference_impl.paofed.data import SyntheticRFFData
+
+    return SyntheticRFFData(**fields), ("SIM-E (docs/papers/paofed.md#choice-simulators): the paper's nonlinear data "
+                                        "in the RFF space")
 
 
 def paofed_algorithm(name: str, a: dict, D: int, instance=None):

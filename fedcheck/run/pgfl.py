@@ -71,8 +71,7 @@ SCHEMA = Schema(sections=(
               doc="with scheduling, average the last message of every client that has sent ('cache') or only "
                   "this iteration's ('fresh')"),
     )),
-    Section(name="privacy", doc="The noise of Algorithm 2.", applies=lambda v: v["algorithm.name"] == "alg2",
-            when="algorithm.name = 'alg2'", fields=(
+    Section(name="privacy", doc="The noise of Algorithm 2.", **applies_when("algorithm.name", "alg2"), fields=(
         Field(name="phi0", kind="real", lo=0.0, lo_open=True, required=True, doc="first-release zCDP budget phi_0"),
         Field(name="zeta", kind="real", lo=0.0, hi=1.0, lo_open=True, default=1.0, doc="noise decay zeta"),
         Field(name="C", kind="real", lo=0.0, lo_open=True, default=1.0, doc="gradient bound C_k of the sensitivity"),
@@ -125,10 +124,9 @@ def load(v) -> Setup:
         if synthetic["clusters"] > sizes["K"]:
             raise ConfigError(f"data.clusters must be an integer in [1, K = servers x clients_per_server = "
                               f"{sizes['K']}] (a cluster needs a client), got {synthetic['clusters']}")
-    if v["algorithm.scheduled"] is not None and arrays is None:
-        if v["algorithm.scheduled"] > v["data.clients_per_server"]:
-            raise ConfigError(f"algorithm.scheduled must be an integer in [1, {v['data.clients_per_server']}] (the "
-                              f"fewest clients of a server), got {v['algorithm.scheduled']}")
+    if arrays is None and (v["algorithm.scheduled"] or 0) > v["data.clients_per_server"]:
+        raise ConfigError(f"algorithm.scheduled must be an integer in [1, {v['data.clients_per_server']}] (the "
+                          f"fewest clients of a server), got {v['algorithm.scheduled']}")
     if rho is not None:
         with SCHEMA.blame("algorithm"):
             PGFLConfig(**algorithm)

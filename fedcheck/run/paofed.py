@@ -339,14 +339,6 @@ def run(s: Setup, rng) -> dict:
     return paofed_run_document(env, config, data, s.iterations, rng, runs=s.runs, label=label)
 
 
-def _communication(s: Setup, r: dict) -> str:
-    extra = r["_summary"]
-    up, down = extra["savings"]
-    return (f"{extra['messages']} exchanges, {extra['entries']} of D = {s.D} entries per message; savings uplink "
-            f"{100 * up:.1f} %, downlink {100 * down:.1f} %, load {extra['load']:.0f} bits per exchanging client and "
-            f"iteration")
-
-
 SUMMARY_TITLE = "{r[algorithm]} ({r[_summary][label]}): K = {s.K}, D = {s.D}, {s.iterations} iterations, " \
                 "{s.runs} run(s), seed {s.seed}"
 SUMMARY = (
@@ -355,7 +347,10 @@ SUMMARY = (
     Row(label="status", text="diverging: {r[warning]}", when=lambda s, r: r["status"] == "diverging"),
     Row(label="{r[_summary][name]} after the last iteration (dB)", key="curve_db", show="last"),
     Row(label="mean over n = {r[_summary][half]}..{s.iterations} (dB)", key="_summary.steady_db"),
-    Row(label="communication", key=_communication, when=lambda s, r: bool(r["_summary"].get("messages"))),
+    Row(label="communication", when=lambda s, r: bool(r["_summary"].get("messages")), text="{r[_summary][messages]} "
+        "exchanges, {r[_summary][entries]} of D = {s.D} entries per message; savings uplink "
+        "{r[_summary][uplink_pct]:.1f} %, downlink {r[_summary][downlink_pct]:.1f} %, load {r[_summary][load]:.0f} "
+        "bits per exchanging client and iteration"),
     Row(label="learning curve", text="use --json for all values"),
 )
 #: ``--plot``: the learning curve (mean over the runs, dB) with the mean over the second half.

@@ -311,19 +311,17 @@ def run(s: Setup, rng) -> dict:
         raise ConfigError(f"privacy.phi1: {clean_message(exc)}") from None
 
 
-def _ne_rows(s: Setup, r: dict) -> list:
-    if r["status"] == "diverged":
-        return [("status", "diverged (an iterate exceeded 1e150); NE after divergence is not defined")]
-    return [("NE(0)", r["ne_curve"][0]), (f"NE({s.iterations}), mean over runs", r["ne_final"])]
-
-
+_CONVERGED = dict(when=lambda s, r: r["status"] != "diverged")
 _NOISY_RUN = dict(when=lambda s, r: r["privacy"]["schedule"] != "none")
 SUMMARY_TITLE = ("{r[_summary][name]} ({r[objective]}) on {r[graph]}: K = {r[K]}, P = {r[P]}, M = {r[M]}, "
                  "{s.iterations} iterations, {s.runs} run(s), seed {s.seed}")
 SUMMARY = (
     Row(label="ground truth F* (CVXPY/Clarabel)", key="ground_truth.F_star"),
     Row(label="{r[ground_truth][certificate]}", key="ground_truth.residual"),
-    _ne_rows,
+    Row(label="status", text="diverged (an iterate exceeded 1e150); NE after divergence is not defined",
+        when=lambda s, r: r["status"] == "diverged"),
+    Row(label="NE(0)", key="ne_curve", show="first", **_CONVERGED),
+    Row(label="NE({s.iterations}), mean over runs", key="ne_final", **_CONVERGED),
     Row(label="total zCDP", key="privacy.total_zcdp", **_NOISY_RUN),
     Row(label="epsilon at delta = {r[privacy][delta]:g} ({r[_summary][rule]})", key="privacy.epsilon", **_NOISY_RUN),
     Row(label="privacy", key="privacy.status"),

@@ -157,7 +157,8 @@ def paofed_run_document(env, config, data, iterations: int, rng, *, runs: int, l
     on RFF data) of the server model w_n, n = 0..iterations, in dB, mean over the runs; ``status`` "ok", "diverged"
     (values beyond the double range) or "diverging" (the curve rose by more than :data:`DIVERGING_RISE_DB`).
     ``"_summary"`` holds what a summary shows besides: the ``label``, the metric's ``name``, the mean over the second
-    half ``steady_db`` from ``half``, and the communication (``entries``, ``messages``, ``savings``, ``load``)."""
+    half ``steady_db`` from ``half``, and the communication (``entries``, ``messages``, ``savings`` and in per cent
+    ``uplink_pct``/``downlink_pct``, ``load``)."""
     import numpy as np
 
     from reference_impl.paofed.simulation import run_paofed
@@ -173,6 +174,7 @@ def paofed_run_document(env, config, data, iterations: int, rng, *, runs: int, l
         "entries": env.D if config.schedule == "full" else config.m, "messages": messages,
         "savings": comm.savings(env.D) if messages else None, "load": comm.load_bits() if messages else None,
         "name": result.metric.upper()}
+    extra["uplink_pct"], extra["downlink_pct"] = (100 * x for x in extra["savings"]) if messages else (None, None)
     out = {"algorithm": config.name, "iterations": iterations, "runs": runs, "status": "ok" if finite else "diverged",
            "curve_db": [float(v) for v in curve_db], "metric": result.metric, "_summary": extra}
     rise = float(curve_db[-1] - curve_db[0]) if finite else 0.0

@@ -138,33 +138,27 @@ def load(v) -> Setup:
 
 
 def estimate(s: Setup) -> list[Cost]:
-    """The graph and data (the SBM's from :func:`reference_impl.gtv.data.estimate_sbm_cost`), the per-node solves and
-    the iterations."""
-    v, n, d, m, E = s.v, s.n, s.d, s.m, s.edges
+    """The graph and data, the per-node solves and the iterations (:func:`reference_impl.gtv.run_report.
+    gtv_run_costs`), each named by the field that drives it."""
+    from reference_impl.gtv.run_report import gtv_run_costs
+
+    v, n, d, m = s.v, s.n, s.d, s.m
     src = "data.path" if s.arrays is not None else None
     gen = None if s.arrays is not None else v["graph.generator"]
+    c = gtv_run_costs(gen, None if gen is None else v.section("graph"), n=n, edges=s.edges, d=d, m=m,
+                      iterations=s.iterations, element_work=GRAPH_ELEMENT_WORK)
     gfield = src or {"sbm": "graph.sizes", "chain": "graph.n", "dense": "graph.N", "edges": "graph.edges"}[gen]
-    if gen == "sbm":
-        from reference_impl.gtv.data import estimate_sbm_cost
-
-        sbm = estimate_sbm_cost(v["graph.sizes"], v["graph.p_in"], v["graph.p_out"], d, m)
-        graph = estimate_sbm_cost(v["graph.sizes"], v["graph.p_in"], v["graph.p_out"], 1, 1)  # the graph alone
-        costs = [Cost(phase=f"the SBM graph ({n} nodes, about {sbm.expected_edges:.3g} edges; estimate_sbm_cost)",
-                      field=gfield, memory=graph.peak_elements, work=graph.work),
-                 Cost(phase="the SBM's data n x m x d with its graph (estimate_sbm_cost)",
-                      field="data.d" if d >= m else "data.m", memory=sbm.peak_elements,
-                      work=max(sbm.work - graph.work, 0.0))]
-    else:
-        costs = [Cost(phase=f"the graph ({n} nodes, about {E:.3g} edges)", field=gfield, memory=2.0 * E + n,
-                      work=(E + n) * GRAPH_ELEMENT_WORK),
-                 Cost(phase="the data n x m x d", field=src or "data.d", memory=float(n) * m * d,
-                      work=float(n) * m * d * 10)]
-    costs.append(Cost(phase="the per-node solves n x d^2", field=src or "data.d", memory=float(n) * d * d,
-                      work=float(n) * d ** 3))
-    R = v["algorithm.iterations"]
-    costs.append(Cost(phase="the work iterations x (n m d + |E| d + n d^2)", field=v.label("algorithm.iterations"),
-                      work=float(R) * (n * m * d + E * d + n * d * d), steps=R))
-    return costs
+    sbm = gen == "sbm"
+    return [Cost(phase=f"the SBM graph ({n} nodes, about {c['edges']:.3g} edges; estimate_sbm_cost)" if sbm else
+                 f"the graph ({n} nodes, about {c['edges']:.3g} edges)", field=gfield, memory=c["graph"][0],
+                 work=c["graph"][1]),
+            Cost(phase="the SBM's data n x m x d with its graph (estimate_sbm_cost)" if sbm else "the data n x m x d",
+                 field=("data.d" if d >= m else "data.m") if sbm else src or "data.d", memory=c["data"][0],
+                 work=c["data"][1]),
+            Cost(phase="the per-node solves n x d^2", field=src or "data.d", memory=c["solves"][0],
+                 work=c["solves"][1]),
+            Cost(phase="the work iterations x (n m d + |E| d + n d^2)", field=v.label("algorithm.iterations"),
+                 work=c["iterations"][1], steps=s.iterations)]
 
 
 def _instance(s: Setup, rng):

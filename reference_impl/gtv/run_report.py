@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["as_logistic", "gtv_arrays_instance", "gtv_run_document", "gtv_synthetic_instance", "synthetic_graph_size"]
+__all__ = ["as_logistic", "gtv_arrays_instance", "gtv_run_costs", "gtv_run_document", "gtv_synthetic_instance",
+           "synthetic_graph_size"]
 
 
 def synthetic_graph_size(generator: str, graph: dict) -> tuple[int, float]:
@@ -48,6 +49,26 @@ def synthetic_graph_size(generator: str, graph: dict) -> tuple[int, float]:
             raise ValueError(f"N must be an integer >= 2 (a complete cluster needs an edge), got {N}")
         return N * k, k * N * (N - 1) / 2 + n_inter
     return max(max(e) for e in g["edges"]) + 1, len(g["edges"])
+
+
+def gtv_run_costs(generator: str | None, graph: dict | None, *, n: int, edges: float, d: int, m: int,
+                  iterations: int, element_work: float) -> dict:
+    """``(memory, work)`` of each phase of a run before anything is drawn: ``graph`` and ``data`` (the SBM's from
+    :func:`reference_impl.gtv.data.estimate_sbm_cost`, else ``element_work`` per node and edge of the graph and 10
+    operations per data entry), ``solves`` (the per-node n x d^2 systems) and ``iterations`` (n m d + |E| d + n d^2
+    each); ``edges`` the expected edges. ``generator`` None: a user's arrays (``n``, ``edges``, ``d``, ``m`` from
+    them)."""
+    out = {"edges": edges, "solves": (float(n) * d * d, float(n) * d ** 3),
+           "iterations": (0.0, float(iterations) * (n * m * d + edges * d + n * d * d))}
+    if generator == "sbm":
+        from reference_impl.gtv.data import estimate_sbm_cost
+
+        sbm = estimate_sbm_cost(graph["sizes"], graph["p_in"], graph["p_out"], d, m)
+        alone = estimate_sbm_cost(graph["sizes"], graph["p_in"], graph["p_out"], 1, 1)  # the graph alone
+        return dict(out, edges=sbm.expected_edges, graph=(alone.peak_elements, alone.work),
+                    data=(sbm.peak_elements, max(sbm.work - alone.work, 0.0)))
+    return dict(out, graph=(2.0 * edges + n, (edges + n) * element_work),
+                data=(float(n) * m * d, float(n) * m * d * 10))
 
 
 def gtv_arrays_instance(arrays: dict, *, loss: str, gamma: float | None, lam: float, penalty: str, Q=None):

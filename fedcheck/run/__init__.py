@@ -9,9 +9,19 @@ A plug-in (``fedcheck/run/<slug>.py``) declares only what is its own:
   large (files are already read through the guarded loader);
 * ``estimate(setup) -> [Cost, ...]``: every phase of the run, each naming the field that drives it;
 * ``run(setup, rng) -> dict``: the JSON document (keys starting with ``_`` are for the summary only);
-* ``summarize(setup, result) -> (title, rows)``: the human summary;
-* ``figures(setup, result) -> [FigureSpec, ...]``: the curves ``--plot`` draws (and optionally
-  ``plot_unavailable(setup) -> str | None``: why a setup has none, said before the run).
+* ``SUMMARY_TITLE`` and ``SUMMARY``: the human summary, declared as rows (:class:`fedcheck.run._output.Row`: a label
+  and the key path of its value in the document, how to show it, whether it may be absent);
+* optionally ``RNG_STREAM`` (the run's generator is ``default_rng([seed, RNG_STREAM])`` instead of
+  ``default_rng(seed)``) or ``make_rng(setup)``;
+* ``FIGURES``: the curves ``--plot`` draws, declared (:class:`fedcheck.run._output.Plot` of
+  :class:`~fedcheck.run._output.Line` s: key paths, title, axis labels), and optionally
+  ``plot_unavailable(setup) -> str | None``: why a setup has none, said before the run.
+
+The paper logic a plug-in runs (building the problem from the checked fields, the run's JSON document) lives in
+``reference_impl/<slug>/run_report.py``, where the Python API can reuse it; a plug-in's own code is the glue between
+the user's fields and those functions. What the plug-ins share is declared once in :mod:`fedcheck.run._api`: the
+setup's common part (``RunSetup``: ``v``, ``iterations``, ``runs``, ``seed``), ``applies_when(field, *values)``,
+``runs_seed_options``/``RUNS_SEED_OPTIONS``, ``read_npz(..., require=...)``, ``blame_file`` and ``Values.section``.
 
 This layer does everything else, once: reading the TOML file and the ``.npy``/``.npz`` files it names (through
 :mod:`fedcheck._files`), refusing unknown and not-applicable fields, turning a record's ``ValueError`` into one
@@ -31,8 +41,11 @@ from fedcheck.run._api import (
     ConfigError,
     Cost,
     Field,
+    Line,
     NotConverged,
     Option,
+    Plot,
+    Row,
     Schema,
     Section,
     Values,
@@ -41,8 +54,9 @@ from fedcheck.run._api import (
     read_table,
 )
 
-__all__ = ["PLUGINS", "ConfigError", "Cost", "Field", "NotConverged", "Option", "Schema", "Section", "Values",
-           "add_run_parser", "load", "plugin", "read_npy", "read_npz", "read_table", "run_command"]
+__all__ = ["PLUGINS", "ConfigError", "Cost", "Field", "Line", "NotConverged", "Option", "Plot", "Row", "Schema",
+           "Section", "Values", "add_run_parser", "load", "plugin", "read_npy", "read_npz", "read_table",
+           "run_command"]
 
 #: Sub-command -> module of its plug-in (imported on demand).
 PLUGINS = {
@@ -122,7 +136,7 @@ def run_command(args) -> int:
 
     from fedcheck._plot import check_plot_path
     from fedcheck.run import _budget
-    from fedcheck.run._output import Progress, print_json, print_summary
+    from fedcheck.run._output import Progress, figures_of, print_json, print_summary, summary_of
 
     if args.force and args.plot is None:
         raise ConfigError("argument --force: only allowed with --plot")
@@ -137,7 +151,9 @@ def run_command(args) -> int:
     total = _budget.check(costs)
     biggest = max(costs, key=lambda c: c.memory) if costs else None
     make_rng = getattr(mod, "make_rng", None)
-    rng = make_rng(setup) if make_rng is not None else np.random.default_rng(setup.seed)
+    stream = getattr(mod, "RNG_STREAM", None)  # the run's own stream of the seed (the instances draw from others)
+    rng = make_rng(setup) if make_rng is not None else np.random.default_rng(
+        setup.seed if stream is None else [setup.seed, stream])
     try:
         with Progress(f"fedcheck run {args.algorithm}", _budget.seconds(total), quiet=args.quiet), \
                 np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
@@ -149,13 +165,13 @@ def run_command(args) -> int:
     if args.plot is not None:
         from fedcheck._plot import write_plot
 
-        specs = mod.figures(setup, result)
+        specs = figures_of(mod, setup, result)
         if not specs:
             raise ConfigError(f"argument --plot: the run recorded no curve to draw (status {result.get('status')})")
         write_plot(args.plot, specs)
     if args.json:
         print_json({k: v for k, v in result.items() if not k.startswith("_")})
     else:
-        title, rows = mod.summarize(setup, result)
+        title, rows = summary_of(mod, setup, result)
         print_summary(title, rows)
     return 0

@@ -13,10 +13,12 @@ from typing import Any
 
 from fedcheck._errors import ConfigError, NotConverged
 from fedcheck.run._budget import Cost
-from fedcheck.run._schema import Field, Schema, Section, Values
+from fedcheck.run._output import Line, Plot, Row
+from fedcheck.run._schema import Field, Schema, Section, Values, applies_when
 
-__all__ = ["ConfigError", "Cost", "Field", "NotConverged", "Option", "Schema", "Section", "Values", "read_npy",
-           "read_npz", "read_table"]
+__all__ = ["RUNS_SEED_OPTIONS", "ConfigError", "Cost", "Field", "Line", "NotConverged", "Option", "Plot", "Row",
+           "RunSetup", "Schema", "Section", "Values", "applies_when", "check_mnist_layout", "read_npy", "read_npz",
+           "read_table", "runs_seed_options"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -45,6 +47,32 @@ class Option:
         return self.flag[2:].replace("-", "_")
 
 
+@dataclass(frozen=True, kw_only=True)
+class RunSetup:
+    """What every plug-in's setup holds (a plug-in's ``Setup`` extends it): the parsed values ``v`` and the run's
+    ``iterations`` (or rounds), Monte-Carlo ``runs`` and root ``seed``."""
+
+    v: Values
+    iterations: int = 0
+    runs: int = 1
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.runs < 1 or self.iterations < 0 or self.seed < 0:
+            raise ValueError(f"runs must be >= 1, iterations and seed >= 0, got runs {self.runs}, iterations "
+                             f"{self.iterations}, seed {self.seed}")
+
+
+def runs_seed_options(*, runs_doc: str = "Monte-Carlo runs", seed_doc: str = "root seed") -> tuple[Option, Option]:
+    """``--runs R`` (default 1) and ``--seed S`` (default 0), read from ``values.options["runs"]`` / ``["seed"]``."""
+    return (Option(flag="--runs", default=1, doc=runs_doc),
+            Option(flag="--seed", default=0, lo=0, metavar="S", doc=seed_doc))
+
+
+#: The ``--runs``/``--seed`` options of most plug-ins (Monte-Carlo runs, root seed).
+RUNS_SEED_OPTIONS = runs_seed_options()
+
+
 def read_table(path: Path) -> dict:
     """The TOML document at ``path`` (guarded reader: regular, readable, bounded, UTF-8)."""
     try:  # Python >= 3.11
@@ -66,12 +94,22 @@ def _resolve(values: Values, key: str) -> Path:
     return path if path.is_absolute() else Path(values.base_dir) / path
 
 
-def read_npz(values: Values, key: str, *, bool_keys: tuple[str, ...] = ()) -> tuple[Path, dict]:
-    """The arrays of the ``.npz`` named by field ``key`` (relative to the config; headers checked first)."""
+def read_npz(values: Values, key: str, *, bool_keys: tuple[str, ...] = (), require: tuple[str, ...] = (),
+             require_text: str = "") -> tuple[Path, dict]:
+    """The arrays of the ``.npz`` named by field ``key`` (relative to the config; headers checked first).
+
+    ``require``: the arrays it must hold (ConfigError naming the field, the file and the missing ones;
+    ``require_text`` describes them, default their names).
+    """
     from fedcheck._files import load_npz
 
     path = _resolve(values, key)
-    return path, load_npz(path, key, bool_keys=bool_keys)
+    arrays = load_npz(path, key, bool_keys=bool_keys)
+    missing = [k for k in require if k not in arrays]
+    if missing:
+        raise ConfigError(f"{key} {str(path)!r} must hold arrays {require_text or ', '.join(require)}; missing "
+                          f"{', '.join(missing)}")
+    return path, arrays
 
 
 def read_npy(values: Values, key: str) -> tuple[Path, Any]:
@@ -80,3 +118,32 @@ def read_npy(values: Values, key: str) -> tuple[Path, Any]:
 
     path = _resolve(values, key)
     return path, load_npy(path, key)
+
+
+#: The arrays of an MNIST ``.npz`` in the Keras layout.
+MNIST_KEYS = ("x_train", "y_train", "x_test", "y_test")
+
+
+def check_mnist_layout(path: Path, arrays: dict, key: str) -> None:
+    """ConfigError naming field ``key`` unless ``arrays`` (of the ``.npz`` at ``path``) are MNIST in the Keras layout:
+    :data:`MNIST_KEYS`, real finite images ``(n, ...)`` with n >= 1 and one integer label 0..9 each."""
+    from fedcheck._files import real_array
+
+    missing = [k for k in MNIST_KEYS if k not in arrays]
+    if missing:
+        raise ConfigError(f"{key} {str(path)!r} must hold arrays {', '.join(MNIST_KEYS)}; missing {', '.join(missing)}")
+    for split in ("train", "test"):
+        x, y = arrays[f"x_{split}"], arrays[f"y_{split}"]
+        real_array(x, f"{key} {str(path)!r} array 'x_{split}'")
+        if x.ndim < 2 or y.reshape(-1).shape[0] != x.shape[0]:
+            raise ConfigError(f"{key} {str(path)!r}: x_{split} must be (n, ...) images with one label each in "
+                              f"y_{split}, got shapes {x.shape} and {y.shape}")
+        if x.shape[0] == 0:
+            raise ConfigError(f"{key} {str(path)!r}: x_{split} holds no image")
+        labels = y.reshape(-1)
+        if labels.dtype.kind not in "iu" and not (labels.dtype.kind == "f" and bool(
+                (labels == labels.round()).all())):
+            raise ConfigError(f"{key} {str(path)!r}: y_{split} must hold integer labels 0..9")
+        if labels.size and (labels.min() < 0 or labels.max() > 9):
+            raise ConfigError(f"{key} {str(path)!r}: y_{split} must hold labels in 0..9, got "
+                              f"{float(labels.min()) if labels.min() < 0 else float(labels.max())!r}")

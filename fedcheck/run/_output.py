@@ -1,4 +1,13 @@
-"""What a command prints: strict JSON, the human summary (meaningful digits), progress on stderr."""
+"""What a command prints: strict JSON, the human summary (meaningful digits), the ``--plot`` figures, progress on
+stderr.
+
+A plug-in declares its summary and its figures as data: ``SUMMARY_TITLE`` and ``SUMMARY`` (:class:`Row` s, each naming
+a key path of the run's document) and ``FIGURES`` (:class:`Plot` s of :class:`Line` s); :func:`summary_of` and
+:func:`figures_of` render them. A callable in ``SUMMARY`` (``(setup, result) -> [(label, value), ...]``), in
+``FIGURES`` (``(setup, result) -> [FigureSpec, ...]``) or as a key is the escape hatch for what is really conditional.
+Labels, titles and texts are :meth:`str.format` strings of ``s`` (the setup) and ``r`` (the document):
+``"NE({s.iterations}), mean over runs"``, ``"epsilon at delta = {r[privacy][delta]:g}"``.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +15,12 @@ import math
 import sys
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
 
-__all__ = ["Progress", "fmt", "fmt_bracket", "print_json", "print_summary", "strict"]
+__all__ = ["SHOWS", "YSCALES", "Line", "Plot", "Progress", "Row", "figures_of", "fmt", "fmt_bracket", "fmt_real",
+           "lookup", "print_json", "print_summary", "strict", "summary_of"]
 
 
 def strict(obj):
@@ -48,6 +60,11 @@ def fmt(value, digits: int = 4) -> str:
             return "[" + ", ".join(fmt(v, digits) for v in value) + "]"
         return f"{len(value)} values, {fmt(value[0], digits)} .. {fmt(value[-1], digits)}"
     return str(value)
+
+
+def fmt_real(value, digits: int = 4) -> str:
+    """A real for people: ``digits`` significant digits, ``"not finite"`` for None, inf and NaN."""
+    return "not finite" if value is None or not math.isfinite(float(value)) else f"{float(value):.{digits}g}"
 
 
 def _round_sig(x: float, digits: int, direction: str) -> float:
@@ -90,6 +107,167 @@ def print_summary(title: str, rows: Iterable[tuple[str, object]]) -> None:
         width = max(len(label) for label, _ in rows)
         for label, value in rows:
             print(f"  {label:<{width}}  {value if isinstance(value, str) else fmt(value)}")
+
+
+_MISSING = object()
+
+
+def lookup(document: Any, path: str, default: Any = _MISSING) -> Any:
+    """The value at the dotted ``path`` of ``document`` (``"privacy.paper.epsilon_max"``; an integer part indexes a
+    list or an array). A missing key, or a path through None, raises KeyError naming the path unless ``default`` is
+    given."""
+    value = document
+    for part in path.split("."):
+        try:
+            value = value[part] if isinstance(value, dict) or not part.isdigit() else value[int(part)]
+        except (KeyError, IndexError, TypeError, ValueError):
+            if default is not _MISSING:
+                return default
+            raise KeyError(f"the run's document has no {path!r} (at {part!r})") from None
+    return value
+
+
+#: How a :class:`Row` shows its value: as it is, its first or last entry, or ``"first -> last"`` (:func:`fmt_real`).
+SHOWS = ("value", "first", "last", "first->last")
+#: The y scale of a :class:`Plot`: ``"log-if-positive"`` is log when every finite value of the first line is > 0
+#: (so also when none is finite), ``"log-if-some-positive"`` only when some finite value exists and all are > 0.
+YSCALES = ("linear", "log-if-positive", "log-if-some-positive")
+
+
+def _key(key: str | Callable, s, r, default: Any = _MISSING) -> Any:
+    return key(s, r) if callable(key) else lookup(r, key, default)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Row:
+    """One line of the human summary.
+
+    Parameters
+    ----------
+    label : str or callable
+        A format string of ``s`` (the setup) and ``r`` (the run's document), or ``(s, r) -> str``.
+    key : str or callable, optional
+        The dotted path of the value in the document (or ``(s, r) -> value``); a missing key is an error (KeyError
+        naming it) unless ``optional``.
+    show : str
+        One of :data:`SHOWS`.
+    text : str
+        A format string shown instead of a value (give ``key`` or ``text``).
+    optional : bool
+        Omit the row when the key is missing, None or an empty list (instead of failing).
+    when : callable, optional
+        ``(s, r) -> bool``: show the row only then.
+    """
+
+    label: str | Callable
+    key: str | Callable = ""
+    show: str = "value"
+    text: str = ""
+    optional: bool = False
+    when: Callable | None = None
+
+    def __post_init__(self) -> None:
+        if self.show not in SHOWS:
+            raise ValueError(f"show must be one of {', '.join(SHOWS)}, got {self.show!r}")
+        if bool(self.key) == bool(self.text):
+            raise ValueError(f"give exactly one of key and text (row {self.label!r})")
+
+    def render(self, s, r) -> list[tuple[str, object]]:
+        """``[(label, value)]``, or ``[]`` when the row is not shown."""
+        if self.when is not None and not self.when(s, r):
+            return []
+        label = self.label(s, r) if callable(self.label) else self.label.format(s=s, r=r)
+        if self.text:
+            return [(label, self.text.format(s=s, r=r))]
+        value = _key(self.key, s, r, None if self.optional else _MISSING)
+        if self.optional and (value is None or (isinstance(value, (list, tuple)) and not value)):
+            return []
+        if self.show == "value":
+            return [(label, value)]
+        ends = (value[0] if len(value) else None, value[-1] if len(value) else None)
+        if self.show == "first->last":
+            return [(label, f"{fmt_real(ends[0])} -> {fmt_real(ends[1])}")]
+        return [(label, ends[0] if self.show == "first" else ends[1])]
+
+
+def summary_of(plugin, s, r) -> tuple[str, list[tuple[str, object]]]:
+    """``(title, rows)`` of a plug-in's ``SUMMARY_TITLE`` (a format string or ``(s, r) -> str``) and ``SUMMARY``."""
+    title = plugin.SUMMARY_TITLE
+    rows: list[tuple[str, object]] = []
+    for row in plugin.SUMMARY:
+        rows += row.render(s, r) if isinstance(row, Row) else list(row(s, r))
+    return (title(s, r) if callable(title) else title.format(s=s, r=r)), rows
+
+
+@dataclass(frozen=True, kw_only=True)
+class Line:
+    """One curve of a :class:`Plot`: y at ``key`` (a dotted path of the document, or ``(s, r) -> values``), x at
+    ``x`` (likewise; default ``x0, x0 + 1, ...``); ``label`` a format string of ``s`` and ``r``; ``when``: ``(s, r)
+    -> bool``, draw the line only then."""
+
+    label: str
+    key: str | Callable
+    x: str | Callable = ""
+    x0: int = 0
+    style: str = "line"
+    when: Callable | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Plot:
+    """One figure of ``--plot``: ``name``, the format strings ``title``, ``xlabel``, ``ylabel``, its ``lines`` and
+    ``yscale`` (one of :data:`YSCALES`). ``optional``: no figure when the first line's values are missing or empty
+    (else a missing key is an error); ``when``: ``(s, r) -> bool``, the figure only then."""
+
+    name: str
+    title: str
+    xlabel: str
+    ylabel: str
+    lines: tuple[Line, ...]
+    yscale: str = "linear"
+    optional: bool = False
+    when: Callable | None = None
+
+    def __post_init__(self) -> None:
+        if self.yscale not in YSCALES:
+            raise ValueError(f"yscale must be one of {', '.join(YSCALES)}, got {self.yscale!r}")
+        if not self.lines:
+            raise ValueError(f"lines must be non-empty (plot {self.name!r})")
+
+    def render(self, s, r) -> list:
+        """``[FigureSpec]``, or ``[]`` when the figure is not drawn."""
+        import numpy as np
+
+        from fedcheck._plot import figure_spec, series
+
+        if self.when is not None and not self.when(s, r):
+            return []
+        first = _key(self.lines[0].key, s, r, None if self.optional else _MISSING)
+        if self.optional and (first is None or not len(first)):
+            return []
+        curves = []
+        for line in self.lines:
+            if line.when is not None and not line.when(s, r):
+                continue
+            y = _key(line.key, s, r)
+            x = _key(line.x, s, r) if line.x else range(line.x0, line.x0 + len(y))
+            curves.append(series(line.label.format(s=s, r=r), x, y, style=line.style))
+        kwargs = {}
+        if self.yscale != "linear":
+            values = np.asarray([np.nan if v is None else v for v in first], dtype=np.float64)
+            finite = values[np.isfinite(values)]
+            log = bool(np.all(finite > 0)) and (finite.size > 0 or self.yscale == "log-if-positive")
+            kwargs["yscale"] = "log" if log else "linear"
+        return [figure_spec(self.name, self.title.format(s=s, r=r), self.xlabel.format(s=s, r=r),
+                            self.ylabel.format(s=s, r=r), curves, **kwargs)]
+
+
+def figures_of(plugin, s, r) -> list:
+    """The ``--plot`` figures of a plug-in's ``FIGURES`` (:class:`Plot` s or ``(s, r) -> [FigureSpec]``)."""
+    out = []
+    for plot in plugin.FIGURES:
+        out += plot.render(s, r) if isinstance(plot, Plot) else list(plot(s, r))
+    return out
 
 
 class Progress:

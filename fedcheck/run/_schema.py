@@ -27,7 +27,7 @@ from typing import Any
 
 from fedcheck._errors import ConfigError
 
-__all__ = ["KINDS", "Field", "Schema", "Section", "Values", "clean_message"]
+__all__ = ["KINDS", "Field", "Schema", "Section", "Values", "applies_when", "blame_file", "clean_message"]
 
 #: The kinds of value a field can hold (the TOML type in parentheses).
 KINDS = {
@@ -52,6 +52,32 @@ def clean_message(text: object) -> str:
     text = re.sub(r"np\.(?:float|int|uint|bool_?)\w*\(([^()]*)\)", r"\1", str(text))
     text = re.sub(r"array\(([^()]*)\)", r"\1", text)
     return " ".join(text.split())
+
+
+def applies_when(key: str, *values: Any) -> dict[str, Any]:
+    """``applies`` and ``when`` of a field that applies only when field ``key`` is one of ``values``, to spread into a
+    :class:`Field` or :class:`Section`: ``Field(..., **applies_when("data.source", "npz"))``.
+
+    >>> applies_when("graph.generator", "chain", "dense")["when"]
+    "graph.generator is 'chain' or 'dense'"
+    """
+    if not values:
+        raise ValueError(f"values must be non-empty (the values of {key} where the field applies)")
+    shown = [("true" if x else "false") if isinstance(x, bool) else repr(x) for x in values]
+    when = f"{key} = {shown[0]}" if len(values) == 1 else f"{key} is " + " or ".join(shown)
+    return {"applies": lambda v: v[key] in values, "when": when}
+
+
+@contextlib.contextmanager
+def blame_file(key: str, path: object):
+    """Turn a ``ValueError`` raised inside (a reader's complaint about the file's content) into one line naming the
+    field and its file: ``data.path 'd.npz': <message>``."""
+    try:
+        yield
+    except ConfigError:
+        raise
+    except ValueError as exc:
+        raise ConfigError(f"{key} {str(path)!r}: {clean_message(exc)}") from None
 
 
 def _short(value: Any, limit: int = 80) -> str:
@@ -329,6 +355,13 @@ class Values(Mapping):
         sec, name = key.split(".", 1)
         body = self._table.get(sec, {})
         return body.get(name, default) if isinstance(body, dict) else default
+
+    def section(self, name: str, *, drop_none: bool = False) -> dict[str, Any]:
+        """The fields of section ``name`` by their bare names (``{"rho": 1.0, ...}``); ``drop_none``: without those
+        that are not set."""
+        prefix = name + "."
+        return {k[len(prefix):]: x for k, x in self._data.items()
+                if k.startswith(prefix) and not (drop_none and x is None)}
 
     def given(self, key: str) -> bool:
         """Whether the user set ``key`` (in the file or by its option)."""

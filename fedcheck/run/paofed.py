@@ -9,9 +9,9 @@ See ``docs/papers/paofed.md``. Two simulations:
   the RFF space with the asynchronous environment ``[environment]``; metric: MSE-test.
 
 ``--algorithm`` picks a PAO-Fed variant or a baseline; the ``[algorithm]`` fields of the other algorithms do not
-apply. ``--json`` prints ``{"algorithm", "iterations", "runs", "status", "curve_db", "metric"}``: ``curve_db[n]``
-for the server model w_n, n = 0..iterations; ``status`` "ok" or "diverged" (values beyond the double range are null).
-The ``[instance]`` section (:data:`INSTANCE`, :func:`build_instance`) is also ``fedcheck msd``'s input.
+apply. ``--json`` prints the document of :func:`reference_impl.paofed.run_report.paofed_run_document` (values
+beyond the double range are null). The ``[instance]`` section (:data:`INSTANCE`, :func:`build_instance`) is also
+``fedcheck msd``'s input.
 """
 
 from __future__ import annotations
@@ -20,7 +20,9 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any
 
-from fedcheck.run._api import ConfigError, Cost, Field, Option, Schema, Section, read_npy
+from fedcheck.run._api import RUNS_SEED_OPTIONS, ConfigError, Cost, Field, Option, RunSetup, Schema, Section, read_npy
+from fedcheck.run._output import Line, Plot, Row
+from fedcheck.run._schema import applies_when
 
 NAME = "paofed"
 TITLE = ("PAO-Fed (SIM-F (docs/papers/paofed.md#choice-simulators) on linear data, "
@@ -103,8 +105,8 @@ INSTANCE = Section(name="instance", doc="The analysis instance (linear data; the
     Field(name="mu_times_lambda_max", kind="real", lo=0.0, lo_open=True, doc="the step as mu lambda_max"),
 ))
 
-_LINEAR = dict(applies=lambda v: v["data.source"] == "linear", when="data.source = 'linear'")
-_RFF = dict(applies=lambda v: v["data.source"] == "synthetic-rff", when="data.source = 'synthetic-rff'")
+_LINEAR = applies_when("data.source", "linear")
+_RFF = applies_when("data.source", "synthetic-rff")
 
 
 def _algorithm_is(*names, prefix: str = ""):
@@ -190,8 +192,7 @@ SCHEMA = Schema(sections=(
 
 OPTIONS = (
     Option(flag="--iterations", field="simulation.iterations", doc="iterations"),
-    Option(flag="--runs", default=1, doc="Monte-Carlo runs"),
-    Option(flag="--seed", default=0, lo=0, metavar="S", doc="root seed"),
+    *RUNS_SEED_OPTIONS,
     Option(flag="--algorithm", default="paofed-u1", choices=ALGORITHMS, lo=None, metavar="NAME",
            doc="one of " + ", ".join(ALGORITHMS)),
 )
@@ -210,6 +211,8 @@ class InstanceSpec:
 
 def instance_spec(v) -> InstanceSpec:
     """The ``[instance]`` fields of ``v`` after the checks between fields; reads ``R_npy`` (guarded)."""
+    from reference_impl.paofed.run_report import expand_groups
+
     sec = {k.split(".", 1)[1]: v[k] for k in v if k.startswith("instance.")}
     K, D = sec["K"], sec["D"]
     groups = sec["group"]
@@ -217,21 +220,8 @@ def instance_spec(v) -> InstanceSpec:
         if v.given("instance.K") and K != sum(g["count"] for g in groups):
             raise ConfigError(f"instance.K = {K} differs from the clients of [[instance.group]] (sum of counts "
                               f"{sum(g['count'] for g in groups)}); omit K or make them agree")
-        kinds = set()
-        for i, g in enumerate(groups):
-            given = [f for f in ("white_variance", "toeplitz_rho") if g[f] is not None]
-            if len(given) != 1:
-                raise ConfigError(f"instance.group[{i}]: give exactly one of white_variance (a real > 0) and "
-                                  f"toeplitz_rho (a real in (-1, 1)), got {given or 'neither'}")
-            kinds.add(given[0])
-            if len(kinds) > 1:
-                raise ConfigError(f"instance.group[{i}].{given[0]}: every group must describe R the same way (all "
-                                  f"white_variance or all toeplitz_rho)")
-        key = "white_variances" if kinds == {"white_variance"} else "toeplitz_rho"
-        one = "white_variance" if key == "white_variances" else key
-        sec.update(p=[g["p"] for g in groups for _ in range(g["count"])],
-                   sigma2_eta=[g["sigma2_eta"] for g in groups for _ in range(g["count"])],
-                   **{key: [g[one] for g in groups for _ in range(g["count"])]})
+        with SCHEMA.blame("instance"):
+            sec.update(expand_groups(groups))
     given = [f for f in _COVARIANCES if sec.get(f) is not None]
     if len(given) > 1:
         raise ConfigError(f"instance.{given[1]}: give at most one of instance.R, toeplitz_rho, white_variances, R_npy")
@@ -260,62 +250,20 @@ def instance_costs(spec: InstanceSpec) -> list[Cost]:
 
 
 def build_instance(spec: InstanceSpec, *, min_mu_lambda: float = 0.0, max_mu_lambda: float = math.inf):
-    """The :class:`theory.msd.instance.PAOFedInstance` of ``spec``; ConfigError names the field.
+    """The :class:`theory.msd.instance.PAOFedInstance` of ``spec`` (:func:`reference_impl.paofed.run_report.
+    paofed_instance`, whose ``min_mu_lambda``/``max_mu_lambda`` bound mu lambda_max); ConfigError names the field."""
+    from reference_impl.paofed.run_report import paofed_instance
 
-    ``min_mu_lambda``, ``max_mu_lambda``: the accepted range of mu lambda_max (``fedcheck msd`` needs rho(F) =
-    1 - O(mu) resolvable, and rho(F) ~ (mu lambda_max)^2 within the double range).
-    """
-    import numpy as np
-
-    from theory.msd.instance import PAOFedInstance, toeplitz_covariances
-
-    f, K, D = spec.fields, spec.K, spec.D
-    if spec.R_npy is not None:
-        R, source = spec.R_npy, "R_npy"
-    elif f.get("white_variances") is not None:
-        R, source = np.asarray(f["white_variances"])[:, None, None] * np.eye(D)[None], "white_variances"
-    elif f.get("R") is not None:
-        R, source = np.asarray(f["R"], dtype=np.float64), "R"
-    else:
-        R, source = toeplitz_covariances(np.asarray(f["toeplitz_rho"], dtype=np.float64), D), "toeplitz_rho"
-    kwargs = dict(K=K, D=D, l_max=f["l_max"], m=f["m"], selection=f["selection"], R=R,
-                  w_star=np.asarray(f["w_star"], dtype=np.float64), p=np.asarray(f["p"], dtype=np.float64),
-                  delta=f["delta"], alpha=np.asarray(f["alpha"], dtype=np.float64),
-                  sigma2_eta=np.asarray(f["sigma2_eta"], dtype=np.float64))
     with SCHEMA.blame("instance"):
-        inst = PAOFedInstance(**kwargs, mu=1.0)
-    lam_max = inst.lambda_max
-    if not lam_max > 0:
-        raise ConfigError(f"instance.{source}: every covariance R_k is zero (lambda_max = 0); the regressors must "
-                          f"have some variance")
-    mu, scale = f["mu"], f["mu_times_lambda_max"]
-    if mu is None:
-        mu = (0.1 if scale is None else scale) / lam_max
-        if not 0 < mu < float("inf"):
-            raise ConfigError(f"instance.mu_times_lambda_max: mu = mu_times_lambda_max / lambda_max = "
-                              f"{0.1 if scale is None else scale:g} / {lam_max:g} is not a finite real > 0")
-    if mu * lam_max < min_mu_lambda:
-        field = "mu" if scale is None else "mu_times_lambda_max"
-        raise ConfigError(f"instance.{field}: mu lambda_max = {mu * lam_max:.3g} is below {min_mu_lambda:g}, where "
-                          f"rho(F) = 1 - O(mu) is not resolvable in double precision")
-    if not mu * lam_max <= max_mu_lambda:
-        field = "mu" if scale is None else "mu_times_lambda_max"
-        raise ConfigError(f"instance.{field}: mu lambda_max = {mu * lam_max:.3g} is above {max_mu_lambda:g}, where "
-                          f"rho(F) ~ (mu lambda_max)^2 leaves the double range (every mu above 2/lambda_max = "
-                          f"{2 / lam_max:.3g} is unstable in the mean already)")
-    return inst.with_mu(mu)
+        return paofed_instance(spec.fields, spec.R_npy, min_mu_lambda=min_mu_lambda, max_mu_lambda=max_mu_lambda)
 
 
 @dataclass(frozen=True, kw_only=True)
-class Setup:
+class Setup(RunSetup):
     """A validated PAO-Fed run."""
 
-    values: Any
     spec: InstanceSpec | None
     algorithm: str
-    iterations: int
-    runs: int
-    seed: int
     K: int
     D: int
     l_max: int
@@ -337,7 +285,7 @@ def load(v) -> Setup:
     for key in ("schedule", "staleness"):
         if v[f"algorithm.{key}"] == "instance" and spec is None:
             raise ConfigError(f"algorithm.{key}: 'instance' needs data.source = 'linear'")
-    return Setup(values=v, spec=spec, algorithm=name, iterations=v["simulation.iterations"], runs=v.options["runs"],
+    return Setup(v=v, spec=spec, algorithm=name, iterations=v["simulation.iterations"], runs=v.options["runs"],
                  seed=v.options["seed"], K=K, D=D, l_max=l_max)
 
 
@@ -345,8 +293,8 @@ def estimate(s: Setup) -> list[Cost]:
     K, D = s.K, s.D
     costs = instance_costs(s.spec) if s.spec is not None else [
         Cost(phase="the client models K x D", field="data.D", memory=float(K) * D),
-        Cost(phase="the sample schedule K x horizon", field="data.horizon", memory=float(K) * s.values["data.horizon"]),
-        Cost(phase="the test set test_size x D", field="data.test_size", memory=float(s.values["data.test_size"]) * D)]
+        Cost(phase="the sample schedule K x horizon", field="data.horizon", memory=float(K) * s.v["data.horizon"]),
+        Cost(phase="the test set test_size x D", field="data.test_size", memory=float(s.v["data.test_size"]) * D)]
     if s.spec is not None:
         # measured: the instance's and the simulation's eigendecompositions of the K covariances (symmetry and PSD
         # checks, the regressor factors) took 37 CPU-s at K = 256, D = 200, about 20 K D^3 operations at 1e9 / s
@@ -354,131 +302,61 @@ def estimate(s: Setup) -> list[Cost]:
                           work=20.0 * K * D ** 3))
     costs.append(Cost(phase="the state runs x K x D x (l_max + 1)", field="argument --runs",
                       memory=float(s.runs) * K * D * (s.l_max + 1)))
-    costs.append(Cost(phase="the work iterations x runs x K x D", field=s.values.label("simulation.iterations"),
+    costs.append(Cost(phase="the work iterations x runs x K x D", field=s.v.label("simulation.iterations"),
                       work=float(s.iterations) * s.runs * K * D, steps=s.iterations))
     return costs
 
 
 def _algorithm(s: Setup, instance):
-    from reference_impl.paofed import algorithm_config
+    from reference_impl.paofed.run_report import paofed_algorithm
 
-    v, name = s.values, s.algorithm
-    a = {k.split(".", 1)[1]: v[k] for k in v if k.startswith("algorithm.")}
-    overrides = {k: a[k] for k in ("overlap_rule", "full_downlink")}
-    overrides.update(sign_step=a["sign_step"] if a["sign_step"] is not None else 1e-3,
-                     sign_noise=a["sign_noise"] if a["sign_noise"] is not None else 0.0)
-    if instance is not None:
-        mu, m = instance.mu, instance.m
-    else:
-        mu, m = a["mu"], a["m"]
-    if name.startswith("paofed-") or name == "pso-fed":
-        overrides["schedule"] = instance.selection if a["schedule"] == "instance" else a["schedule"]
-        if a["staleness"] == "instance":
-            overrides["alpha"] = tuple(instance.alpha)
-    if name == "online-fed":
-        overrides["server_fraction"] = a["online_fed_fraction"]
-    if name == "pso-fed":
-        overrides["server_fraction"] = a["pso_fed_fraction"]
-        m = a["pso_fed_m"] if a["pso_fed_m"] is not None else (m if instance is not None else None)
-    if name in ("online-fed", "online-fedsgd"):
-        overrides["aggregation"] = a["baseline_aggregation"]
-        if a["baseline_aggregation"] == "partial":
-            overrides["alpha"] = None
-            overrides["staleness_decay"] = 1.0
-    if name == "signsgd":
-        overrides["aggregation"] = a["sign_aggregation"]
     with SCHEMA.blame("algorithm"):
-        config = algorithm_config(name, mu=mu, m=m, **overrides)
-    if config.schedule != "full" and config.m > s.D:
-        field = "pso_fed_m" if name == "pso-fed" and a["pso_fed_m"] is not None else "m"
-        raise ConfigError(f"algorithm.{field} must be an integer in [1, D = {s.D}], got {config.m}")
-    return config
+        return paofed_algorithm(s.algorithm, s.v.section("algorithm"), s.D, instance)
 
 
 def simulation(s: Setup):
     """``(env, config, data, label)`` of the setup (allocates the instance or the RFF environment)."""
-    from reference_impl.paofed import AsyncEnvironment, LinearData, experiment_environment
-    from reference_impl.paofed.data import SyntheticRFFData
+    from reference_impl.paofed.run_report import linear_simulation, rff_data, rff_environment
 
-    v = s.values
+    v = s.v
     if s.spec is not None:
         inst = build_instance(s.spec)
-        env = AsyncEnvironment(K=inst.K, D=inst.D, p=inst.p, delta=inst.delta, l_max=inst.l_max)
-        return env, _algorithm(s, inst), LinearData.from_instance(inst), "SIM-F: linear data of the instance"
+        env, data, label = linear_simulation(inst)
+        return env, _algorithm(s, inst), data, label
     with SCHEMA.blame("environment", K="data.K", D="data.D", data_groups="data.data_groups", horizon="data.horizon"):
-        env = experiment_environment(K=s.K, D=s.D, p_groups=tuple(v["environment.p_groups"]),
-                                     data_groups=tuple(float(x) for x in v["data.data_groups"]),
-                                     horizon=v["data.horizon"], delta=v["environment.delta"], l_max=s.l_max,
-                                     delay_step=v["environment.delay_step"], delay_tail=v["environment.delay_tail"])
+        env = rff_environment(K=s.K, D=s.D, data_groups=v["data.data_groups"], horizon=v["data.horizon"],
+                              **v.section("environment"))
     with SCHEMA.blame("data"):
-        data = SyntheticRFFData(K=s.K, D=s.D, sigma_kappa=v["data.sigma_kappa"], test_size=v["data.test_size"],
-                                input_order=v["data.input_order"], bracket=v["data.bracket"],
-                                ar_clock=v["data.ar_clock"])
-    return env, _algorithm(s, None), data, ("SIM-E (docs/papers/paofed.md#choice-simulators): the paper's nonlinear "
-                                            "data in the RFF space")
+        data, label = rff_data(K=s.K, D=s.D, **{k: v[f"data.{k}"] for k in ("sigma_kappa", "test_size", "input_order",
+                                                                             "bracket", "ar_clock")})
+    return env, _algorithm(s, None), data, label
 
 
 def run(s: Setup, rng) -> dict:
-    import numpy as np
-
-    from reference_impl.paofed import run_paofed
+    from reference_impl.paofed.run_report import paofed_run_document
 
     env, config, data, label = simulation(s)
-    result = run_paofed(env, config, data, s.iterations, rng, runs=s.runs)
-    curve_db = result.curve_db()
-    finite = bool(np.all(np.isfinite(curve_db)))
-    half = s.iterations // 2
-    comm = result.communication
-    messages = int(np.sum(comm.messages))
-    extra = {
-        "label": label, "steady_db": float(10.0 * np.log10(np.mean(result.curve[half:]))), "half": half,
-        "entries": env.D if config.schedule == "full" else config.m, "messages": messages,
-        "savings": comm.savings(env.D) if messages else None, "load": comm.load_bits() if messages else None}
-    status = "ok" if finite else "diverged"
-    out = {"algorithm": config.name, "iterations": s.iterations, "runs": s.runs, "status": status,
-           "curve_db": [float(v) for v in curve_db], "metric": result.metric, "_summary": extra}
-    rise = float(curve_db[-1] - curve_db[0]) if finite else 0.0
-    if rise > DIVERGING_RISE_DB:
-        out["status"] = "diverging"
-        out["warning"] = (f"the {result.metric.upper()} rose by {rise:.0f} dB over the run: mu = {config.mu:.4g} is "
-                          f"beyond the algorithm's mean-square stable range (`fedcheck msd CONFIG` gives the "
-                          f"thresholds of the instance; with Gaussian regressors the exact model's applies)")
-    return out
+    return paofed_run_document(env, config, data, s.iterations, rng, runs=s.runs, label=label)
 
 
-#: A learning curve that ends this many dB above where it started is reported as diverging (status and warning).
-DIVERGING_RISE_DB = 10.0
-
-
-def summarize(s: Setup, r: dict):
-    extra = r["_summary"]
-    rows = []
-    if r["status"] == "diverged":
-        rows.append(("status", "diverged (the learning curve is not finite: try a smaller step mu)"))
-    elif r["status"] == "diverging":
-        rows.append(("status", f"diverging: {r['warning']}"))
-    rows += [(f"{r['metric'].upper()} after the last iteration (dB)", r["curve_db"][-1]),
-             (f"mean over n = {extra.get('half')}..{s.iterations} (dB)", extra.get("steady_db"))]
-    if extra.get("messages"):
-        up, down = extra["savings"]
-        rows.append(("communication", f"{extra['messages']} exchanges, {extra['entries']} of D = {s.D} entries per "
-                     f"message; savings uplink {100 * up:.1f} %, downlink {100 * down:.1f} %, load "
-                     f"{extra['load']:.0f} bits per exchanging client and iteration"))
-    rows.append(("learning curve", "use --json for all values"))
-    return (f"{r['algorithm']} ({extra.get('label', '')}): K = {s.K}, D = {s.D}, {s.iterations} iterations, "
-            f"{s.runs} run(s), seed {s.seed}"), rows
-
-
-def figures(s: Setup, r: dict) -> list:
-    """``--plot``: the learning curve (mean over the runs, dB) with the mean over the second half."""
-    from fedcheck._plot import figure_spec, series
-
-    n = range(len(r["curve_db"]))
-    metric = r["metric"].upper()
-    curves = [series(f"{r['algorithm']}: {metric}, mean over {s.runs} run(s)", n, r["curve_db"])]
-    extra = r["_summary"]
-    if extra.get("steady_db") is not None:
-        curves.append(series(f"mean over n = {extra['half']}..{s.iterations}: {extra['steady_db']:.2f} dB",
-                             [extra["half"], s.iterations], [extra["steady_db"]] * 2, style="dashed"))
-    return [figure_spec("paofed_run", f"{r['algorithm']}: learning curve (K = {s.K}, D = {s.D})", "iteration n",
-                        f"{metric} (dB)", curves)]
+SUMMARY_TITLE = "{r[algorithm]} ({r[_summary][label]}): K = {s.K}, D = {s.D}, {s.iterations} iterations, " \
+                "{s.runs} run(s), seed {s.seed}"
+SUMMARY = (
+    Row(label="status", text="diverged (the learning curve is not finite: try a smaller step mu)",
+        when=lambda s, r: r["status"] == "diverged"),
+    Row(label="status", text="diverging: {r[warning]}", when=lambda s, r: r["status"] == "diverging"),
+    Row(label="{r[_summary][name]} after the last iteration (dB)", key="curve_db", show="last"),
+    Row(label="mean over n = {r[_summary][half]}..{s.iterations} (dB)", key="_summary.steady_db"),
+    Row(label="communication", when=lambda s, r: bool(r["_summary"].get("messages")), text="{r[_summary][messages]} "
+        "exchanges, {r[_summary][entries]} of D = {s.D} entries per message; savings uplink "
+        "{r[_summary][uplink_pct]:.1f} %, downlink {r[_summary][downlink_pct]:.1f} %, load {r[_summary][load]:.0f} "
+        "bits per exchanging client and iteration"),
+    Row(label="learning curve", text="use --json for all values"),
+)
+#: ``--plot``: the learning curve (mean over the runs, dB) with the mean over the second half.
+FIGURES = (Plot(name="paofed_run", title="{r[algorithm]}: learning curve (K = {s.K}, D = {s.D})", xlabel="iteration n",
+                ylabel="{r[_summary][name]} (dB)", lines=(
+    Line(label="{r[algorithm]}: {r[_summary][name]}, mean over {s.runs} run(s)", key="curve_db"),
+    Line(label="mean over n = {r[_summary][half]}..{s.iterations}: {r[_summary][steady_db]:.2f} dB",
+         key=lambda s, r: [r["_summary"]["steady_db"]] * 2, x=lambda s, r: [r["_summary"]["half"], s.iterations],
+         style="dashed", when=lambda s, r: r["_summary"].get("steady_db") is not None))),)

@@ -1,22 +1,22 @@
 """``fedcheck run pgfl CONFIG.toml``: the reference PGFL (seed 000, Algorithms 1-2) on a configuration.
 
-See ``docs/papers/pgfl.md``. ``--json`` prints ``{"iterations", "runs", "status", "server_models": [S][Q][d],
-"client_models": [K][d], "nmsd_db": [...]}``: models averaged over the runs, ``nmsd_db`` only when the true
-cluster models are known, ``status`` "ok" or "diverged" (some values are not finite and are null).
+See ``docs/papers/pgfl.md``. ``--json`` prints the document of :func:`reference_impl.pgfl.run_report.pgfl_run_document`
+(the models averaged over the runs, the NMSD curve when the true cluster models are known; non-finite values are null).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fedcheck.run._api import ConfigError, Cost, Field, Option, Schema, Section, read_npz
+from fedcheck.run._api import ConfigError, Cost, Field, Option, RunSetup, Schema, Section, read_npz, runs_seed_options
 from fedcheck.run._budget import connected_gnm
-from fedcheck.run._schema import clean_message
+from fedcheck.run._output import Line, Plot, Row
+from fedcheck.run._schema import applies_when, blame_file
 
 NAME = "pgfl"
 TITLE = "PGFL (Algorithms 1-2 of seed 000) from a TOML configuration"
 
-_SYN = dict(applies=lambda v: v["data.source"] == "synthetic", when="data.source = 'synthetic'")
+_SYN = applies_when("data.source", "synthetic")
 _POS = dict(kind="int", lo=1)
 
 SCHEMA = Schema(sections=(
@@ -24,8 +24,7 @@ SCHEMA = Schema(sections=(
                              "your own arrays.", fields=(
         Field(name="source", kind="choice", choices=("synthetic", "npz"), default="synthetic",
               doc="'synthetic': the regression data of the paper's experiment; 'npz': the arrays of data.path"),
-        Field(name="path", kind="str", required=True, applies=lambda v: v["data.source"] == "npz",
-              when="data.source = 'npz'",
+        Field(name="path", kind="str", required=True, **applies_when("data.source", "npz"),
               doc="an .npz (relative to the config) with X_0..X_{K-1} (D_k, d), y_0..y_{K-1} (D_k,), client_server "
                   "and client_cluster (K,) integers, optionally adjacency (S, S) 0/1 and true_models (Q, d)"),
         Field(name="servers", default=10, doc="servers S", **_POS, **_SYN),
@@ -72,8 +71,7 @@ SCHEMA = Schema(sections=(
               doc="with scheduling, average the last message of every client that has sent ('cache') or only "
                   "this iteration's ('fresh')"),
     )),
-    Section(name="privacy", doc="The noise of Algorithm 2.", applies=lambda v: v["algorithm.name"] == "alg2",
-            when="algorithm.name = 'alg2'", fields=(
+    Section(name="privacy", doc="The noise of Algorithm 2.", **applies_when("algorithm.name", "alg2"), fields=(
         Field(name="phi0", kind="real", lo=0.0, lo_open=True, required=True, doc="first-release zCDP budget phi_0"),
         Field(name="zeta", kind="real", lo=0.0, hi=1.0, lo_open=True, default=1.0, doc="noise decay zeta"),
         Field(name="C", kind="real", lo=0.0, lo_open=True, default=1.0, doc="gradient bound C_k of the sensitivity"),
@@ -84,26 +82,18 @@ SCHEMA = Schema(sections=(
 
 OPTIONS = (
     Option(flag="--iterations", default=300, doc="iterations"),
-    Option(flag="--runs", default=1, doc="Monte-Carlo runs"),
-    Option(flag="--seed", default=0, lo=0, metavar="S", doc="seed of scheduling and noise"),
+    *runs_seed_options(seed_doc="seed of scheduling and noise"),
 )
 
 
 @dataclass(frozen=True, kw_only=True)
-class Setup:
+class Setup(RunSetup):
     """A validated PGFL run: the data (or how to draw it), the algorithm's keyword arguments and the sizes."""
 
     arrays: dict | None
     data_path: str | None
     synthetic: dict | None
-    loss: str
-    lam: float
     algorithm: dict
-    rho_over_Lmax: float | None
-    tau0: tuple[float, float] | None
-    iterations: int
-    runs: int
-    seed: int
     sizes: dict
 
 
@@ -119,58 +109,29 @@ def load(v) -> Setup:
         raise ConfigError(f"algorithm.taus must be a non-empty list of at most --iterations = {iterations} reals "
                           f"in [0, 1], got {len(taus)} values")
     from reference_impl.pgfl import PGFLConfig
+    from reference_impl.pgfl.run_report import npz_sizes, pgfl_algorithm_kwargs, synthetic_sizes
 
-    if v["algorithm.tau0"] is not None:  # one value for now: the schedule's length comes after the estimate
-        schedule = PGFLConfig.geometric_tau(v["algorithm.tau0"], v["algorithm.tau_decay"], 1)
-    elif taus is not None:
-        schedule = tuple(taus)
-    else:
-        schedule = (v["algorithm.tau"] if v["algorithm.tau"] is not None else 0.0,)
-    algorithm = dict(rho=rho, taus=schedule, algorithm=v["algorithm.name"], scheduled=v["algorithm.scheduled"])
-    for key, name in (("algorithm.dual_ref", "dual_ref"), ("algorithm.aggregation", "aggregation"),
-                      ("privacy.phi0", "phi0"), ("privacy.zeta", "zeta"), ("privacy.C", "C"),
-                      ("privacy.convention", "noise_convention")):
-        if v[key] is not None:
-            algorithm[name] = v[key]
+    algorithm = pgfl_algorithm_kwargs(**v.section("algorithm"), **v.section("privacy"))
     arrays = synthetic = data_path = None
     if v["data.source"] == "npz":
         data_path, arrays = read_npz(v, "data.path", bool_keys=("adjacency",))
-        K = sum(1 for k in arrays if k.startswith("X_"))
-        X = [arrays.get(f"X_{k}") for k in range(K)]
-        if any(x is None or x.ndim != 2 for x in X) or not X:
-            d = 1
-        else:
-            d = X[0].shape[1]
-        data_size = sum(x.size for x in X if x is not None)
-        S = int(arrays["client_server"].max()) + 1 if arrays.get("client_server") is not None and \
-            arrays["client_server"].size else 1
-        Q = int(arrays["client_cluster"].max()) + 1 if arrays.get("client_cluster") is not None and \
-            arrays["client_cluster"].size else 1
-        sizes = dict(K=K, S=max(S, 1), Q=max(Q, 1), d=d, data=data_size, field="data.path")
+        sizes = dict(npz_sizes(arrays), field="data.path")
     else:
         if v["model.loss"] != "ridge":
             raise ConfigError("model.loss must be 'ridge' for data.source = 'synthetic' (regression data)")
-        S, per, d = v["data.servers"], v["data.clients_per_server"], v["data.d"]
-        if v["data.clusters"] > S * per:
-            raise ConfigError(f"data.clusters must be an integer in [1, K = servers x clients_per_server = {S * per}] "
-                              f"(a cluster needs a client), got {v['data.clusters']}")
-        synthetic = dict(servers=S, clients_per_server=per, d=d, clusters=v["data.clusters"],
-                         samples=(v["data.samples_min"], v["data.samples_max"]), gamma=v["data.gamma"],
-                         noise_variance=v["data.noise_variance"], average_degree=v["data.average_degree"],
-                         seed=v["data.seed"])
-        sizes = dict(K=S * per, S=S, Q=v["data.clusters"], d=d, data=S * per * v["data.samples_max"] * d,
-                     field="data.d")
-    if v["algorithm.scheduled"] is not None and arrays is None:
-        if v["algorithm.scheduled"] > v["data.clients_per_server"]:
-            raise ConfigError(f"algorithm.scheduled must be an integer in [1, {v['data.clients_per_server']}] (the "
-                              f"fewest clients of a server), got {v['algorithm.scheduled']}")
+        synthetic = {k: x for k, x in v.section("data").items() if k not in ("source", "path")}
+        sizes = dict(synthetic_sizes(synthetic), field="data.d")
+        if synthetic["clusters"] > sizes["K"]:
+            raise ConfigError(f"data.clusters must be an integer in [1, K = servers x clients_per_server = "
+                              f"{sizes['K']}] (a cluster needs a client), got {synthetic['clusters']}")
+    if arrays is None and (v["algorithm.scheduled"] or 0) > v["data.clients_per_server"]:
+        raise ConfigError(f"algorithm.scheduled must be an integer in [1, {v['data.clients_per_server']}] (the "
+                          f"fewest clients of a server), got {v['algorithm.scheduled']}")
     if rho is not None:
         with SCHEMA.blame("algorithm"):
             PGFLConfig(**algorithm)
-    return Setup(arrays=arrays, data_path=None if data_path is None else str(data_path), synthetic=synthetic,
-                 loss=v["model.loss"], lam=v["model.lam"], algorithm=algorithm,
-                 tau0=(v["algorithm.tau0"], v["algorithm.tau_decay"]) if v["algorithm.tau0"] is not None else None,
-                 rho_over_Lmax=rho_rel, iterations=iterations, runs=runs, seed=v.options["seed"], sizes=sizes)
+    return Setup(v=v, arrays=arrays, data_path=None if data_path is None else str(data_path), synthetic=synthetic,
+                 algorithm=algorithm, iterations=iterations, runs=runs, seed=v.options["seed"], sizes=sizes)
 
 
 def estimate(s: Setup) -> list[Cost]:
@@ -190,69 +151,41 @@ def estimate(s: Setup) -> list[Cost]:
 
 
 def _problem(s: Setup):
-    import numpy as np
+    """The problem of the setup (:func:`reference_impl.pgfl.run_report.pgfl_run_problem`); ConfigError names the
+    field."""
+    from reference_impl.pgfl.run_report import pgfl_run_problem
 
-    from reference_impl.pgfl import pgfl_problem_from_arrays, synthetic_regression
-
-    if s.arrays is not None:
-        try:
-            return pgfl_problem_from_arrays(s.arrays, loss=s.loss, lam=s.lam)
-        except ValueError as exc:
-            raise ConfigError(f"data.path {s.data_path!r}: {clean_message(exc)}") from None
-    opts = dict(s.synthetic)
-    seed = opts.pop("seed")
-    with SCHEMA.blame("data"):
-        return synthetic_regression(np.random.default_rng(seed), lam=s.lam, **opts)
+    with SCHEMA.blame("data") if s.arrays is None else blame_file("data.path", s.data_path):
+        return pgfl_run_problem(arrays=s.arrays, synthetic=s.synthetic, **s.v.section("model"))
 
 
 def _config(s: Setup, problem):
-    from reference_impl.pgfl import PGFLConfig
+    from reference_impl.pgfl.run_report import pgfl_run_config
 
-    kwargs = dict(s.algorithm)
-    if s.tau0 is not None:
-        kwargs["taus"] = PGFLConfig.geometric_tau(*s.tau0, s.iterations)
-    smallest = int(problem.clients_per_server.min())
-    if kwargs["scheduled"] is not None and kwargs["scheduled"] > smallest:
-        raise ConfigError(f"algorithm.scheduled must be an integer in [1, {smallest}] (the fewest clients of a "
-                          f"server), got {kwargs['scheduled']}")
-    if s.rho_over_Lmax is not None:
-        rho = s.rho_over_Lmax * problem.max_curvature
-        if not (rho > 0 and rho < float("inf")):
-            raise ConfigError(f"algorithm.rho_over_Lmax: rho = rho_over_Lmax x L_max = {s.rho_over_Lmax:g} x "
-                              f"{problem.max_curvature:g} is not a finite real > 0")
-        kwargs["rho"] = rho
     with SCHEMA.blame("algorithm"):
-        return PGFLConfig(**kwargs)
+        return pgfl_run_config(problem, s.algorithm, s.iterations, rho_over_Lmax=s.v["algorithm.rho_over_Lmax"],
+                               tau0=None if s.v["algorithm.tau0"] is None else (s.v["algorithm.tau0"],
+                                                                                  s.v["algorithm.tau_decay"]))
 
 
 def run(s: Setup, rng) -> dict:
-    import numpy as np
-
-    from reference_impl.pgfl import nmsd_observer, run_pgfl
+    from reference_impl.pgfl.run_report import pgfl_run_document
 
     problem = _problem(s)
-    config = _config(s, problem)
-    observe = nmsd_observer(problem) if problem.true_models is not None else None
-    result = run_pgfl(problem, config, s.iterations, rng, runs=s.runs, observe=observe)
-    servers, clients = result.state.w_servers.mean(axis=0), result.state.w_clients.mean(axis=0)
-    nmsd_db = 10.0 * np.log10(result.observations.mean(axis=1)) if observe is not None else None
-    finite = bool(np.all(np.isfinite(servers)) and np.all(np.isfinite(clients))
-                  and (nmsd_db is None or np.all(np.isfinite(nmsd_db))))
-    out = {"iterations": s.iterations, "runs": s.runs, "status": "ok" if finite else "diverged",
-           "server_models": servers.tolist(), "client_models": clients.tolist()}
-    if nmsd_db is not None:
-        out["nmsd_db"] = nmsd_db.tolist()
-    return out
+    return pgfl_run_document(problem, _config(s, problem), s.iterations, rng, runs=s.runs)
 
 
-def summarize(s: Setup, r: dict):
-    rows = [("status", r["status"] if r["status"] == "ok" else
-             "diverged (some models are not finite: try a smaller step, i.e. a larger rho)")]
-    if "nmsd_db" in r:
-        rows.append(("NMSD after the last iteration (dB)", r["nmsd_db"][-1]))
-    rows.append(("server models (mean over runs)", f"{len(r['server_models'])} servers x "
-                 f"{len(r['server_models'][0]) if r['server_models'] else 0} clusters (use --json for the values)"))
-    return (f"PGFL {s.algorithm['algorithm']}: {s.iterations} iterations, {s.runs} run(s), seed {s.seed}"), rows
+SUMMARY_TITLE = "PGFL {s.algorithm[algorithm]}: {s.iterations} iterations, {s.runs} run(s), seed {s.seed}"
+SUMMARY = (
+    Row(label="status", key=lambda s, r: r["status"] if r["status"] == "ok" else
+        "diverged (some models are not finite: try a smaller step, i.e. a larger rho)"),
+    Row(label="NMSD after the last iteration (dB)", key="nmsd_db", show="last", optional=True),
+    Row(label="server models (mean over runs)", key=lambda s, r: f"{len(r['server_models'])} servers x "
+        f"{len(r['server_models'][0]) if r['server_models'] else 0} clusters (use --json for the values)"),
+)
+#: ``--plot``: the NMSD learning curve (dB, mean over the runs).
+FIGURES = (Plot(name="pgfl_run", title="PGFL: learning curve ({s.runs} run(s))", xlabel="iteration n",
+                ylabel="NMSD (dB)", lines=(Line(label="NMSD, mean over runs", key="nmsd_db"),), optional=True),)
 
 
 def plot_unavailable(s: Setup) -> str | None:
@@ -261,12 +194,3 @@ def plot_unavailable(s: Setup) -> str | None:
         return ("the learning curve (NMSD) needs the true cluster models: true_models in data.path's .npz, or "
                 "data.source = 'synthetic'")
     return None
-
-
-def figures(s: Setup, r: dict) -> list:
-    """``--plot``: the NMSD learning curve (dB, mean over the runs)."""
-    from fedcheck._plot import figure_spec, series
-
-    values = r.get("nmsd_db") or []
-    return [figure_spec("pgfl_run", f"PGFL: learning curve ({s.runs} run(s))", "iteration n", "NMSD (dB)",
-                        [series("NMSD, mean over runs", range(len(values)), values)])]

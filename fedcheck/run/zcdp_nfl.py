@@ -1,23 +1,23 @@
 """``fedcheck run zcdp-nfl CONFIG.toml``: the reference zCDP-NFL (thesis ch. 3, P2 Algorithm 1) on a configuration.
 
 See ``docs/papers/zcdp_nfl.md``. The baselines of the paper's experiments (eps_delta_dp_nfl, zcdp_grad_nfl,
-p_admm) are labelled reconstructions: the paper gives none of their rules. ``--json`` prints ``{"algorithm",
-"objective", "graph", "K", "P", "M", "edges", "iterations", "runs", "seed", "rho", "step": {"kind", "eta0"},
-"status", "ne_curve", "ne_final", "privacy": {"schedule", "c1", "certified", "delta", "total_zcdp", "epsilon",
-"status"}, "ground_truth": {"F_star", "certificate", "residual"}}`` (baselines add their own keys); NE(n) is the
-normalised error against the CVXPY optimum, mean over runs; non-finite values are null with a status.
+p_admm) are labelled reconstructions: the paper gives none of their rules. ``--json`` prints the document of
+:func:`reference_impl.zcdp_nfl.run_report.zcdp_run_document` (NE(n) is the normalised error against the CVXPY optimum,
+mean over runs); non-finite values are null with a status.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
-from fedcheck.run._api import ConfigError, Cost, Field, NotConverged, Option, Schema, Section, read_npz
+from fedcheck.run._api import ConfigError, Cost, Field, NotConverged, Option, RunSetup, Schema, Section, read_npz
 from fedcheck.run._budget import GRAPH_DRAWS, connected_er
-from fedcheck.run._graphs import GENERATORS, check_params, generator_cost, pairs_graph
-from fedcheck.run._schema import clean_message
+from fedcheck.run._graphs import GENERATORS, check_params, generator_cost
+from fedcheck.run._output import Line, Plot, Row
+from fedcheck.run._schema import applies_when, clean_message
 
 NAME = "zcdp-nfl"
 TITLE = "zCDP-NFL (P2 Algorithm 1) on a graph and data from a TOML configuration"
@@ -27,12 +27,9 @@ METHODS = ("zcdp_nfl", "eps_delta_dp_nfl", "zcdp_grad_nfl", "p_admm")
 STEPS = ("constant", "inv_sqrt", "inv", "inv_square", "growing")
 
 
-def _src(kind: str):
-    return dict(applies=lambda v: v["graph.source"] == kind, when=f"graph.source = '{kind}'")
-
-
-_SYN = dict(applies=lambda v: v["data.source"] == "synthetic", when="data.source = 'synthetic'")
-_NOISY = dict(applies=lambda v: v["privacy.schedule"] != "none", when="privacy.schedule is 'S1' or 'S2'")
+_src = partial(applies_when, "graph.source")
+_SYN = applies_when("data.source", "synthetic")
+_NOISY = applies_when("privacy.schedule", "S1", "S2")
 _ADMM_STEP = dict(applies=lambda v: not (v["algorithm.method"] == "zcdp_grad_nfl" and v["algorithm.mu"] is not None),
                   when="the method is not zcdp_grad_nfl with its own algorithm.mu")
 
@@ -41,8 +38,8 @@ SCHEMA = Schema(sections=(
         Field(name="source", kind="choice", choices=("synthetic", "npz"), default="synthetic",
               doc="'synthetic': x ~ N(0, I_P) rescaled to ||x|| <= 1, y = x^T w_k + N(0, noise_std^2); 'npz': the "
                   "arrays of data.path"),
-        Field(name="path", kind="str", required=True, applies=lambda v: v["data.source"] == "npz",
-              when="data.source = 'npz'", doc="an .npz (relative to the config) with X (K, M, P) and y (K, M)"),
+        Field(name="path", kind="str", required=True, **applies_when("data.source", "npz"),
+              doc="an .npz (relative to the config) with X (K, M, P) and y (K, M)"),
         Field(name="P", kind="int", lo=1, default=8, doc="features P", **_SYN),
         Field(name="M", kind="int", lo=1, default=50, doc="samples per node M", **_SYN),
         Field(name="noise_std", kind="real", lo=0.0, default=0.1, doc="label-noise standard deviation", **_SYN),
@@ -77,10 +74,10 @@ SCHEMA = Schema(sections=(
                   "subgradients) or 'ridge' (squared loss + lam ||w||^2)"),
         Field(name="lam", kind="real", lo=0.0, default=1.0, applies=lambda v: v["model.objective"] != "lad",
               when="model.objective is 'elastic_net' or 'ridge'", doc="regularisation weight lambda"),
-        Field(name="lam1", kind="real", lo=0.0, applies=lambda v: v["model.objective"] == "elastic_net",
-              when="model.objective = 'elastic_net'", doc="l1 weight (default 0.001 ||X^T y||_inf)"),
-        Field(name="lam2", kind="real", lo=0.0, default=1.0, applies=lambda v: v["model.objective"] == "elastic_net",
-              when="model.objective = 'elastic_net'", doc="l2 weight"),
+        Field(name="lam1", kind="real", lo=0.0, **applies_when("model.objective", "elastic_net"),
+              doc="l1 weight (default 0.001 ||X^T y||_inf)"),
+        Field(name="lam2", kind="real", lo=0.0, default=1.0, **applies_when("model.objective", "elastic_net"),
+              doc="l2 weight"),
         Field(name="clip", kind="real", lo=0.0, lo_open=True, applies=lambda v: v["model.objective"] != "lad",
               when="model.objective is 'elastic_net' or 'ridge'",
               doc="per-sample gradient clipping at c1 (without it the privacy is not certified)"),
@@ -135,30 +132,23 @@ OPTIONS = (
 
 
 @dataclass(frozen=True, kw_only=True)
-class Setup:
+class Setup(RunSetup):
     """A validated zCDP-NFL run (the graph and data not yet drawn)."""
 
-    v: Any
     X: Any
     y: Any
     K: int
     P: int
     M: int
     graph_params: dict | None
-    iterations: int
-    runs: int
-    seed: int
 
 
 def load(v) -> Setup:
     X = y = None
     if v["data.source"] == "npz":
-        path, arrays = read_npz(v, "data.path")
-        missing = [k for k in ("X", "y") if k not in arrays]
-        if missing:
-            raise ConfigError(f"data.path {str(path)!r} must hold arrays X (K, M, P) and y (K, M); missing "
-                              f"{', '.join(missing)}")
         from fedcheck._files import real_array
+
+        path, arrays = read_npz(v, "data.path", require=("X", "y"), require_text="X (K, M, P) and y (K, M)")
 
         X = real_array(arrays["X"], f"data.path {str(path)!r} array 'X'")
         y = real_array(arrays["y"], f"data.path {str(path)!r} array 'y'")
@@ -190,37 +180,27 @@ def load(v) -> Setup:
 
 def _check_privacy_total(v, T: int) -> None:
     """Refuse a schedule whose per-round budget leaves the double range within the run (no finite privacy)."""
-    kind, tau = v["privacy.schedule"], v["privacy.tau"]
-    if kind == "none" or tau == 1.0:
-        return
-    label = v.label("simulation.iterations")
-    if kind == "S1":   # sigma^2(n) = sigma2_0 tau^n must stay a normal double
-        n0 = (math.log(2.2250738585072014e-308) - math.log(v["privacy.sigma2_0"])) / math.log(tau)
-        if n0 <= T:
-            raise ConfigError(f"privacy.tau: with schedule S1 the noise variance sigma2_0 tau^n underflows to 0 from "
-                              f"iteration n = {math.ceil(n0)} on ({label} = {T}), so the total zCDP overflows: no "
-                              f"finite privacy guarantee; use tau closer to 1, a larger sigma2_0 or fewer iterations")
-    else:              # phi(n) = phi1 tau^-(n-1) must stay finite, and so must its sum
-        n0 = 1 + (math.log(1e300) - math.log(v["privacy.phi1"])) / -math.log(tau)
-        if n0 <= T:
-            raise ConfigError(f"privacy.tau: with schedule S2 the per-round budget phi1 tau^-(n-1) exceeds 1e300 from "
-                              f"iteration n = {math.ceil(n0)} on ({label} = {T}), so the total zCDP overflows: no "
-                              f"finite privacy guarantee; use tau closer to 1, a smaller phi1 or fewer iterations")
+    from reference_impl.zcdp_nfl.run_report import privacy_overflow_iteration
+
+    kind, label = v["privacy.schedule"], v.label("simulation.iterations")
+    n0 = privacy_overflow_iteration(kind, v["privacy.tau"], sigma2_0=v["privacy.sigma2_0"], phi1=v["privacy.phi1"])
+    if n0 is not None and n0 <= T:
+        what, fix = (("the noise variance sigma2_0 tau^n underflows to 0", "a larger sigma2_0") if kind == "S1" else
+                     ("the per-round budget phi1 tau^-(n-1) exceeds 1e300", "a smaller phi1"))
+        raise ConfigError(f"privacy.tau: with schedule {kind} {what} from iteration n = {math.ceil(n0)} on ({label} = "
+                          f"{T}), so the total zCDP overflows: no finite privacy guarantee; use tau closer to 1, {fix} "
+                          f"or fewer iterations")
 
 
 def _check_accounting(v, problem, config, T: int) -> None:
     """The per-round sensitivities and the accounted total must be finite before the run (they are closed forms)."""
-    import numpy as np
+    from reference_impl.zcdp_nfl.run_report import accounting_overflow
 
-    if config.privacy.kind == "none":
-        return
-    etas = config.step.etas(T)
-    sens = config.privacy.sensitivities(problem, config.rho, etas)
-    if not np.all(np.isfinite(sens)):
+    what = accounting_overflow(problem, config, T)
+    if what == "sensitivity":
         raise ConfigError(f"privacy.c1: the sensitivity Delta = 2 c1/(M (2 rho d + 1/eta)) of Lemma I overflows for "
                           f"c1 = {config.privacy.c1:g}; use a smaller privacy.c1")
-    total = float(np.max(config.privacy.budgets(problem, config.rho, etas).sum(axis=0)))
-    if not math.isfinite(total):
+    if what == "total":
         field = "privacy.sigma2_0" if config.privacy.kind == "S1" else "privacy.phi1"
         raise ConfigError(f"{field}: the accounted total zCDP max_k sum_n phi_k(n) overflows (no finite privacy "
                           f"guarantee over {v.label('simulation.iterations')} = {T}); use a smaller budget")
@@ -245,7 +225,7 @@ def _n_edges(s: Setup) -> int:
 
 def estimate(s: Setup) -> list[Cost]:
     """The graph, the CVXPY ground truth, and the run by :func:`reference_impl.zcdp_nfl.estimate_run_cost`."""
-    from reference_impl.zcdp_nfl import estimate_run_cost
+    from reference_impl.zcdp_nfl.run_report import zcdp_run_costs
 
     v, K, P, M = s.v, s.K, s.P, s.M
     src = v["graph.source"]
@@ -261,219 +241,93 @@ def estimate(s: Setup) -> list[Cost]:
         graph = Cost(phase="the edge list", field="graph.edges", work=len(v["graph.edges"]) * 10)
     else:
         graph = generator_cost(v["graph.generator"], s.graph_params)[0]
-    E, T, R = _n_edges(s), s.iterations, s.runs
-    clip = v["model.clip"] is not None
+    c = zcdp_run_costs(K, M, P, _n_edges(s), iterations=s.iterations, runs=s.runs, clip=v["model.clip"] is not None)
     sizes = {"K": (K, kfield), "M": (M, "data.M"), "P": (P, "data.P")}
     size_field = "data.path" if s.X is not None else sizes[max(sizes, key=lambda k: sizes[k][0] / _SIZE_DEFAULTS[k])][1]
-    one = estimate_run_cost(K, M, P, E, iterations=1, runs=1, clip=clip)
-    full = estimate_run_cost(K, M, P, E, iterations=T, runs=R, clip=clip)
-    # what grows with runs (the state: 16 K P + 4 K M per run) and with T (the schedules 8 T K, the curve 2 (T + 1))
-    per_run = 16.0 * K * P + 4.0 * K * M + (2.0 * K * M * P if clip else 0.0)
-    runs_field = v.label("simulation.runs") if R * per_run >= 8.0 * T * K else v.label("simulation.iterations")
-    data = float(K) * M * P
+    its = v.label("simulation.iterations")
     return [graph,
             Cost(phase="the instance and one run (data K x M x P, sparse adjacency; estimate_run_cost)",
-                 field=size_field, memory=one.peak_elements, work=data),
+                 field=size_field, memory=c["one"].peak_elements, work=c["data"]),
             Cost(phase="the ground truth (CVXPY on K M rows of P features)", field=kfield if s.X is None else
-                 "data.path", memory=20 * data, work=200.0 * K * M * (P + 1) ** 2),
-            Cost(phase="the schedules T x K and the states runs x K x (P, M) (estimate_run_cost)", field=runs_field,
-                 memory=full.peak_elements),
-            Cost(phase="the work iterations x runs x (K M P + |E| P) (estimate_run_cost)",
-                 field=v.label("simulation.iterations"), work=full.work, steps=T)]
+                 "data.path", memory=c["truth_memory"], work=c["truth_work"]),
+            Cost(phase="the schedules T x K and the states runs x K x (P, M) (estimate_run_cost)",
+                 field=v.label("simulation.runs") if c["runs_dominate"] else its, memory=c["full"].peak_elements),
+            Cost(phase="the work iterations x runs x (K M P + |E| P) (estimate_run_cost)", field=its,
+                 work=c["full"].work, steps=s.iterations)]
 
 
 def _graph(v, K):
-    import networkx as nx
-    import numpy as np
+    from reference_impl.zcdp_nfl.run_report import zcdp_graph
 
-    src = v["graph.source"]
-    if src == "erdos_renyi":
-        m = int(round(K * v["graph.mean_degree"] / 2.0))
-        rng = np.random.default_rng(v["graph.seed"])
-        for _ in range(1000):
-            g = nx.gnm_random_graph(K, m, seed=int(rng.integers(2**32)))
-            if nx.is_connected(g):
-                return g, f"connected G({K}, {m}) (seed {v['graph.seed']})"
-        raise ConfigError(f"graph.mean_degree = {v['graph.mean_degree']!r}: no connected G({K}, {m}) in 1000 draws")
-    if src == "edges":
-        g = pairs_graph(v["graph.edges"])
-        label = f"edge list ({K} nodes, {g.number_of_edges()} edges)"
-    else:
-        name, params = v["graph.generator"], v["graph.params"]
-        kwargs = dict(params)
-        if GENERATORS[name].seeded:
-            kwargs["seed"] = v["graph.seed"]
-        try:
-            g = getattr(nx, name)(**kwargs)
-        except (TypeError, ValueError, nx.NetworkXError) as exc:
-            raise ConfigError(f"graph.params for {name}: {' '.join(str(exc).split())}") from None
-        g = nx.convert_node_labels_to_integers(g)
-        label = f"networkx {name}({', '.join(f'{k}={x}' for k, x in params.items())})"
-    if g.number_of_nodes() < 2 or not nx.is_connected(g):
-        raise ConfigError(f"graph must be connected with at least 2 nodes, got {g.number_of_nodes()} nodes in "
-                          f"{nx.number_connected_components(g) if g.number_of_nodes() else 0} components")
-    return g, label
+    gen = v["graph.generator"]
+    with SCHEMA.blame("graph", graph="graph"):
+        return zcdp_graph(v["graph.source"], K=K, mean_degree=v["graph.mean_degree"], seed=v["graph.seed"],
+                          edges=v["graph.edges"], generator=gen, params=v["graph.params"],
+                          seeded=gen is not None and GENERATORS[gen].seeded)
 
 
 def _problem(s: Setup):
-    import networkx as nx
-    import numpy as np
-
-    from reference_impl.zcdp_nfl import NFLProblem, synthetic_problem
+    from reference_impl.zcdp_nfl.run_report import arrays_zcdp_problem, model_kwargs, synthetic_zcdp_problem
 
     v = s.v
     graph, label = _graph(v, s.K)
-    model = dict(objective=v["model.objective"], lam=v["model.lam"] if v["model.lam"] is not None else 1.0,
-                 lam1=v["model.lam1"], lam2=v["model.lam2"] if v["model.lam2"] is not None else 1.0,
-                 clip=v["model.clip"])
-    if s.X is None:
-        with SCHEMA.blame("data", K="graph.K"):
-            problem = synthetic_problem(
-                np.random.default_rng(v["data.seed"]), K=graph.number_of_nodes(), P=v["data.P"], M=v["data.M"],
-                objective=model["objective"], lam=model["lam"], lam2=model["lam2"], noise_std=v["data.noise_std"],
-                heterogeneity=v["data.heterogeneity"], zero_coordinates=v["data.zero_coordinates"],
-                clip=model["clip"], graph=graph)
-            if model["lam1"] is not None:
-                problem = NFLProblem(adjacency=problem.adjacency, X=problem.X, y=problem.y, **model)
-    else:  # the adjacency stays sparse (CSR): memory linear in the edges, never K x K
-        A = nx.to_scipy_sparse_array(graph, nodelist=range(s.K), dtype=np.int64, format="csr")
+    model = model_kwargs(**{k.split(".", 1)[1]: v[k] for k in v if k.startswith("model.")})
+    if s.X is not None:
         with SCHEMA.blame("model", X="data.path", y="data.path"):
-            problem = NFLProblem(adjacency=A, X=s.X, y=s.y, **model)
-    return problem, label
+            return arrays_zcdp_problem(graph, s.X, s.y, model), label
+    data = {k: v[f"data.{k}"] for k in ("seed", "P", "M", "noise_std", "heterogeneity", "zero_coordinates")}
+    with SCHEMA.blame("data", K="graph.K"):
+        return synthetic_zcdp_problem(graph, model, **data), label
 
 
 def _config(v):
-    from reference_impl.zcdp_nfl import NFLConfig, PrivacySchedule, StepSchedule
+    from reference_impl.zcdp_nfl.run_report import nfl_config, privacy_schedule
 
-    kind = v["privacy.schedule"]
     with SCHEMA.blame("privacy"):
-        privacy = PrivacySchedule(kind=kind, **{k: v[f"privacy.{k}"] for k in ("phi1", "tau", "c1", "delta")
-                                                if v[f"privacy.{k}"] is not None},
-                                  sigma2_0=v["privacy.sigma2_0"] if kind == "S1" else 0.0)
+        privacy = privacy_schedule(kind=v["privacy.schedule"], **{k: v[f"privacy.{k}"] for k in (
+            "phi1", "tau", "c1", "delta", "sigma2_0")})
     with SCHEMA.blame("algorithm"):
-        return NFLConfig(rho=v["algorithm.rho"] if v["algorithm.rho"] is not None else 1.0,
-                         step=StepSchedule(kind=v["algorithm.step"] or "constant",
-                                           eta0=v["algorithm.eta0"] if v["algorithm.eta0"] is not None else 0.5),
-                         privacy=privacy)
+        return nfl_config(privacy, rho=v["algorithm.rho"], step=v["algorithm.step"], eta0=v["algorithm.eta0"])
 
 
 def run(s: Setup, rng) -> dict:
-    import numpy as np
+    from cvxpy.error import SolverError
 
     from reference_impl.zcdp_nfl import centralized_optimum
+    from reference_impl.zcdp_nfl.run_report import BudgetError, zcdp_run_document
 
     v = s.v
     problem, label = _problem(s)
     config = _config(v)
-    from cvxpy.error import SolverError
-
     _check_accounting(v, problem, config, s.iterations)
     try:
         truth = centralized_optimum(problem)
     except (ArithmeticError, SolverError) as exc:  # the solver stopped without an optimum on a valid problem
         raise NotConverged(f"the ground truth (CVXPY/Clarabel): {' '.join(str(exc).split())}") from None
-    method = v["algorithm.method"]
-    run_, extra = _run_method(s, method, problem, config, truth.w_c, rng)
-    curve = np.mean(run_.ne, axis=0)
-    noisy = config.privacy.kind != "none"
-    privacy = {"schedule": config.privacy.kind, "c1": config.privacy.c1 if noisy else None,
-               "certified": run_.privacy_certified, "delta": config.privacy.delta if noisy else None,
-               "total_zcdp": run_.total_zcdp if noisy else None,
-               "epsilon": run_.epsilon if noisy else None,
-               "status": ("accounted" if noisy else "no noise: no privacy guarantee")
-               + ("" if run_.privacy_certified or not noisy else
-                  "; not certified: c1 does not bound the per-sample gradients (set model.clip <= privacy.c1)")}
-    if method != "zcdp_nfl":
-        privacy["status"] += f"; {method} is a RECONSTRUCTION (the paper gives no rule), not the paper's baseline"
-    return {"algorithm": "zcdp-nfl" if method == "zcdp_nfl" else method, **extra, "objective": problem.objective,
-            "graph": label, "K": problem.K, "P": problem.P, "M": problem.M, "edges": problem.n_edges,
-            "iterations": s.iterations, "runs": s.runs, "seed": s.seed, "rho": config.rho,
-            "step": {"kind": config.step.kind, "eta0": config.step.eta0},
-            "status": "diverged" if run_.diverged else "ok", "ne_curve": [float(x) for x in curve],
-            "ne_final": float(curve[-1]), "privacy": privacy,
-            "ground_truth": {"F_star": truth.F_star, "certificate": truth.certificate, "residual": truth.residual}}
+    try:
+        return zcdp_run_document(problem, config, truth, v["algorithm.method"], s.iterations, rng, runs=s.runs,
+                                 seed=s.seed, label=label, split=v["algorithm.split"], mu=v["algorithm.mu"])
+    except BudgetError as exc:
+        raise ConfigError(f"privacy.phi1: {clean_message(exc)}") from None
 
 
-@dataclass(frozen=True)
-class _BaselineView:
-    """The fields of a run the output reads (a baseline's run has no zCDP total under basic composition: inf)."""
-
-    ne: object
-    diverged: bool
-    total_zcdp: float
-    epsilon: float
-    privacy_certified: bool
-
-
-def _run_method(s: Setup, method, problem, config, w_c, rng):
-    """Run the configured method: (run, extra JSON fields)."""
-    import numpy as np
-
-    from reference_impl.zcdp_nfl import (
-        EpsDeltaBudget,
-        accounted_privacy,
-        matched_gradient_step,
-        run_eps_delta_dp_nfl,
-        run_p_admm,
-        run_zcdp_grad_nfl,
-        run_zcdp_nfl,
-    )
-
-    T, runs = s.iterations, s.runs
-    if method == "zcdp_nfl":
-        return run_zcdp_nfl(problem, config, T, rng, runs=runs, w_c=w_c), {}
-    if method == "p_admm":
-        return run_p_admm(problem, config, T, rng, runs=runs, w_c=w_c), {"reconstruction": True,
-                                                                          "constant_eta": config.step.eta0}
-    noisy = config.privacy.kind != "none"
-    bound = problem.gradient_bound
-    # as run_zcdp_nfl: rows normalised to ||x|| = 1 carry a few ulps of rounding, allow 8 eps relative
-    certified = bool(noisy and bound is not None and bound <= config.privacy.c1 * (1.0 + 8.0 * np.finfo(float).eps))
-    if method == "eps_delta_dp_nfl":
-        epsilon = accounted_privacy(problem, config, T)[1]
-        try:  # the budget is zCDP-NFL's accounted epsilon, set by privacy.phi1 (and tau, the iterations)
-            budget = EpsDeltaBudget(epsilon=epsilon, delta=config.privacy.delta, split=s.v["algorithm.split"],
-                                    tau=config.privacy.tau, c1=config.privacy.c1)
-            base = run_eps_delta_dp_nfl(problem, config.rho, config.step, budget, T, rng, runs=runs, w_c=w_c)
-        except ValueError as exc:
-            raise ConfigError(f"privacy.phi1: {clean_message(exc)}") from None
-        extra = {"reconstruction": True, "split": s.v["algorithm.split"],
-                 "composition": "basic (sum of per-round epsilon, delta)"}
-    else:
-        mu = s.v["algorithm.mu"] if s.v["algorithm.mu"] is not None else matched_gradient_step(problem, config, w_c)
-        base = run_zcdp_grad_nfl(problem, mu, config.privacy, T, rng, runs=runs, w_c=w_c)
-        extra = {"reconstruction": True, "mu": mu, "mu_matched": s.v["algorithm.mu"] is None}
-    return _BaselineView(ne=base.ne, diverged=base.diverged,
-                         total_zcdp=math.inf if base.total_zcdp is None else base.total_zcdp,
-                         epsilon=base.epsilon, privacy_certified=certified), extra
-
-
-def summarize(s: Setup, r: dict):
-    p = r["privacy"]
-    rows = [("ground truth F* (CVXPY/Clarabel)", r["ground_truth"]["F_star"]),
-            (r["ground_truth"]["certificate"], r["ground_truth"]["residual"])]
-    if r["status"] == "diverged":
-        rows.append(("status", "diverged (an iterate exceeded 1e150); NE after divergence is not defined"))
-    else:
-        rows += [("NE(0)", r["ne_curve"][0]), (f"NE({s.iterations}), mean over runs", r["ne_final"])]
-    if p["schedule"] != "none":
-        rule = "basic composition" if r["algorithm"] == "eps_delta_dp_nfl" else "Bun-Steinke"
-        rows += [("total zCDP", p["total_zcdp"]), (f"epsilon at delta = {p['delta']:g} ({rule})", p["epsilon"])]
-    rows += [("privacy", p["status"]), ("error curve", "use --json for all values")]
-    name = "zCDP-NFL" if r["algorithm"] == "zcdp-nfl" else f"{r['algorithm']} (reconstruction)"
-    return (f"{name} ({r['objective']}) on {r['graph']}: K = {r['K']}, P = {r['P']}, M = {r['M']}, "
-            f"{s.iterations} iterations, {s.runs} run(s), seed {s.seed}"), rows
-
-
-def figures(s: Setup, r: dict) -> list:
-    """``--plot``: the normalised error NE(n) against the CVXPY optimum (mean over the runs; log scale)."""
-    import numpy as np
-
-    from fedcheck._plot import figure_spec, series
-
-    values = np.asarray([np.nan if v is None else v for v in r["ne_curve"]], dtype=np.float64)
-    positive = values[np.isfinite(values)]
-    scale = "log" if positive.size and np.all(positive > 0) else "linear"
-    return [figure_spec("zcdp_nfl_run", f"{r['algorithm']}: normalised error ({r['objective']}, K = {r['K']})",
-                        "iteration n", "NE(n)", [series(f"NE(n), mean over {s.runs} run(s)", range(values.size),
-                                                        values)], yscale=scale)]
+_CONVERGED = dict(when=lambda s, r: r["status"] != "diverged")
+_NOISY_RUN = dict(when=lambda s, r: r["privacy"]["schedule"] != "none")
+SUMMARY_TITLE = ("{r[_summary][name]} ({r[objective]}) on {r[graph]}: K = {r[K]}, P = {r[P]}, M = {r[M]}, "
+                 "{s.iterations} iterations, {s.runs} run(s), seed {s.seed}")
+SUMMARY = (
+    Row(label="ground truth F* (CVXPY/Clarabel)", key="ground_truth.F_star"),
+    Row(label="{r[ground_truth][certificate]}", key="ground_truth.residual"),
+    Row(label="status", text="diverged (an iterate exceeded 1e150); NE after divergence is not defined",
+        when=lambda s, r: r["status"] == "diverged"),
+    Row(label="NE(0)", key="ne_curve", show="first", **_CONVERGED),
+    Row(label="NE({s.iterations}), mean over runs", key="ne_final", **_CONVERGED),
+    Row(label="total zCDP", key="privacy.total_zcdp", **_NOISY_RUN),
+    Row(label="epsilon at delta = {r[privacy][delta]:g} ({r[_summary][rule]})", key="privacy.epsilon", **_NOISY_RUN),
+    Row(label="privacy", key="privacy.status"),
+    Row(label="error curve", text="use --json for all values"),
+)
+#: ``--plot``: the normalised error NE(n) against the CVXPY optimum (mean over the runs; log scale).
+FIGURES = (Plot(name="zcdp_nfl_run", title="{r[algorithm]}: normalised error ({r[objective]}, K = {r[K]})",
+                xlabel="iteration n", ylabel="NE(n)", yscale="log-if-some-positive",
+                lines=(Line(label="NE(n), mean over {s.runs} run(s)", key="ne_curve"),)),)

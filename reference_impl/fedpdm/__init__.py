@@ -80,6 +80,7 @@ from reference_impl.fedpdm.problem import (
     mnist_like_problem,
     mnist_npz_problem,
 )
+from reference_impl.fedpdm.run_report import account_clients, fedpdm_run_document, fedpdm_run_problem
 from reference_impl.fedpdm.smoothness import (
     SmoothnessBracket,
     SmoothnessCost,
@@ -144,4 +145,7 @@ __all__ = [
     "sensitivity_table",
     "soft_threshold",
     "stationarity_measure",
+    "account_clients",
+    "fedpdm_run_document",
+    "fedpdm_run_problem",
 ]

@@ -30,6 +30,7 @@ from reference_impl.gtv.baselines import (
 )
 from reference_impl.gtv.centralized import CLARABEL_DEFAULT_TOL, GTVSolution, solve_gtv_cvxpy, solve_gtv_dual_cvxpy
 from reference_impl.gtv.experiments import ARMS, sbm_arm_curve, table1_replicate
+from reference_impl.gtv.run_report import gtv_arrays_instance, gtv_run_document, gtv_synthetic_instance
 
 __all__ = [
     "ARMS",
@@ -51,4 +52,7 @@ __all__ = [
     "solve_gtv_dual_cvxpy",
     "step_sizes",
     "table1_replicate",
+    "gtv_arrays_instance",
+    "gtv_run_document",
+    "gtv_synthetic_instance",
 ]

@@ -55,6 +55,7 @@ from reference_impl.npfl_rl.ground_truth import (
     per_component_ridge,
     symmetric_fixed_point_cvxpy,
 )
+from reference_impl.npfl_rl.run_report import NPFLRunCosts, npfl_run_costs, npfl_run_document, npfl_run_problems
 
 __all__ = [
     "ALGORITHMS",
@@ -78,4 +79,8 @@ __all__ = [
     "simulate_replicates",
     "symmetric_fixed_point_cvxpy",
     "test_mse",
+    "NPFLRunCosts",
+    "npfl_run_costs",
+    "npfl_run_document",
+    "npfl_run_problems",
 ]

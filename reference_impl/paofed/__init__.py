@@ -38,6 +38,7 @@ References
 """
 
 from reference_impl.paofed.analysis import run_analysis_model, time_average
+from reference_impl.paofed.run_report import paofed_algorithm, paofed_instance, paofed_run_document
 from reference_impl.paofed.selection import circshift_window, draw_selection
 from reference_impl.paofed.setup import (
     ALGORITHMS,
@@ -94,4 +95,7 @@ __all__ = [
     "staleness_weights",
     "theory_vs_simulation",
     "time_average",
+    "paofed_algorithm",
+    "paofed_instance",
+    "paofed_run_document",
 ]

@@ -37,6 +37,7 @@ from reference_impl.pgfl.data import (
     synthetic_regression,
 )
 from reference_impl.pgfl.observers import accuracy_observer, nmsd_observer, server_models_observer
+from reference_impl.pgfl.run_report import pgfl_algorithm_kwargs, pgfl_run_config, pgfl_run_document, pgfl_run_problem
 from reference_impl.pgfl.solvers import CVXPY_CLIENT_TOL, LOGISTIC_GRADIENT_TOL, client_solver
 from theory.pgfl.optima import cluster_gradient_norm, cluster_optima, eta_cluster_distance, fixed_point_tau0
 from theory.pgfl.problem import PGFLProblem
@@ -72,4 +73,8 @@ __all__ = [
     "single_step_server_update",
     "step",
     "synthetic_regression",
+    "pgfl_algorithm_kwargs",
+    "pgfl_run_config",
+    "pgfl_run_document",
+    "pgfl_run_problem",
 ]

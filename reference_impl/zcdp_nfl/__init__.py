@@ -45,6 +45,7 @@ from reference_impl.zcdp_nfl.problem import (
     normalized_error,
     synthetic_problem,
 )
+from reference_impl.zcdp_nfl.run_report import zcdp_graph, zcdp_run_document
 from reference_impl.zcdp_nfl.schedules import NOISE_SCHEDULES, STEP_KINDS, NFLConfig, PrivacySchedule, StepSchedule
 
 __all__ = [
@@ -80,4 +81,6 @@ __all__ = [
     "run_zcdp_nfl",
     "synthetic_problem",
     "zcdp_nfl_primal_update",
+    "zcdp_graph",
+    "zcdp_run_document",
 ]

@@ -126,11 +126,11 @@ def _paofed(setup, config):
 
 
 def _zcdp_nfl(setup, config):
-    from fedcheck.run.zcdp_nfl import _config, _problem
+    from fedcheck.run.zcdp_nfl import build_config, build_problem
     from verify.instance import UserInstance
 
-    problem, label = _problem(setup)
-    nfl = _config(setup.v)
+    problem, label = build_problem(setup)
+    nfl = build_config(setup.v)
     return UserInstance(paper="zcdp_nfl", description=f"{config.name}: {problem.objective} on {label}, P = {setup.P}, "
                                                       f"M = {setup.M}, T = {setup.iterations}",
                         parts={"problem": problem, "config": nfl, "setup": setup},
@@ -139,10 +139,10 @@ def _zcdp_nfl(setup, config):
 
 
 def _fedpdm(setup, config):
-    from fedcheck.run.fedpdm import _problem
+    from fedcheck.run.fedpdm import build_problem
     from verify.instance import UserInstance
 
-    problem = _problem(setup)
+    problem = build_problem(setup)
     c = setup.config
     arm = setup.v["arm.name"]
     what = (f"{setup.v['problem.source']} data, N = {problem.N}, K = {c.K}, T = {c.rounds}, rho = {c.rho:g}, "
@@ -153,11 +153,11 @@ def _fedpdm(setup, config):
 
 
 def _pgfl(setup, config):
-    from fedcheck.run.pgfl import _config, _problem
+    from fedcheck.run.pgfl import build_config, build_problem
     from verify.instance import UserInstance
 
-    problem = _problem(setup)
-    cfg = _config(setup, problem)
+    problem = build_problem(setup)
+    cfg = build_config(setup, problem)
     what = (f"{problem.loss}, S = {problem.S}, K = {len(problem.X)}, Q = {problem.n_clusters}, d = {problem.d}, "
             f"{cfg.algorithm}, rho = {cfg.rho:.4g} ({cfg.rho / problem.max_curvature:.4g} L_max), "
             f"N = {setup.iterations}")
@@ -167,10 +167,12 @@ def _pgfl(setup, config):
 
 
 def _gtv(setup, config):
-    from fedcheck.run.gtv import _instance, make_rng
+    import numpy as np
+
+    from fedcheck.run.gtv import build_instance
     from verify.instance import UserInstance
 
-    inst, _ = _instance(setup, make_rng(setup))
+    inst, _ = build_instance(setup, np.random.default_rng(setup.seed))  # the run's generator
     v = setup.v
     k = "no clusters" if inst.clusters is None else f"{int(inst.clusters.max()) + 1} clusters"
     what = (f"{v['graph.generator']} graph, n = {inst.n}, {inst.n_edges} edges, {k}, d = {inst.d}, {inst.loss} loss, "

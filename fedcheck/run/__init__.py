@@ -15,7 +15,9 @@ A plug-in (``fedcheck/run/<slug>.py``) declares only what is its own:
   ``default_rng(seed)``) or ``make_rng(setup)``;
 * ``FIGURES``: the curves ``--plot`` draws, declared (:class:`fedcheck.run._output.Plot` of
   :class:`~fedcheck.run._output.Line` s: key paths, title, axis labels), and optionally
-  ``plot_unavailable(setup) -> str | None``: why a setup has none, said before the run.
+  ``plot_unavailable(setup) -> str | None``: why a setup has none, said before the run;
+* for ``fedcheck check`` (:mod:`fedcheck.check`), the public builders it shares with ``run``: ``build_problem``,
+  ``build_config`` or ``build_instance`` (the paper's objects from the checked fields, errors naming the field).
 
 The paper logic a plug-in runs (building the problem from the checked fields, the run's JSON document) lives in
 ``reference_impl/<slug>/run_report.py``, where the Python API can reuse it; a plug-in's own code is the glue between

@@ -219,7 +219,7 @@ def estimate(s: Setup) -> list[Cost]:
                  work=float(R) * T * per_round, steps=float(T) * (c.Q_max + 4))]
 
 
-def _problem(s: Setup):
+def build_problem(s: Setup):
     """The problem of the setup (:func:`reference_impl.fedpdm.run_report.fedpdm_run_problem`); ConfigError names the
     field."""
     import numpy as np
@@ -236,7 +236,7 @@ def _problem(s: Setup):
 def run(s: Setup, rng) -> dict:
     from reference_impl.fedpdm.run_report import fedpdm_run_document
 
-    problem = _problem(s)
+    problem = build_problem(s)
     with SCHEMA.blame("algorithm"):
         return fedpdm_run_document(problem, s.config, s.baseline, rng, runs=s.runs, seed=s.seed,
                                    source=s.v["problem.source"])

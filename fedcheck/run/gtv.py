@@ -161,7 +161,7 @@ def estimate(s: Setup) -> list[Cost]:
                  work=c["iterations"][1], steps=s.iterations)]
 
 
-def _instance(s: Setup, rng):
+def build_instance(s: Setup, rng):
     """``(instance, w_true)`` of the setup (:mod:`reference_impl.gtv.run_report`); ConfigError names the field."""
     from reference_impl.gtv.run_report import as_logistic, gtv_arrays_instance, gtv_synthetic_instance
 
@@ -180,18 +180,12 @@ def _instance(s: Setup, rng):
     return inst, w_true
 
 
-def make_rng(s: Setup):
-    import numpy as np
-
-    return np.random.default_rng(s.seed)
-
-
 def run(s: Setup, rng) -> dict:
     from reference_impl.gtv.run_report import gtv_run_document
     from theory.logistic import NewtonNotConverged
 
     v = s.v
-    inst, w_true = _instance(s, rng)
+    inst, w_true = build_instance(s, rng)
     try:
         with SCHEMA.blame("algorithm"):
             return gtv_run_document(inst, w_true, theta=v["algorithm.theta"], iterations=v["algorithm.iterations"],

@@ -150,7 +150,7 @@ def estimate(s: Setup) -> list[Cost]:
     return costs
 
 
-def _problem(s: Setup):
+def build_problem(s: Setup):
     """The problem of the setup (:func:`reference_impl.pgfl.run_report.pgfl_run_problem`); ConfigError names the
     field."""
     from reference_impl.pgfl.run_report import pgfl_run_problem
@@ -159,7 +159,7 @@ def _problem(s: Setup):
         return pgfl_run_problem(arrays=s.arrays, synthetic=s.synthetic, **s.v.section("model"))
 
 
-def _config(s: Setup, problem):
+def build_config(s: Setup, problem):
     from reference_impl.pgfl.run_report import pgfl_run_config
 
     with SCHEMA.blame("algorithm"):
@@ -171,8 +171,8 @@ def _config(s: Setup, problem):
 def run(s: Setup, rng) -> dict:
     from reference_impl.pgfl.run_report import pgfl_run_document
 
-    problem = _problem(s)
-    return pgfl_run_document(problem, _config(s, problem), s.iterations, rng, runs=s.runs)
+    problem = build_problem(s)
+    return pgfl_run_document(problem, build_config(s, problem), s.iterations, rng, runs=s.runs)
 
 
 SUMMARY_TITLE = "PGFL {s.algorithm[algorithm]}: {s.iterations} iterations, {s.runs} run(s), seed {s.seed}"

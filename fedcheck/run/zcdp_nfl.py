@@ -266,7 +266,7 @@ def _graph(v, K):
                           seeded=gen is not None and GENERATORS[gen].seeded)
 
 
-def _problem(s: Setup):
+def build_problem(s: Setup):
     from reference_impl.zcdp_nfl.run_report import arrays_zcdp_problem, model_kwargs, synthetic_zcdp_problem
 
     v = s.v
@@ -280,7 +280,7 @@ def _problem(s: Setup):
         return synthetic_zcdp_problem(graph, model, **data), label
 
 
-def _config(v):
+def build_config(v):
     from reference_impl.zcdp_nfl.run_report import nfl_config, privacy_schedule
 
     with SCHEMA.blame("privacy"):
@@ -297,8 +297,8 @@ def run(s: Setup, rng) -> dict:
     from reference_impl.zcdp_nfl.run_report import BudgetError, zcdp_run_document
 
     v = s.v
-    problem, label = _problem(s)
-    config = _config(v)
+    problem, label = build_problem(s)
+    config = build_config(v)
     _check_accounting(v, problem, config, s.iterations)
     try:
         truth = centralized_optimum(problem)

@@ -21,11 +21,11 @@ def _main(argv):
 
 
 def test_example_config_is_the_paper_size_lad_setting():
-    from fedcheck.run.zcdp_nfl import _config, _problem
+    from fedcheck.run.zcdp_nfl import build_config, build_problem
 
     setup = load_setup("zcdp-nfl", EXAMPLE)
-    p, _ = _problem(setup)
-    config = _config(setup.v)
+    p, _ = build_problem(setup)
+    config = build_config(setup.v)
     assert (p.K, p.P, p.M, p.n_edges, p.objective) == (50, 8, 50, 75, "lad")
     assert config.privacy.kind == "S2" and config.step.kind == "constant" and setup.iterations == 200
 

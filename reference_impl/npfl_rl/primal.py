@@ -131,9 +131,9 @@ def validation_value(S: Structure, w):
     return quad - 2.0 * np.einsum("rki,rki->rk", S.bv, w) + S.cv + S.lam_k * np.einsum("rki,rki->rk", w, w)
 
 
-def value_derivative(S: Structure, m, s, a):
-    """d/da V_v(P(a)) and P(a)."""
-    P = primal_at(S, m, s, a)
+def value_derivative(S: Structure, m, s, a, *, P=None):
+    """d/da V_v(P(a)) and P(a) (``P``: P(a) if already computed, from :func:`primal_at`)."""
+    P = primal_at(S, m, s, a) if P is None else P
     grad = 2.0 * np.einsum("rkij,rkj->rki", S.Hv, P) - 2.0 * S.bv + 2.0 * S.lam_k[..., None] * P
     dP = solve_shifted(S, S.c + S.omega * a, m - S.omega[..., None] * P)
     return np.einsum("rki,rki->rk", grad, dP), P

@@ -1,5 +1,5 @@
-r"""The controllers' evaluations of the primal map in the eigenbasis of :math:`H_k` (the fast path of
-:func:`reference_impl.npfl_rl.run_npfl`).
+r"""The primal map (6.11) in the eigenbasis of :math:`H_k`: the fast paths of :func:`reference_impl.npfl_rl.run_npfl`
+for SAC and for a fixed :math:`\tau` (:func:`shifted_inverse`).
 
 With :math:`H_k = U_k\Lambda_kU_k^\top` the primal map (6.11) of one state is, in the eigenbasis,
 
@@ -8,20 +8,20 @@ With :math:`H_k = U_k\Lambda_kU_k^\top` the primal map (6.11) of one state is, i
     \hat P_k(a) = U_k^\top P_k(a) = \frac{\beta_k + a\,\mu_k}{\Lambda_k + c_k + \omega_k a}, \qquad
     \beta_k = U_k^\top(b_k + s_k),\quad \mu_k = U_k^\top m_k
 
-(elementwise division), and the validation value (6.12) and its derivative are, with
-:math:`\hat H_{v,k} = U_k^\top H_{v,k}U_k` and :math:`\hat b_{v,k} = U_k^\top b_{v,k}` formed once per run,
+(elementwise division), and the validation value (6.12) is, with :math:`\hat H_{v,k} = U_k^\top H_{v,k}U_k` and
+:math:`\hat b_{v,k} = U_k^\top b_{v,k}` formed once per run (:math:`U_k` orthogonal),
 
 .. math::
 
-    V_v(P_k(a)) = \hat P^\top\hat H_v\hat P - 2\hat b_v^\top\hat P + c_v + \lambda_k\|\hat P\|^2, \qquad
-    \frac{d}{da}V_v(P_k(a)) = (2\hat H_v\hat P - 2\hat b_v + 2\lambda_k\hat P)^\top
-    \frac{\mu_k - \omega_k\hat P}{\Lambda_k + c_k + \omega_k a}
+    V_v(P_k(a)) = \hat P^\top\hat H_v\hat P - 2\hat b_v^\top\hat P + c_v + \lambda_k\|\hat P\|^2.
 
-(:math:`U_k` orthogonal). So a state costs two basis changes (:math:`\beta`, :math:`\mu`) and one back
-(:math:`P(\tau)`), and each candidate :math:`a` one product with :math:`\hat H_v`: the same numbers as
-:func:`reference_impl.npfl_rl.primal.primal_at`, :func:`~reference_impl.npfl_rl.primal.validation_value` and
-:func:`~reference_impl.npfl_rl.primal.value_derivative` up to rounding (a few ulps times the conditioning), at a
-fraction of their products (``tests/reference_impl/test_npfl_rl_eigen.py`` compares the two paths).
+So a SAC state costs two basis changes (:math:`\beta`, :math:`\mu`, one pass over :math:`U`) and one back
+(:math:`P(\tau)`), and both candidates of an inner step one pass over :math:`\hat H_v`; a fixed :math:`\tau` one
+product with :math:`(H_k + (c_k + \omega_k\tau)I)^{-1}` per iteration. The numbers are those of
+:func:`reference_impl.npfl_rl.primal.primal_at` and :func:`~reference_impl.npfl_rl.primal.validation_value` up to
+rounding (a few ulps times the conditioning; the signs of (6.14) the same), at a fraction of their products
+(``tests/reference_impl/test_npfl_rl_eigen.py`` compares the paths). DPG keeps the direct products: its clipped
+gradient steps amplify rounding, so only bit-identical reuse is made there.
 
 References
 ----------
@@ -38,7 +38,7 @@ import numpy as np
 from reference_impl.npfl_rl.primal import Structure
 
 __all__ = ["EigenState", "EigenValidation", "eigen_primal", "eigen_sac_step", "eigen_state",
-           "eigen_validation", "from_eigen", "to_eigen"]
+           "eigen_validation", "from_eigen", "shifted_inverse", "to_eigen"]
 
 
 def to_eigen(S: Structure, v: np.ndarray) -> np.ndarray:
@@ -49,6 +49,13 @@ def to_eigen(S: Structure, v: np.ndarray) -> np.ndarray:
 def from_eigen(S: Structure, coef: np.ndarray) -> np.ndarray:
     r""":math:`U_k\hat v_k` for every run and client: ``coef`` (R, K, d) -> (R, K, d)."""
     return (S.U @ coef[..., None])[..., 0]
+
+
+def shifted_inverse(S: Structure, a: np.ndarray) -> np.ndarray:
+    r""":math:`(H_k + (c_k + \omega_k a_k)I)^{-1} = U_k\,\mathrm{diag}(1/(\Lambda_k + c_k + \omega_k a_k))\,U_k^\top`,
+    (R, K, d, d), for a fixed ``a`` (R, K): fixed :math:`\tau` then costs one matrix-vector product per client and
+    iteration (:func:`reference_impl.npfl_rl.primal.primal_at` makes two)."""
+    return (S.U / (S.Lam + (S.c + S.omega * a)[..., None])[..., None, :]) @ np.swapaxes(S.U, -1, -2)
 
 
 @dataclass(frozen=True)

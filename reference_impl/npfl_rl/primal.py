@@ -105,9 +105,9 @@ def build_structure(problems: tuple[NPFLProblem, ...], config: NPFLConfig) -> St
     A_in, B = _block_diagonal(A_in, K), _block_diagonal(B, K)
     omega, lam_k = np.stack(omega), np.stack(lam_k)
     deg_diag = np.stack(deg_all).astype(np.float64) if config.diagonal == "printed" else deg_in
-    H = np.stack([p.H for p in problems])
-    Lam, U = np.linalg.eigh(H)
-    Lam = np.maximum(Lam, 0.0)  # H_k is PSD; eigh rounding can give -1e-17
+    # H_k is PSD; eigh rounding can give -1e-17, clipped at 0 (NPFLProblem.H_eigen, once per instance)
+    Lam = np.stack([p.H_eigen[0] for p in problems])
+    U = np.stack([p.H_eigen[1] for p in problems])
 
     def stack(name):
         return np.stack([getattr(p, name) for p in problems])

@@ -1,8 +1,8 @@
-"""The controllers' fast paths of reference_impl.npfl_rl.run_npfl against the direct products they replace.
+"""The fast paths of reference_impl.npfl_rl.run_npfl against the direct products they replace.
 
 SAC evaluates the primal map in the eigenbasis of H_k (reference_impl.npfl_rl.eigen); DPG reuses w^(n-1) as the first
-inner step's P(tau^(n-1)). The reference below is the loop run_npfl ran before (every evaluation through
-primal_at / validation_value / value_derivative), kept here verbatim in its controller part.
+inner step's P(tau^(n-1)); fixed tau (NPFL, NFL) applies the shifted inverse formed once. The reference below is the
+loop run_npfl ran before (every evaluation through primal_at / validation_value / value_derivative).
 """
 
 import numpy as np
@@ -18,6 +18,7 @@ from reference_impl.npfl_rl.eigen import (
     eigen_state,
     eigen_validation,
     from_eigen,
+    shifted_inverse,
 )
 from reference_impl.npfl_rl.primal import build_structure, graph_product, primal_at, validation_value
 
@@ -30,11 +31,12 @@ def _problems(n=3, seed=11, **sizes):
 
 
 def _reference_run(problems, config, iterations, rngs):
-    """run_npfl's former loop (projection on, literal or online timing): tau (R, N+1, K) and w^(N)."""
+    """run_npfl's former loop (projection on, literal or online timing, corrected dual sign): tau (R, N+1, K) and
+    w^(N)."""
     S = build_structure(tuple(problems), config)
     R, K, d = S.b.shape
     w, gamma = np.zeros((R, K, d)), np.zeros((R, K, d))
-    tau = np.full((R, K), config.tau0)
+    tau = np.full((R, K), 0.0 if config.algorithm == "nfl" else config.tau0)
     taus = [tau]
     lo, hi = 0.0, config.tau_max
     prev_map = None
@@ -42,7 +44,7 @@ def _reference_run(problems, config, iterations, rngs):
     for n in range(1, iterations + 1):
         m = graph_product(S.B, w)
         s = 0.5 * config.rho * (S.deg_in[..., None] * w + nb_in) - 0.5 * gamma
-        if n > 1:
+        if config.policy != "fixed" and n > 1:
             mm, ss = prev_map if config.timing == "literal" else (m, s)
             t = tau
             for _ in range(config.epochs):
@@ -130,3 +132,31 @@ def test_sac_fast_path_is_invariant_to_the_batch():
         single = run_npfl(p, config, 40, [np.random.default_rng([7, i])])
         assert np.array_equal(single.tau[0], batch.tau[i])
         assert np.max(np.abs(single.w[0] - batch.w[i])) <= 1e3 * EPS * np.max(np.abs(batch.w[i]))
+
+
+@pytest.mark.parametrize("config", [NPFLConfig(tau0=0.0), NPFLConfig(tau0=0.2), NPFLConfig(algorithm="nfl")],
+                         ids=["tau0", "tau0.2", "nfl"])
+def test_fixed_tau_runs_equal_the_former_loop_to_rounding(config):
+    problems = _problems()
+    run = run_npfl(problems, config, 80)
+    tau, w = _reference_run(problems, config, 80, None)
+    assert np.array_equal(run.tau, tau)
+    assert np.max(np.abs(run.w - w)) <= 1e3 * EPS * np.max(np.abs(w))
+
+
+def test_shifted_inverse_inverts_the_shifted_matrix():
+    problems = _problems()
+    S, _, _, a = _random_state(problems, NPFLConfig())
+    inverse = shifted_inverse(S, a)
+    H = np.stack([p.H for p in problems]) + (S.c + S.omega * a)[..., None, None] * np.eye(problems[0].d)
+    residual = inverse @ H - np.eye(problems[0].d)
+    assert np.max(np.abs(residual)) <= 64 * problems[0].d * EPS * np.max(np.linalg.cond(H))
+
+
+def test_eigendecomposition_is_cached_per_instance_and_equals_a_batched_eigh():
+    problems = _problems()
+    Lam, U = np.linalg.eigh(np.stack([p.H for p in problems]))
+    for i, p in enumerate(problems):
+        assert p.H_eigen is p.H_eigen
+        assert np.array_equal(p.H_eigen[0], np.maximum(Lam[i], 0.0)) and np.array_equal(p.H_eigen[1], U[i])
+        assert not p.H_eigen[1].flags.writeable

@@ -30,12 +30,12 @@ from reference_impl.npfl_rl.controllers import dpg_step
 from reference_impl.npfl_rl.data import NPFLProblem
 from reference_impl.npfl_rl.eigen import (
     eigen_primal,
-    eigen_sac_step,
     eigen_state,
     eigen_validation,
     from_eigen,
     shifted_inverse,
 )
+from reference_impl.npfl_rl.eigen import eigen_sac_step as sac_step  # the run's SAC step (mutation tests patch it)
 from reference_impl.npfl_rl.primal import build_structure, graph_product, primal_at
 
 __all__ = ["NPFLRun", "run_npfl", "test_mse"]
@@ -234,7 +234,7 @@ def run_npfl(problems, config: NPFLConfig, iterations: int, rng: np.random.Gener
                         a = np.clip(t + alpha, lo, hi) if config.clip_candidates else t + alpha
                         note(a)
                         note(t)
-                        dt = eigen_sac_step(S, V, EE, t, a - t, config.delta)
+                        dt = sac_step(S, V, EE, t, a - t, config.delta)
                     max_inner = max(max_inner, float(np.nanmax(np.abs(dt))) if np.any(np.isfinite(dt)) else np.inf)
                     total += np.abs(dt)
                     t = np.clip(t + dt, lo, hi)

@@ -26,8 +26,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from reference_impl.npfl_rl.config import NPFLConfig, one_blas_thread
-from reference_impl.npfl_rl.controllers import dpg_step, sac_step
+from reference_impl.npfl_rl.controllers import dpg_step
 from reference_impl.npfl_rl.data import NPFLProblem
+from reference_impl.npfl_rl.eigen import (
+    eigen_primal,
+    eigen_state,
+    eigen_validation,
+    from_eigen,
+    shifted_inverse,
+)
+from reference_impl.npfl_rl.eigen import eigen_sac_step as sac_step  # the run's SAC step (mutation tests patch it)
 from reference_impl.npfl_rl.primal import build_structure, graph_product, primal_at
 
 __all__ = ["NPFLRun", "run_npfl", "test_mse"]
@@ -194,20 +202,30 @@ def run_npfl(problems, config: NPFLConfig, iterations: int, rng: np.random.Gener
 
     record(0, w)
     prev_map = None
+    # SAC evaluates the primal map in the eigenbasis of H_k (reference_impl.npfl_rl.eigen): each state is carried
+    # there once (beta, mu) and its two candidates per inner step cost one pass over U^T H_v U.
+    # DPG keeps the direct products: its clipped gradient steps amplify rounding, so only a bit-identical reuse is
+    # made (with literal timing the first inner step's P(tau^(n-1)) on the cached map is w^(n-1) itself).
+    sac = config.policy == "sac"
+    V = eigen_validation(S) if sac else None
+    # Fixed tau: the shifted inverse of (6.11) is formed once, so an iteration makes one product per client.
+    inverse = shifted_inverse(S, tau) if config.policy == "fixed" else None
     w_prev = w
     nb_in = graph_product(S.A_in, w)  # sum over l in N_k cap C_q of w_l; the dual update's product is reused
     for n in range(1, N + 1):
         with np.errstate(over="ignore", invalid="ignore"):
             m = graph_product(S.B, w)
             s = 0.5 * config.rho * (S.deg_in[..., None] * w + nb_in) - 0.5 * gamma
+            E = eigen_state(S, m, s) if sac else None
             if config.policy != "fixed" and n > 1:
-                mm, ss = prev_map if config.timing == "literal" else (m, s)
+                literal = config.timing == "literal"
+                mm, ss, EE = prev_map if literal else (m, s, E)
                 t = tau
                 total = np.zeros((R, K))
-                for _ in range(config.epochs):
+                for epoch in range(config.epochs):
                     if config.policy == "dpg":
                         note(t)
-                        dt = dpg_step(S, mm, ss, t, config.delta)
+                        dt = dpg_step(S, mm, ss, t, config.delta, P=w if literal and epoch == 0 else None)
                     else:
                         if per_run:  # replicate r's draws depend on its own generator only
                             alpha = np.stack([g.uniform(-config.nu / 2.0, config.nu / 2.0, size=K) for g in rng])
@@ -216,15 +234,20 @@ def run_npfl(problems, config: NPFLConfig, iterations: int, rng: np.random.Gener
                         a = np.clip(t + alpha, lo, hi) if config.clip_candidates else t + alpha
                         note(a)
                         note(t)
-                        dt = sac_step(S, mm, ss, t, a - t, config.delta)
+                        dt = sac_step(S, V, EE, t, a - t, config.delta)
                     max_inner = max(max_inner, float(np.nanmax(np.abs(dt))) if np.any(np.isfinite(dt)) else np.inf)
                     total += np.abs(dt)
                     t = np.clip(t + dt, lo, hi)
                 tau = t
                 steps[:, n] = total
-            prev_map = (m, s)
+            prev_map = (None, None, E) if sac else (m, s, None)  # what the next controller step reads
             note(tau)
-            w_new = primal_at(S, m, s, tau)
+            if sac:
+                w_new = from_eigen(S, eigen_primal(S, E, tau))
+            elif inverse is not None:
+                w_new = (inverse @ (S.b + tau[..., None] * m + s)[..., None])[..., 0]
+            else:
+                w_new = primal_at(S, m, s, tau)
             nb_in = graph_product(S.A_in, w_new)
             gamma = gamma + sign * config.rho * (S.deg_in[..., None] * w_new - nb_in)
         w_prev, w = w, w_new

@@ -32,9 +32,10 @@ from reference_impl.npfl_rl.primal import (
 __all__ = ["PrimalMap", "dpg_step", "npfl_primal_map", "sac_step"]
 
 
-def dpg_step(S: Structure, m, s, t, delta):
-    """DPG (6.13): -delta * dV_v(P(a))/da at a = t (before projection)."""
-    g, _ = value_derivative(S, m, s, t)
+def dpg_step(S: Structure, m, s, t, delta, *, P=None):
+    """DPG (6.13): -delta * dV_v(P(a))/da at a = t (before projection); ``P``: P(t) if already computed (the same
+    array :func:`~reference_impl.npfl_rl.primal.primal_at` gives, so the step is bit for bit the same)."""
+    g, _ = value_derivative(S, m, s, t, P=P)
     return -delta * g
 
 

@@ -220,6 +220,20 @@ class NPFLProblem:
         return int(self.H.shape[-1])
 
     @property
+    def H_eigen(self) -> tuple[np.ndarray, np.ndarray]:
+        r"""``(Lambda, U)``: the eigendecomposition of every :math:`H_k` (``numpy.linalg.eigh``, eigenvalues clipped
+        at 0 since :math:`H_k` is PSD), computed once per instance and read-only (every run on it shares it)."""
+        cached = self.__dict__.get("_H_eigen")
+        if cached is None:
+            Lam, U = np.linalg.eigh(self.H)
+            Lam = np.maximum(Lam, 0.0, out=Lam)
+            for part in (Lam, U):
+                part.setflags(write=False)
+            cached = (Lam, U)
+            object.__setattr__(self, "_H_eigen", cached)
+        return cached
+
+    @property
     def cluster_sizes(self) -> np.ndarray:
         """:math:`|C_{(q_k)}|` of every client, shape (K,)."""
         return np.bincount(self.labels, minlength=self.Q)[self.labels]

@@ -105,9 +105,9 @@ def build_structure(problems: tuple[NPFLProblem, ...], config: NPFLConfig) -> St
     A_in, B = _block_diagonal(A_in, K), _block_diagonal(B, K)
     omega, lam_k = np.stack(omega), np.stack(lam_k)
     deg_diag = np.stack(deg_all).astype(np.float64) if config.diagonal == "printed" else deg_in
-    H = np.stack([p.H for p in problems])
-    Lam, U = np.linalg.eigh(H)
-    Lam = np.maximum(Lam, 0.0)  # H_k is PSD; eigh rounding can give -1e-17
+    # H_k is PSD; eigh rounding can give -1e-17, clipped at 0 (NPFLProblem.H_eigen, once per instance)
+    Lam = np.stack([p.H_eigen[0] for p in problems])
+    U = np.stack([p.H_eigen[1] for p in problems])
 
     def stack(name):
         return np.stack([getattr(p, name) for p in problems])
@@ -131,9 +131,9 @@ def validation_value(S: Structure, w):
     return quad - 2.0 * np.einsum("rki,rki->rk", S.bv, w) + S.cv + S.lam_k * np.einsum("rki,rki->rk", w, w)
 
 
-def value_derivative(S: Structure, m, s, a):
-    """d/da V_v(P(a)) and P(a)."""
-    P = primal_at(S, m, s, a)
+def value_derivative(S: Structure, m, s, a, *, P=None):
+    """d/da V_v(P(a)) and P(a) (``P``: P(a) if already computed, from :func:`primal_at`)."""
+    P = primal_at(S, m, s, a) if P is None else P
     grad = 2.0 * np.einsum("rkij,rkj->rki", S.Hv, P) - 2.0 * S.bv + 2.0 * S.lam_k[..., None] * P
     dP = solve_shifted(S, S.c + S.omega * a, m - S.omega[..., None] * P)
     return np.einsum("rki,rki->rk", grad, dP), P

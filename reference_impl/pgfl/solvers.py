@@ -117,7 +117,9 @@ def client_solver(problem: PGFLProblem, rho: float, *, linear_only: bool = False
     if problem.loss == "ridge":
         inverse = _client_solve_ridge(problem, rho)
         data = 0.0 if linear_only else problem.linear_terms
-        return lambda anchor, phi, warm, active=None: np.einsum("kij,rkj->rki", inverse, data + phi + rho * anchor)
+        # One matrix-vector product per (run, client), batched by matmul: a run's result does not depend on the other
+        # runs of the batch (arms run in lockstep keep their own numbers), at half einsum's time.
+        return lambda anchor, phi, warm, active=None: (inverse @ (data + phi + rho * anchor)[..., None])[..., 0]
     if linear_only:
         raise ValueError("the logistic iteration is not affine: no iteration matrix or linear fixed point")
     data = _logistic_samples(problem)

@@ -31,7 +31,7 @@ import numpy as np
 from reference_impl.npfl_rl import PAPER_ARMS, per_component_ridge, run_npfl, test_mse
 from reference_impl.npfl_rl.data import synthetic_problem
 from theory._validate import positive_int
-from verify.harness import Design, replicate_seed
+from verify.harness import Design, Pinned, replicate_seed
 
 __all__ = ["CHANNELS", "DESIGN", "GROUND_TRUTHS", "SCALES", "Arm", "Scale", "cluster_ridge", "replicate_problem",
            "replicate_root", "simulate_npfl"]
@@ -167,36 +167,62 @@ def _channels(problems, tau: np.ndarray, mse: np.ndarray) -> np.ndarray:
 
 def simulate_npfl(arms, point, scale: Scale, root_seed: int, replicates) -> list[np.ndarray]:
     """Outcomes (len(replicates), N + 1, len(CHANNELS)) of every arm at grid point ``point`` (the design's
-    ``simulate``); ``N`` is the point's horizon or the scale's."""
-    choices = dict(point)
-    N = int(choices.get("N", scale.N))
-    problems = [replicate_problem(scale, root_seed, i, *_instance_choices(choices)) for i in replicates]
+    ``simulate``); ``N`` is the point's horizon or the scale's. A :class:`verify.harness.Pinned` arm is simulated at its
+    own point (the design is a lockstep design).
+
+    An arm asked at several horizons on one instance (N = 300 and N = 1000 of C3, C4) is run once, to the longest:
+    the shorter runs are its prefixes, bit for bit (an iteration does not depend on the horizon).
+    """
+    jobs = [Pinned.unpin(arm, point) for arm in arms]
+    runs: dict[tuple, int] = {}  # (resolved arm, instance choices, tau0) -> the longest horizon asked
+    for arm, choices in jobs:
+        run = _run_of(arm, choices)
+        runs[run] = max(runs.get(run, 0), int(choices.get("N", scale.N)))
+    done = {}
+    for instance in dict.fromkeys(run[1] for run in runs):
+        problems = [replicate_problem(scale, root_seed, i, *instance) for i in replicates]
+        for run, N in runs.items():
+            if run[1] == instance:
+                done[run] = _simulate_run(run, N, problems, scale, root_seed, replicates)
     out = []
-    for arm in arms:
-        name = arm.resolve(choices)
-        if name in GROUND_TRUTHS:
-            w = [cluster_ridge(p) if name == "cluster_ridge" else per_component_ridge(p, method="normal").w
-                 for p in problems]
-            mse = np.array([test_mse(p, wi) for p, wi in zip(problems, w, strict=True)])
-            out.append(_channels(problems, np.zeros((len(problems), N + 1, scale.K)),
-                                 np.repeat(mse[:, None], N + 1, axis=1)))
-            continue
-        rngs = [np.random.default_rng(replicate_seed(EXPERIMENT_KEY, root_seed, int(i), stream=1, scheme="root-list"))
-                for i in replicates]
-        run = run_npfl(problems, _config(name, choices), N, rngs)
-        if not np.all(run.finite):
+    for arm, choices in jobs:
+        N = int(choices.get("N", scale.N))
+        outcome = done[_run_of(arm, choices)][:, :N + 1]
+        if not np.all(np.isfinite(outcome)):
             raise ArithmeticError(f"{arm.label} diverged on replicates {list(replicates)} at {choices}")
-        out.append(_channels(problems, run.tau, run.test_mse))
+        out.append(outcome)
     return out
+
+
+def _run_of(arm: Arm, choices: dict) -> tuple:
+    """What an arm's run depends on but its horizon: the resolved arm, the instance's choices and, for a controller,
+    tau0."""
+    name = arm.resolve(choices)
+    tau0 = float(choices.get("tau0", DEFAULT_TAU0)) if name.startswith(("rl_", "brl_")) else None
+    return name, _instance_choices(choices), tau0
+
+
+def _simulate_run(run: tuple, N: int, problems, scale: Scale, root_seed: int, replicates) -> np.ndarray:
+    """The outcome (len(replicates), N + 1, len(CHANNELS)) of one :func:`_run_of` record on ``problems``."""
+    name, _, tau0 = run
+    if name in GROUND_TRUTHS:
+        w = [cluster_ridge(p) if name == "cluster_ridge" else per_component_ridge(p, method="normal").w
+             for p in problems]
+        mse = np.array([test_mse(p, wi) for p, wi in zip(problems, w, strict=True)])
+        return _channels(problems, np.zeros((len(problems), N + 1, scale.K)), np.repeat(mse[:, None], N + 1, axis=1))
+    rngs = [np.random.default_rng(replicate_seed(EXPERIMENT_KEY, root_seed, int(i), stream=1, scheme="root-list"))
+            for i in replicates]
+    config = _config(name, {} if tau0 is None else {"tau0": tau0})
+    run_ = run_npfl(problems, config, N, rngs)
+    return _channels(problems, run_.tau, run_.test_mse)  # a diverged run is NaN from there on (simulate_npfl)
 
 
 def _arm_key(arm: Arm, point, scale, root_seed):
     """What an arm depends on: the resolved arm, the horizon, the instance's choices and, for a controller, tau0
     (not the policy, once resolved)."""
     choices = dict(point)
-    name = arm.resolve(choices)
-    tau0 = float(choices.get("tau0", DEFAULT_TAU0)) if name.startswith(("rl_", "brl_")) else None
-    return (name, int(choices.get("N", scale.N)), _instance_choices(choices), tau0)
+    name, instance, tau0 = _run_of(arm, choices)
+    return (name, int(choices.get("N", scale.N)), instance, tau0)
 
 
 def _readout(name: str, scale: Scale, curves: np.ndarray) -> np.ndarray:
@@ -230,4 +256,5 @@ def _readout(name: str, scale: Scale, curves: np.ndarray) -> np.ndarray:
 
 #: Replicates: 10 then 20 at ci, 20 then 40 at the paper's size (the paper averages 10).
 DESIGN = Design(namespace=EXPERIMENT_KEY, simulate=simulate_npfl, readout=_readout, scales=SCALES,
-                stages={"ci": (10, 20), "thorough": (20, 40)}, chunk={"ci": 10, "thorough": 10}, arm_key=_arm_key)
+                stages={"ci": (10, 20), "thorough": (20, 40)}, chunk={"ci": 10, "thorough": 10}, arm_key=_arm_key,
+                lockstep=True)

@@ -8,12 +8,13 @@ asserts that a statement is *shown* (p <= ALPHA), never that something failed to
 statement is not shown at the paper's size, the property is the robust fact the verdict rests on.
 """
 
+import numpy as np
 import pytest
 from hypothesis import example, given, settings, target
 
 from verify.budget import examples
-from verify.harness import Statement, Term, above, below, evaluate_statement, within
-from verify.npfl_rl._experiment_design import DESIGN, Arm, Scale
+from verify.harness import Pinned, Statement, Term, above, below, evaluate_statement, within
+from verify.npfl_rl._experiment_design import DESIGN, Arm, Scale, simulate_npfl
 from verify.records import CheckContext
 from verify.strategies import npfl_experiment_seeds
 
@@ -122,3 +123,24 @@ def test_dpg_does_not_settle_any_picked_client_near_zero(seed):
         assert_shown(seed, Statement(text=f"{who}-D client ends above 0.01 (DPG)",
                                      terms=(Term(arm=_arm("rl_dpg"), readout=f"{who}_final"),), relation="above",
                                      threshold=0.01))  # NEAR_ZERO_TAU
+
+
+#: A small instance for the design's bookkeeping (no statement is decided on it).
+TINY = Scale(K=12, d=6, D_lo=3, D_hi=8, N=30, early=3)
+
+
+@settings(max_examples=examples("one"))
+@given(seed=npfl_experiment_seeds())
+@example(seed=0)
+def test_lockstep_calls_and_shared_horizons_give_every_arm_its_own_numbers(seed):
+    """Property: the design's simulation of pinned arms at several grid points in one call (the harness's lockstep
+    staging) gives every arm, bit for bit, the outcome of a call at its own point, and an arm run to a horizon N is
+    the first N + 1 iterations of the same arm run to a longer horizon (one run serves both)."""
+    arms = [_arm(n) for n in ("npfl_tau_0.1", "nfl", "rl_sac", "rl_dpg", "brl_sac", "component_ridge")]
+    points = [(("N", 30), ("lambda", 0.1)), (("N", 12), ("lambda", 0.1)), (("N", 30), ("lambda", 0.01), ("tau0", 0.1))]
+    alone = [simulate_npfl(arms, p, TINY, seed, (1, 2)) for p in points]
+    together = simulate_npfl([Pinned(arm=a, point=p) for p in points for a in arms], (), TINY, seed, (1, 2))
+    for got, want in zip(together, [o for out in alone for o in out], strict=True):
+        assert np.array_equal(got, want)
+    for short, long in zip(alone[1], alone[0], strict=True):
+        assert short.shape[1] == 13 and np.array_equal(short, long[:, :13])

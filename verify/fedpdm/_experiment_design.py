@@ -159,11 +159,14 @@ def replicate_problem(scale: Scale, root_seed: int, replicate: int):
 
 @functools.lru_cache(maxsize=4)
 def _pooled(scale: Scale, root_seed: int, replicate: int):
-    """The replicate's training data as one client: F of (24) is the same (equal client sizes: the mean of the
-    clients' means is the mean over all samples), evaluated with one matmul per model, not one per client and model."""
+    """The replicate's training data as one client, its samples sorted by label: F of (24) is the same (equal client
+    sizes: the mean of the clients' means is the mean over all samples, in any order), evaluated with one GEMM per
+    class on contiguous rows (each sample's labelled score only), not one product per client and model."""
     problem = replicate_problem(scale, root_seed, replicate)
-    return dataclasses.replace(problem, features=problem.features.reshape(1, -1, problem.n_features),
-                               labels=problem.labels.reshape(1, -1), test_features=None, test_labels=None)
+    labels = problem.labels.reshape(-1)
+    order = np.argsort(labels, kind="stable")
+    return dataclasses.replace(problem, features=problem.features.reshape(-1, problem.n_features)[order][None],
+                               labels=labels[order][None], test_features=None, test_labels=None)
 
 
 @functools.lru_cache(maxsize=4)

@@ -81,3 +81,8 @@ __all__ = [
     "synthetic_problem",
     "zcdp_nfl_primal_update",
 ]
+
+# The noise-free step sweep of matched_gradient_step, every step at once.
+from reference_impl.zcdp_nfl.baselines import noise_free_grad_curves  # noqa: E402
+
+__all__ += ["noise_free_grad_curves"]

@@ -14,6 +14,7 @@ from reference_impl.zcdp_nfl import (
     centralized_optimum,
     matched_gradient_step,
     metropolis_weights,
+    noise_free_grad_curves,
     p_admm_config,
     run_eps_delta_dp_nfl,
     run_p_admm,
@@ -165,6 +166,24 @@ def test_p_admm_is_zcdp_nfl_with_a_constant_step():
     b = run_zcdp_nfl(problem, p_admm_config(config), 15, np.random.default_rng(1))
     np.testing.assert_array_equal(a.w, b.w)
     assert a.etas[0] == run_zcdp_nfl(problem, config, 1, np.random.default_rng(1)).etas[0]
+
+
+@pytest.mark.parametrize("objective", ["ridge", "lad", "elastic_net"])
+def test_noise_free_grad_curves_are_the_single_step_runs(objective):
+    """All steps at once give each step's own noise-free run bit for bit, including steps whose run diverges (NaN
+    after the round it diverged in, as the single run stops there) and steps that only grow."""
+    problem = _problem(objective, clip=None if objective == "lad" else 1.0)
+    w_c = centralized_optimum(problem).w_c
+    steps = (0.01, 0.3, 1.0, 3.0, 1e80, 1e200)  # the last two diverge (the threshold 1e150, and overflow)
+    curves = noise_free_grad_curves(problem, steps, 6, w_c)
+    single = np.array([run_zcdp_grad_nfl(problem, mu, PrivacySchedule(kind="none"), 6, np.random.default_rng(0),
+                                         w_c=w_c).ne[0] for mu in steps])
+    np.testing.assert_array_equal(curves, single)
+    assert np.isnan(curves[-2:]).any() and not np.isnan(curves[:2]).any()
+    with pytest.raises(ValueError, match="mu"):
+        noise_free_grad_curves(problem, (0.1, 0.0), 3, w_c)
+    with pytest.raises(ValueError, match="w_c"):
+        noise_free_grad_curves(problem, (0.1,), 3, w_c[:-1])
 
 
 def test_matched_gradient_step_is_the_closest_initial_speed():

@@ -157,7 +157,7 @@ def replicate_problem(scale: Scale, root_seed: int, replicate: int):
     return classification_problem(rng, X_train, y_train, X_test, y_test, N=scale.N, beta=BETA, gamma=GAMMA)
 
 
-@functools.lru_cache(maxsize=4)
+@functools.lru_cache(maxsize=1)  # a label-sorted copy of the training data; a replicate's arms run in turn
 def _pooled(scale: Scale, root_seed: int, replicate: int):
     """The replicate's training data as one client, its samples sorted by label: F of (24) is the same (equal client
     sizes: the mean of the clients' means is the mean over all samples, in any order), evaluated with one GEMM per
@@ -165,8 +165,11 @@ def _pooled(scale: Scale, root_seed: int, replicate: int):
     problem = replicate_problem(scale, root_seed, replicate)
     labels = problem.labels.reshape(-1)
     order = np.argsort(labels, kind="stable")
-    return dataclasses.replace(problem, features=problem.features.reshape(-1, problem.n_features)[order][None],
-                               labels=labels[order][None], test_features=None, test_labels=None)
+    features, labels = np.take(problem.features.reshape(-1, problem.n_features), order, axis=0), labels[order]
+    for array in (features, labels):  # fresh arrays nobody else holds: the instance keeps them without a copy
+        array.setflags(write=False)
+    return dataclasses.replace(problem, features=features[None], labels=labels[None], test_features=None,
+                               test_labels=None)
 
 
 @functools.lru_cache(maxsize=4)

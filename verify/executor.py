@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import multiprocessing
+import os
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -17,8 +18,8 @@ from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
-__all__ = ["DASK_TIMEOUT", "DaskExecutor", "Executor", "ProcessExecutor", "SerialExecutor", "make_executor",
-           "map_seeded"]
+__all__ = ["BLAS_ENV_VARS", "DASK_TIMEOUT", "DaskExecutor", "Executor", "ProcessExecutor", "SerialExecutor",
+           "blas_threads_per_worker", "make_executor", "map_seeded"]
 
 T = TypeVar("T")
 
@@ -27,6 +28,38 @@ T = TypeVar("T")
 DASK_TIMEOUT = 30.0
 #: Seconds between two looks at the cluster's workers while :meth:`DaskExecutor.map` waits for its runs.
 DASK_POLL = 1.0
+#: The environment variables that cap the threads of the BLAS / OpenMP libraries a worker loads after it starts.
+BLAS_ENV_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
+                 "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
+
+
+def _cores() -> int:
+    """The cores this process may run on (its CPU affinity where the platform tells it, else the CPU count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def blas_threads_per_worker(workers: int, cores: int | None = None) -> int:
+    """BLAS / OpenMP threads for each of ``workers`` processes on ``cores`` cores (default: this process's):
+    ``max(1, cores // workers)``, so the pool never runs more threads than cores."""
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
+    cores = _cores() if cores is None else cores
+    if isinstance(cores, bool) or not isinstance(cores, int) or cores < 1:
+        raise ValueError(f"cores must be an integer >= 1, got {cores!r}")
+    return max(1, cores // workers)
+
+
+def _limit_worker_threads(threads: int) -> None:
+    """A pool worker's initializer: at most ``threads`` BLAS / OpenMP threads, for the libraries already loaded
+    (threadpoolctl) and for those loaded later (the environment variables they read when they load)."""
+    for name in BLAS_ENV_VARS:
+        os.environ[name] = str(threads)
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=threads)  # kept for the worker's life (never restored)
 
 
 def _probe_scheduler(address: str, timeout: float) -> dict:
@@ -107,12 +140,21 @@ class SerialExecutor:
 
 
 class ProcessExecutor:
-    """A local pool of ``workers`` processes (``spawn`` start method: safe with BLAS threads)."""
+    """A local pool of ``workers`` processes (``spawn`` start method: safe with BLAS threads).
 
-    def __init__(self, workers: int):
+    Each worker runs with ``blas_threads`` BLAS / OpenMP threads (default :func:`blas_threads_per_worker`:
+    ``max(1, cores // workers)``), so ``workers`` processes do not each start one thread per core and contend.
+    """
+
+    def __init__(self, workers: int, *, blas_threads: int | None = None):
         if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
             raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
+        if blas_threads is None:
+            blas_threads = blas_threads_per_worker(workers)
+        if isinstance(blas_threads, bool) or not isinstance(blas_threads, int) or blas_threads < 1:
+            raise ValueError(f"blas_threads must be an integer >= 1, got {blas_threads!r}")
         self.workers = workers
+        self.blas_threads = blas_threads
         self.name = f"process-pool({workers})"
         self._pool: ProcessPoolExecutor | None = None
 
@@ -121,7 +163,8 @@ class ProcessExecutor:
         if len(items) <= 1:
             return [fn(item) for item in items]
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"))
+            self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                             initializer=_limit_worker_threads, initargs=(self.blas_threads,))
         return list(self._pool.map(fn, items))
 
     def close(self) -> None:

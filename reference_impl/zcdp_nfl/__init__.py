@@ -84,3 +84,9 @@ __all__ = [
     "zcdp_graph",
     "zcdp_run_document",
 ]
+
+# The noise-free step sweep of matched_gradient_step, every step at once; several budgets on one noise stream.
+from reference_impl.zcdp_nfl.algorithm import shared_noise_ne_curves  # noqa: E402
+from reference_impl.zcdp_nfl.baselines import noise_free_grad_curves  # noqa: E402
+
+__all__ += ["noise_free_grad_curves", "shared_noise_ne_curves"]

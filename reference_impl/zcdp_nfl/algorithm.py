@@ -40,7 +40,8 @@ from reference_impl.zcdp_nfl.problem import NFLProblem, graph_product, normalize
 from reference_impl.zcdp_nfl.schedules import NFLConfig
 from theory._validate import positive_int, readonly
 
-__all__ = ["NFLRun", "RunCost", "estimate_run_cost", "nfl_round", "run_arm", "run_zcdp_nfl", "zcdp_nfl_primal_update"]
+__all__ = ["NFLRun", "RunCost", "estimate_run_cost", "nfl_round", "run_arm", "run_zcdp_nfl", "shared_noise_ne_curves",
+           "zcdp_nfl_primal_update"]
 
 
 def _finite_array(name: str, value, ndim_min: int) -> np.ndarray:
@@ -374,6 +375,55 @@ def nfl_round(problem: NFLProblem, rho: float, eta: float, sigma, w_tilde, gamma
     w_tilde = w + xi
     gamma = gamma + rho * (d * w_tilde - graph_product(A, w_tilde))
     return w, w_tilde, gamma, xi
+
+
+def shared_noise_ne_curves(problem: NFLProblem, configs, iterations: int, rng: np.random.Generator,
+                           w_c, *, divergence_threshold: float = 1e150) -> tuple[np.ndarray, np.ndarray]:
+    r"""Error curves of P2 Algorithm 1 under several privacy schedules on ONE noise stream (common random numbers).
+
+    ``configs`` share :math:`\rho` and the step schedule and differ in their (noisy) privacy schedule only, e.g. the
+    budgets :math:`\phi^{(1)}` of a privacy-accuracy trade-off. Each round draws one standard-normal (1, K, P) block
+    from ``rng`` and scales it by every schedule's :math:`\sigma_k(n)`, so row i is exactly ``run_zcdp_nfl(problem,
+    configs[i], iterations, g, w_c=w_c).ne[0]`` for ``g`` a generator in ``rng``'s state (the same operations on a
+    leading axis of schedules, one set of array operations per round for all of them).
+
+    Returns ``(ne, diverged)``: NE(n), n = 0..T, shape (len(configs), T + 1) (a diverged run is NaN after the round it
+    diverged in, as that run stops there), and which runs diverged, shape (len(configs),).
+    """
+    iterations = positive_int("iterations", iterations)
+    configs = list(configs)
+    if not configs:
+        raise ValueError("configs must hold at least one NFLConfig, got none")
+    first = configs[0]
+    for index, config in enumerate(configs):
+        if config.rho != first.rho or config.step != first.step:
+            raise ValueError(f"configs[{index}] must have configs[0]'s rho and step (only the privacy schedule may "
+                             f"differ), got rho = {config.rho!r}, step = {config.step!r}")
+        if config.privacy.kind == "none":
+            raise ValueError(f"configs[{index}].privacy must be noisy (kind 'S1' or 'S2'), got 'none'")
+    K, P, T, rho = problem.K, problem.P, iterations, first.rho
+    w_c = np.asarray(w_c, dtype=np.float64)
+    if w_c.shape != (P,):
+        raise ValueError(f"w_c must have shape (P,) = ({P},), got {w_c.shape}")
+    etas = first.step.etas(T)
+    sigma = np.stack([np.sqrt(c.privacy.variances(problem, rho, etas)) for c in configs], axis=1)  # (T, R, K)
+    A = problem.adjacency.astype(np.float64)
+    d = problem.degree.astype(np.float64)[:, None]
+    R = len(configs)
+    w_tilde, gamma = np.zeros((R, K, P)), np.zeros((R, K, P))
+    ne = np.full((R, T + 1), np.nan)
+    ne[:, 0] = normalized_error(problem, w_tilde, w_c)
+    running = np.ones(R, dtype=bool)
+    with np.errstate(over="ignore", invalid="ignore"):  # a diverging run's row only; it is NaN from then on
+        for n in range(1, T + 1):  # nfl_round, the noise shared by the runs
+            g = problem.subgradients(w_tilde)
+            w = _primal_step(w_tilde, graph_product(A, w_tilde), gamma, g, 1.0 / etas[n - 1], d, rho)
+            xi = sigma[n - 1][:, :, None] * rng.normal(size=(1, K, P))
+            w_tilde = w + xi
+            gamma = gamma + rho * (d * w_tilde - graph_product(A, w_tilde))
+            ne[running, n] = normalized_error(problem, w, w_c)[running]
+            running &= np.all(np.abs(w_tilde) < divergence_threshold, axis=(-2, -1))
+    return ne, ~running
 
 
 def run_arm(problem: NFLProblem, config: NFLConfig, iterations: int, seed: int, w_c) -> np.ndarray:

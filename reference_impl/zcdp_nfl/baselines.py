@@ -45,8 +45,8 @@ from reference_impl.zcdp_nfl.schedules import NFLConfig, PrivacySchedule, StepSc
 from theory._validate import positive_int, readonly, real_scalar
 
 __all__ = ["BASELINES", "EPS_DELTA_SPLITS", "BaselineRun", "EpsDeltaBudget", "accounted_privacy",
-           "matched_gradient_step", "metropolis_weights", "p_admm_config", "run_eps_delta_dp_nfl", "run_p_admm",
-           "run_zcdp_grad_nfl"]
+           "matched_gradient_step", "metropolis_weights", "noise_free_grad_curves", "p_admm_config",
+           "run_eps_delta_dp_nfl", "run_p_admm", "run_zcdp_grad_nfl"]
 
 BASELINES = ("eps_delta_dp_nfl", "zcdp_grad_nfl", "p_admm")
 EPS_DELTA_SPLITS = ("dynamic", "constant")
@@ -291,9 +291,8 @@ def matched_gradient_step(problem: NFLProblem, config: NFLConfig, w_c, *, at: in
     quiet = dataclasses.replace(config, privacy=PrivacySchedule(kind="none"))
     target = run_zcdp_nfl(problem, quiet, at, np.random.default_rng(0), w_c=w_c).ne[0, -1]
     best, best_gap = None, math.inf
-    for mu in grid:
-        ne = run_zcdp_grad_nfl(problem, float(mu), PrivacySchedule(kind="none"), at, np.random.default_rng(0),
-                               w_c=w_c).ne[0]
+    curves = noise_free_grad_curves(problem, grid, at, w_c)
+    for mu, ne in zip(grid, curves, strict=True):
         if not (np.all(np.isfinite(ne)) and ne[-1] < ne[0]):
             continue
         gap = abs(math.log(ne[-1]) - math.log(target))
@@ -303,6 +302,34 @@ def matched_gradient_step(problem: NFLProblem, config: NFLConfig, w_c, *, at: in
         raise ArithmeticError(f"no step in the grid [{min(grid):g}, {max(grid):g}] makes zCDP-grad-NFL decrease NE "
                               f"in {at} rounds")
     return best
+
+
+def noise_free_grad_curves(problem: NFLProblem, steps, iterations: int, w_c, *,
+                           divergence_threshold: float = 1e150) -> np.ndarray:
+    r"""The noise-free zCDP-grad-NFL error curves :math:`NE(n)`, n = 0..``iterations``, of every step :math:`\mu` in
+    ``steps`` at once: shape (len(steps), iterations + 1).
+
+    Row i is ``run_zcdp_grad_nfl(problem, steps[i], PrivacySchedule(kind="none"), iterations, rng,
+    w_c=w_c).ne[0]`` (the same operations on a leading axis of steps; a run that diverges keeps NaN after the round
+    it diverged in, as that run stops there), one set of array operations per round for all the steps.
+    """
+    iterations = positive_int("iterations", iterations)
+    mus = np.array([real_scalar("mu", mu, "(0, inf)") for mu in steps], dtype=np.float64)[:, None, None]
+    w_c = np.asarray(w_c, dtype=np.float64)
+    if w_c.shape != (problem.P,):
+        raise ValueError(f"w_c must have shape (P,) = ({problem.P},), got {w_c.shape}")
+    W = metropolis_weights(problem.adjacency)
+    w_tilde = np.zeros((mus.shape[0], problem.K, problem.P))
+    ne = np.full((mus.shape[0], iterations + 1), np.nan)
+    ne[:, 0] = normalized_error(problem, w_tilde, w_c)
+    running = np.ones(mus.shape[0], dtype=bool)
+    with np.errstate(over="ignore", invalid="ignore"):  # a diverging step's row only; it is NaN from then on
+        for n in range(1, iterations + 1):
+            w = graph_product(W, w_tilde) - mus * problem.subgradients(w_tilde)
+            ne[running, n] = normalized_error(problem, w, w_c)[running]
+            w_tilde = w + 0.0  # the noise-free round's w + xi, xi = 0.0
+            running &= np.all(np.abs(w_tilde) < divergence_threshold, axis=(-2, -1))
+    return ne
 
 
 def p_admm_config(config: NFLConfig, eta: float | None = None) -> NFLConfig:

@@ -137,6 +137,7 @@ class NFLProblem:
     clip: float | None = None
     _degree: np.ndarray = field(init=False, repr=False, compare=False)
     _XT: np.ndarray = field(init=False, repr=False, compare=False)
+    _row_norms: np.ndarray = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.objective not in OBJECTIVES:
@@ -165,6 +166,7 @@ class NFLProblem:
             object.__setattr__(self, "clip", real_scalar("clip", self.clip, "(0, inf)"))
         object.__setattr__(self, "_degree", readonly(np.diff(A.indptr), np.int64))
         object.__setattr__(self, "_XT", readonly(np.swapaxes(self.X, 1, 2), np.float64))
+        object.__setattr__(self, "_row_norms", readonly(np.linalg.norm(self.X, axis=-1), np.float64))
 
     # ---- sizes and graph matrices ----
     @property
@@ -242,8 +244,19 @@ class NFLProblem:
             weights = np.sign(residual) / self.M if self.objective == "lad" else (2.0 / self.M) * residual
             data = (self._XT @ weights[..., None])[..., 0]
         else:
-            data = self.per_sample_subgradients(w).mean(axis=-2)
+            data = self._clipped_mean(w)
         return data + self.regularizer_subgradient(w)
+
+    def _clipped_mean(self, w) -> np.ndarray:
+        r""":math:`\frac1M\sum_j\ell'(x_{k,j}, y_{k,j}; w_k)` of the clipped squared loss without the (..., K, M, P)
+        per-sample array: the clipped gradient of sample j is :math:`2r_jx_j\min(1, c_1/(2|r_j|\lVert x_j\rVert))`, so
+        the mean is one weighted sum of the rows per client (batched matmul), the row norms computed once. The same
+        numbers as ``per_sample_subgradients(w).mean(axis=-2)`` up to a few roundings (the norm of a product, the
+        order of the sum)."""
+        residual = np.einsum("kmp,...kp->...km", self.X, w) - self.y
+        norm = 2.0 * np.abs(residual) * self._row_norms
+        weights = residual * np.minimum(1.0, self.clip / np.maximum(norm, np.finfo(float).tiny))
+        return (2.0 / self.M) * (self._XT @ weights[..., None])[..., 0]
 
     def local_objectives(self, w) -> np.ndarray:
         r""":math:`f_k(w_k)` for every client (the unclipped objective), shape (..., K)."""

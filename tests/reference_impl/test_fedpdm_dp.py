@@ -240,6 +240,29 @@ def test_objective_and_accuracy_by_one_gemm_match_the_per_client_and_model_produ
     np.testing.assert_allclose(fp.global_objective(pooled, x0), fp.global_objective(problem, x0), rtol=eps4)  # pooling
 
 
+def test_labelled_scores_per_class_match_the_full_gemm_gather():
+    """The labelled class's scores by one GEMM per class (samples in any order, or sorted by label as the experiments
+    pool them) are the full class-score GEMM's entries at the labels to 4 ulps of the largest score, and F of (24) on
+    the label-sorted pool is F on the clients to 4 ulps (the mean over the samples, in another order)."""
+    from reference_impl.fedpdm.objective import _scores, as_matrix
+
+    problem = fp.mnist_like_problem(np.random.default_rng(2), N=4, n_train=200, n_test=50, side=6)
+    x0 = 0.3 * np.random.default_rng(3).standard_normal((5, problem.d))
+    a, lab = problem.features.reshape(-1, problem.n_features), problem.labels.reshape(-1)
+    full = a @ as_matrix(problem, x0).reshape(5 * 10, -1).T  # the old path: every class score, then the label's
+    old = full[np.arange(a.shape[0]), np.arange(0, 50, 10)[:, None] + lab]
+    eps4 = 4 * np.finfo(float).eps
+    order = np.argsort(lab, kind="stable")
+    for rows in (np.arange(a.shape[0]), order):
+        np.testing.assert_allclose(_scores(problem, a[rows], x0, lab[rows]), old[:, rows], rtol=0,
+                                   atol=eps4 * np.abs(old).max())
+    pooled = fp.FedPDMProblem(features=a[order][None], labels=lab[order][None], n_classes=10, beta=problem.beta,
+                              gamma=problem.gamma)
+    np.testing.assert_allclose(fp.global_objective(pooled, x0, one_gemm=True), fp.global_objective(problem, x0),
+                               rtol=eps4)
+    assert _scores(problem, a[:0], x0, lab[:0]).shape == (5, 0)
+
+
 def test_problem_keeps_frozen_arrays_and_copies_writeable_ones():
     """A read-only array nobody can write (an instance's own data, reshaped) is kept; a read-only view of a writeable
     array is copied, so the instance cannot change behind its back."""

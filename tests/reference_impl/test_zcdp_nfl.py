@@ -246,6 +246,23 @@ def test_clipping_bounds_the_per_sample_gradients():
     assert _problem("lad").gradient_bound <= 1.0 + 1e-15 and _problem("ridge").gradient_bound is None
 
 
+@pytest.mark.parametrize("objective", ["ridge", "elastic_net"])
+@pytest.mark.parametrize("clip", [0.3, 1.0, 50.0])
+def test_clipped_subgradients_match_the_per_sample_mean(objective, clip):
+    """The clipped mean gradient by one weighted sum of the rows per client is the mean of the clipped per-sample
+    gradients (the old path) to 8 ulps of the per-sample terms' magnitude, with a leading runs axis too, whether every
+    sample, some or none are clipped."""
+    problem = _problem(objective, clip=clip, K=9, P=4, M=12)
+    w = 4.0 * np.random.default_rng(7).normal(size=(3, problem.K, problem.P))
+    per_sample = problem.per_sample_subgradients(w)
+    old = per_sample.mean(axis=-2) + problem.regularizer_subgradient(w)
+    scale = np.abs(per_sample).mean(axis=-2) + np.abs(problem.regularizer_subgradient(w))
+    got = problem.subgradients(w)
+    assert got.shape == old.shape == (3, problem.K, problem.P)
+    assert np.all(np.abs(got - old) <= 8 * np.finfo(float).eps * scale)
+    np.testing.assert_array_equal(problem.subgradients(w[1]), got[1])
+
+
 def test_run_arm_is_one_replicate_error_curve():
     problem = _problem("lad")
     truth = centralized_optimum(problem)

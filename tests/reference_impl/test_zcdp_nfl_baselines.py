@@ -1,6 +1,8 @@
 """The reconstructed baselines of zCDP-NFL's experiments (docs/papers/zcdp_nfl.md#choice-baselines): budgets,
 calibration, vectorisation, accounting."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -14,11 +16,13 @@ from reference_impl.zcdp_nfl import (
     centralized_optimum,
     matched_gradient_step,
     metropolis_weights,
+    noise_free_grad_curves,
     p_admm_config,
     run_eps_delta_dp_nfl,
     run_p_admm,
     run_zcdp_grad_nfl,
     run_zcdp_nfl,
+    shared_noise_ne_curves,
     synthetic_problem,
 )
 from verify.tolerance import gamma
@@ -165,6 +169,58 @@ def test_p_admm_is_zcdp_nfl_with_a_constant_step():
     b = run_zcdp_nfl(problem, p_admm_config(config), 15, np.random.default_rng(1))
     np.testing.assert_array_equal(a.w, b.w)
     assert a.etas[0] == run_zcdp_nfl(problem, config, 1, np.random.default_rng(1)).etas[0]
+
+
+@pytest.mark.parametrize("objective", ["ridge", "lad", "elastic_net"])
+def test_noise_free_grad_curves_are_the_single_step_runs(objective):
+    """All steps at once give each step's own noise-free run bit for bit, including steps whose run diverges (NaN
+    after the round it diverged in, as the single run stops there) and steps that only grow."""
+    problem = _problem(objective, clip=None if objective == "lad" else 1.0)
+    w_c = centralized_optimum(problem).w_c
+    steps = (0.01, 0.3, 1.0, 3.0, 1e80, 1e200)  # the last two diverge (the threshold 1e150, and overflow)
+    curves = noise_free_grad_curves(problem, steps, 6, w_c)
+    single = np.array([run_zcdp_grad_nfl(problem, mu, PrivacySchedule(kind="none"), 6, np.random.default_rng(0),
+                                         w_c=w_c).ne[0] for mu in steps])
+    np.testing.assert_array_equal(curves, single)
+    assert np.isnan(curves[-2:]).any() and not np.isnan(curves[:2]).any()
+    with pytest.raises(ValueError, match="mu"):
+        noise_free_grad_curves(problem, (0.1, 0.0), 3, w_c)
+    with pytest.raises(ValueError, match="w_c"):
+        noise_free_grad_curves(problem, (0.1,), 3, w_c[:-1])
+
+
+@pytest.mark.parametrize("objective", ["ridge", "lad", "elastic_net"])
+@pytest.mark.parametrize("constant_step", [False, True])
+def test_shared_noise_ne_curves_are_the_single_budget_runs(objective, constant_step):
+    """Several budgets on one noise stream give each budget's own zCDP-NFL (or P-ADMM-like) run bit for bit; a
+    budget so small that its noise diverges is NaN after the round it diverged in, as the single run stops there."""
+    problem = _problem(objective, clip=None if objective == "lad" else 1.0)
+    w_c = centralized_optimum(problem).w_c
+    base = NFLConfig(rho=0.7, step=StepSchedule(kind="inv_sqrt", eta0=0.5))
+    configs = [dataclasses.replace(base, privacy=PrivacySchedule(kind="S2", phi1=phi1, tau=0.97))
+               for phi1 in (1e-3, 1e-1, 10.0, 1e-307)]  # the last: sigma above the divergence threshold
+    if constant_step:
+        configs = [p_admm_config(c) for c in configs]
+    out = shared_noise_ne_curves(problem, configs, 12, np.random.default_rng(3), w_c)
+    single = [run_zcdp_nfl(problem, c, 12, np.random.default_rng(3), w_c=w_c) for c in configs]
+    ne, diverged = out
+    assert ne.shape == (4, 13)
+    np.testing.assert_array_equal(ne, np.array([run.ne[0] for run in single]))
+    assert list(diverged) == [run.diverged for run in single] == [False, False, False, True]
+
+
+def test_shared_noise_ne_curves_reject_configs_that_differ_beyond_the_budget():
+    problem = _problem("ridge", clip=1.0)
+    w_c = centralized_optimum(problem).w_c
+    noisy = NFLConfig(rho=0.7, step=StepSchedule(kind="inv_sqrt", eta0=0.5),
+                      privacy=PrivacySchedule(kind="S2", phi1=0.1, tau=0.97))
+    for other, match in ((dataclasses.replace(noisy, rho=1.0), "rho and step"),
+                         (p_admm_config(noisy), "rho and step"),
+                         (dataclasses.replace(noisy, privacy=PrivacySchedule(kind="none")), "noisy")):
+        with pytest.raises(ValueError, match=match):
+            shared_noise_ne_curves(problem, [noisy, other], 3, np.random.default_rng(0), w_c)
+    with pytest.raises(ValueError, match="configs"):
+        shared_noise_ne_curves(problem, [], 3, np.random.default_rng(0), w_c)
 
 
 def test_matched_gradient_step_is_the_closest_initial_speed():

@@ -1,9 +1,18 @@
 """Executors: same seed gives the same numbers on serial, process-pool and dask executors."""
 
+import os
+
 import numpy as np
 import pytest
 
-from verify.executor import DaskExecutor, ProcessExecutor, SerialExecutor, make_executor, map_seeded
+from verify.executor import (
+    DaskExecutor,
+    ProcessExecutor,
+    SerialExecutor,
+    blas_threads_per_worker,
+    make_executor,
+    map_seeded,
+)
 from verify.pgfl.theorem2_bound import check_bound_identity
 from verify.records import CheckContext
 
@@ -72,3 +81,33 @@ def test_dask_map_raises_when_the_cluster_loses_its_workers():
             threading.Timer(0.5, lambda: cluster.scale(0)).start()  # every worker leaves during the runs
             with pytest.raises(TimeoutError, match=r"no worker for 1 s with \d of 4 runs unfinished"):
                 dask_executor.map(_sleep_then, [2.0] * 4)  # 8 s of work on one worker thread: cannot finish first
+
+
+@pytest.mark.parametrize(("workers", "cores", "threads"), [(1, 2, 2), (2, 2, 1), (3, 2, 1), (2, 8, 4), (3, 8, 2)])
+def test_blas_threads_per_worker_share_the_cores(workers, cores, threads):
+    assert blas_threads_per_worker(workers, cores) == threads
+
+
+@pytest.mark.parametrize(("args", "match"), [((0, 2), "workers"), ((True, 2), "workers"), ((2, 0), "cores"),
+                                             ((2, 1.5), "cores")])
+def test_blas_threads_per_worker_validates(args, match):
+    with pytest.raises(ValueError, match=match):
+        blas_threads_per_worker(*args)
+
+
+def _worker_blas_threads(_):
+    import scipy.linalg  # noqa: F401 - a BLAS loaded after the worker started (scipy's own OpenBLAS, if bundled)
+    from threadpoolctl import threadpool_info
+
+    return (os.environ.get("OPENBLAS_NUM_THREADS"), os.environ.get("OMP_NUM_THREADS"),
+            sorted({lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}))
+
+
+def test_process_pool_workers_run_the_given_blas_threads():
+    """Each worker caps its BLAS / OpenMP threads (libraries loaded before and after it started)."""
+    with ProcessExecutor(2, blas_threads=1) as pool:
+        results = pool.map(_worker_blas_threads, [0, 1])
+    assert results == [("1", "1", [1])] * 2
+    assert ProcessExecutor(2).blas_threads == blas_threads_per_worker(2)
+    with pytest.raises(ValueError, match="blas_threads"):
+        ProcessExecutor(2, blas_threads=0)

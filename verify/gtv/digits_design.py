@@ -24,6 +24,7 @@ test-accuracy curve of every λ of the grid (Fig. 5). Read-outs ``test_accuracy`
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -167,10 +168,10 @@ def ifca_logistic(inst: GTVInstance, rng: np.random.Generator, *, k: int, rounds
         losses = np.stack([loss_values(inst, np.broadcast_to(t, (inst.n, inst.d))) for t in theta], axis=1)
         return np.argmin(losses, axis=1)
 
+    j = assign(theta)       # each round's assignment, computed once: the monitor's and the next round's
     if monitor is not None:
-        monitor(theta[assign(theta)])
+        monitor(theta[j])
     for _ in range(rounds):
-        j = assign(theta)
         local = theta[j].copy()
         for _ in range(local_steps):
             local -= lr * loss_gradients(inst, local)
@@ -178,9 +179,10 @@ def ifca_logistic(inst: GTVInstance, rng: np.random.Generator, *, k: int, rounds
         onehot[np.arange(inst.n), j] = m
         mass = onehot.sum(axis=0)
         theta = np.where((mass > 0)[:, None], (onehot.T @ local) / np.where(mass > 0, mass, 1.0)[:, None], theta)
+        j = assign(theta)
         if monitor is not None:
-            monitor(theta[assign(theta)])
-    return theta[assign(theta)]
+            monitor(theta[j])
+    return theta[j]
 
 
 # --- simulation ------------------------------------------------------------------------------------------------
@@ -231,16 +233,23 @@ def _run_arm(arm, data, scale: DigitsScale, ifca_seed, ifca_init) -> np.ndarray:
     return _row(test, node_accuracy(w, data.X_val, data.y_val), np.nan, np.full(P, test))
 
 
+@functools.lru_cache(maxsize=64)
+def _replicate_data(scale: DigitsScale, root_seed: int, replicate: int):
+    """Replicate ``replicate``'s split (the same for every arm and grid point; built once per process for the grid
+    points' calls, which would each rebuild it: about half an IFCA arm)."""
+    data_seed, _ = _seeds(root_seed, replicate)
+    return digits_split(np.random.default_rng(data_seed), pairs=scale.pairs, nodes_per_cluster=scale.nodes_per_cluster,
+                        split=scale.split, test_per_cluster=scale.test_per_cluster, gamma=scale.gamma)
+
+
 def simulate_digits(arms, point, scale: DigitsScale, root_seed: int, replicates) -> list[np.ndarray]:
     """Outcomes of every arm at ``point`` (the design's ``simulate``): one row per replicate."""
     ifca_init = dict(point).get("IFCA initialisation", "random")
     out = [[] for _ in arms]
     with threadpool_limits(limits=1, user_api="blas"):     # small batched solves: threads only contend
         for replicate in replicates:
-            data_seed, ifca_seed = _seeds(root_seed, replicate)
-            data = digits_split(np.random.default_rng(data_seed), pairs=scale.pairs,
-                                nodes_per_cluster=scale.nodes_per_cluster, split=scale.split,
-                                test_per_cluster=scale.test_per_cluster, gamma=scale.gamma)
+            _, ifca_seed = _seeds(root_seed, replicate)
+            data = _replicate_data(scale, root_seed, replicate)
             for index, arm in enumerate(arms):
                 out[index].append(_run_arm(arm, data, scale, ifca_seed, ifca_init))
     return [np.stack(rows) for rows in out]

@@ -32,10 +32,12 @@ from reference_impl.zcdp_nfl import (
     accounted_privacy,
     centralized_optimum,
     matched_gradient_step,
+    p_admm_config,
     run_eps_delta_dp_nfl,
     run_p_admm,
     run_zcdp_grad_nfl,
     run_zcdp_nfl,
+    shared_noise_ne_curves,
     synthetic_problem,
 )
 from theory._validate import positive_int
@@ -156,10 +158,42 @@ def _run(arm: Arm, choices: dict, scale: Scale, root_seed: int, replicate: int) 
     return run.ne[0]
 
 
+def _run_budgets(arms, choices: dict, scale: Scale, root_seed: int, replicate: int) -> list[np.ndarray]:
+    """The NE curves of zCDP-NFL or P-ADMM-like arms of one objective that differ in their budget only, on the
+    replicate's one noise stream at once (:func:`reference_impl.zcdp_nfl.shared_noise_ne_curves`: each curve is
+    the arm's own run, :func:`_run`, bit for bit)."""
+    problem, w_c = replicate_instance(arms[0].objective, scale, root_seed, replicate)
+    rng = np.random.default_rng(_replicate_seeds(root_seed, replicate)[1])
+    configs = [_config(choices, arm.phi1) for arm in arms]
+    if arms[0].algorithm == "p_admm":
+        configs = [p_admm_config(config) for config in configs]
+    ne, diverged = shared_noise_ne_curves(problem, configs, scale.T, rng, w_c)
+    for arm, bad in zip(arms, diverged, strict=True):
+        if bad:
+            raise ArithmeticError(f"{arm.label} diverged on replicate {replicate} at {choices}")
+    return list(ne)
+
+
 def simulate_nfl(arms, point, scale: Scale, root_seed: int, replicates) -> list[np.ndarray]:
-    """NE curves (len(replicates), T + 1) of every arm at grid point ``point`` (the design's ``simulate``)."""
+    """NE curves (len(replicates), T + 1) of every arm at grid point ``point`` (the design's ``simulate``).
+
+    zCDP-NFL (or P-ADMM-like) arms of one objective at several budgets (the trade-off claims) run together on the
+    replicate's noise stream (:func:`_run_budgets`); every other arm runs alone (:func:`_run`)."""
     choices = {**DEFAULT_CHOICES, **dict(point)}
-    return [np.stack([_run(arm, choices, scale, root_seed, i) for i in replicates]) for arm in arms]
+    groups: dict[tuple, list[int]] = {}
+    for index, arm in enumerate(arms):
+        key = (arm.algorithm, arm.objective) if arm.algorithm in ("zcdp_nfl", "p_admm") else ("alone", index)
+        groups.setdefault(key, []).append(index)
+    out: list[list] = [[] for _ in arms]
+    for i in replicates:
+        for members in groups.values():
+            if len(members) == 1:
+                out[members[0]].append(_run(arms[members[0]], choices, scale, root_seed, i))
+                continue
+            for index, curve in zip(members, _run_budgets([arms[j] for j in members], choices, scale, root_seed, i),
+                                    strict=True):
+                out[index].append(curve)
+    return [np.stack(rows) for rows in out]
 
 
 def _arm_key(arm: Arm, point, scale, root_seed):

@@ -343,7 +343,12 @@ CLAIMS = (
                 "not. At T = 2 (Section V's parameters, Q = 1, per-round eps = 1, warm start) the real delta at the "
                 "PLD's eps_bar is at least 2.9x delta; at random Section V schedules of up to 6 participations 26 of "
                 "69 points are violated, up to 7.7x (thorough). The looser RDP conversion happens to cover these "
-                "points (0 of 60)."),
+                "points (0 of 60). The neighbouring pair is replace-one and legal under Assumption 3 as printed "
+                "(mini-batch gradients bounded by G): the record's gradient is (2b - 1)G v in D and -G v in D', every "
+                "other record's -G v, so the batch holding the record has gradient G v against -G v (the 2G per step "
+                "of (19)) and D' behaves as if the record were absent. Under a per-sample bound (each record's "
+                "gradient at most G, which is not the paper's Assumption 3) a batch differs by only 2G/b and this "
+                "counterexample does not apply (fedcheck does not decide that reading)."),
         severity="false",
         reproduce=reproduce_paper_accounting,
         uncorrected_because=("its valid replacement drops the subsampling amplification: fedpdm.theorem2_carryover_"

@@ -41,11 +41,18 @@ FAST = {"rho": 0.3, "eta0": 2.0}
 NONSMOOTH = ("elastic_net", "lad")
 
 
-def assert_shown(seed, statement, *, n=12, point=None):
-    """The statement's p-value on the reduced instance is <= ALPHA; target() pushes toward a violation."""
-    outcome = evaluate_statement(CheckContext(seed=seed), DESIGN, statement, n, ALPHA, point=point, scale=MINI)
+def assert_shown(seed, statement, *, stages=(12, 36), point=None):
+    """The statement is shown on the reduced instance: its sign-test p-value is <= ALPHA / len(stages) at one of the
+    staged replicate counts (Bonferroni over the looks, as the harness stages); target() pushes toward a violation.
+    A second look is needed where a large effect still leaves a few replicates on the other side at 12 (seed 3371,
+    phi1 = 1e-2: median -3.6 dB, 10 of 12 in favour, p = 0.019; at 36: p = 1e-6)."""
+    alpha = ALPHA / len(stages)
+    for n in stages:
+        outcome = evaluate_statement(CheckContext(seed=seed), DESIGN, statement, n, alpha, point=point, scale=MINI)
+        if outcome.p_confirm <= alpha:
+            break
     target(outcome.p_confirm, label=f"p-value of: {statement.text}")
-    assert outcome.p_confirm <= ALPHA, (statement.text, outcome)
+    assert outcome.p_confirm <= alpha, (statement.text, outcome)
     return outcome
 
 
@@ -76,7 +83,8 @@ def test_matched_subgradient_baseline_ends_below_zcdp_nfl_at_the_spec_defaults(s
     zCDP-grad-NFL reconstruction, its step matched to zCDP-NFL's initial speed, ends with a significantly lower NE than
     zCDP-NFL (the paper's ordering reversed there)."""
     # 30 replicates: about a tenth of the instances go the other way, so 12 cannot show it at ALPHA for every seed
-    assert_shown(seed, below(_arm("zcdp_grad_nfl", "elastic_net"), _arm("zcdp_nfl", "elastic_net"), "final"), n=30)
+    assert_shown(seed, below(_arm("zcdp_grad_nfl", "elastic_net"), _arm("zcdp_nfl", "elastic_net"), "final"),
+                 stages=(30,))
 
 
 @pytest.mark.claim("zcdp_nfl.experiment_lad_grad")
@@ -104,6 +112,7 @@ def test_the_matched_subgradient_step_stalls_on_lad_where_zcdp_nfl_converges(see
 @settings(max_examples=examples("few"))
 @given(seed=zcdp_nfl_experiment_seeds(), phi1=zcdp_nfl_privacy_budgets())
 @example(seed=0, phi1=CURVE_BUDGET)
+@example(seed=3371, phi1=1e-2)  # needs the second look (10 of 12 in favour at the first)
 def test_time_varying_step_beats_the_constant_step_with_weak_damping(seed, phi1):
     """Property: at rho = 0.3, eta0 = 2, zCDP-NFL (eta0/sqrt(n)) ends ridge with a significantly lower NE than the
     P-ADMM-like reconstruction (constant eta0, the same S2 noise) at every budget: the seed's attribution to the

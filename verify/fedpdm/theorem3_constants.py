@@ -45,6 +45,8 @@ __all__ = [
     "CLAIMS",
     "CONDITION_COUNTEREXAMPLE",
     "L_LOWER_SEED",
+    "OUTSIDE_STEP",
+    "boundary_attained",
     "check_conditions_corrected",
     "check_conditions_seed",
     "evaluate_conditions",
@@ -127,7 +129,35 @@ def check_conditions_corrected(ctx: CheckContext, *, lower: float = 0.5) -> Chec
     return result_from_evidence(
         "fedpdm.theorem3_conditions_corrected", evidence, ctx=ctx, quantity="1 if some constant is <= 0 or undefined",
         what="1/2 < L < rho/4 makes every constant positive and finite", figures=[_figure()], form="decision",
-        form_reason=_FORM_REASON)
+        form_reason=_CORRECTED_FORM_REASON, details={"boundary_attained": boundary_attained(pts, lower=lower)})
+
+
+#: How far outside the corrected range the boundary is probed (relative to the end).
+OUTSIDE_STEP = 1e-9
+_CORRECTED_FORM_REASON = (_FORM_REASON + "; the range is exact, not a sufficient condition with room to spare: "
+                          "details['boundary_attained'] records that some constant fails just outside "
+                          "each end (L = 1/2 - 1e-9: 4L - 2 < 0; L = rho/4 + 1e-9: B2 < 0)")
+
+
+def boundary_attained(points, *, lower: float = 0.5) -> dict:
+    """Is the corrected range's boundary attained? Evaluate the constants just outside both ends of every
+    (rho, N, K) of ``points`` (``OUTSIDE_STEP`` relative): the range is sharp at an end where every such point fails.
+
+    Returns the count failing at each end, the constants that fail there, and ``sharp`` (both ends fail everywhere).
+    """
+    cases = sorted({(float(p["rho"]), int(p["N"]), int(p["K"])) for p in points})
+    ends = {"below_lower": lambda rho: lower * (1.0 - OUTSIDE_STEP),
+            "above_upper": lambda rho: rho / 4.0 * (1.0 + OUTSIDE_STEP)}
+    out: dict = {"definition": ("constants evaluated at L = lower (1 - 1e-9) and L = rho/4 (1 + 1e-9) for every "
+                                "(rho, N, K) checked; an end is attained when some constant fails there at every case"),
+                 "cases": len(cases)}
+    for name, at in ends.items():
+        outside = [evaluate_conditions({"L": at(rho), "rho": rho, "N": N, "K": K}) for rho, N, K in cases]
+        failing = [e for e in outside if not e.holds]
+        bad = sorted({k for e in failing for k in e.parameters["non_positive_or_undefined"]})
+        out[name] = {"failing": len(failing), "of": len(outside), "constants_failing": bad}
+    out["sharp"] = all(out[name]["failing"] == out[name]["of"] for name in ends)
+    return out
 
 
 _CITE = (cite("Theorem 3", "(22)", "221-227"), cite("Lemma 2", "(B.1)", "343-350"), cite("Lemma 3", "(B.2)", "352-359"))

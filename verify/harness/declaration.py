@@ -270,6 +270,16 @@ class Experiment:
         return reproduce_experiment(counterexample, self)
 
 
+def _planned_grid(experiment: Experiment, profile: str) -> dict[str, Any]:
+    """What the check would decide over with the data file: ``grid_planned`` (the points at ``profile``, each a
+    mapping of choice to value; ``[{}]`` without a grid) and ``unreported_choices`` (why each grid choice is open,
+    or ``{"none": no_choices}`` when the paper leaves nothing unsaid that could change the verdict)."""
+    unreported = ({name: experiment.choices.get(name, "") for name in experiment.choice_names(profile)}
+                  if experiment.choice_names(profile) else {"none": experiment.no_choices})
+    return {"grid_planned": [dict(point) for point in experiment.points(profile)], "unreported_choices": unreported,
+            "arms_planned": [getattr(arm, "label", str(arm)) for arm in experiment.arms], "profile_planned": profile}
+
+
 class _ExperimentCheck:
     """The generated check of an experiment: ``check(ctx) -> CheckResult``; named after the declaring module."""
 
@@ -290,7 +300,8 @@ class _ExperimentCheck:
                 return CheckResult(claim_id=experiment.claim_id, verdict=Verdict.NOT_CHECKABLE, seed=ctx.seed,
                                    summary=f"needs {data.what} from a local file ({data.absent}); decide it with: "
                                            f"{command}",
-                                   details={"decided by": command, "file": data.file})
+                                   details={"decided by": command, "file": data.file,
+                                            **_planned_grid(experiment, ctx.profile)})
             experiment = dataclasses.replace(experiment, design=experiment.design.with_data_file(path,
                                                                                              fingerprint(path)))
         return decide(ctx, experiment)

@@ -8,6 +8,7 @@ by the caller instead of printed as a placeholder (:func:`measured_html`).
 from __future__ import annotations
 
 import html
+import json
 import math
 from collections.abc import Mapping
 from typing import Any
@@ -15,7 +16,8 @@ from typing import Any
 from verify.papers import citation_parts
 from verify.records import CheckResult, Citation, Verdict
 
-__all__ = ["citation_html", "format_number", "format_seconds", "measured_html", "meta_html"]
+__all__ = ["SLACK_KEYS", "citation_html", "format_number", "format_seconds", "grid_line", "measured_html", "meta_html",
+           "slack_line"]
 
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 _MINUS = "\u2212"
@@ -132,3 +134,52 @@ def meta_html(meta: Mapping[str, Any]) -> str:
     items = [(key, value) for key, value in meta.items() if value not in ([], (), {}, None, "")]
     return " · ".join(f"<span class='meta-item'>{_e(_META_NAMES.get(key, key))}: {_meta_value(key, value)}</span>"
                       for key, value in items)
+
+
+#: Details keys of a non-bound result that measure its slack (a sufficient condition's margin, an ordering's ratios,
+#: a range's sharpness, a monotone sequence's smallest step): shown on the card beside a bound's tightness.
+SLACK_KEYS = ("condition_slack", "ordering_tightness", "boundary_attained", "monotonicity_margin")
+
+
+def _compact(value: Any) -> str:
+    """A detail as one short line: its ``definition`` left out (it is in results.json), floats to 4 digits."""
+    def plain(v: Any) -> Any:
+        if isinstance(v, dict):
+            return {k: plain(x) for k, x in v.items() if k != "definition"}
+        if isinstance(v, (list, tuple)):
+            return [plain(x) for x in v]
+        return float(f"{v:.4g}") if isinstance(v, float) else v
+
+    text = json.dumps(plain(value), allow_nan=True)
+    return text if len(text) <= 400 else text[:400] + " ..."
+
+
+def slack_line(details: Mapping[str, Any]) -> str:
+    """The measured slack of a non-bound result (:data:`SLACK_KEYS`), one ``key: value`` per line; '' if none."""
+    return "\n".join(f"{key.replace('_', ' ')}: {_compact(details[key])}" for key in SLACK_KEYS if key in details)
+
+
+def _point(point: Mapping[str, Any]) -> str:
+    return ", ".join(f"{k} = {v}" for k, v in point.items()) or "the default setting"
+
+
+def grid_line(details: Mapping[str, Any]) -> str:
+    """An experiment's grid in one line per point (its decision and replicates), or the grid it would run when its
+    data file is absent, followed by the unreported choices it ranges over; '' for a result without a grid."""
+    rows = []
+    for row in details.get("grid") or ():
+        if not isinstance(row, Mapping) or "point" not in row:
+            continue
+        decision = row.get("decision", row.get("verdict", ""))
+        n = f" (n = {row['replicates']})" if "replicates" in row else ""
+        rows.append(f"{_point(row['point'])}: {decision}{n}")
+    if not rows and "grid_planned" in details:
+        rows = [f"{_point(p)}: not run (needs its data file)" for p in details["grid_planned"]]
+    if not rows:
+        return ""
+    choices = details.get("unreported_choices") or {}
+    if isinstance(choices, Mapping) and choices:
+        rows.append("unreported choices: " + "; ".join(f"{k}: {v}" for k, v in choices.items()))
+    elif isinstance(choices, str) and choices:
+        rows.append("unreported choices: " + choices)
+    return "\n".join(rows)

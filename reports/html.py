@@ -11,7 +11,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from reports.formatting import citation_html, format_seconds, measured_html, meta_html
+from reports.formatting import citation_html, format_seconds, grid_line, measured_html, meta_html, slack_line
 from reports.index import badge, index_html, papers_html
 from reports.texmath import MathSheet, plain_text
 from verify.evidence import tightness_line
@@ -59,6 +59,11 @@ ul.hyp{margin:0;padding-left:1.1rem}
 
 def _e(text: Any) -> str:
     return html.escape("" if text is None else str(text))
+
+
+def _lines(text: str) -> str:
+    """Escaped text with its line breaks kept ('' stays '', so the card leaves the row out)."""
+    return "<br>".join(_e(line) for line in text.split("\n")) if text else ""
 
 
 def _short_json(value: Any, limit: int = 4000) -> str:
@@ -137,6 +142,8 @@ def _card(claim: Claim, result: CheckResult, figure_paths: Mapping[str, str], cl
         ("measured", measured_html(result)),
         *([("tightness", _e(tightness_line(result.details["tightness"])))]
           if result.details.get("tightness") else []),
+        ("slack", _lines(slack_line(result.details or {}))),
+        ("grid", _lines(grid_line(result.details or {}))),
         ("quantity", sheet.html(result.quantity)),
         ("expected verdict", f"{_e(expected.value)}"
                              + (f" at {_e(profile)} ({_e(claim.expected.value)} at the paper's size)"

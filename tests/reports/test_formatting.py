@@ -61,3 +61,31 @@ def test_every_seed_has_a_document_and_short_titles_are_short():
     assert seeds == set(SEED_DOCUMENTS)
     for paper in ("dp", "pgfl", "paofed", "zcdp_nfl", "gtv", "fedpdm", "npfl_rl"):
         assert 0 < len(paper_short_title(paper)) <= 60 and "(" not in paper_short_title(paper)
+
+
+def test_the_card_shows_a_non_bound_results_slack_and_an_experiments_grid():
+    """A sufficient condition's measured slack and an experiment's grid (each point's decision, its replicates, the
+    unreported choices) get rows of their own on the card, not only the folded details; a grid not run (its data file
+    absent) shows the points it would run; a result with neither gets neither row."""
+    from reports.formatting import grid_line, slack_line
+    from reports.html import _card
+    from reports.texmath import MathSheet
+    from verify.records import CheckResult, Verdict
+    from verify.registry import get_claim
+
+    claim = get_claim("gtv.corollary38")
+    slack = {"definition": "long text", "holds_down_to_factor": 0.05, "threshold_over_needed_at_least": 20.0}
+    grid = [{"point": {"rho": 1.0}, "decision": "confirmed", "replicates": 80},
+            {"point": {"rho": 0.3}, "decision": "effect below the practical margin", "replicates": 40}]
+    details = {"condition_slack": slack, "grid": grid, "unreported_choices": {"rho": "not reported"}}
+    result = CheckResult(claim_id=claim.id, verdict=Verdict.CONFIRMED, summary="s", quantity="q", details=details)
+    html = _card(claim, result, {}, {claim.id: claim}, "ci", sheet=MathSheet())
+    assert "<td>slack</td>" in html and "holds_down_to_factor" in html and "long text" not in html.split("<details>")[0]
+    assert "<td>grid</td>" in html and "rho = 0.3: effect below the practical margin (n = 40)" in html
+    assert "unreported choices: rho: not reported" in html
+    planned = grid_line({"grid_planned": [{"N": 100}], "unreported_choices": "none can change it"})
+    assert planned == "N = 100: not run (needs its data file)\nunreported choices: none can change it"
+    bare = CheckResult(claim_id=claim.id, verdict=Verdict.CONFIRMED, summary="s", quantity="q", details={})
+    bare_html = _card(claim, bare, {}, {claim.id: claim}, "ci", sheet=MathSheet())
+    assert "<td>slack</td>" not in bare_html and "<td>grid</td>" not in bare_html
+    assert slack_line({}) == "" and grid_line({}) == ""

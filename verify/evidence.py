@@ -15,7 +15,10 @@ __all__ = ["FORMS", "HARD_POINT", "NEARLY_TIGHT", "SIDES", "bound_tightness", "d
 
 #: What kind of statement a result decides, recorded as ``details["form"]`` (with ``details["form_reason"]`` for every
 #: form but ``bound``). Only a ``bound`` carries ``details["tightness"]``; the registry test
-#: (``tests/verify/test_tightness.py``) requires it on every confirmed bound.
+#: (``tests/verify/test_tightness.py``) requires it on every confirmed bound. A decision or identity whose statement
+#: still has a margin reports it under one of ``reports.formatting.SLACK_KEYS`` (a sufficient condition's
+#: ``condition_slack``, an ordering's ``ordering_tightness``, a range's ``boundary_attained``, a monotone sequence's
+#: ``monotonicity_margin``), which the report card shows beside the tightness row.
 FORMS = {
     "bound": "a one-sided inequality of the paper (measured side <= bound side)",
     "identity": "an equality (closed form = computation) checked to a rounding or solver tolerance",

@@ -8,7 +8,6 @@ by the caller instead of printed as a placeholder (:func:`measured_html`).
 from __future__ import annotations
 
 import html
-import json
 import math
 from collections.abc import Mapping
 from typing import Any
@@ -142,15 +141,21 @@ SLACK_KEYS = ("condition_slack", "ordering_tightness", "boundary_attained", "mon
 
 
 def _compact(value: Any) -> str:
-    """A detail as one short line: its ``definition`` left out (it is in results.json), floats to 4 digits."""
-    def plain(v: Any) -> Any:
-        if isinstance(v, dict):
-            return {k: plain(x) for k, x in v.items() if k != "definition"}
+    """A detail as one short line, ``key = value; ...`` (its ``definition`` left out: it is in results.json), reals to
+    4 significant digits, nested tables in parentheses."""
+    def plain(v: Any, top: bool = False) -> str:
+        if isinstance(v, Mapping):
+            parts = [f"{k.replace('_', ' ')} = {plain(x)}" for k, x in v.items() if k != "definition"]
+            return "; ".join(parts) if top else "(" + ", ".join(parts) + ")"
         if isinstance(v, (list, tuple)):
-            return [plain(x) for x in v]
-        return float(f"{v:.4g}") if isinstance(v, float) else v
+            return "[" + ", ".join(plain(x) for x in v) + "]"
+        if isinstance(v, bool) or v is None:
+            return str(v).lower() if v is not None else "none"
+        if isinstance(v, float):
+            return f"{v:.4g}"
+        return str(v)
 
-    text = json.dumps(plain(value), allow_nan=True)
+    text = plain(value, top=True)
     return text if len(text) <= 400 else text[:400] + " ..."
 
 

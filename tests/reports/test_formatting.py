@@ -80,7 +80,8 @@ def test_the_card_shows_a_non_bound_results_slack_and_an_experiments_grid():
     details = {"condition_slack": slack, "grid": grid, "unreported_choices": {"rho": "not reported"}}
     result = CheckResult(claim_id=claim.id, verdict=Verdict.CONFIRMED, summary="s", quantity="q", details=details)
     html = _card(claim, result, {}, {claim.id: claim}, "ci", sheet=MathSheet())
-    assert "<td>slack</td>" in html and "holds_down_to_factor" in html and "long text" not in html.split("<details>")[0]
+    card = html.split("<details>")[0]  # the rows, not the folded details
+    assert "<td>slack</td>" in card and "holds down to factor = 0.05" in card and "long text" not in card
     assert "<td>grid</td>" in html and "rho = 0.3: effect below the practical margin (n = 40)" in html
     assert "unreported choices: rho: not reported" in html
     planned = grid_line({"grid_planned": [{"N": 100}], "unreported_choices": "none can change it"})

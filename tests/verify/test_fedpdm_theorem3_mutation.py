@@ -4,7 +4,7 @@ reading makes the confirmed corrections refute."""
 import pytest
 
 from verify.fedpdm.lemma2_descent import check_lemma2_corrected
-from verify.fedpdm.lemma3_stationarity import check_lemma3_corrected
+from verify.fedpdm.lemma3_stationarity import check_lemma3_noiseless
 from verify.fedpdm.theorem2_realised import check_realised_corrected
 from verify.fedpdm.theorem3_constants import check_conditions_corrected
 from verify.fedpdm.theorem3_convergence import check_theorem3_corrected
@@ -26,7 +26,7 @@ def _half_c0(delta):
     (check_theorem3_corrected, {"C3_fn": _seed_c3}),
     (check_conditions_corrected, {"lower": 0.45}),
     (check_lemma2_corrected, {"reading": "literal"}),
-    (check_lemma3_corrected, {"rhs_scale": 0.1}),
+    (check_lemma3_noiseless, {"rhs_scale": 0.005}),  # loose by design (max ratio 0.010): 200x is caught
     (check_realised_corrected, {"c0_fn": _half_c0}),
 ])
 def test_corrected_checks_refute_mutants(check, kwargs):

@@ -10,10 +10,14 @@ r"""FedPDM-DP Lemma 3 (B.2): the stationarity measure at round t against the rou
   side only sees the sampled ones (erratum E22, docs/papers/fedpdm.md#erratum-e22). With ``K = 1``, full batches and no
   noise, the expectation over :math:`S_t` is computed **exactly** (the round is run from the same state for each of the
   ``N`` possible clients, as ``N`` parallel runs), and :math:`P^t` exceeds it (ratio about 1.19 at ``N = 40``).
-* ``fedpdm.lemma3_corrected`` (confirmed): under full participation (``K = N``) it holds pathwise in every round,
-  with and without noise (pathwise implies the expectation). Its noise term :math:`8\rho\sigma^2` is too small for the
-  :math:`x_0` block alone (erratum E21, docs/papers/fedpdm.md#erratum-e21), but the :math:`B_7\lVert\Delta x_i\rVert^2`
-  terms, which the noise also drives, absorb it.
+* ``fedpdm.lemma3_corrected`` (refuted): under full participation (``K = N``), with noise, pathwise. It holds where
+  the noise moves the clients (the :math:`B_7\lVert\Delta x_i\rVert^2` terms absorb it), but not where the averaged
+  noise :math:`\sigma/\sqrt K` stays below the proximal threshold :math:`\gamma/\rho`: then :math:`x_0` hardly
+  moves while the coordinates the noise thresholds wrongly leave subgradient residuals of order
+  :math:`\rho^2 d\sigma^2/K`, which grow with :math:`d` while :math:`8\rho\sigma^2` does not (erratum E21,
+  docs/papers/fedpdm.md#erratum-e21). At ``d = 200``, :math:`\sigma = 10^{-3}` the ratio reaches about 3.
+* ``fedpdm.lemma3_noiseless_full`` (confirmed): under full participation and without noise it holds pathwise in
+  every round (pathwise implies the expectation), also at ``d = 200``.
 """
 
 from __future__ import annotations
@@ -33,13 +37,20 @@ from verify.fedpdm.theorem3_convergence import trajectory
 from verify.records import CheckContext, CheckResult, Claim, Evidence, FigureSpec, Series, Verdict
 from verify.tolerance import gamma
 
-__all__ = ["CLAIMS", "LEMMA3_COUNTEREXAMPLE", "check_lemma3", "check_lemma3_corrected", "evaluate_lemma3_exact",
+__all__ = ["CLAIMS", "LEMMA3_COUNTEREXAMPLE", "SMALL_NOISE_COUNTEREXAMPLE", "check_lemma3", "check_lemma3_corrected",
+           "check_lemma3_noiseless", "evaluate_lemma3_exact",
            "evaluate_lemma3_full"]
 
 #: K = 1 of N = 40, d = 20, full batch, no noise, S_0 = [N]: exact E over S_t exceeded by about 19 % at t = 2.
 LEMMA3_COUNTEREXAMPLE = {"N": 40, "d": 20, "seed": 1, "rho": 10.0, "eta": 0.08, "nu": 1e-8, "rounds": 8,
                          "L_declared": 1.0}
 _PROFILE = {"ci": {"seeds": (0, 1, 2), "Ns": (10, 40)}, "thorough": {"seeds": tuple(range(8)), "Ns": (10, 20, 40, 80)}}
+#: Full participation with noise below the proximal threshold (sigma/sqrt(K) < gamma/rho) in d = 200: the noisy
+#: corrected form fails (max P^t/RHS_t about 3); the same trajectory without noise holds.
+SMALL_NOISE_COUNTEREXAMPLE = {**LEMMA2_COUNTEREXAMPLE, "d": 200, "sigma": 1e-3, "T": 300, "runs": 2}
+#: The small-noise points (the statement's hardest case: noise too small to move the clients) and large d.
+_SMALL_NOISE = ({"sigma": 1e-3}, {"sigma": 1e-3, "d": 200}, {"sigma": 3e-3, "d": 200})
+_HARD_NOISY = "small noise (sigma/sqrt(K) below gamma/rho), large d"
 
 
 def _rhs_coefficients(L: float, rho: float, N: int) -> dict:
@@ -133,23 +144,15 @@ def check_lemma3(ctx: CheckContext) -> CheckResult:
     result = result_from_evidence(
         "fedpdm.lemma3", exact + full, ctx=ctx, quantity="P^t / E[RHS_t] (K = 1: exact over S_t; K = N: pathwise)",
         what="E[P^t] <= 2|dx0|^2 + sum_{S_t}(B6 phi^2 + B7 |dx_i|^2 + B8 nu) + 8 rho sigma^2", figures=[figure],
-        corrected_claim="fedpdm.lemma3_corrected",
+        corrected_claim="fedpdm.lemma3_noiseless_full",
         details={"k1_worst_ratio_by_point": [(e.parameters["N"], e.parameters["seed"], e.measured) for e in exact],
                  "full_participation_worst_ratio": max(e.measured for e in full)})
     return report_counterexample(result, chosen, "K = 1 of N = 40, d = 20, full batch, no noise, seed 1")
 
 
-def check_lemma3_corrected(ctx: CheckContext, *, rhs_scale: float = 1.0) -> CheckResult:
-    """K = N trajectories (noiseless full batch, mini-batch, noisy): pathwise in every round and run."""
-    # hardest points: no noise (the 8 rho sigma^2 term vanishes) with full batches (phi^2 = 0) and nu = 1e-8
-    evidence = _mark([evaluate_lemma3_full(p) for p in _full_points(ctx)],
-                     lambda p: "noise-free, full batch, nu = 1e-8" if p["sigma"] == 0 and p["batch_size"] == 60
-                     and p["nu"] <= 1e-8 else "")
-    if rhs_scale != 1.0:  # mutation hook: a bound scaled down must be caught
-        evidence = [Evidence(measured=e.measured / rhs_scale, bound=1.0, holds=e.measured / rhs_scale <= 1.0,
-                             parameters=e.parameters) for e in evidence]
+def _ratio_figure(points, name: str, title: str) -> FigureSpec:
     series = []
-    for p in _full_points(ctx)[:4]:
+    for p in points[:4]:
         tr = trajectory(p)
         coef = _rhs_coefficients(float(p["L_declared"]), float(p["rho"]), int(p["N"]))
         rhs = (2.0 * tr["dx0"] + coef["B7"] * tr["dxi"] + p["N"] * (coef["B6"] * tr["phi2"] + coef["B8"] * p["nu"])
@@ -158,11 +161,55 @@ def check_lemma3_corrected(ctx: CheckContext, *, rhs_scale: float = 1.0) -> Chec
         series.append(Series(label=f"sigma = {p['sigma']}, d = {p['d']}, b = {p['batch_size']}",
                              x=np.arange(ratio.size), y=ratio))
     series.append(Series(label="bound", x=(0, series[0].x[-1]), y=(1.0, 1.0), style="dashed"))
-    figure = FigureSpec(name="lemma3_full_participation", title="Lemma 3, K = N: max over runs of P^t / RHS_t",
-                        xlabel="round t", ylabel="ratio (holds <= 1)", series=tuple(series), yscale="log")
-    return result_from_evidence(
+    return FigureSpec(name=name, title=title, xlabel="round t", ylabel="ratio (holds <= 1)", series=tuple(series),
+                      yscale="log")
+
+
+def _small_noise_points(ctx):
+    prof = _LEMMA2_PROFILE[ctx.profile]
+    return [{**LEMMA2_COUNTEREXAMPLE, **s, "T": prof["T"], "runs": prof["runs"]} for s in _SMALL_NOISE]
+
+
+def reproduce_lemma3_corrected(counterexample) -> Evidence:
+    keys = set(SMALL_NOISE_COUNTEREXAMPLE)
+    return evaluate_lemma3_full({k: v for k, v in dict(counterexample).items() if k in keys})
+
+
+def check_lemma3_corrected(ctx: CheckContext) -> CheckResult:
+    """K = N trajectories with noise: the settings where the noise moves the clients (hold) and the small-noise,
+    large-d ones (the hardest case), pathwise in every round and run."""
+    noisy = [p for p in _full_points(ctx) if p["sigma"] > 0] + _small_noise_points(ctx)
+    evidence = _mark([evaluate_lemma3_full(p) for p in noisy],
+                     lambda p: _HARD_NOISY if p["sigma"] <= 3e-3 else "")
+    chosen = evaluate_lemma3_full(SMALL_NOISE_COUNTEREXAMPLE)
+    figure = _ratio_figure(_small_noise_points(ctx) + noisy[:1], "lemma3_full_participation_noisy",
+                           "Lemma 3 with noise, K = N: max over runs of P^t / RHS_t")
+    result = result_from_evidence(
         "fedpdm.lemma3_corrected", evidence, ctx=ctx, quantity="max over rounds and runs of P^t / RHS_t (K = N)",
-        what="K = N: P^t <= RHS of (B.2) in every round", figures=[figure], details={
+        what="K = N, with noise: P^t <= RHS of (B.2) in every round", figures=[figure],
+        details={"worst_ratio_by_point": [(e.parameters["sigma"], e.parameters["d"], e.parameters.get("K"),
+                                           e.measured) for e in evidence]})
+    return report_counterexample(result, chosen, "K = N = 10, d = 200, sigma = 1e-3, rho = 10, eta = 0.08, full "
+                                                 "batch, seed 0")
+
+
+def check_lemma3_noiseless(ctx: CheckContext, *, rhs_scale: float = 1.0) -> CheckResult:
+    """K = N trajectories without noise (full batch, mini-batch, d up to 200): pathwise in every round and run."""
+    prof = _LEMMA2_PROFILE[ctx.profile]
+    points = [p for p in _full_points(ctx) if p["sigma"] == 0]
+    points.append({**SMALL_NOISE_COUNTEREXAMPLE, "sigma": 0.0, "T": prof["T"], "runs": prof["runs"]})
+    # hardest points: full batches (phi^2 = 0) and nu = 1e-8, so only the movements bound P
+    evidence = _mark([evaluate_lemma3_full(p) for p in points],
+                     lambda p: "full batch, nu = 1e-8" if p["batch_size"] == 60 and p["nu"] <= 1e-8 else "")
+    if rhs_scale != 1.0:  # mutation hook: a bound scaled down must be caught
+        evidence = [Evidence(measured=e.measured / rhs_scale, bound=1.0, holds=e.measured / rhs_scale <= 1.0,
+                             parameters=e.parameters) for e in evidence]
+    figure = _ratio_figure(points, "lemma3_full_participation", "Lemma 3 without noise, K = N: max over runs of "
+                                                                "P^t / RHS_t")
+    return result_from_evidence(
+        "fedpdm.lemma3_noiseless_full", evidence, ctx=ctx,
+        quantity="max over rounds and runs of P^t / RHS_t (K = N, no noise)",
+        what="K = N, no noise: P^t <= RHS of (B.2) in every round", figures=[figure], details={
             "median_ratio": [e.parameters["median_ratio"] for e in evidence]})
 
 
@@ -182,25 +229,48 @@ CLAIMS = (
         reason=("Under partial participation the left side sums over all N clients and the right side over S_t only "
                 "(erratum E22, docs/papers/fedpdm.md#erratum-e22): with K = 1 and the expectation over S_t computed "
                 "exactly (all N single-client rounds from the same state), P^t exceeds it by up to about 19 % (N = 40, "
-                "d = 20, no noise). Under K = N it holds."),
+                "d = 20, no noise). Under K = N it holds without noise (fedpdm.lemma3_noiseless_full), but not with small "
+                "noise in large d (fedpdm.lemma3_corrected)."),
         severity="false",
         reproduce=reproduce_lemma3,
-        corrected_by="fedpdm.lemma3_corrected",
+        corrected_by="fedpdm.lemma3_noiseless_full",
     ),
     Claim(
         id="fedpdm.lemma3_corrected",
-        title="Lemma 3 holds under full participation (K = N), pathwise, with and without noise",
+        title="Lemma 3 under full participation (K = N), with noise, pathwise",
         citations=_CITE,
-        statement=("With K = N, P^t <= 2||dx_0||^2 + sum_i (B6 phi^2 + B7 ||dx_i||^2 + B8 nu) + 8 rho sigma^2 in every "
-                   "round and run (hence in expectation). The noise term is absorbed by the B7 ||dx_i||^2 terms, not "
-                   "by "
-                   "8 rho sigma^2 (erratum E21, docs/papers/fedpdm.md#erratum-e21)."),
-        hypotheses=("K = N", "instance NC, L = 1 declared, rho in {10, 20}, eta rho = 0.8"),
+        statement=("With K = N and noise sigma on every upload, P^t <= 2||dx_0||^2 + sum_i (B6 phi^2 + B7 ||dx_i||^2 "
+                   "+ B8 nu) + 8 rho sigma^2 in every round and run (hence in expectation)."),
+        hypotheses=("K = N", "instance NC (d = 20, and d = 40, 200 at the hardest points), L = 1 declared, "
+                    "rho in {10, 20}, eta rho = 0.8", "sigma from 1e-3 to 0.1"),
         check=check_lemma3_corrected,
+        expected=Verdict.REFUTED,
+        reason=("It holds where the noise moves the clients (sigma >= 0.01 at d = 20, 40: the B7 ||dx_i||^2 terms "
+                "absorb it; max ratio 0.17), but not where the averaged noise sigma/sqrt(K) stays below the proximal "
+                "threshold gamma/rho: x_0 then hardly moves while the coordinates the noise thresholds wrongly leave "
+                "subgradient residuals of order rho^2 d sigma^2/K, which grow with d while 8 rho sigma^2 does not "
+                "(erratum E21, docs/papers/fedpdm.md#erratum-e21). At d = 200, sigma = 1e-3: P^t/RHS_t up to about "
+                "3.1, in 29 % of the rounds; the same trajectory without noise stays below 0.011 "
+                "(fedpdm.lemma3_noiseless_full). Found by an independent re-audit."),
+        severity="false",
+        reproduce=reproduce_lemma3_corrected,
+        uncorrected_because=("a valid noise term needs a d-dependent part (of order rho^2 d sigma^2 / K, the "
+                             "thresholding residual) that fedcheck has not derived; without noise the bound holds "
+                             "(fedpdm.lemma3_noiseless_full)"),
+    ),
+    Claim(
+        id="fedpdm.lemma3_noiseless_full",
+        title="Lemma 3 holds under full participation (K = N) without noise, pathwise",
+        citations=_CITE,
+        statement=("With K = N and no noise (sigma = 0), P^t <= 2||dx_0||^2 + sum_i (B6 phi^2 + B7 ||dx_i||^2 + B8 "
+                   "nu) in every round and run (hence in expectation)."),
+        hypotheses=("K = N", "sigma = 0", "instance NC (d in {20, 40, 200}), L = 1 declared, rho in {10, 20}, "
+                    "eta rho = 0.8"),
+        check=check_lemma3_noiseless,
         expected=Verdict.CONFIRMED,
-        reason=("Pathwise in every round of the K = N trajectories (noiseless, mini-batch, sigma up to 0.1), but never "
-                "nearly tight: max P^t/RHS_t 0.17 (a noisy point), 0.010 at the noise-free full-batch hardest points "
-                "(B7 ~ rho^2 makes the bound loose by design)."),
+        reason=("Pathwise in every round of the noise-free K = N trajectories (full batch and mini-batch, d up to "
+                "200), but never nearly tight: max P^t/RHS_t about 0.010 at the full-batch hardest points (B7 ~ "
+                "rho^2 makes the bound loose by design)."),
         corrects="fedpdm.lemma3",
     ),
 )

@@ -81,3 +81,19 @@ def test_simulate_digits_with_the_cached_split_equals_fresh_splits():
             np.testing.assert_array_equal(x, y)
             np.testing.assert_array_equal(x, z)
     assert digits_design._replicate_data.cache_info().currsize == 2
+
+
+def test_ifca_step_is_the_grid_points_and_stays_stable():
+    """IFCA's step (an unreported choice on the grid): the default factor 1 is the old run bit for bit, 1.9 is another
+    run, and a factor outside (0, 2) (unstable GD) is refused naming the field."""
+    from verify.gtv.digits_design import IFCA_STEPS
+
+    assert IFCA_STEPS == {"1/beta_max": 1.0, "1.9/beta_max": 1.9}
+    data = digits_split(np.random.default_rng(4), pairs=((0, 1), (2, 3)), nodes_per_cluster=3, split=(6, 2),
+                        test_per_cluster=5)
+    kw = dict(k=2, rounds=6, local_steps=5, init="random")
+    base = _old_ifca_logistic(data.instance, np.random.default_rng(7), **kw)
+    np.testing.assert_array_equal(ifca_logistic(data.instance, np.random.default_rng(7), **kw, step_factor=1.0), base)
+    assert not np.array_equal(ifca_logistic(data.instance, np.random.default_rng(7), **kw, step_factor=1.9), base)
+    with pytest.raises(ValueError, match="step_factor"):
+        ifca_logistic(data.instance, np.random.default_rng(7), **kw, step_factor=2.0)

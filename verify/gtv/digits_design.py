@@ -36,8 +36,8 @@ from theory.gtv import GTVInstance, loss_gradients, loss_values
 from theory.logistic import GLMData, ProximalGLM, solve_proximal_newton
 from verify.harness import Design, replicate_seed
 
-__all__ = ["ARMS", "DESIGN", "DESIGN_FIVE", "EXPERIMENT_KEY", "SCALES", "SCALES_FIVE", "TABLE2_PAIRS", "DigitsScale",
-           "algorithm1_lambda_path", "fit_logistic", "ifca_logistic", "node_accuracy", "simulate_digits"]
+__all__ = ["ARMS", "DESIGN", "DESIGN_FIVE", "EXPERIMENT_KEY", "IFCA_STEPS", "SCALES", "SCALES_FIVE", "TABLE2_PAIRS",
+           "DigitsScale", "algorithm1_lambda_path", "fit_logistic", "ifca_logistic", "node_accuracy", "simulate_digits"]
 
 EXPERIMENT_KEY = "gtv.experiments.digits"
 ARMS = ("algorithm1", "local", "pooled", "ifca", "oracle")
@@ -148,20 +148,27 @@ def algorithm1_lambda_path(inst: GTVInstance, lams, *, theta: float, iterations:
     return run.w.reshape(shape)
 
 
+#: IFCA's local step as a multiple of :math:`1/\max_i\beta^{(i)}` (the paper does not report it; GD on a
+#: :math:`\beta`-smooth loss is stable below :math:`2/\beta`): the grid's values.
+IFCA_STEPS = {"1/beta_max": 1.0, "1.9/beta_max": 1.9}
+
+
 def ifca_logistic(inst: GTVInstance, rng: np.random.Generator, *, k: int, rounds: int, local_steps: int,
-                  init: str = "random", monitor=None) -> np.ndarray:
+                  init: str = "random", monitor=None, step_factor: float = 1.0) -> np.ndarray:
     r"""IFCA [19] (model averaging, docs/papers/gtv.md#choice-baselines) for the logistic loss: k models (``init``:
     ``random`` N(0, I) or ``identical`` at 0); each round node i joins :math:`\arg\min_jL_i(\theta_j)` (ties: the lowest
-    j), runs ``local_steps`` GD steps of size :math:`1/\max_i\beta^{(i)}`, :math:`\beta^{(i)} =
+    j), runs ``local_steps`` GD steps of size ``step_factor`` :math:`/\max_i\beta^{(i)}`, :math:`\beta^{(i)} =
     \lambda_{\max}(X_i^TX_i)/(4m_i) + \gamma`; the server averages per model (weights :math:`m_i`), an empty model is
     kept. Returns :math:`\theta_{\hat j(i)}` per node; ``monitor(w_nodes)`` before the first and after every round."""
     if init not in ("random", "identical"):
         raise ValueError(f"init must be 'random' or 'identical', got {init!r}")
+    if not 0.0 < step_factor < 2.0:
+        raise ValueError(f"step_factor must be in (0, 2) (stable GD steps), got {step_factor!r}")
     draw = rng.normal(size=(k, inst.d))
     theta = draw if init == "random" else np.zeros((k, inst.d))
     gram = np.matmul(inst.X.transpose(0, 2, 1), inst.X)
     beta = np.linalg.eigvalsh(gram)[:, -1] / (4.0 * np.maximum(inst.m, 1)) + inst.gamma
-    lr = 1.0 / float(beta.max())
+    lr = step_factor / float(beta.max())
     m = inst.m.astype(np.float64)
 
     def assign(theta):
@@ -195,7 +202,7 @@ def _row(test, val, lam, curve):
     return np.concatenate([[100.0 * test, 100.0 * val, lam], 100.0 * np.asarray(curve, dtype=np.float64).ravel()])
 
 
-def _run_arm(arm, data, scale: DigitsScale, ifca_seed, ifca_init) -> np.ndarray:
+def _run_arm(arm, data, scale: DigitsScale, ifca_seed, ifca_init, ifca_step: float = 1.0) -> np.ndarray:
     inst, k = data.instance, len(data.pairs)
     P = scale.curve_points
     if arm == "algorithm1":
@@ -211,7 +218,7 @@ def _run_arm(arm, data, scale: DigitsScale, ifca_seed, ifca_init) -> np.ndarray:
     if arm == "ifca":
         curve = []
         w = ifca_logistic(inst, np.random.default_rng(ifca_seed), k=k, rounds=scale.rounds,
-                          local_steps=scale.local_steps, init=ifca_init,
+                          local_steps=scale.local_steps, init=ifca_init, step_factor=ifca_step,
                           monitor=lambda w: curve.append(node_accuracy(w, data.X_test, data.y_test)))
         return _row(node_accuracy(w, data.X_test, data.y_test), node_accuracy(w, data.X_val, data.y_val), np.nan,
                     np.array(curve)[:: scale.record_every])
@@ -245,13 +252,14 @@ def _replicate_data(scale: DigitsScale, root_seed: int, replicate: int):
 def simulate_digits(arms, point, scale: DigitsScale, root_seed: int, replicates) -> list[np.ndarray]:
     """Outcomes of every arm at ``point`` (the design's ``simulate``): one row per replicate."""
     ifca_init = dict(point).get("IFCA initialisation", "random")
+    ifca_step = IFCA_STEPS[dict(point).get("IFCA step", "1/beta_max")]
     out = [[] for _ in arms]
     with threadpool_limits(limits=1, user_api="blas"):     # small batched solves: threads only contend
         for replicate in replicates:
             _, ifca_seed = _seeds(root_seed, replicate)
             data = _replicate_data(scale, root_seed, replicate)
             for index, arm in enumerate(arms):
-                out[index].append(_run_arm(arm, data, scale, ifca_seed, ifca_init))
+                out[index].append(_run_arm(arm, data, scale, ifca_seed, ifca_init, ifca_step))
     return [np.stack(rows) for rows in out]
 
 
@@ -270,7 +278,7 @@ def _readout(name: str, scale: DigitsScale, outcome: np.ndarray) -> np.ndarray:
 
 
 def _arm_key(arm, point, scale, root_seed):
-    """Only IFCA depends on the grid point (its initialisation)."""
+    """Only IFCA depends on the grid point (its initialisation and its step)."""
     return (arm, point) if arm == "ifca" else (arm,)
 
 

@@ -229,8 +229,8 @@ CLAIMS = (
         reason=("Under partial participation the left side sums over all N clients and the right side over S_t only "
                 "(erratum E22, docs/papers/fedpdm.md#erratum-e22): with K = 1 and the expectation over S_t computed "
                 "exactly (all N single-client rounds from the same state), P^t exceeds it by up to about 19 % (N = 40, "
-                "d = 20, no noise). Under K = N it holds without noise (fedpdm.lemma3_noiseless_full), but not with small "
-                "noise in large d (fedpdm.lemma3_corrected)."),
+                "d = 20, no noise). Under K = N it holds without noise (fedpdm.lemma3_noiseless_full), but not with "
+                "small noise in large d (fedpdm.lemma3_corrected)."),
         severity="false",
         reproduce=reproduce_lemma3,
         corrected_by="fedpdm.lemma3_noiseless_full",

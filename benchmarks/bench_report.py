@@ -9,9 +9,11 @@ registry, runner, executor and report writer, called in this process so that the
 writes the report to ``--out`` (default: a temporary directory, removed afterwards). It prints, all measured in
 this process: the wall and CPU time of the checks and of writing the report (figures and HTML), the sum of the
 claims' own runtimes against the wall time (how well ``--workers`` overlapped them), the check time per paper, and
-the ``--top`` most expensive claims with their share of the total. The second form prints the same cost tables of
+the ``--top`` most expensive claims (by CPU time: what a claim's check consumed in this process and in the worker
+processes it used; its runtime, wall time, also counts waiting for workers busy with other claims) with their share
+of the total. The second form prints the same cost tables of
 an existing ``results.json`` (a report made elsewhere, e.g. by ``make report``). With ``--baseline`` an earlier
-``results.json`` is the baseline: the claims whose runtime grew the most are listed with their ratio, so that a
+``results.json`` is the baseline: the claims whose cost grew the most are listed with their ratio, so that a
 regression is seen at once. Nothing here asserts a time.
 """
 
@@ -40,49 +42,62 @@ def _cpu() -> float:
 
 
 def load_results(path: Path) -> tuple[dict, dict[str, dict]]:
-    """``(document, {claim_id: {"runtime_s", "verdict", "paper"}})`` of a results.json; ValueError naming the file
-    when it is not one."""
+    """``(document, {claim_id: {"runtime_s", "cpu_s", "cost", "verdict", "paper"}})`` of a results.json (``cost``:
+    the CPU time where the report measured it, else the runtime); ValueError naming the file when it is not one."""
     try:
         document = json.loads(Path(path).read_text(encoding="utf-8"))
         papers = {c["id"]: c.get("paper", c["id"].split(".")[0]) for c in document.get("claims", [])}
-        rows = {r["claim_id"]: {"runtime_s": float(r.get("runtime_s") or 0.0), "verdict": r.get("verdict", ""),
+        rows = {r["claim_id"]: {"runtime_s": float(r.get("runtime_s") or 0.0),
+                                "cpu_s": None if r.get("cpu_s") is None else float(r["cpu_s"]),
+                                "verdict": r.get("verdict", ""),
                                 "paper": papers.get(r["claim_id"], r["claim_id"].split(".")[0])}
                 for r in document["results"]}
+        for row in rows.values():
+            row["cost"] = row["runtime_s"] if row["cpu_s"] is None else row["cpu_s"]
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ValueError(f"{str(path)!r} is not a fedcheck results.json: {exc}") from None
     return document, rows
 
 
 def cost_tables(rows: dict[str, dict], top: int, baseline: dict[str, dict] | None = None) -> str:
-    """The per-paper totals, the ``top`` most expensive claims and, against a baseline, the largest slow-downs."""
-    total = sum(r["runtime_s"] for r in rows.values())
-    lines = [f"claims: {len(rows)}, sum of claim runtimes {format_seconds(total)} ({total:.1f} s)", "",
-             f"{'paper':<12} {'claims':>6} {'check time':>12} {'share':>6}"]
+    """The per-paper totals, the ``top`` most expensive claims and, against a baseline, the largest slow-downs.
+
+    A claim's cost is its CPU time (its check's own, in this process and in the workers it used) where the report
+    measured it, else its runtime: with several workers a claim's runtime also counts the time it waited for
+    workers busy with other claims, so runtimes overstate and misplace the cost."""
+    total = sum(r["cost"] for r in rows.values())
+    walls = sum(r["runtime_s"] for r in rows.values())
+    measured = all(r["cpu_s"] is not None for r in rows.values())
+    what = "CPU time" if measured else "runtime (no CPU times in this file)"
+    lines = [f"claims: {len(rows)}, sum of claim costs ({what}) {format_seconds(total)} ({total:.1f} s); "
+             f"sum of claim runtimes {format_seconds(walls)}", "",
+             f"{'paper':<12} {'claims':>6} {'cost':>12} {'share':>6}"]
     papers: dict[str, list[float]] = {}
     for row in rows.values():
-        papers.setdefault(row["paper"], []).append(row["runtime_s"])
+        papers.setdefault(row["paper"], []).append(row["cost"])
     for paper, times in sorted(papers.items(), key=lambda kv: -sum(kv[1])):
         lines.append(f"{paper:<12} {len(times):>6} {format_seconds(sum(times)):>12} "
                      f"{sum(times) / total if total else 0.0:>6.1%}")
-    ranked = sorted(rows.items(), key=lambda kv: -kv[1]["runtime_s"])[:top]
+    ranked = sorted(rows.items(), key=lambda kv: -kv[1]["cost"])[:top]
     width = max((len(cid) for cid, _ in ranked), default=5)
     lines += ["", f"the {len(ranked)} most expensive claims:",
-              f"{'claim':<{width}} {'verdict':<13} {'runtime':>12} {'share':>6} {'cumulative':>10}"]
+              f"{'claim':<{width}} {'verdict':<13} {'cost':>12} {'runtime':>12} {'share':>6} {'cumulative':>10}"]
     running = 0.0
     for cid, row in ranked:
-        running += row["runtime_s"]
-        lines.append(f"{cid:<{width}} {row['verdict']:<13} {format_seconds(row['runtime_s']):>12} "
-                     f"{row['runtime_s'] / total if total else 0.0:>6.1%} {running / total if total else 0.0:>10.1%}")
+        running += row["cost"]
+        lines.append(f"{cid:<{width}} {row['verdict']:<13} {format_seconds(row['cost']):>12} "
+                     f"{format_seconds(row['runtime_s']):>12} "
+                     f"{row['cost'] / total if total else 0.0:>6.1%} {running / total if total else 0.0:>10.1%}")
     if baseline is not None:
-        common = [cid for cid in rows if cid in baseline and baseline[cid]["runtime_s"] > 0]
-        old = sum(baseline[cid]["runtime_s"] for cid in common)
-        new = sum(rows[cid]["runtime_s"] for cid in common)
+        common = [cid for cid in rows if cid in baseline and baseline[cid]["cost"] > 0]
+        old = sum(baseline[cid]["cost"] for cid in common)
+        new = sum(rows[cid]["cost"] for cid in common)
         lines += ["", f"against the baseline ({len(common)} claims in both): {format_seconds(old)} -> "
                       f"{format_seconds(new)} ({new / old if old else float('nan'):.2f}x)"]
-        grown = sorted(common, key=lambda cid: -(rows[cid]["runtime_s"] - baseline[cid]["runtime_s"]))[:top]
+        grown = sorted(common, key=lambda cid: -(rows[cid]["cost"] - baseline[cid]["cost"]))[:top]
         lines.append(f"{'claim':<{width}} {'baseline':>12} {'now':>12} {'ratio':>7}")
         for cid in grown:
-            b, n = baseline[cid]["runtime_s"], rows[cid]["runtime_s"]
+            b, n = baseline[cid]["cost"], rows[cid]["cost"]
             lines.append(f"{cid:<{width}} {format_seconds(b):>12} {format_seconds(n):>12} {n / b:>6.2f}x")
         missing = sorted(set(rows) - set(baseline))
         if missing:
@@ -150,6 +165,7 @@ def main(argv: list[str] | None = None) -> int:
         total_wall = phases["checks_wall"] + phases["report_wall"]
         _, rows = load_results(results)
         claim_sum = sum(r["runtime_s"] for r in rows.values())
+        claim_cpu = sum(r["cost"] for r in rows.values())
         print(f"fedcheck report --profile {args.profile} --workers {args.workers}"
               + (f" --only {' '.join(args.only)}" if args.only else "") + f" (load average {os.getloadavg()[0]:.1f})")
         print(f"checks:           {format_seconds(phases['checks_wall']):>12} wall, "
@@ -158,7 +174,8 @@ def main(argv: list[str] | None = None) -> int:
               f"{format_seconds(phases['report_cpu']):>12} CPU ({phases['report_wall'] / total_wall:.1%} of the wall "
               "time)")
         print(f"sum of claim runtimes / checks' wall time = {claim_sum / phases['checks_wall']:.2f} "
-              f"(claims overlapped by --workers {args.workers})")
+              f"(claims overlapped by --workers {args.workers}); sum of claim CPU times / checks' CPU time = "
+              f"{claim_cpu / phases['checks_cpu'] if phases['checks_cpu'] else float('nan'):.2f}")
         if args.out is not None:
             print(f"report kept in {out}")
         print()

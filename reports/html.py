@@ -162,6 +162,7 @@ def _card(claim: Claim, result: CheckResult, figure_paths: Mapping[str, str], cl
     if claim.corrects:
         rows.append(("corrects", f'<a href="#{_e(claim.corrects)}">{_e(claim.corrects)}</a>'))
     rows.append(("runtime", f"{_e(format_seconds(result.runtime_s))}"
+                            + (f" ({_e(format_seconds(result.cpu_s))} CPU)" if result.cpu_s is not None else "")
                             + (f", seed {_e(result.seed)}" if result.seed is not None else "")))
     table = "".join(f"<tr><td>{k}</td><td>{v}</td></tr>" for k, v in rows if v)  # a row with no value is left out
     extra = ""

@@ -18,7 +18,7 @@ from reports.texmath import MathSheet, plain_text, truncate
 from verify.records import CheckResult, Claim, Verdict
 from verify.registry import paper_short_title, paper_title
 
-__all__ = ["FILTER_SCRIPT", "badge", "index_html", "papers_html"]
+__all__ = ["FILTER_SCRIPT", "badge", "cost_of", "index_html", "papers_html"]
 
 
 def _e(text: Any) -> str:
@@ -34,22 +34,38 @@ def papers_html(pairs: Sequence[tuple[Claim, CheckResult]]) -> str:
     """One row per paper: its claims by verdict and the time its checks took, and the report's total."""
     papers = sorted({c.paper for c, _ in pairs})
     head = ("<tr><th>paper</th><th class='num'>claims</th>"
-            + "".join(f"<th class='num'>{badge(v)}</th>" for v in Verdict) + "<th class='num'>check time</th></tr>")
+            + "".join(f"<th class='num'>{badge(v)}</th>" for v in Verdict)
+            + "<th class='num'>check time</th><th class='num'>CPU time</th></tr>")
     rows = []
     for paper in papers:
         mine = [r for c, r in pairs if c.paper == paper]
         counts = "".join(f"<td class='num'>{sum(r.verdict is v for r in mine) or ''}</td>" for v in Verdict)
         rows.append(f"<tr><td><a href='#paper-{_e(paper)}'>{_e(paper_title(paper))}</a></td>"
                     f"<td class='num'>{len(mine)}</td>{counts}"
-                    f"<td class='num'>{_e(format_seconds(sum(r.runtime_s for r in mine)))}</td></tr>")
+                    f"<td class='num'>{_e(format_seconds(sum(r.runtime_s for r in mine)))}</td>"
+                    f"<td class='num'>{_cpu_text(mine)}</td></tr>")
     total = sum(r.runtime_s for _, r in pairs)
     counts = "".join(f"<td class='num'>{sum(r.verdict is v for _, r in pairs)}</td>" for v in Verdict)
     rows.append(f"<tr class='total'><td>all papers</td><td class='num'>{len(pairs)}</td>{counts}"
-                f"<td class='num'>{_e(format_seconds(total))}</td></tr>")
+                f"<td class='num'>{_e(format_seconds(total))}</td>"
+                f"<td class='num'>{_cpu_text([r for _, r in pairs])}</td></tr>")
     return ("<table class='papers'>" + head + "".join(rows) + "</table>"
-            "<p class='meta'>Check time is the sum of the claims' own runtimes (a claim reused from the result cache "
-            "shows the time it took when it ran); with several workers claims run side by side, so the report's wall "
-            "time is shorter.</p>")
+            "<p class='meta'>Check time is the sum of the claims' own runtimes (wall time; a claim reused from the "
+            "result cache shows the time it took when it ran); with several workers claims run side by side, so the "
+            "report's wall time is shorter, and a claim's runtime also counts the time it waited for workers busy "
+            "with other claims. CPU time is what a claim's check itself consumed, in this process and in the "
+            "worker processes it used: the cost to compare between claims and between runs.</p>")
+
+
+def _cpu_text(results: Sequence[CheckResult]) -> str:
+    """The summed CPU time of ``results``, or an empty cell when none was measured (results from before it was)."""
+    known = [r.cpu_s for r in results if r.cpu_s is not None]
+    return _e(format_seconds(sum(known))) if known else ""
+
+
+def cost_of(result: CheckResult) -> float:
+    """What a claim cost: its CPU time where measured, else its runtime."""
+    return result.runtime_s if result.cpu_s is None else result.cpu_s
 
 
 def _search_text(claim: Claim, result: CheckResult) -> str:
@@ -83,14 +99,17 @@ def index_html(pairs: Sequence[tuple[Claim, CheckResult]], sheet: MathSheet) -> 
     for k, (claim, result) in enumerate(ordered):
         rows.append(
             f"<tr data-verdict='{result.verdict.value}' data-paper='{_e(claim.paper)}' data-order='{k}' "
-            f"data-runtime='{result.runtime_s:.3f}' data-search='{_e(_search_text(claim, result))}'>"
+            f"data-runtime='{cost_of(result):.3f}' data-search='{_e(_search_text(claim, result))}'>"
             f"<td class='paper' title='{_e(paper_title(claim.paper))}'>{_e(paper_short_title(claim.paper))}</td>"
             f"<td><a href='#{_e(claim.id)}'>{_e(claim.id)}</a><div class='title'>{sheet.html(claim.title)}</div></td>"
             f"<td>{badge(result.verdict)}</td><td>{sheet.html(truncate(result.summary, 180))}</td>"
-            f"<td class='num'>{_e(format_seconds(result.runtime_s))}</td></tr>")
+            f"<td class='num'>{_e(format_seconds(result.runtime_s))}</td>"
+            f"<td class='num'>{_cpu_text([result])}</td></tr>")
     table = ("<table class='index' id='claims'><thead><tr><th>paper</th><th>claim</th><th>verdict</th><th>result</th>"
-             "<th class='num'>runtime</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
-    return ("<details open id='index'><summary>Every claim: paper, claim, verdict, result and runtime</summary>"
+             "<th class='num'>runtime</th><th class='num'>CPU</th></tr></thead><tbody>" + "".join(rows)
+             + "</tbody></table>")
+    return ("<details open id='index'><summary>Every claim: paper, claim, verdict, result, runtime and CPU time"
+            "</summary>"
             + _controls(pairs) + table + "</details><script>" + FILTER_SCRIPT + "</script>")
 
 

@@ -8,9 +8,11 @@ executor ran them. Functions and arguments must be picklable (module-level funct
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import multiprocessing
 import os
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -18,8 +20,8 @@ from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
-__all__ = ["BLAS_ENV_VARS", "DASK_TIMEOUT", "DaskExecutor", "Executor", "ProcessExecutor", "SerialExecutor",
-           "blas_threads_per_worker", "make_executor", "map_seeded"]
+__all__ = ["BLAS_ENV_VARS", "DASK_TIMEOUT", "CpuMeter", "DaskExecutor", "Executor", "ProcessExecutor", "SerialExecutor",
+           "blas_threads_per_worker", "make_executor", "map_seeded", "measure_cpu"]
 
 T = TypeVar("T")
 
@@ -111,6 +113,63 @@ def _probe_scheduler(address: str, timeout: float) -> dict:
     return reply
 
 
+_METER = threading.local()
+
+
+class CpuMeter:
+    """CPU seconds of one piece of work (a claim's check): the calling thread's own, plus those of every run it
+    handed to a worker process or a dask worker (measured there, as that process's CPU time while the run ran).
+
+    ``whole_process``: count the calling process's CPU time (every thread, BLAS helpers included) instead of the
+    calling thread's; right only when nothing else runs in the process meanwhile.
+    """
+
+    def __init__(self, *, whole_process: bool = False):
+        self._clock = time.process_time if whole_process else time.thread_time
+        self._start = self._clock()
+        self.remote_s = 0.0
+
+    @property
+    def seconds(self) -> float:
+        """CPU seconds so far (local and remote)."""
+        return self._clock() - self._start + self.remote_s
+
+
+@contextlib.contextmanager
+def measure_cpu(*, whole_process: bool = False):
+    """Measure the CPU time of the work this thread does inside the block, the runs it hands to
+    :class:`ProcessExecutor` / :class:`DaskExecutor` workers included; yields the :class:`CpuMeter`."""
+    meter, outer = CpuMeter(whole_process=whole_process), getattr(_METER, "meter", None)
+    _METER.meter = meter
+    try:
+        yield meter
+    finally:
+        _METER.meter = outer
+        if outer is not None:
+            outer.remote_s += meter.remote_s
+
+
+class _Timed:
+    """``fn`` run in a worker, returning ``(fn(item), CPU seconds of the worker process while it ran)``."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __call__(self, item):
+        start = time.process_time()
+        out = self.fn(item)
+        return out, time.process_time() - start
+
+
+def _remote_map(submit, fn, items) -> list:
+    """``submit(_Timed(fn), items)``'s results, their workers' CPU time added to this thread's meter."""
+    timed = submit(_Timed(fn), items)
+    meter = getattr(_METER, "meter", None)
+    if meter is not None:
+        meter.remote_s += sum(cpu for _, cpu in timed)
+    return [out for out, _ in timed]
+
+
 class Executor(Protocol):
     """``map(fn, items)`` returns ``[fn(x) for x in items]`` in order; ``close()`` frees resources."""
 
@@ -165,7 +224,7 @@ class ProcessExecutor:
         if self._pool is None:
             self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
                                              initializer=_limit_worker_threads, initargs=(self.blas_threads,))
-        return list(self._pool.map(fn, items))
+        return _remote_map(lambda timed, xs: list(self._pool.map(timed, xs)), fn, items)
 
     def close(self) -> None:
         if self._pool is not None:
@@ -213,6 +272,9 @@ class DaskExecutor:
         items = list(items)
         if not items:
             return []
+        return _remote_map(self._gather, fn, items)
+
+    def _gather(self, fn, items):
         futures = self._client.map(fn, items, pure=False)
         try:
             without_workers, pending = None, list(futures)

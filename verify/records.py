@@ -289,6 +289,7 @@ class CheckResult:
     figures: tuple[FigureSpec, ...] = ()
     details: Mapping[str, Any] = field(default_factory=dict)
     runtime_s: float = 0.0
+    cpu_s: float | None = None
     error: str | None = None
 
     def __post_init__(self) -> None:
@@ -329,6 +330,7 @@ class CheckResult:
             "figures": [paths.get(f.name, f.name) for f in self.figures],
             "details": _jsonable(self.details),
             "runtime_s": _jsonable(self.runtime_s),
+            "cpu_s": _jsonable(self.cpu_s),
             "error": self.error,
         }
 

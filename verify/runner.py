@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from verify.cache import ResultCache
+from verify.executor import blas_threads_per_worker, measure_cpu
 from verify.records import CheckContext, CheckResult, Claim, Verdict
 
 __all__ = ["RUNTIME_HINTS", "run_claim", "run_claims", "runtime_hints"]
@@ -30,9 +31,20 @@ def runtime_hints(profile: str) -> dict[str, float]:
     return {str(k): float(v) for k, v in data.items()} if isinstance(data, dict) else {}
 
 
-def run_claim(claim: Claim, ctx: CheckContext) -> CheckResult:
-    """Run one claim's check; an exception becomes an ``error`` verdict carrying its traceback."""
+def run_claim(claim: Claim, ctx: CheckContext, *, alone: bool = True) -> CheckResult:
+    """Run one claim's check; an exception becomes an ``error`` verdict carrying its traceback.
+
+    The result's ``runtime_s`` is wall time; its ``cpu_s`` the CPU time of the check (this thread's, or this
+    process's when ``alone`` (no other claim runs in the process meanwhile), plus its runs in worker processes):
+    unlike wall time, it does not grow while the check waits for workers busy with other claims' runs.
+    """
     start = time.perf_counter()
+    with measure_cpu(whole_process=alone) as meter:
+        result = _checked(claim, ctx)
+    return dataclasses.replace(result, runtime_s=time.perf_counter() - start, cpu_s=meter.seconds)
+
+
+def _checked(claim: Claim, ctx: CheckContext) -> CheckResult:
     try:
         result = claim.check(ctx)
         if not isinstance(result, CheckResult):
@@ -46,9 +58,8 @@ def run_claim(claim: Claim, ctx: CheckContext) -> CheckResult:
             summary=f"check raised {type(exc).__name__}: {exc}",
             seed=ctx.seed,
             error=traceback.format_exc(),
-            runtime_s=time.perf_counter() - start,
         )
-    return dataclasses.replace(result, runtime_s=time.perf_counter() - start)
+    return result
 
 
 def _units(claims: list[Claim], runtimes: dict[str, float]) -> list[list[int]]:
@@ -89,7 +100,7 @@ def run_claims(
         claim = claims[index]
         result = cache.get(claim, ctx.profile, ctx.seed, ctx.data) if cache is not None else None
         if result is None:
-            result = run_claim(claim, ctx)
+            result = run_claim(claim, ctx, alone=parallel == 1)
             if cache is not None:
                 with lock:
                     cache.put(claim, ctx.profile, ctx.seed, result, ctx.data)
@@ -103,8 +114,13 @@ def run_claims(
         for index in range(len(claims)):
             one(index)
     else:
+        from threadpoolctl import threadpool_limits
+
         ctx.executor.map(abs, [0, 0])  # start the executor's workers before the threads share it
-        with ThreadPoolExecutor(max_workers=parallel) as pool:
+        # the claim threads share this process's BLAS threads: as many as a worker's, so that the threads and the
+        # pool's workers do not run more threads than cores (numbers do not depend on it)
+        with (threadpool_limits(limits=blas_threads_per_worker(parallel)),
+              ThreadPoolExecutor(max_workers=parallel) as pool):
             for future in [pool.submit(lambda idx=idx: [one(i) for i in idx]) for idx in units]:
                 future.result()
     return results

@@ -21,9 +21,10 @@ bench_report = importlib.util.module_from_spec(_SPEC)
 _SPEC.loader.exec_module(bench_report)
 
 
-def _results(tmp_path, runtimes, name="r"):
+def _results(tmp_path, runtimes, name="r", cpu=None):
     claims, results = toy_records()
-    results = [dataclasses.replace(r, runtime_s=runtimes.get(r.claim_id, 0.0)) for r in results]
+    results = [dataclasses.replace(r, runtime_s=runtimes.get(r.claim_id, 0.0),
+                                   cpu_s=None if cpu is None else cpu.get(r.claim_id, 0.0)) for r in results]
     build_report(claims, results, tmp_path / name, META)
     return tmp_path / name / "results.json"
 
@@ -36,6 +37,17 @@ def test_top_claims_are_listed_most_expensive_first(tmp_path, capsys):
     order = [table.index(cid) for cid in ("alt.ok", "toy.bad", "toy.ok")]
     assert order == sorted(order) and "toy.fixed" not in table
     assert "toy " in out and "alt " in out  # per-paper totals
+
+
+def test_cpu_time_ranks_the_claims_where_measured(tmp_path, capsys):
+    """A claim that waited long for busy workers (large runtime) but consumed little CPU is not the most expensive."""
+    path = _results(tmp_path, {"toy.ok": 50.0, "alt.ok": 40.0, "toy.bad": 7.5},
+                    cpu={"toy.ok": 1.0, "alt.ok": 30.0, "toy.bad": 6.0})
+    assert bench_report.main(["--results", str(path), "--top", "2"]) == 0
+    out = capsys.readouterr().out
+    table = out[out.index("most expensive"):]
+    assert table.index("alt.ok") < table.index("toy.bad") and "toy.ok" not in table
+    assert "CPU time" in out
 
 
 def test_baseline_shows_the_largest_slowdown_with_its_ratio(tmp_path, capsys):

@@ -21,7 +21,7 @@ TOP_KEYS = {"schema", "fedcheck_version", "generated_at", "profile", "seed", "ex
 CLAIM_KEYS = {"id", "paper", "title", "citations", "statement", "hypotheses", "check", "expected", "reason",
               "expected_by_profile", "corrected_by", "corrects", "severity", "uncorrected_because", "data_files"}
 RESULT_KEYS = {"claim_id", "verdict", "summary", "quantity", "measured", "bound", "margin", "counterexample",
-               "corrected_claim", "monte_carlo", "seed", "figures", "details", "runtime_s", "error"}
+               "corrected_claim", "monte_carlo", "seed", "figures", "details", "runtime_s", "cpu_s", "error"}
 
 
 def toy_check(ctx):

@@ -1,6 +1,7 @@
 """The runner turns failures into records, and every registered check can fail (mutation tests)."""
 
 import dataclasses
+import time
 
 import numpy as np
 import pytest
@@ -8,6 +9,7 @@ import pytest
 from theory.bounds import intercluster_bound
 from theory.privacy import gaussian_zcdp
 from verify.dp.gaussian_zcdp import check_gaussian_zcdp
+from verify.executor import ProcessExecutor
 from verify.pgfl.theorem2_bound import check_bound_identity, check_corollary_value
 from verify.records import CheckContext, CheckResult, Citation, Claim, Verdict
 from verify.registry import all_claims
@@ -38,7 +40,33 @@ def test_failures_become_error_records_with_traceback(check, text):
 
 def test_runtime_is_recorded():
     claim = _claim(lambda ctx: CheckResult(claim_id="toy.c", verdict=Verdict.CONFIRMED, summary="s"))
-    assert run_claim(claim, CheckContext()).runtime_s >= 0.0
+    result = run_claim(claim, CheckContext())
+    assert result.runtime_s >= 0.0 and result.cpu_s >= 0.0
+
+
+def _burn(seconds: float) -> float:
+    """Spin for ``seconds`` of this process's CPU time."""
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        pass
+    return seconds
+
+
+def _burning_check(ctx):
+    ctx.executor.map(_burn, [0.4, 0.4])
+    return CheckResult(claim_id="toy.c", verdict=Verdict.CONFIRMED, summary="s")
+
+
+@pytest.mark.parametrize("parallel", [1, 2])
+def test_cpu_time_counts_the_runs_a_check_hands_to_workers(parallel):
+    """A check that only waits for two worker runs of 0.4 s CPU each costs at least 0.8 s CPU, though its own
+    thread is idle meanwhile (its runtime, wall time, is about half that on two workers)."""
+    with ProcessExecutor(2, blas_threads=1) as executor:
+        ctx = CheckContext(executor=executor)
+        run_claims([_claim(check_gaussian_zcdp)], ctx)  # start the workers outside the measured claim
+        other = dataclasses.replace(_claim(check_gaussian_zcdp), id="toy.z")  # another module: run side by side
+        result, _ = run_claims([_claim(_burning_check), other], ctx, parallel=parallel)
+    assert result.verdict is Verdict.CONFIRMED and 0.8 <= result.cpu_s < 0.8 + 0.6
 
 
 def test_shipped_runtime_hints_name_registered_claims_and_order_units():

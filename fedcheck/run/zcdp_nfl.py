@@ -1,7 +1,8 @@
 """``fedcheck run zcdp-nfl CONFIG.toml``: the reference zCDP-NFL (thesis ch. 3, P2 Algorithm 1) on a configuration.
 
-See ``docs/papers/zcdp_nfl.md``. The baselines of the paper's experiments (eps_delta_dp_nfl, zcdp_grad_nfl,
-p_admm) are labelled reconstructions: the paper gives none of their rules. ``--json`` prints the document of
+See ``docs/papers/zcdp_nfl.md``. Of the baselines of the paper's experiments, eps_delta_dp_nfl is the paper's own
+(zCDP-NFL with conventional (eps, delta)-DP rules; its split and composition theorem are choices), zcdp_grad_nfl and
+p_admm are labelled reconstructions: the paper gives none of their rules. ``--json`` prints the document of
 :func:`reference_impl.zcdp_nfl.run_report.zcdp_run_document` (NE(n) is the normalised error against the CVXPY optimum,
 mean over runs); non-finite values are null with a status.
 """
@@ -98,11 +99,12 @@ SCHEMA = Schema(sections=(
         Field(name="delta", kind="real", lo=0.0, hi=1.0, lo_open=True, hi_open=True, default=1e-5,
               doc="delta of the accounted (epsilon, delta)", **_NOISY),
     )),
-    Section(name="algorithm", doc="zCDP-NFL or a reconstructed baseline.", fields=(
+    Section(name="algorithm", doc="zCDP-NFL or a baseline.", fields=(
         Field(name="method", kind="choice", choices=METHODS, default="zcdp_nfl",
-              doc="'zcdp_nfl' (the paper's algorithm) or a reconstructed baseline: 'eps_delta_dp_nfl' (classical "
-                  "Gaussian per round, basic composition; needs S1 or S2), 'zcdp_grad_nfl' (private subgradient "
-                  "descent), 'p_admm' (zCDP-NFL with the constant step eta0)"),
+              doc="'zcdp_nfl' (the paper's algorithm), the paper's baseline 'eps_delta_dp_nfl' (zCDP-NFL with the "
+                  "classical Gaussian per round, composed by algorithm.composition; needs S1 or S2), or a "
+                  "reconstructed baseline: 'zcdp_grad_nfl' (private subgradient descent), 'p_admm' (zCDP-NFL with "
+                  "the constant step eta0)"),
         Field(name="mu", kind="real", lo=0.0, lo_open=True, applies=lambda v: v["algorithm.method"] == "zcdp_grad_nfl",
               when="algorithm.method = 'zcdp_grad_nfl'",
               doc="zcdp_grad_nfl's step (default: matched to zCDP-NFL's noise-free NE at n = 10)"),
@@ -110,6 +112,11 @@ SCHEMA = Schema(sections=(
               applies=lambda v: v["algorithm.method"] == "eps_delta_dp_nfl",
               when="algorithm.method = 'eps_delta_dp_nfl'",
               doc="the budget split over rounds: 'dynamic' (eps_n ~ tau^-(n-1)/2) or 'constant' (eps/T)"),
+        Field(name="composition", kind="choice", choices=("basic", "advanced"), default="basic",
+              applies=lambda v: v["algorithm.method"] == "eps_delta_dp_nfl",
+              when="algorithm.method = 'eps_delta_dp_nfl'",
+              doc="how the rounds' (eps_n, delta_n) add up to the total: 'basic' (sums) or 'advanced' (Dwork & Roth "
+                  "Thm. 3.20, heterogeneous form, delta' = delta/2)"),
         Field(name="rho", kind="real", lo=0.0, lo_open=True, default=1.0, doc="ADMM penalty rho", **_ADMM_STEP),
         Field(name="step", kind="choice", choices=STEPS, default="constant",
               applies=lambda v: _ADMM_STEP["applies"](v) and v["algorithm.method"] != "p_admm",
@@ -306,7 +313,8 @@ def run(s: Setup, rng) -> dict:
         raise NotConverged(f"the ground truth (CVXPY/Clarabel): {' '.join(str(exc).split())}") from None
     try:
         return zcdp_run_document(problem, config, truth, v["algorithm.method"], s.iterations, rng, runs=s.runs,
-                                 seed=s.seed, label=label, split=v["algorithm.split"], mu=v["algorithm.mu"])
+                                 seed=s.seed, label=label, split=v["algorithm.split"], mu=v["algorithm.mu"],
+                                 composition=v["algorithm.composition"])
     except BudgetError as exc:
         raise ConfigError(f"privacy.phi1: {clean_message(exc)}") from None
 

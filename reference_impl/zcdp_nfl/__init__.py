@@ -24,6 +24,7 @@ from reference_impl.zcdp_nfl.algorithm import (
 )
 from reference_impl.zcdp_nfl.baselines import (
     BASELINES,
+    EPS_DELTA_COMPOSITIONS,
     EPS_DELTA_SPLITS,
     BaselineRun,
     EpsDeltaBudget,
@@ -50,6 +51,7 @@ from reference_impl.zcdp_nfl.schedules import NOISE_SCHEDULES, STEP_KINDS, NFLCo
 
 __all__ = [
     "BASELINES",
+    "EPS_DELTA_COMPOSITIONS",
     "EPS_DELTA_SPLITS",
     "NOISE_SCHEDULES",
     "OBJECTIVES",

@@ -6,9 +6,13 @@ here is a reconstruction, not the original algorithm (reports must say so):
 * **(ε,δ)DP-NFL** (:func:`run_eps_delta_dp_nfl`): "identical to zCDP-NFL except ... conventional (ε, δ)-DP
   rules": the steps of P2 Algorithm 1 with the classical Gaussian calibration
   :math:`\sigma_k(n) = \Delta_k(n)\sqrt{2\log(1.25/\delta_n)}/\varepsilon_n` (valid for :math:`\varepsilon_n < 1`),
-  basic composition :math:`\sum_n\varepsilon_n = \varepsilon`, :math:`\sum_n\delta_n = \delta`, the dynamic split
-  :math:`\varepsilon_n \propto \tau^{-(n-1)/2}` (the variance decays by :math:`\tau` per round, like S2) or the
-  constant split :math:`\varepsilon/T`; :math:`\delta_n = \delta/T` (:class:`EpsDeltaBudget`).
+  the dynamic split :math:`\varepsilon_n \propto \tau^{-(n-1)/2}` (the variance decays by :math:`\tau` per round,
+  like S2) or the constant split, composed to :math:`(\varepsilon, \delta)` by one of the two conventional
+  composition theorems (:class:`EpsDeltaBudget`): basic, :math:`\sum_n\varepsilon_n = \varepsilon`,
+  :math:`\delta_n = \delta/T`; or advanced (heterogeneous form),
+  :math:`\sqrt{2\log(1/\delta')\sum_n\varepsilon_n^2} + \sum_n\varepsilon_n(e^{\varepsilon_n} - 1) =
+  \varepsilon` with :math:`\delta' = \delta/2`, :math:`\delta_n = \delta/(2T)`. The paper defines the algorithm
+  but not these two choices; the experiments decide over both.
 * **zCDP-grad-NFL** (:func:`run_zcdp_grad_nfl`): the distributed subgradient method of Nedić & Ozdaglar (2009)
   with Metropolis weights, perturbed like zCDP-NFL: :math:`\Delta_k = 2c_1\mu/M`, S2 noise.
   :func:`matched_gradient_step` tunes its constant step to zCDP-NFL's initial speed ("tuned to observe
@@ -26,7 +30,9 @@ References
 .. [2] docs/papers/zcdp_nfl.md (the reconstructions and the experiment set-up).
 .. [3] A. Nedić, A. Ozdaglar, "Distributed subgradient methods for multi-agent optimization", IEEE TAC 2009.
 .. [4] C. Dwork, A. Roth, "The algorithmic foundations of differential privacy", 2014, Thm. A.1 (Gaussian
-   mechanism) and Thm. 3.16 (basic composition).
+   mechanism), Thm. 3.16 (basic composition) and Thm. 3.20 (advanced composition; its proof, Azuma's inequality
+   on the privacy-loss martingale with increments in :math:`[-\varepsilon_n, \varepsilon_n]` and means at most
+   :math:`\varepsilon_n(e^{\varepsilon_n} - 1)`, gives the heterogeneous form used here).
 """
 
 from __future__ import annotations
@@ -44,12 +50,24 @@ from reference_impl.zcdp_nfl.problem import NFLProblem, as_sparse_adjacency, gra
 from reference_impl.zcdp_nfl.schedules import NFLConfig, PrivacySchedule, StepSchedule
 from theory._validate import positive_int, readonly, real_scalar
 
-__all__ = ["BASELINES", "EPS_DELTA_SPLITS", "BaselineRun", "EpsDeltaBudget", "accounted_privacy",
-           "matched_gradient_step", "metropolis_weights", "noise_free_grad_curves", "p_admm_config",
-           "run_eps_delta_dp_nfl", "run_p_admm", "run_zcdp_grad_nfl"]
+__all__ = ["BASELINES", "EPS_DELTA_COMPOSITIONS", "EPS_DELTA_SPLITS", "BaselineRun", "EpsDeltaBudget",
+           "accounted_privacy", "advanced_composition_epsilon", "matched_gradient_step", "metropolis_weights",
+           "noise_free_grad_curves", "p_admm_config", "run_eps_delta_dp_nfl", "run_p_admm", "run_zcdp_grad_nfl"]
 
 BASELINES = ("eps_delta_dp_nfl", "zcdp_grad_nfl", "p_admm")
 EPS_DELTA_SPLITS = ("dynamic", "constant")
+EPS_DELTA_COMPOSITIONS = ("basic", "advanced")
+
+
+def advanced_composition_epsilon(eps_n, delta_prime: float) -> float:
+    r"""Total :math:`\varepsilon` of the rounds' :math:`\varepsilon_n` by advanced composition (heterogeneous form):
+    :math:`\sqrt{2\log(1/\delta')\sum_n\varepsilon_n^2} + \sum_n\varepsilon_n(e^{\varepsilon_n} - 1)`, at the
+    extra :math:`\delta'` (Dwork & Roth 2014, Thm. 3.20 and its proof)."""
+    eps_n = np.asarray(eps_n, dtype=np.float64)
+    delta_prime = real_scalar("delta_prime", delta_prime, "(0, 1)")
+    if eps_n.ndim != 1 or eps_n.size == 0 or not np.all(np.isfinite(eps_n)) or np.any(eps_n < 0):
+        raise ValueError("eps_n must be a non-empty 1-D array of finite reals >= 0")
+    return float(math.sqrt(2.0 * math.log(1.0 / delta_prime) * np.sum(eps_n**2)) + np.sum(eps_n * np.expm1(eps_n)))
 
 
 def accounted_privacy(problem: NFLProblem, config: NFLConfig, iterations: int) -> tuple[float, float]:
@@ -70,13 +88,17 @@ def accounted_privacy(problem: NFLProblem, config: NFLConfig, iterations: int) -
 
 @dataclass(frozen=True, kw_only=True)
 class EpsDeltaBudget:
-    r"""(ε,δ)DP-NFL's per-round budgets (reconstruction): basic composition to :math:`(\varepsilon, \delta)`.
+    r"""(ε,δ)DP-NFL's per-round budgets, composed to :math:`(\varepsilon, \delta)`.
 
     .. math::
 
-        \varepsilon_n = \varepsilon\,\frac{\tau^{-(n-1)/2}}{\sum_{m=1}^{T}\tau^{-(m-1)/2}} \ \text{(dynamic)}
-        \quad\text{or}\quad \frac{\varepsilon}{T} \ \text{(constant)}, \qquad \delta_n = \frac{\delta}{T}, \qquad
-        \sigma_k^2(n) = \Delta_k(n)^2\,\frac{2\log(1.25/\delta_n)}{\varepsilon_n^2}
+        \varepsilon_n = c\,w_n, \quad w_n = \tau^{-(n-1)/2} \ \text{(dynamic)} \quad\text{or}\quad 1 \
+        \text{(constant)}, \qquad
+        \sigma_k^2(n) = \Delta_k(n)^2\,\frac{2\log(1.25/\delta_n)}{\varepsilon_n^2},
+
+    with :math:`c` such that basic composition (:math:`\sum_n \varepsilon_n = \varepsilon`,
+    :math:`\delta_n = \delta/T`) or advanced composition (:func:`advanced_composition_epsilon` at
+    :math:`\delta' = \delta/2` equals :math:`\varepsilon`, :math:`\delta_n = \delta/(2T)`) gives the total.
 
     with Lemma I's :math:`\Delta_k(n) = 2c_1/(M(2\rho d_k + 1/\eta^{(n)}))`. The classical Gaussian mechanism
     needs :math:`\varepsilon_n < 1`; :meth:`variances` refuses a budget that violates it.
@@ -86,6 +108,7 @@ class EpsDeltaBudget:
     epsilon, delta : float
         Total :math:`\varepsilon > 0`, :math:`\delta \in (0, 1)` (the experiments use zCDP-NFL's accounted value).
     split : {"dynamic", "constant"}
+    composition : {"basic", "advanced"}
     tau : float
         :math:`\tau \in (0, 1]` of the dynamic split.
     c1 : float
@@ -95,6 +118,7 @@ class EpsDeltaBudget:
     epsilon: float
     delta: float = 1e-5
     split: str = "dynamic"
+    composition: str = "basic"
     tau: float = 0.99
     c1: float = 1.0
 
@@ -103,19 +127,46 @@ class EpsDeltaBudget:
         object.__setattr__(self, "delta", real_scalar("delta", self.delta, "(0, 1)"))
         if self.split not in EPS_DELTA_SPLITS:
             raise ValueError(f"split must be one of {EPS_DELTA_SPLITS}, got {self.split!r}")
+        if self.composition not in EPS_DELTA_COMPOSITIONS:
+            raise ValueError(f"composition must be one of {EPS_DELTA_COMPOSITIONS}, got {self.composition!r}")
         object.__setattr__(self, "tau", real_scalar("tau", self.tau, "(0, 1]"))
         object.__setattr__(self, "c1", real_scalar("c1", self.c1, "(0, inf)"))
 
     def per_round(self, iterations: int) -> tuple[np.ndarray, np.ndarray]:
-        r""":math:`(\varepsilon_n, \delta_n)`, :math:`n = 1..T`, each of shape (T,); they sum to
-        :math:`(\varepsilon, \delta)`."""
+        r""":math:`(\varepsilon_n, \delta_n)`, :math:`n = 1..T`, each of shape (T,); they compose to
+        :math:`(\varepsilon, \delta)` by the budget's composition theorem (advanced: to relative accuracy 1e-12,
+        never above :math:`\varepsilon`)."""
         T = positive_int("iterations", iterations)
         if self.split == "constant":
             weights = np.ones(T)
         else:  # tau^-(n-1)/2 in log space, normalised by its maximum first (no overflow for tau^-T)
             log_w = -0.5 * np.arange(T) * math.log(self.tau)
             weights = np.exp(log_w - log_w.max())
-        return self.epsilon * weights / weights.sum(), np.full(T, self.delta / T)
+        weights = weights / weights.sum()
+        if self.composition == "basic":
+            return self.epsilon * weights, np.full(T, self.delta / T)
+        return self._advanced_scale(weights) * weights, np.full(T, self.delta / (2 * T))
+
+    def _advanced_scale(self, weights: np.ndarray) -> float:
+        """The largest c (to relative 1e-12) whose eps_n = c w_n compose to at most epsilon (advanced composition):
+        the total grows strictly with c, so bisection on a bracket found by doubling, each capped."""
+        def total(c: float) -> float:
+            return advanced_composition_epsilon(c * weights, self.delta / 2)
+
+        low, high = 0.0, self.epsilon  # basic composition's scale: advanced is looser only beyond it
+        for _ in range(200):
+            if total(high) >= self.epsilon:
+                break
+            low, high = high, 2 * high
+        else:
+            raise ValueError(f"epsilon = {self.epsilon!r}: no advanced-composition scale found within 200 doublings")
+        for _ in range(200):
+            if high - low <= 1e-12 * high:
+                return low
+            mid = 0.5 * (low + high)
+            low, high = (mid, high) if total(mid) <= self.epsilon else (low, mid)
+        raise ValueError(f"epsilon = {self.epsilon!r}: the advanced-composition scale did not converge in 200 "
+                         "bisection steps")
 
     def variances(self, problem: NFLProblem, rho: float, etas: np.ndarray) -> np.ndarray:
         r""":math:`\sigma_k^2(n)`, shape (T, K).
@@ -178,7 +229,8 @@ def run_eps_delta_dp_nfl(problem: NFLProblem, rho: float, step: StepSchedule, bu
     r"""(ε,δ)DP-NFL (reconstruction): P2 Algorithm 1 with the noise of :class:`EpsDeltaBudget`.
 
     The rounds are :func:`reference_impl.zcdp_nfl.nfl_round` (the same steps 1-6 as zCDP-NFL); only
-    :math:`\sigma_k(n)` differs. The accounted privacy is :math:`(\varepsilon, \delta)` by basic composition.
+    :math:`\sigma_k(n)` differs. The accounted privacy is :math:`(\varepsilon, \delta)` by the budget's composition
+    theorem.
     """
     rho = real_scalar("rho", rho, "(0, inf)")
     iterations, runs = positive_int("iterations", iterations), positive_int("runs", runs)

@@ -168,7 +168,7 @@ class _BaselineView:
 
 
 def _run_method(method: str, problem, config, w_c, iterations: int, rng, *, runs: int, split: str | None,
-                mu: float | None):
+                mu: float | None, composition: str = "basic"):
     """Run the method: (run, extra JSON fields)."""
     import numpy as np
 
@@ -195,12 +195,12 @@ def _run_method(method: str, problem, config, w_c, iterations: int, rng, *, runs
     if method == "eps_delta_dp_nfl":
         epsilon = accounted_privacy(problem, config, T)[1]
         try:  # the budget is zCDP-NFL's accounted epsilon, set by phi1 (and tau, the iterations)
-            budget = EpsDeltaBudget(epsilon=epsilon, delta=config.privacy.delta, split=split, tau=config.privacy.tau,
-                                    c1=config.privacy.c1)
+            budget = EpsDeltaBudget(epsilon=epsilon, delta=config.privacy.delta, split=split,
+                                    composition=composition, tau=config.privacy.tau, c1=config.privacy.c1)
             base = run_eps_delta_dp_nfl(problem, config.rho, config.step, budget, T, rng, runs=runs, w_c=w_c)
         except ValueError as exc:
             raise BudgetError(str(exc)) from exc
-        extra = {"reconstruction": True, "split": split, "composition": "basic (sum of per-round epsilon, delta)"}
+        extra = {"reconstruction": False, "split": split, "composition": composition}
     else:
         mu_run = mu if mu is not None else matched_gradient_step(problem, config, w_c)
         base = run_zcdp_grad_nfl(problem, mu_run, config.privacy, T, rng, runs=runs, w_c=w_c)
@@ -211,18 +211,21 @@ def _run_method(method: str, problem, config, w_c, iterations: int, rng, *, runs
 
 
 def zcdp_run_document(problem, config, truth, method: str, iterations: int, rng, *, runs: int, seed: int,
-                      label: str, split: str | None = None, mu: float | None = None) -> dict:
+                      label: str, split: str | None = None, mu: float | None = None,
+                      composition: str = "basic") -> dict:
     """Run ``method`` ('zcdp_nfl' or a reconstructed baseline: 'eps_delta_dp_nfl', 'zcdp_grad_nfl', 'p_admm') against
     the CVXPY optimum ``truth`` and return ``{"algorithm", "objective", "graph", "K", "P", "M", "edges", "iterations",
     "runs", "seed", "rho", "step": {"kind", "eta0"}, "status", "ne_curve", "ne_final", "privacy": {"schedule", "c1",
     "certified", "delta", "total_zcdp", "epsilon", "status"}, "ground_truth": {"F_star", "certificate",
     "residual"}}`` (baselines add their own keys; ``"_summary"``: the method's ``name`` and the composition ``rule``
     of its epsilon, for a summary); NE(n) is the normalised error, mean over runs. ``split``: the
-    eps_delta_dp_nfl budget split; ``mu``: zcdp_grad_nfl's step (None: matched). BudgetError when the matched
+    eps_delta_dp_nfl budget split and ``composition`` its composition theorem ('basic' or 'advanced');
+    ``mu``: zcdp_grad_nfl's step (None: matched). BudgetError when the matched
     (epsilon, delta) budget is not valid."""
     import numpy as np
 
-    run_, extra = _run_method(method, problem, config, truth.w_c, iterations, rng, runs=runs, split=split, mu=mu)
+    run_, extra = _run_method(method, problem, config, truth.w_c, iterations, rng, runs=runs, split=split, mu=mu,
+                              composition=composition)
     curve = np.mean(run_.ne, axis=0)
     noisy = config.privacy.kind != "none"
     privacy = {"schedule": config.privacy.kind, "c1": config.privacy.c1 if noisy else None,
@@ -232,10 +235,10 @@ def zcdp_run_document(problem, config, truth, method: str, iterations: int, rng,
                "status": ("accounted" if noisy else "no noise: no privacy guarantee")
                + ("" if run_.privacy_certified or not noisy else
                   "; not certified: c1 does not bound the per-sample gradients (set model.clip <= privacy.c1)")}
-    if method != "zcdp_nfl":
+    if method in ("zcdp_grad_nfl", "p_admm"):
         privacy["status"] += f"; {method} is a RECONSTRUCTION (the paper gives no rule), not the paper's baseline"
-    summary = {"name": "zCDP-NFL" if method == "zcdp_nfl" else f"{method} (reconstruction)",
-               "rule": "basic composition" if method == "eps_delta_dp_nfl" else "Bun-Steinke"}
+    name = {"zcdp_nfl": "zCDP-NFL", "eps_delta_dp_nfl": "(eps,delta)DP-NFL"}.get(method, f"{method} (reconstruction)")
+    summary = {"name": name, "rule": f"{composition} composition" if method == "eps_delta_dp_nfl" else "Bun-Steinke"}
     return {"algorithm": "zcdp-nfl" if method == "zcdp_nfl" else method, **extra, "objective": problem.objective,
             "graph": label, "K": problem.K, "P": problem.P, "M": problem.M, "edges": problem.n_edges,
             "iterations": iterations, "runs": runs, "seed": seed, "rho": config.rho,

@@ -1,4 +1,4 @@
-"""The reconstructed baselines of zCDP-NFL's experiments (docs/papers/zcdp_nfl.md#choice-baselines): budgets,
+"""The baselines of zCDP-NFL's experiments (docs/papers/zcdp_nfl.md#choice-baselines): budgets,
 calibration, vectorisation, accounting."""
 
 import dataclasses
@@ -25,6 +25,7 @@ from reference_impl.zcdp_nfl import (
     shared_noise_ne_curves,
     synthetic_problem,
 )
+from reference_impl.zcdp_nfl.baselines import advanced_composition_epsilon
 from verify.tolerance import gamma
 from verify.zcdp_nfl.corollary_total import corollary_total
 
@@ -44,6 +45,32 @@ def test_eps_delta_budget_composes_to_the_total(split):
     assert np.isclose(eps.sum(), 6.0, rtol=gamma(200)) and np.isclose(delta.sum(), 1e-5, rtol=gamma(200))
     ratio = eps[1:] / eps[:-1]
     np.testing.assert_allclose(ratio, 0.97**-0.5 if split == "dynamic" else 1.0, rtol=gamma(8))
+
+
+@pytest.mark.parametrize("split", ["dynamic", "constant"])
+@pytest.mark.parametrize("epsilon", [1.78, 6.07, 23.6])
+def test_advanced_composition_budget_composes_to_the_total(split, epsilon):
+    """Advanced composition: the per-round eps_n compose to eps (never above it, within 1e-12 relative), the split's
+    shape is kept, delta_n sum to delta/2 (the other half is delta'); at T = 200 each eps_n is larger than basic
+    composition's, i.e. less noise."""
+    budget = EpsDeltaBudget(epsilon=epsilon, delta=1e-5, split=split, tau=0.99, composition="advanced")
+    eps, delta = budget.per_round(200)
+    total = advanced_composition_epsilon(eps, 0.5e-5)
+    assert epsilon * (1 - 1e-11) <= total <= epsilon and np.isclose(delta.sum(), 0.5e-5, rtol=gamma(200))
+    basic = EpsDeltaBudget(epsilon=epsilon, delta=1e-5, split=split, tau=0.99).per_round(200)[0]
+    np.testing.assert_allclose(eps / basic, eps[0] / basic[0], rtol=gamma(16))  # the same split, scaled
+    assert eps[0] > basic[0]
+
+
+def test_advanced_composition_equals_dwork_roth_theorem_3_20_when_homogeneous():
+    """k rounds of eps0 each: sqrt(2 k log(1/delta')) eps0 + k eps0 (e^eps0 - 1) (Dwork & Roth 2014, Thm. 3.20)."""
+    k, eps0, dp = 200, 0.03, 1e-6
+    want = np.sqrt(2 * k * np.log(1 / dp)) * eps0 + k * eps0 * np.expm1(eps0)
+    assert np.isclose(advanced_composition_epsilon(np.full(k, eps0), dp), want, rtol=gamma(k))
+    with pytest.raises(ValueError, match="eps_n must be"):
+        advanced_composition_epsilon(np.array([0.1, -0.1]), dp)
+    with pytest.raises(ValueError, match="delta_prime must be"):
+        advanced_composition_epsilon(np.array([0.1]), 0.0)
 
 
 def test_eps_delta_variances_are_the_classical_gaussian_calibration():
@@ -67,6 +94,7 @@ def test_eps_delta_refuses_a_per_round_epsilon_outside_the_gaussian_range():
     (lambda: EpsDeltaBudget(epsilon=0.0), "epsilon must be"),
     (lambda: EpsDeltaBudget(epsilon=1.0, delta=1.0), "delta must be"),
     (lambda: EpsDeltaBudget(epsilon=1.0, split="linear"), "split must be one of"),
+    (lambda: EpsDeltaBudget(epsilon=1.0, composition="optimal"), "composition must be one of"),
     (lambda: run_zcdp_grad_nfl(_problem(), -1.0, PrivacySchedule(), 3, np.random.default_rng(0)), "mu must be"),
     (lambda: run_eps_delta_dp_nfl(_problem(), 1.0, StepSchedule(), EpsDeltaBudget(epsilon=1.0), 0,
                                   np.random.default_rng(0)), "iterations must be"),

@@ -13,7 +13,7 @@ it) and the three baselines as reconstructed by docs/papers/zcdp_nfl.md#choice-b
 zCDP-grad-NFL with the constant step matching zCDP-NFL's noise-free NE at :math:`n = 10` (the seed: "tuned to observe
 identical initial convergence speeds"); P-ADMM-like with the constant step :math:`\eta_0` (the same first step). A grid
 point fixes the choices the seed leaves open: ``rho``, ``eta0`` and, for (ε,δ)DP-NFL, the ``split`` of its budget over
-the rounds.
+the rounds and the ``composition`` theorem that adds the rounds' budgets up.
 """
 
 from __future__ import annotations
@@ -54,8 +54,8 @@ ALGORITHMS = ("zcdp_nfl", "eps_delta_dp_nfl", "zcdp_grad_nfl", "p_admm")
 #: squared losses).
 TAU, DELTA, C1 = 0.99, 1e-5, 1.0
 #: Defaults of the unreported choices (docs/papers/zcdp_nfl.md#experiments suggested defaults: rho = 1, eta0 = 0.5;
-#: dynamic (eps, delta) split).
-DEFAULT_CHOICES = {"rho": 1.0, "eta0": 0.5, "split": "dynamic"}
+#: dynamic (eps, delta) split, basic composition).
+DEFAULT_CHOICES = {"rho": 1.0, "eta0": 0.5, "split": "dynamic", "composition": "basic"}
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -148,7 +148,8 @@ def _run(arm: Arm, choices: dict, scale: Scale, root_seed: int, replicate: int) 
         run = run_p_admm(problem, config, scale.T, rng, w_c=w_c)
     elif arm.algorithm == "eps_delta_dp_nfl":
         epsilon = accounted_privacy(problem, config, scale.T)[1]
-        budget = EpsDeltaBudget(epsilon=epsilon, delta=DELTA, split=choices["split"], tau=TAU, c1=C1)
+        budget = EpsDeltaBudget(epsilon=epsilon, delta=DELTA, split=choices["split"],
+                                composition=choices["composition"], tau=TAU, c1=C1)
         run = run_eps_delta_dp_nfl(problem, config.rho, config.step, budget, scale.T, rng, w_c=w_c)
     else:
         mu = _matched_mu(arm.objective, scale, root_seed, replicate, choices["rho"], choices["eta0"])
@@ -197,9 +198,9 @@ def simulate_nfl(arms, point, scale: Scale, root_seed: int, replicates) -> list[
 
 
 def _arm_key(arm: Arm, point, scale, root_seed):
-    """What an arm depends on: rho and eta0 always, the split only for (eps, delta)DP-NFL."""
+    """What an arm depends on: rho and eta0 always, the split and composition only for (eps, delta)DP-NFL."""
     choices = {**DEFAULT_CHOICES, **dict(point)}
-    used = ("rho", "eta0", "split") if arm.algorithm == "eps_delta_dp_nfl" else ("rho", "eta0")
+    used = ("rho", "eta0", "split", "composition") if arm.algorithm == "eps_delta_dp_nfl" else ("rho", "eta0")
     return (arm.key, tuple((k, choices[k]) for k in used))
 
 

@@ -18,7 +18,17 @@ from __future__ import annotations
 from verify.fedpdm import cite
 from verify.fedpdm._experiment_design import DESIGN, EPSILON_PAPER, FIG1_BUDGETS, ONE_LOOK, Arm
 from verify.fedpdm._experiment_family import FAMILY
-from verify.harness import Baseline, DataFile, Statement, Term, above, below, curve_figure, experiment
+from verify.harness import (
+    Baseline,
+    DataFile,
+    Statement,
+    Term,
+    above,
+    below,
+    curve_figure,
+    experiment,
+    reconstructed_reason,
+)
 from verify.records import Verdict
 
 __all__ = ["BASELINES", "EXPERIMENTS", "FIG1_BUDGETS", "OUTSIDE", "arm", "gap_statement"]
@@ -113,9 +123,10 @@ _BASELINES = tuple(Baseline(name=name, source="reconstruction",
 
 
 #: The reason line of every claim whose comparison arm is a reconstruction.
-_RECONSTRUCTED = ("Reconstructed baseline: the comparison arm is fedcheck's reconstruction of a baseline the "
-                  "paper names but does not specify, so the observed ordering (details and card) decides neither "
-                  "way, confirming no more than refuting (docs/papers/fedpdm.md, Experiments). Before this rule: ")
+_RECONSTRUCTED = reconstructed_reason(
+    "names without giving its rules (FedAvg-DP, SCAFFOLD-DP, FedProx-DP; where it cites an original, the "
+    "stand-in is not that publication's algorithm)",
+    "docs/papers/fedpdm.md#choice-baselines")
 
 
 def _experiment(claim_id: str, **fields):

@@ -30,7 +30,14 @@ The harness holds no paper specifics and imports no paper module (nor :mod:`veri
 
 from verify.harness.catalog import declared
 from verify.harness.decision import DECISION_RULE, decide, evaluate_statement, prefetch, reproduce_experiment
-from verify.harness.declaration import BASELINE_SOURCES, Baseline, DataFile, Experiment, experiment
+from verify.harness.declaration import (
+    BASELINE_SOURCES,
+    Baseline,
+    DataFile,
+    Experiment,
+    experiment,
+    reconstructed_reason,
+)
 from verify.harness.design import Design, Pinned
 from verify.harness.family import FAMILY_ALPHA, Family, validate_families
 from verify.harness.figures import curve_figure
@@ -76,6 +83,7 @@ __all__ = [
     "needed_replicates",
     "practical_margin",
     "prefetch",
+    "reconstructed_reason",
     "replicate_seed",
     "reproduce_experiment",
     "sign_bounds",

@@ -27,11 +27,19 @@ from verify.harness.family import Family
 from verify.harness.statements import Statement
 from verify.records import CheckContext, CheckResult, Citation, Claim, Evidence, Verdict
 
-__all__ = ["BASELINE_SOURCES", "Baseline", "DataFile", "Experiment", "experiment"]
+__all__ = ["BASELINE_SOURCES", "Baseline", "DataFile", "Experiment", "experiment", "reconstructed_reason"]
 
 #: Where a compared baseline comes from: the paper (or the publication it cites for it) specifies it, or fedcheck
 #: reconstructs what the paper leaves unsaid.
 BASELINE_SOURCES = ("paper", "reconstruction")
+
+
+def reconstructed_reason(how: str, doc: str) -> str:
+    """The opening of a claim's reason when its comparison arm is a reconstruction: what the paper gives of the
+    baseline (``how``, e.g. "names without giving its rules") and the project page that documents the stand-in."""
+    return (f"Reconstructed baseline: the comparison arm is fedcheck's stand-in for a baseline the paper {how}, so "
+            f"the observed ordering (details and card) decides neither way, confirming no more than refuting ({doc}). "
+            "Before this rule: ")
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

@@ -24,7 +24,7 @@ a replicate on the same data, availability and delays. The arms, grids and figur
 
 from __future__ import annotations
 
-from verify.harness import Baseline, Statement, Term, above, below, experiment, within
+from verify.harness import Baseline, Statement, Term, above, below, experiment, reconstructed_reason, within
 from verify.paofed import cite
 from verify.paofed._experiment_arms import (
     APPROX_DB,
@@ -134,10 +134,9 @@ _NO_GRID = ("PAO-Fed's variants are compared at the paper's printed step sizes, 
 
 
 #: The reason line of every claim whose comparison arm is a reconstruction.
-_RECONSTRUCTED = ("Reconstructed baseline: the comparison arm is fedcheck's reconstruction of a baseline the "
-                  "paper names without giving its rules in this (asynchronous) setting, so the observed ordering "
-                  "(details and card) decides neither way, confirming no more than refuting "
-                  "(docs/papers/paofed.md#choice-baselines). Before this rule: ")
+_RECONSTRUCTED = reconstructed_reason(
+    "names without giving its rules in this (asynchronous) setting",
+    "docs/papers/paofed.md#choice-baselines")
 
 
 def _experiment(*, claim_id: str, figure: str, lines: str, statement: str, expected: Verdict, reason: str,

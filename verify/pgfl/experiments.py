@@ -23,7 +23,7 @@ random numbers; the NMSD of seed 004 eq. (5.35) in dB at an iteration), with the
 
 from __future__ import annotations
 
-from verify.harness import above, below, experiment, within
+from verify.harness import above, below, experiment, reconstructed_reason, within
 from verify.pgfl._experiment_family import FAMILY
 from verify.pgfl._regression import DESIGN, Arm
 from verify.pgfl._regression_arms import (
@@ -60,9 +60,9 @@ __all__ = ["EXPERIMENTS", "GRID", "LOW_SIMILARITY_GAMMA", "NEAR_IDENTICAL_DB", "
 
 
 #: The reason line of every claim whose comparison arm is a reconstruction.
-_RECONSTRUCTED = ("Reconstructed baseline: the comparison arm is fedcheck's reconstruction of a baseline the "
-                  "paper names but does not specify, so the observed ordering (details and card) decides neither "
-                  "way, confirming no more than refuting (docs/papers/pgfl.md, Experiments). Before this rule: ")
+_RECONSTRUCTED = reconstructed_reason(
+    "names as modified without giving the details (GFL, ClusterFL)",
+    "docs/papers/pgfl.md#choice-baselines")
 
 
 def _experiment(claim_id: str, figure: str, hypotheses, *, grid: str, at_ci: bool = False, **fields):

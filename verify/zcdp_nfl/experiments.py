@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from verify.harness import Baseline, below, curve_figure, experiment, sign_bounds
+from verify.harness import Baseline, below, curve_figure, experiment, reconstructed_reason, sign_bounds
 from verify.records import FigureSpec, Series, Verdict
 from verify.zcdp_nfl import cite
 from verify.zcdp_nfl._experiment_design import DESIGN, Arm, arm_epsilon
@@ -183,9 +183,9 @@ _B_PADMM = Baseline(name="P-ADMM", source="reconstruction",
 
 
 #: The reason line of every claim whose comparison arm is a reconstruction.
-_RECONSTRUCTED = ("Reconstructed baseline: the comparison arm is fedcheck's stand-in for a baseline the "
-                  "paper cites without giving its rules, so the observed ordering (details and card) decides neither "
-                  "way, confirming no more than refuting (docs/papers/zcdp_nfl.md, Experiments). Before this rule: ")
+_RECONSTRUCTED = reconstructed_reason(
+    "cites without giving its rules",
+    "docs/papers/zcdp_nfl.md#choice-baselines")
 
 
 def _experiment(claim_id: str, key: str, **fields):

@@ -162,6 +162,26 @@ def test_a_reconstructed_baseline_decides_neither_way(arm, observed):
     assert result.details["grid"][0]["statements"][0]["upper"] is not None  # the interval is shown
 
 
+def test_a_comparison_with_a_reconstruction_runs_its_first_stage_only():
+    """Staged 4 -> 24: at 4 replicates nothing is significant (p = 1/16 > alpha/2), so with a paper's baseline the
+    claim goes on to 24 and confirms; against a reconstruction more replicates cannot change its verdict, so it stops
+    at 4 and shows the observed ordering there (no 'replicates that would decide')."""
+    staged = dataclasses.replace(_DESIGN, namespace="toy.rules.staged", stages={"ci": (4, 24)})
+    statements = (hs.below("big_below", "ref", "x"),)
+    paper = _spec(statements, design=staged,
+                  baselines=(hs.Baseline(name="B", source="paper", provenance="the paper's [7]"),))
+    hs.clear_store()
+    decided = hs.decide(_CTX, paper)
+    assert decided.verdict is Verdict.CONFIRMED and decided.details["grid"][0]["replicates"] == 24
+    recon = dataclasses.replace(paper, expected=Verdict.NOT_CHECKABLE,
+                                baselines=(hs.Baseline(name="B", source="reconstruction", provenance="a reading"),))
+    hs.clear_store()
+    result = hs.decide(_CTX, recon)
+    assert result.verdict is Verdict.NOT_CHECKABLE and result.details["grid"][0]["replicates"] == 4
+    assert result.details["stages"] == [4] and "first stage only, 4 replicates" in result.summary
+    assert "replicates_that_would_decide" not in result.details
+
+
 # --- the practical margin ------------------------------------------------------------------------------------------
 
 

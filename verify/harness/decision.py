@@ -26,6 +26,9 @@ Decision rule (:data:`DECISION_RULE` is the text the report shows):
   make the verdict "depends on", no further point can change it, and the points still open are not run further
   (their rows say how many replicates they got). The per-point decisions are each at the claim's
   :math:`\alpha` (a conjunction over points is again an intersection-union test).
+* **Reconstructed baselines.** A comparison with a reconstruction decides neither way, so no number of replicates
+  changes its verdict: it runs its first stage only, and its card shows the observed ordering with its interval at
+  that replicate count.
 * **Outside the paper's setting** (substitute data, privacy removed, a reconstructed baseline, a parameter outside
   the paper's range): the claim says so and cannot be refuted there (a refutation becomes ``not_checkable``).
 
@@ -69,8 +72,8 @@ DECISION_RULE = (
     "the statement's direction is shown at some points and the opposite at others (not_checkable, with the grid "
     "table; once the points decided make it 'depends on', the points still open are not run further, and their "
     "rows say so). A comparison with a reconstructed baseline decides neither way "
-    "(not_checkable, with the observed ordering), and a claim checked outside the paper's setting cannot be refuted "
-    "there.")
+    "(not_checkable, with the observed ordering at its first stage's replicates: more cannot change the verdict), "
+    "and a claim checked outside the paper's setting cannot be refuted there.")
 
 
 def _contrast(statement: Statement, design: Design, scale, curves: Mapping) -> np.ndarray:
@@ -160,6 +163,18 @@ def _settled(records) -> bool:
     return {1, -1} <= directions and any(r["decision"] is not Verdict.NOT_CHECKABLE for r in decided)
 
 
+def _reconstructed(experiment) -> list[str]:
+    """The names of the compared baselines that are reconstructions (a claim against one decides neither way)."""
+    return [b.name for b in experiment.baselines if b.source == "reconstruction"]
+
+
+def _stages(experiment, profile: str) -> tuple[int, ...]:
+    """The replicate counts a claim is staged through: its design's, or only the first against a reconstruction
+    (its verdict is not_checkable whatever more replicates show)."""
+    stages = tuple(experiment.design.stages[profile])
+    return stages[:1] if _reconstructed(experiment) else stages
+
+
 def _alpha_look(experiment, profile: str) -> float:
     return experiment.family.alpha / len(experiment.design.stages[profile])
 
@@ -182,6 +197,9 @@ def _stage_ahead(ctx: CheckContext, design: Design, experiments: Sequence, stage
             return
         for i, (e, points) in enumerate(zip(experiments, open_points, strict=True)):
             scale, alpha_look = design.scales[ctx.profile], _alpha_look(e, ctx.profile)
+            if index + 1 >= len(_stages(e, ctx.profile)):  # a claim against a reconstruction: its first stage only
+                open_points[i] = []
+                continue
             records = [_point_record(ctx, e, p, n, alpha_look, scale) for p in points]
             final[i] += [r for r in records if r["why"] != UNDECIDED]
             open_points[i] = [] if _settled(final[i]) else [p for p, r in zip(points, records, strict=True)
@@ -228,7 +246,7 @@ def _decide_points(ctx: CheckContext, experiment, alpha_look: float, scale) -> t
     records: list[dict | None] = [None] * len(points)
     last: list[dict | None] = [None] * len(points)
     open_ = list(range(len(points)))
-    for n in experiment.design.stages[ctx.profile]:
+    for n in _stages(experiment, ctx.profile):
         for i in open_:
             last[i] = _point_record(ctx, experiment, points[i], n, alpha_look, scale)
             if last[i]["why"] != UNDECIDED:
@@ -271,7 +289,7 @@ def decide(ctx: CheckContext, experiment) -> CheckResult:
     if design.prepare is not None:
         (experiment,) = design.prepare(ctx, [experiment])
     if design.lockstep:
-        _stage_ahead(ctx, design, [experiment], design.stages[ctx.profile])
+        _stage_ahead(ctx, design, [experiment], _stages(experiment, ctx.profile))
     result = _decide(ctx, experiment)
     extra = design.report(ctx, experiment) if design.report is not None else {}
     return dataclasses.replace(result, details={**result.details, **extra}) if extra else result
@@ -351,11 +369,12 @@ def _decide(ctx: CheckContext, experiment) -> CheckResult:
     if stopped:
         why += (f" ({stopped} of {len(records)} grid points not run to the end: the points decided already make it "
                 "'depends on')")
-    reconstructed = [b.name for b in experiment.baselines if b.source == "reconstruction"]
+    reconstructed = _reconstructed(experiment)
     if reconstructed:
         verdict, why = (Verdict.NOT_CHECKABLE,
                         f"reconstructed baseline ({', '.join(reconstructed)}): observed ordering: {why}; a "
-                        "reconstruction is not the paper's baseline, so it decides neither way")
+                        "reconstruction is not the paper's baseline, so it decides neither way (run at its first "
+                        f"stage only, {_stages(experiment, ctx.profile)[0]} replicates)")
     elif verdict is Verdict.REFUTED and experiment.outside_setting:
         verdict, why = (Verdict.NOT_CHECKABLE,
                         f"its negation is shown, but {experiment.outside_setting}: cannot be refuted there")
@@ -374,7 +393,7 @@ def _decide(ctx: CheckContext, experiment) -> CheckResult:
         texts = ["; ".join(_outcome_text(s, o) for s, o in zip(statements, first["outcomes"], strict=True))]
     details = {"decision_rule": DECISION_RULE, "alpha_family": FAMILY_ALPHA, "family_claims": family.size,
                "alpha_claim": alpha_claim, "alpha_per_look": alpha_look,
-               "stages": list(design.stages[ctx.profile]), "grid": table,
+               "stages": list(_stages(experiment, ctx.profile)), "grid": table,
                "unreported_choices": {k: experiment.choices[k] for k in grid_names},
                "readout_kind": _kinds_text(experiment),
                "scale": _plain(scale)}
@@ -385,7 +404,7 @@ def _decide(ctx: CheckContext, experiment) -> CheckResult:
                                               if b.source == "reconstruction"}
     if experiment.outside_setting:
         details["outside_paper_setting"] = experiment.outside_setting
-    if verdict is Verdict.NOT_CHECKABLE:
+    if verdict is Verdict.NOT_CHECKABLE and not reconstructed:
         details["replicates_that_would_decide"] = [{"point": r["point"], **_needed(r, alpha_look, experiment)}
                                                    for r in records if r["decision"] is Verdict.NOT_CHECKABLE
                                                    and not r.get("stopped")]

@@ -137,11 +137,12 @@ class ResultCache:
             return
         self._write(self._path(claim, profile, seed, data), pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
         times = self.runtimes(profile)
-        times[claim.id] = float(result.runtime_s)
+        times[claim.id] = float(result.runtime_s if result.cpu_s is None else result.cpu_s)
         self._write(self.directory / f"runtimes.{profile}.json", json.dumps(times, sort_keys=True).encode())
 
     def runtimes(self, profile: str) -> dict[str, float]:
-        """The last measured runtime (s) of every claim at ``profile`` (for scheduling the longest first)."""
+        """The last measured cost (s) of every claim at ``profile``: its CPU time, or its runtime where no CPU time
+        was measured (for scheduling the longest first; wall time would count waiting for busy workers)."""
         try:
             data = json.loads((self.directory / f"runtimes.{profile}.json").read_text(encoding="utf-8"))
         except (OSError, ValueError):

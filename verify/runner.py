@@ -17,8 +17,9 @@ from verify.records import CheckContext, CheckResult, Claim, Verdict
 
 __all__ = ["RUNTIME_HINTS", "run_claim", "run_claims", "runtime_hints"]
 
-#: Runtimes (s) per claim measured by a full report at each profile, shipped so that a report on a fresh clone (no
-#: cache yet) still starts the longest units first; the cache's own measurements take precedence.
+#: Costs (s) per claim measured by a full report at each profile (CPU time where measured, else runtime), shipped so
+#: that a report on a fresh clone (no cache yet) still starts the longest units first; the cache's own measurements
+#: take precedence.
 RUNTIME_HINTS = Path(__file__).with_name("runtime_hints.json")
 
 

@@ -112,11 +112,12 @@ SCHEMA = Schema(sections=(
               applies=lambda v: v["algorithm.method"] == "eps_delta_dp_nfl",
               when="algorithm.method = 'eps_delta_dp_nfl'",
               doc="the budget split over rounds: 'dynamic' (eps_n ~ tau^-(n-1)/2) or 'constant' (eps/T)"),
-        Field(name="composition", kind="choice", choices=("basic", "advanced"), default="basic",
+        Field(name="composition", kind="choice", choices=("basic", "advanced", "moments"), default="basic",
               applies=lambda v: v["algorithm.method"] == "eps_delta_dp_nfl",
               when="algorithm.method = 'eps_delta_dp_nfl'",
-              doc="how the rounds' (eps_n, delta_n) add up to the total: 'basic' (sums) or 'advanced' (Dwork & Roth "
-                  "Thm. 3.20, heterogeneous form, delta' = delta/2)"),
+              doc="how the rounds' privacy adds up to the total: 'basic' ((eps_n, delta_n) sum), 'advanced' (Dwork & "
+                  "Roth Thm. 3.20, heterogeneous form, delta' = delta/2) or 'moments' (the moments accountant: Renyi "
+                  "budgets add up; with the dynamic split, zCDP-NFL's own noise)"),
         Field(name="rho", kind="real", lo=0.0, lo_open=True, default=1.0, doc="ADMM penalty rho", **_ADMM_STEP),
         Field(name="step", kind="choice", choices=STEPS, default="constant",
               applies=lambda v: _ADMM_STEP["applies"](v) and v["algorithm.method"] != "p_admm",

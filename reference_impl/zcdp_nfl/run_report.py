@@ -238,7 +238,8 @@ def zcdp_run_document(problem, config, truth, method: str, iterations: int, rng,
     if method in ("zcdp_grad_nfl", "p_admm"):
         privacy["status"] += f"; {method} is a RECONSTRUCTION (the paper gives no rule), not the paper's baseline"
     name = {"zcdp_nfl": "zCDP-NFL", "eps_delta_dp_nfl": "(eps,delta)DP-NFL"}.get(method, f"{method} (reconstruction)")
-    summary = {"name": name, "rule": f"{composition} composition" if method == "eps_delta_dp_nfl" else "Bun-Steinke"}
+    rules = {"basic": "basic composition", "advanced": "advanced composition", "moments": "moments accountant"}
+    summary = {"name": name, "rule": rules[composition] if method == "eps_delta_dp_nfl" else "Bun-Steinke"}
     return {"algorithm": "zcdp-nfl" if method == "zcdp_nfl" else method, **extra, "objective": problem.objective,
             "graph": label, "K": problem.K, "P": problem.P, "M": problem.M, "edges": problem.n_edges,
             "iterations": iterations, "runs": runs, "seed": seed, "rho": config.rho,

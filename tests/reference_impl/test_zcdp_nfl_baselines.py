@@ -73,6 +73,29 @@ def test_advanced_composition_equals_dwork_roth_theorem_3_20_when_homogeneous():
         advanced_composition_epsilon(np.array([0.1]), 0.0)
 
 
+def test_the_moments_accountant_with_the_dynamic_split_is_zcdp_nfl_itself():
+    """Certificate: with the moments accountant (Renyi budgets added, converted by rho + 2 sqrt(rho log(1/delta)),
+    Bun and Steinke's conversion) and the dynamic split, (eps,delta)DP-NFL's noise variances at zCDP-NFL's accounted
+    epsilon are zCDP-NFL's own S2 variances (to rounding), so the two algorithms coincide; the constant split
+    differs."""
+    problem = _problem()
+    config = NFLConfig(rho=0.8, step=StepSchedule(kind="inv_sqrt", eta0=0.5),
+                       privacy=PrivacySchedule(kind="S2", phi1=1e-3, tau=0.99, c1=1.0))
+    etas = config.step.etas(200)
+    epsilon = accounted_privacy(problem, config, 200)[1]
+    zcdp = config.privacy.variances(problem, 0.8, etas)
+    same = EpsDeltaBudget(epsilon=epsilon, split="dynamic", composition="moments", tau=0.99).variances(problem, 0.8,
+                                                                                                      etas)
+    np.testing.assert_allclose(same, zcdp, rtol=gamma(400))
+    other = EpsDeltaBudget(epsilon=epsilon, split="constant", composition="moments", tau=0.99).variances(problem, 0.8,
+                                                                                                         etas)
+    assert np.max(np.abs(other / zcdp - 1)) > 0.1
+    rho_n = EpsDeltaBudget(epsilon=epsilon, composition="moments").per_round_rho(200)
+    assert np.isclose(rho_n.sum() + 2 * np.sqrt(rho_n.sum() * np.log(1e5)), epsilon, rtol=gamma(400))
+    with pytest.raises(ValueError, match="per_round_rho"):
+        EpsDeltaBudget(epsilon=epsilon, composition="moments").per_round(200)
+
+
 def test_eps_delta_variances_are_the_classical_gaussian_calibration():
     """sigma_k(n) = Delta_k(n) sqrt(2 log(1.25/delta_n))/eps_n with Lemma I's Delta_k(n)."""
     problem = _problem()

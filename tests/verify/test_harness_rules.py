@@ -29,6 +29,7 @@ _NOISE = 0.02
 
 def _simulate(arms, point, scale, root_seed, replicates):
     sign = float(dict(point).get("sign", 1.0)) * float(dict(point).get("size", 1.0))
+    noise = _NOISE * float(dict(point).get("noise", 1.0))
     out = []
     for arm in arms:
         rows = []
@@ -36,7 +37,7 @@ def _simulate(arms, point, scale, root_seed, replicates):
             rng = np.random.default_rng([root_seed, int(i)])
             level = 10.0 * rng.standard_normal()  # shared by every arm of replicate i (common random numbers)
             own = np.random.default_rng([root_seed, int(i), list(_OFFSET).index(arm)]).standard_normal()
-            rows.append(level + sign * _OFFSET[arm] + _NOISE * own)
+            rows.append(level + sign * _OFFSET[arm] + noise * own)
         out.append(np.asarray(rows)[:, None])
     return out
 
@@ -108,10 +109,10 @@ def test_a_direction_shown_only_inside_the_margin_at_one_point_and_refuted_at_an
 
 
 def test_a_grid_stops_its_open_points_once_the_decided_ones_make_it_depends_on():
-    """Stages 8 -> 24. sign = +1 is confirmed and sign = -1 refuted at 8 replicates; size = 0 (no effect) is undecided
-    at 8. The verdict is then 'depends on' whatever the open point shows, so it is not run to 24 (its row says so and
-    the summary counts it); alone, the same point runs to 24. The decided points' numbers are those of deciding them
-    alone."""
+    """Stages 8 -> 24. sign = +1 is confirmed and sign = -1 refuted at 8 replicates; size = 0 (no effect) with a 2 dB
+    noise is undecided at 8 (its interval is wider than the margin). The verdict is then 'depends on' whatever the
+    open point shows, so it is not run to 24 (its row says so and the summary counts it); alone, the same point runs
+    to 24. The decided points' numbers are those of deciding them alone."""
     asked: dict = {}
 
     def simulate(arms, point, scale, root_seed, replicates):
@@ -120,8 +121,9 @@ def test_a_grid_stops_its_open_points_once_the_decided_ones_make_it_depends_on()
         return _simulate(arms, point, scale, root_seed, replicates)
 
     staged = dataclasses.replace(_DESIGN, simulate=simulate, stages={"ci": (8, 24)}, namespace="toy.rules.staged")
-    points = ({"sign": 1.0, "size": 1.0}, {"sign": -1.0, "size": 1.0}, {"sign": 1.0, "size": 0.0})
-    choices = {"sign": "omitted", "size": "too"}
+    points = ({"sign": 1.0, "size": 1.0, "noise": 1.0}, {"sign": -1.0, "size": 1.0, "noise": 1.0},
+              {"sign": 1.0, "size": 0.0, "noise": 100.0})
+    choices = {"sign": "omitted", "size": "too", "noise": "also"}
     spec = _spec((hs.below("big_below", "ref", "x"),), grid={"ci": points}, choices=choices, design=staged)
     result = hs.decide(_CTX, spec)
     assert result.verdict is Verdict.NOT_CHECKABLE and "depends on sign" in result.summary
@@ -129,7 +131,7 @@ def test_a_grid_stops_its_open_points_once_the_decided_ones_make_it_depends_on()
     rows = result.details["grid"]
     assert [r["decision"] for r in rows[:2]] == ["confirmed", "refuted"] and [r["replicates"] for r in rows] == [8] * 3
     assert rows[2]["decision"].startswith("not run beyond 8 replicates")
-    assert asked[(("sign", 1.0), ("size", 0.0))] == 8
+    assert asked[(("noise", 100.0), ("sign", 1.0), ("size", 0.0))] == 8
     assert all(p["point"] != points[2] for p in result.details["replicates_that_would_decide"])
     # Control: alone, the open point runs through every stage (undecided at 24); the decided ones give the same rows.
     alone = hs.decide(_CTX, _spec((hs.below("big_below", "ref", "x"),), grid={"ci": (points[2],)}, choices=choices,
@@ -200,6 +202,20 @@ def test_a_significant_effect_below_the_practical_margin_does_not_confirm():
                                                                                       weight=-1.0)),
                                               relation="below", threshold=-0.1),)))
     assert own.verdict is Verdict.CONFIRMED
+
+
+def test_arms_that_coincide_have_no_effect_beyond_the_margin_and_stop():
+    """'ref below ref' (the two arms coincide; their paired differences are 0 up to rounding): its interval lies
+    inside the 0.5 dB margin, so no number of replicates could confirm or refute it: not_checkable 'no effect beyond
+    the practical margin either way', run at its first stage only and with no 'replicates that would decide'; the
+    same at a grid point makes the grid verdict name it."""
+    staged = dataclasses.replace(_DESIGN, namespace="toy.rules.tie", stages={"ci": (8, 24)})
+    tie = hs.decide(_CTX, _spec((hs.below("ref", "ref", "x"),), design=staged))
+    assert tie.verdict is Verdict.NOT_CHECKABLE
+    assert "no effect beyond the practical margin either way" in tie.summary
+    assert tie.details["grid"][0]["replicates"] == 8 and not tie.details["replicates_that_would_decide"]
+    # control: a real 2 dB effect is confirmed
+    assert hs.decide(_CTX, _spec((hs.below("big_below", "ref", "x"),), design=staged)).verdict is Verdict.CONFIRMED
 
 
 def test_an_opposite_effect_refutes_only_beyond_the_margin():

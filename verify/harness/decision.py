@@ -11,7 +11,9 @@ Decision rule (:data:`DECISION_RULE` is the text the report shows):
   intersection-union test needs no multiplicity correction).
 * **Refuted** only when the negation of a statement is shown at level :math:`\alpha`: the opposite ordering
   (:math:`\operatorname{med}(d) \ge c` significant), or non-equivalence (:math:`|\operatorname{med}(d)| \ge m`
-  significant); the claim's statements are Holm-corrected for this (at least one negation shown).
+  significant); the claim's statements are Holm-corrected for this (at least one negation shown). An ordering whose
+  interval lies inside its practical margin (neither confirmable nor refutable by more replicates, e.g. two arms
+  that coincide) is ``not_checkable``: "no effect beyond the practical margin either way".
 * **Staged replicates.** Otherwise the replicates grow through the design's stages (e.g. 12 → 24) up to the
   profile's budget; :math:`\alpha` is split equally over the looks (Bonferroni), so stopping early is valid.
   Still undecided: ``not_checkable``, with the interval and the replicates that would decide it (80 % power at
@@ -55,7 +57,7 @@ from verify.harness.statements import Statement, StatementOutcome, decide_statem
 from verify.harness.store import prefetch_once, simulate_arms
 from verify.records import CheckContext, CheckResult, Evidence, MonteCarlo, Verdict
 
-__all__ = ["BELOW_MARGIN", "DECISION_RULE", "UNDECIDED", "decide", "evaluate_statement", "prefetch",
+__all__ = ["BELOW_MARGIN", "DECISION_RULE", "UNDECIDED", "WITHIN_MARGIN", "decide", "evaluate_statement", "prefetch",
            "reproduce_experiment", "statement_margins"]
 
 DECISION_RULE = (
@@ -64,7 +66,9 @@ DECISION_RULE = (
     "shown at level alpha (every statement of the claim; equivalence by two one-sided tests) and, for an ordering, "
     "its median lies beyond the practical margin of its read-out's kind; refuted only when its negation is shown at "
     "level alpha (the opposite ordering beyond the margin, or non-equivalence; Holm over the claim's statements); a "
-    "significant effect inside the margin is not_checkable ('effect below the practical margin'); otherwise the "
+    "significant effect inside the margin is not_checkable ('effect below the practical margin'), and so is an "
+    "ordering whose interval lies inside the margin ('no effect beyond the practical margin either way'); otherwise "
+    "the "
     "replicates grow in stages up to the profile's budget (alpha split over the looks) and the verdict is "
     "not_checkable with the interval and the replicates that would decide it. The experiment claims of a paper "
     "share a family-wise alpha of 0.05, split equally over them. Every choice the paper leaves unsaid is decided "
@@ -114,9 +118,21 @@ def _statement_margin(experiment, statement: Statement, design: Design, scale, c
     return practical_margin(statement, experiment.readout_kind, reference)
 
 
-#: Why a point is not_checkable: too few replicates, or a significant effect inside the practical margin (in the
-#: stated direction, or the opposite one).
+#: Why a point is not_checkable: too few replicates, a significant effect inside the practical margin (in the
+#: stated direction, or the opposite one), or no effect beyond the margin either way (an ordering whose interval lies
+#: inside it: more replicates would neither confirm nor refute it, e.g. two arms that coincide).
 UNDECIDED, BELOW_MARGIN, BELOW_MARGIN_OPPOSITE = "undecided", "below_margin", "below_margin_opposite"
+WITHIN_MARGIN = "within_margin"
+
+
+def _inside_margin(statement: Statement, outcome: StatementOutcome, margin: float) -> bool:
+    """Whether an ordering's interval lies strictly inside threshold +- margin (a positive margin): then the median
+    is shown neither beyond the margin in the stated direction nor in the opposite one, at the interval's level."""
+    if statement.relation == "within" or not margin > 0:
+        return False
+    c = statement.threshold
+    return bool(math.isfinite(outcome.lower) and math.isfinite(outcome.upper)
+                and c - margin < outcome.lower and outcome.upper < c + margin)
 
 
 def _point_decision(statements: Sequence[Statement], outcomes: Sequence[StatementOutcome], alpha_look: float,
@@ -125,10 +141,12 @@ def _point_decision(statements: Sequence[Statement], outcomes: Sequence[Statemen
     one negation shown (an ordering's opposite beyond its margin); else not_checkable: ``UNDECIDED`` while some
     statement is significant neither way (more replicates may decide it), ``BELOW_MARGIN`` when every statement is
     significant one way or the other and some only inside its margin (more replicates would not make it visible);
-    ``BELOW_MARGIN_OPPOSITE`` when, so, some negation is significant (inside the margin)."""
+    ``BELOW_MARGIN_OPPOSITE`` when, so, some negation is significant (inside the margin); ``WITHIN_MARGIN`` when each
+    statement significant neither way is an ordering whose interval lies inside its margin (more replicates would not
+    decide it either)."""
     margins = [0.0] * len(outcomes) if margins is None else margins
     k = len(outcomes)
-    shown, negated, open_, against = [], [], False, False
+    shown, negated, open_, against, boxed = [], [], False, False, True
     for s, o, m in zip(statements, outcomes, margins, strict=True):
         effect = _effect(s, o)
         ordering = s.relation != "within"
@@ -137,11 +155,14 @@ def _point_decision(statements: Sequence[Statement], outcomes: Sequence[Statemen
         negated.append(sig_r and (not ordering or -effect >= m))
         open_ = open_ or not (sig_c or sig_r)
         against = against or sig_r
+        boxed = boxed and (sig_c or sig_r or _inside_margin(s, o, m))
     if all(shown):
         return Verdict.CONFIRMED, ""
     if any(negated):
         return Verdict.REFUTED, ""
-    return Verdict.NOT_CHECKABLE, UNDECIDED if open_ else BELOW_MARGIN_OPPOSITE if against else BELOW_MARGIN
+    if open_:
+        return Verdict.NOT_CHECKABLE, WITHIN_MARGIN if boxed else UNDECIDED
+    return Verdict.NOT_CHECKABLE, BELOW_MARGIN_OPPOSITE if against else BELOW_MARGIN
 
 
 def _point_record(ctx: CheckContext, experiment, point: tuple, n: int, alpha_look: float, scale) -> dict:
@@ -301,7 +322,8 @@ def _decision_text(record: dict) -> str:
     if record.get("stopped"):
         return f"not run beyond {record['replicates']} replicates (the verdict was settled)"
     return {BELOW_MARGIN: "effect below the practical margin",
-            BELOW_MARGIN_OPPOSITE: "opposite effect below the practical margin"}.get(record["why"], "undecided")
+            BELOW_MARGIN_OPPOSITE: "opposite effect below the practical margin",
+            WITHIN_MARGIN: "no effect beyond the practical margin either way"}.get(record["why"], "undecided")
 
 
 def _kinds_text(experiment) -> dict:
@@ -348,10 +370,13 @@ def _grid_verdict(records: Sequence[dict]) -> tuple[Verdict, str]:
                                        + (" (effect below the practical margin at " + "; ".join(small) + ")"
                                           if small else ""))
     small = [_point_text(r["point"]) for r in records if r["why"] in (BELOW_MARGIN, BELOW_MARGIN_OPPOSITE)]
+    none = [_point_text(r["point"]) for r in records if r["why"] == WITHIN_MARGIN]
     open_ = [_point_text(r["point"]) for r in records if r["why"] == UNDECIDED]
     parts = []
     if small:
         parts.append("effect below the practical margin at " + "; ".join(small))
+    if none:
+        parts.append("no effect beyond the practical margin either way at " + "; ".join(none))
     if open_:
         parts.append("undecided at " + "; ".join(open_) + " (too few replicates)")
     return Verdict.NOT_CHECKABLE, "; ".join(parts)
@@ -407,7 +432,7 @@ def _decide(ctx: CheckContext, experiment) -> CheckResult:
     if verdict is Verdict.NOT_CHECKABLE and not reconstructed:
         details["replicates_that_would_decide"] = [{"point": r["point"], **_needed(r, alpha_look, experiment)}
                                                    for r in records if r["decision"] is Verdict.NOT_CHECKABLE
-                                                   and not r.get("stopped")]
+                                                   and not r.get("stopped") and r["why"] != WITHIN_MARGIN]
     if experiment.details is not None:
         details.update(experiment.details(ctx, scale))
     # The worst statement at the first non-confirmed point names the measured/bound pair.

@@ -73,7 +73,8 @@ def _arm(algorithm, objective, phi1=CURVE_BUDGET):
 def test_zcdp_calibration_beats_eps_delta_at_equal_total_privacy(seed, phi1, objective, composition):
     """Property: at every budget phi^(1) in [1e-4, 1e-2] (accounted (eps, delta) matched), zCDP-NFL ends with a
     significantly lower NE than the paper's (eps,delta)DP-NFL (classical Gaussian calibration, basic or advanced
-    composition), on the elastic net and on LAD. Hardest at the largest budget with advanced composition, where the
+    composition; with the moments accountant and the dynamic split the two coincide, see the claims' grid), on the
+    elastic net and on LAD. Hardest at the largest budget with advanced composition, where the
     noise stops dominating."""
     assert_shown(seed, below(_arm("zcdp_nfl", objective, phi1), _arm("eps_delta_dp_nfl", objective, phi1), "final"),
                  point={"composition": composition})

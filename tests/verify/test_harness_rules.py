@@ -216,6 +216,12 @@ def test_arms_that_coincide_have_no_effect_beyond_the_margin_and_stop():
     assert tie.details["grid"][0]["replicates"] == 8 and not tie.details["replicates_that_would_decide"]
     # control: a real 2 dB effect is confirmed
     assert hs.decide(_CTX, _spec((hs.below("big_below", "ref", "x"),), design=staged)).verdict is Verdict.CONFIRMED
+    # on a grid: confirmed where the effect is 2 dB, shown absent where it is 0: 'depends on size'
+    grid = {"ci": ({"size": 1.0}, {"size": 0.0})}
+    mixed = hs.decide(_CTX, _spec((hs.below("big_below", "ref", "x"),), design=staged, grid=grid,
+                                  choices={"size": "omitted"}))
+    assert mixed.verdict is Verdict.NOT_CHECKABLE and "depends on size (no effect beyond the practical margin " \
+        "either way at size = 0.0)" in mixed.summary
 
 
 def test_an_opposite_effect_refutes_only_beyond_the_margin():

@@ -344,11 +344,12 @@ def _differing(records: Sequence[dict]) -> list[str]:
 
 
 def _direction(record: dict) -> int:
-    """+1 where the statement's direction is shown (confirmed, or significant inside the margin), -1 where the
-    opposite is (refuted, or its negation significant inside the margin), 0 where undecided."""
+    """+1 where the statement's direction is shown (confirmed, or significant inside the margin), -1 where it is not
+    (refuted, its negation significant inside the margin, or no effect beyond the margin either way: the ordering is
+    shown absent), 0 where undecided."""
     if record["decision"] is Verdict.CONFIRMED or record["why"] == BELOW_MARGIN:
         return 1
-    if record["decision"] is Verdict.REFUTED or record["why"] == BELOW_MARGIN_OPPOSITE:
+    if record["decision"] is Verdict.REFUTED or record["why"] in (BELOW_MARGIN_OPPOSITE, WITHIN_MARGIN):
         return -1
     return 0
 
@@ -366,9 +367,11 @@ def _grid_verdict(records: Sequence[dict]) -> tuple[Verdict, str]:
     directions = {_direction(r) for r in records}
     if {1, -1} <= directions and (Verdict.CONFIRMED in decisions or Verdict.REFUTED in decisions):
         small = [_point_text(r["point"]) for r in records if r["why"] in (BELOW_MARGIN, BELOW_MARGIN_OPPOSITE)]
+        none = [_point_text(r["point"]) for r in records if r["why"] == WITHIN_MARGIN]
+        notes = (["effect below the practical margin at " + "; ".join(small)] if small else []) + (
+            ["no effect beyond the practical margin either way at " + "; ".join(none)] if none else [])
         return Verdict.NOT_CHECKABLE, (f"depends on {', '.join(_differing(records))}"
-                                       + (" (effect below the practical margin at " + "; ".join(small) + ")"
-                                          if small else ""))
+                                       + (" (" + "; ".join(notes) + ")" if notes else ""))
     small = [_point_text(r["point"]) for r in records if r["why"] in (BELOW_MARGIN, BELOW_MARGIN_OPPOSITE)]
     none = [_point_text(r["point"]) for r in records if r["why"] == WITHIN_MARGIN]
     open_ = [_point_text(r["point"]) for r in records if r["why"] == UNDECIDED]

@@ -169,9 +169,11 @@ _EPSD_REASON = ("(eps,delta)DP-NFL is the paper's own baseline (zCDP-NFL with 'c
                 "times. With the moments accountant, which the DP-ADMM the thesis cites as its example of dynamic "
                 "(eps, delta)-DP uses, the conversion is Bun and Steinke's. With the dynamic split (eps,delta)DP-NFL "
                 "then IS zCDP-NFL (noise variances equal to 1e-15), so 'better accuracy' cannot hold there: no effect "
-                "either way. Not refutable here (data distribution, c1 and noise level unreported). An independent "
-                "audit found this reading, and with other splits, or with tight RDP or exact accounting, the ordering "
-                "even reverses by 1-3 dB.")
+                "either way. With the moments accountant and the constant split zCDP-NFL is about 3 dB lower at "
+                "eta0 = 2 (3.5-3.8 dB on LAD) but within the margin (or undecided on LAD) at eta0 = 0.5 (thorough). "
+                "Not refutable here (data distribution, c1 and noise level unreported). An independent audit pointed "
+                "to the moments-accountant reading; on its own instances, with other splits or with tight RDP or "
+                "exact accounting, the ordering even reversed by 1-3 dB.")
 
 
 #: The baselines of Section 3.4. (eps,delta)DP-NFL is defined by the paper up to unreported choices (gridded); the

@@ -221,10 +221,19 @@ class ProcessExecutor:
         items = list(items)
         if len(items) <= 1:
             return [fn(item) for item in items]
+        pool = self._ensure_pool()
+        return _remote_map(lambda timed, xs: list(pool.map(timed, xs)), fn, items)
+
+    def submit(self, fn, item):
+        """``fn(item)`` in a worker process, as a :class:`concurrent.futures.Future` (whole units of work that should
+        not share this process's GIL; nothing is measured into the caller's :func:`measure_cpu`)."""
+        return self._ensure_pool().submit(fn, item)
+
+    def _ensure_pool(self) -> ProcessPoolExecutor:
         if self._pool is None:
             self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
                                              initializer=_limit_worker_threads, initargs=(self.blas_threads,))
-        return _remote_map(lambda timed, xs: list(self._pool.map(timed, xs)), fn, items)
+        return self._pool
 
     def close(self) -> None:
         if self._pool is not None:

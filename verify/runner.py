@@ -8,11 +8,11 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 from verify.cache import ResultCache
-from verify.executor import blas_threads_per_worker, measure_cpu
+from verify.executor import ProcessExecutor, blas_threads_per_worker, measure_cpu
 from verify.records import CheckContext, CheckResult, Claim, Verdict
 
 __all__ = ["RUNTIME_HINTS", "run_claim", "run_claims", "runtime_hints"]
@@ -75,6 +75,59 @@ def _units(claims: list[Claim], runtimes: dict[str, float]) -> list[list[int]]:
     return [groups[m] for m in sorted(groups, key=lambda m: -cost[m])]
 
 
+def _registered(claims: list[Claim]) -> bool:
+    """Whether every claim is the registry's own (a worker process can look it up by id)."""
+    from verify.registry import all_claims
+
+    registry = {c.id: c for c in all_claims()}
+    return all(registry.get(c.id) is c for c in claims)
+
+
+def _run_unit(task: tuple) -> list[CheckResult]:
+    """A worker process's job: the registered claims ``ids`` in turn, on a serial executor (the unit has the worker's
+    core to itself); a claim's numbers do not depend on the executor."""
+    ids, profile, seed, data = task
+    from verify.registry import get_claim
+
+    ctx = CheckContext(profile=profile, seed=seed, data=dict(data))
+    return [run_claim(get_claim(claim_id), ctx) for claim_id in ids]
+
+
+def _run_units_in_workers(claims, units, ctx: CheckContext, results: list, cache, on_done) -> None:
+    """Each unit (a check module's claims, which share its caches) as one job of the executor's worker processes,
+    the longest first: a closed-form check then has a core of its own instead of sharing this process's GIL, and the
+    workers stay busy until the queue is empty (longest-processing-time-first list scheduling). Cached claims are
+    taken from the cache here and not sent."""
+    pending = {}
+    for unit in units:
+        todo = []
+        for index in unit:
+            cached = cache.get(claims[index], ctx.profile, ctx.seed, ctx.data) if cache is not None else None
+            if cached is None:
+                todo.append(index)
+            else:
+                results[index] = cached
+                if on_done is not None:
+                    on_done(cached)
+        if todo:
+            task = (tuple(claims[i].id for i in todo), ctx.profile, ctx.seed, tuple(ctx.data.items()))
+            pending[ctx.executor.submit(_run_unit, task)] = todo
+    for future in as_completed(pending):
+        todo = pending[future]
+        try:
+            done = future.result()
+        except Exception as exc:  # noqa: BLE001 - a lost worker (killed, out of memory) errs its unit's claims
+            done = [CheckResult(claim_id=claims[i].id, verdict=Verdict.ERROR, seed=ctx.seed,
+                                summary=f"the worker process running this claim failed: {type(exc).__name__}: {exc}",
+                                error=traceback.format_exc()) for i in todo]
+        for index, result in zip(todo, done, strict=True):
+            results[index] = result
+            if cache is not None:
+                cache.put(claims[index], ctx.profile, ctx.seed, result, ctx.data)
+            if on_done is not None:
+                on_done(result)
+
+
 def run_claims(
     claims: Iterable[Claim],
     ctx: CheckContext,
@@ -86,9 +139,11 @@ def run_claims(
     """Run claims; the results come back in the order of ``claims``.
 
     ``cache``: reuse a stored result whose claim, profile, seed and code digest match (:mod:`verify.cache`), and
-    store new ones. ``parallel`` > 1 runs that many groups of claims at once (threads sharing ``ctx.executor``, so a
-    check's own parallel runs still go to the worker processes), the longest groups first; the numbers do not
-    depend on it, since every claim draws from its own seed. ``on_done`` is called after each claim (progress bars
+    store new ones. ``parallel`` > 1 runs groups of claims at once, the longest groups first: with a
+    :class:`~verify.executor.ProcessExecutor` and registered claims each group is one job of its worker processes
+    (each group on a serial executor there); otherwise ``parallel`` threads share ``ctx.executor``, so a check's own
+    parallel runs still go to the worker processes. The numbers do not depend on it, since every claim draws from its
+    own seed. ``on_done`` is called after each claim (progress bars
     hook in here), from one thread at a time.
     """
     claims = list(claims)
@@ -114,6 +169,8 @@ def run_claims(
     if parallel == 1 or len(units) == 1:
         for index in range(len(claims)):
             one(index)
+    elif isinstance(ctx.executor, ProcessExecutor) and _registered(claims):
+        _run_units_in_workers(claims, units, ctx, results, cache, on_done)
     else:
         from threadpoolctl import threadpool_limits
 

@@ -69,6 +69,26 @@ def test_cpu_time_counts_the_runs_a_check_hands_to_workers(parallel):
     assert result.verdict is Verdict.CONFIRMED and 0.8 <= result.cpu_s < 0.8 + 0.6
 
 
+def test_registered_claims_run_as_whole_units_in_worker_processes_with_the_same_numbers(tmp_path):
+    """With a process pool, each unit of registered claims is one job of a worker (no claim shares the report's GIL):
+    the results are those of a serial run (the numbers do not depend on where a claim runs), each with its CPU time,
+    in the claims' order, and they reach the cache and the progress hook."""
+    from verify.cache import ResultCache
+    from verify.registry import get_claim
+
+    claims = [get_claim(i) for i in ("dp.gaussian_zcdp", "dp.zcdp_conversion.ordering", "pgfl.theorem2_limit_identity")]
+    serial = run_claims(claims, CheckContext(seed=2))
+    seen = []
+    with ProcessExecutor(2, blas_threads=1) as executor:
+        pooled = run_claims(claims, CheckContext(seed=2, executor=executor), parallel=2, on_done=seen.append,
+                            cache=ResultCache(tmp_path))
+    assert [r.claim_id for r in pooled] == [c.id for c in claims] and sorted(seen, key=str) == sorted(pooled, key=str)
+    for a, b in zip(serial, pooled, strict=True):
+        assert (a.verdict, a.measured, a.bound, a.summary) == (b.verdict, b.measured, b.bound, b.summary)
+        assert b.cpu_s is not None and b.cpu_s > 0
+    assert set(ResultCache(tmp_path).runtimes("ci")) == {c.id for c in claims}
+
+
 def test_shipped_runtime_hints_name_registered_claims_and_order_units():
     """The shipped hints (a fresh clone has no cache) cover registered claims only, and the longest unit runs first."""
     ids = {claim.id for claim in all_claims()}

@@ -77,10 +77,15 @@ def test_an_arm_against_itself_never_confirms_an_ordering():
         assert decide(CI, spec).verdict is Verdict.NOT_CHECKABLE
 
 
-def test_m3_is_not_checkable_outside_the_setting_with_the_replicates_that_would_decide():
+def test_m3_is_not_checkable_outside_the_setting_and_tau_one_shows_no_effect():
+    """At ci tau = 0.4 and 0.8 are above tau = 0, but 'tau = 1.0 degrades' has its interval inside the one-point
+    accuracy margin: no number of replicates would show it, so the point is 'no effect beyond the practical margin
+    either way' (and no replicates are promised), outside the paper's setting."""
     result = cl.M3.check(CI)
     assert result.verdict is Verdict.NOT_CHECKABLE, result.summary
-    assert result.details["outside_paper_setting"] and result.details["replicates_that_would_decide"]
+    assert result.details["outside_paper_setting"]
+    assert "no effect beyond the practical margin either way" in result.summary
+    assert not result.details["replicates_that_would_decide"]
 
 
 def test_scale_validation():

@@ -58,13 +58,18 @@ def test_identical_arms_never_confirm_an_ordering_but_confirm_an_equivalence():
     assert decide(CI, dataclasses.replace(spec, statements=(within,))).verdict is Verdict.CONFIRMED
 
 
-def test_the_grid_decides_r1_gfl_depends_on_rho_and_lambda():
-    """R-1 (docs/papers/pgfl.md#exp-r1)'s 'PGFL beats GFL' goes one way at the docs/papers/pgfl.md defaults and the
-    other at rho = 0.1 L_max, lambda = 0.01: not_checkable ('depends on' in the observed ordering against the
-    reconstructed GFL), never refuted."""
+def test_the_grid_shows_r1_gfl_going_both_ways_against_the_reconstruction():
+    """R-1 (docs/papers/pgfl.md#exp-r1)'s 'GFL within 1 dB of PGFL' holds at the docs/papers/pgfl.md defaults, while at
+    rho = 0.1 L_max, lambda = 0.01 GFL is about 2 dB above (the opposite side, at the first stage's 12 replicates):
+    not_checkable, the observed ordering on the card, never refuted (a reconstruction runs its first stage only)."""
     result = ex.R1_GFL_COMPETITIVE.check(CI)
-    assert result.verdict is Verdict.NOT_CHECKABLE and "observed ordering: depends on" in result.summary
-    assert {row["decision"] for row in result.details["grid"]} == {"confirmed", "refuted"}
+    assert result.verdict is Verdict.NOT_CHECKABLE
+    assert "reconstructed baseline (GFL): observed ordering" in result.summary
+    assert "first stage only, 12 replicates" in result.summary
+    rows = result.details["grid"]
+    assert rows[0]["decision"] == "confirmed" and all(row["replicates"] == 12 for row in rows)
+    other = rows[1]["statements"][0]
+    assert other["median"] > ex.R1_GFL_COMPETITIVE.statements[0].threshold  # on the other side of the threshold
 
 
 # ------------------------------------------------------------------------------------------------

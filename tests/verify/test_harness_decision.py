@@ -229,6 +229,29 @@ def test_prefetch_fills_the_store_once_and_the_claims_then_simulate_nothing(monk
         assert got.verdict is want.verdict and got.details["grid"] == want.details["grid"]
 
 
+def test_prefetch_groups_simulate_only_the_checked_claims_group(monkeypatch):
+    """With ``prefetch_group`` the first decide prefetches only its own group's arms (the other group's arm is left
+    to that group's first claim), and the numbers are those without prefetch."""
+    groups = {"toy.group0": "a", "toy.group1": "a", "toy.group2": "b"}
+    design = _design(namespace="toy.group", prefetch={"ci": 2}, prefetch_group=lambda e: groups[e.claim_id])
+    specs = [_spec(f"toy.group{i}", (hs.below(a, "zero", "last"),), design=design)
+             for i, a in enumerate(("low", "high", "tiny"))]
+    monkeypatch.setattr(hs.catalog, "declared", lambda: tuple(specs))
+    hs.clear_store()
+    counting = _Counting()
+    ctx = CheckContext(profile="ci", seed=8, executor=counting)
+    first = hs.decide(ctx, specs[0])
+    assert {arm for call in counting.calls for arm in call} == {"low", "high", "zero"}  # not group b's "tiny"
+    rest = [hs.decide(ctx, s) for s in specs[1:]]
+    assert "tiny" in {arm for call in counting.calls for arm in call}
+    hs.clear_store()
+    monkeypatch.setattr(hs.catalog, "declared", lambda: ())
+    plain = [hs.decide(CheckContext(profile="ci", seed=8), dataclasses.replace(s, design=_design(namespace="toy.np2")))
+             for s in specs]
+    for got, want in zip([first, *rest], plain, strict=True):
+        assert got.verdict is want.verdict and got.details["grid"] == want.details["grid"]
+
+
 def test_needed_replicates_reaches_the_power():
     n = hs.needed_replicates(0.7, 1e-3)  # P(difference > 0) = 0.7 at level 1e-3: finitely many replicates
     assert n is not None and hs.needed_replicates(0.5, 1e-3) is None  # no effect: no replicate count suffices

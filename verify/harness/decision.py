@@ -230,14 +230,18 @@ def _stage_ahead(ctx: CheckContext, design: Design, experiments: Sequence, stage
 
 
 def prefetch(ctx: CheckContext, experiment) -> None:
-    """Fill the store with the first stages of every experiment declared on ``experiment``'s namespace, once per
-    profile, root seed and scale in a process (:attr:`Design.prefetch`), on ``experiment``'s design (which may carry
-    a user's data file). Only the store changes: each claim then decides on its own."""
+    """Fill the store with the first stages of every experiment declared on ``experiment``'s namespace (and in its
+    :attr:`Design.prefetch_group`), once per profile, root seed and scale in a process (:attr:`Design.prefetch`), on
+    ``experiment``'s design (which may carry a user's data file). Only the store changes: each claim then decides on
+    its own."""
     design = experiment.design
     looks = design.prefetch.get(ctx.profile, 0)
     if not looks:
         return
     members = [e for e in catalog.declared() if e.design.namespace == design.namespace] or [experiment]
+    if design.prefetch_group is not None:
+        group = design.prefetch_group(experiment)
+        members = [e for e in members if design.prefetch_group(e) == group] or [experiment]
     key = (design.namespace, ctx.profile, ctx.seed, design.scales[ctx.profile], tuple(e.claim_id for e in members))
     with prefetch_once(key) as first:
         if not first:

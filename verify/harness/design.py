@@ -90,6 +90,10 @@ class Design:
         first ``prefetch[profile]`` stages of every experiment declared on the namespace together, predicting which
         grid points stay open after each stage: a replicate's data, or a setting's draws, are then made once for
         all claims. Each claim still decides on its own from the store, so this costs or saves time, never a number.
+    prefetch_group : callable, optional
+        ``prefetch_group(experiment) -> hashable``: :attr:`prefetch` simulates together only the declared experiments
+        of the checked claim's group (default: the whole namespace), so that no single claim carries a large
+        family's simulation; arms shared across groups are still simulated once (the store).
     prepare : callable, optional
         ``prepare(ctx, experiments) -> experiments``: resolves, once and in the calling process, what the arms
         need before any simulation (e.g. baseline steps tuned on separate runs), for several experiments at once;
@@ -108,6 +112,7 @@ class Design:
     arm_key: Callable[..., Hashable] | None = None
     lockstep: bool = False
     prefetch: Mapping[str, int] = dataclasses.field(default_factory=dict)
+    prefetch_group: Callable[[Any], Hashable] | None = None
     prepare: Callable[..., Any] | None = None
     report: Callable[..., dict] | None = None
 

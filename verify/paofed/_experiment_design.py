@@ -13,8 +13,10 @@ data, unreported choices) is
 The design is a lockstep design (:attr:`verify.harness.Design.lockstep`): per stage, the harness simulates the arms
 of every grid point still open in one call, so the arms of a setting run in lockstep across the grid (a tuned
 baseline at its three steps, X10 (docs/papers/paofed.md#exp-x10)'s C2 at its two steps); at the paper's size the first
-claim checked simulates the stages of the whole family together (:attr:`~verify.harness.Design.prefetch`), so a
-replicate's environment and data draws (about half the cost of a claim's simulation there) are made once for all claims.
+claim checked of a figure simulates the stages of that figure's claims together
+(:attr:`~verify.harness.Design.prefetch`, :func:`figure_of`), so a replicate's environment and data draws (about half
+the cost of a claim's simulation there) are made once for the figure's claims, and no single claim carries the whole
+family.
 The arms a claim shares with other claims, or with other grid points, are simulated once per replicate
 (:func:`arm_key`).
 """
@@ -35,7 +37,7 @@ from verify.paofed._experiment_setting import (
     environment,
 )
 
-__all__ = ["DESIGN", "FIGURE_SAMPLES_PER_BIN", "arm_key", "readout", "recorded", "simulate"]
+__all__ = ["DESIGN", "FIGURE_SAMPLES_PER_BIN", "arm_key", "figure_of", "readout", "recorded", "simulate"]
 
 
 #: MSE-test samples a figure bin keeps outside the read-out windows (:func:`recorded`).
@@ -84,6 +86,13 @@ def simulate(arms, point, scale: Scale, root_seed: int, replicates) -> list[np.n
     return out
 
 
+def figure_of(experiment) -> str:
+    """The paper figure a claim reads (``x10`` of ``paofed.experiment_x10_…``): the claims of one figure are prefetched
+    together, so no claim carries the whole family's simulation (the figures share only a few arms, which the store
+    keeps)."""
+    return experiment.claim_id.split(".", 1)[1].split("_")[1]
+
+
 def readout(name: str, scale: Scale, outcome: np.ndarray) -> np.ndarray:
     """MSE-test in dB averaged over the ``final`` window (last ``window`` iterations) or the ``early`` window."""
     outcome = np.asarray(outcome)
@@ -112,4 +121,5 @@ def arm_key(arm: Arm, point: tuple, scale: Scale, root_seed: int) -> tuple:
 #: family's two stages together.
 DESIGN = Design(namespace="paofed.experiments", simulate=simulate, readout=readout, scales=SCALES,
                 stages={"ci": (10,), "thorough": (10, 20)}, chunk={"ci": 5, "thorough": 5}, arm_key=arm_key,
-                lockstep=True, prefetch={"thorough": 2}, prepare=prepare_steps, report=steps_report)
+                lockstep=True, prefetch={"thorough": 2}, prefetch_group=figure_of, prepare=prepare_steps,
+                report=steps_report)

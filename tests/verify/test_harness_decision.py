@@ -206,50 +206,44 @@ def test_lockstep_staging_and_prefetch_change_no_number():
     assert any(isinstance(arm, hs.Pinned) for call in counting.calls for arm in call)
 
 
-def test_prefetch_fills_the_store_once_and_the_claims_then_simulate_nothing(monkeypatch):
-    """A design with prefetch simulates the first looks of every experiment declared on its namespace at the first
-    decide; later decides find their arms in the store, and the results are those without prefetch."""
-    design = _design(namespace="toy.prefetch", prefetch={"ci": 2})
-    specs = [_spec(f"toy.prefetch{i}", (hs.below(a, "zero", "last"),), design=design)
+def _decide_prefetched(monkeypatch, namespace: str, **prefetch) -> tuple[list, list]:
+    """Three toy claims ``{namespace}{i}`` on a design with ``prefetch`` (and the other design fields given), all
+    declared, decided in turn on a counting executor: ``(results, the arms simulated by each decide)``; then checks the
+    results are those of deciding each claim without prefetch."""
+    design = _design(namespace=namespace, prefetch={"ci": 2}, **prefetch)
+    specs = [_spec(f"{namespace}{i}", (hs.below(a, "zero", "last"),), design=design)
              for i, a in enumerate(("low", "high", "tiny"))]
     monkeypatch.setattr(hs.catalog, "declared", lambda: tuple(specs))
     hs.clear_store()
     counting = _Counting()
     ctx = CheckContext(profile="ci", seed=8, executor=counting)
-    first = hs.decide(ctx, specs[0])
-    after_first = len(counting.calls)
-    assert {arm for call in counting.calls for arm in call} == {"low", "high", "tiny", "zero"}
-    rest = [hs.decide(ctx, s) for s in specs[1:]]
-    assert len(counting.calls) == after_first  # every later claim read the store
+    results, simulated = [], []
+    for spec in specs:
+        before = len(counting.calls)
+        results.append(hs.decide(ctx, spec))
+        simulated.append({arm for call in counting.calls[before:] for arm in call})
     hs.clear_store()
     monkeypatch.setattr(hs.catalog, "declared", lambda: ())
-    plain = [hs.decide(CheckContext(profile="ci", seed=8), dataclasses.replace(s, design=_design(namespace="toy.np")))
-             for s in specs]
-    for got, want in zip([first, *rest], plain, strict=True):
+    plain = [hs.decide(CheckContext(profile="ci", seed=8),
+                       dataclasses.replace(s, design=_design(namespace=namespace + ".plain"))) for s in specs]
+    for got, want in zip(results, plain, strict=True):
         assert got.verdict is want.verdict and got.details["grid"] == want.details["grid"]
+    return results, simulated
+
+
+def test_prefetch_fills_the_store_once_and_the_claims_then_simulate_nothing(monkeypatch):
+    """A design with prefetch simulates the first looks of every experiment declared on its namespace at the first
+    decide; later decides find their arms in the store, and the results are those without prefetch."""
+    _, simulated = _decide_prefetched(monkeypatch, "toy.prefetch")
+    assert simulated == [{"low", "high", "tiny", "zero"}, set(), set()]  # every later claim read the store
 
 
 def test_prefetch_groups_simulate_only_the_checked_claims_group(monkeypatch):
     """With ``prefetch_group`` the first decide prefetches only its own group's arms (the other group's arm is left
     to that group's first claim), and the numbers are those without prefetch."""
     groups = {"toy.group0": "a", "toy.group1": "a", "toy.group2": "b"}
-    design = _design(namespace="toy.group", prefetch={"ci": 2}, prefetch_group=lambda e: groups[e.claim_id])
-    specs = [_spec(f"toy.group{i}", (hs.below(a, "zero", "last"),), design=design)
-             for i, a in enumerate(("low", "high", "tiny"))]
-    monkeypatch.setattr(hs.catalog, "declared", lambda: tuple(specs))
-    hs.clear_store()
-    counting = _Counting()
-    ctx = CheckContext(profile="ci", seed=8, executor=counting)
-    first = hs.decide(ctx, specs[0])
-    assert {arm for call in counting.calls for arm in call} == {"low", "high", "zero"}  # not group b's "tiny"
-    rest = [hs.decide(ctx, s) for s in specs[1:]]
-    assert "tiny" in {arm for call in counting.calls for arm in call}
-    hs.clear_store()
-    monkeypatch.setattr(hs.catalog, "declared", lambda: ())
-    plain = [hs.decide(CheckContext(profile="ci", seed=8), dataclasses.replace(s, design=_design(namespace="toy.np2")))
-             for s in specs]
-    for got, want in zip([first, *rest], plain, strict=True):
-        assert got.verdict is want.verdict and got.details["grid"] == want.details["grid"]
+    _, simulated = _decide_prefetched(monkeypatch, "toy.group", prefetch_group=lambda e: groups[e.claim_id])
+    assert simulated[0] == {"low", "high", "zero"} and simulated[1] == set() and "tiny" in simulated[2]
 
 
 def test_needed_replicates_reaches_the_power():

@@ -12,7 +12,8 @@ estimate is within 0.0024 dB (seed F) and 0.0003 dB (exact F) of the per-client 
 
 It is an estimate, not a bound: no certificate of its error is computed (``certified`` is always False). A
 certified bracket needs a bound on the per-client resolvent :math:`(I - \mathcal F)^{-1}` that does not grow like
-:math:`1/(1 - \rho(\mathcal F))`; the generic norm bounds do (see ``docs/papers/paofed.md``).
+:math:`1/(1 - \rho(\mathcal F))`; the generic norm bounds do, and the estimate's error has no fixed sign (see
+``docs/msd.md#per-client``, which gives the measured errors and the bounds that fail).
 """
 
 from __future__ import annotations

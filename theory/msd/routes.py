@@ -134,7 +134,8 @@ def _check_fits(m, route: str, budget: float | None) -> str:
             C = class_grouping(m).C
             why = (f"; its K = {m.K} clients form {C} classes of equal (p, R, sigma2_eta)"
                    + (": per-client feature covariances do not reduce (S2), so group the clients that share R_k, lower "
-                      "K, D or l_max, or use theory.msd.per_client.class_mean_msd_estimate (an uncertified estimate)"
+                      "K, D or l_max, or use theory.msd.per_client.class_mean_msd_estimate (an uncertified estimate: "
+                      "docs/msd.md#per-client)"
                       if C > m.K // 2 else ""))
         except ValueError:
             why = ""

@@ -44,3 +44,69 @@ def test_bad_labels_are_refused():
         class_mean_instance(inst, labels=np.zeros(3, dtype=int))
     with pytest.raises(ValueError, match="mixes clients of different p_k"):
         class_mean_instance(inst, labels=np.zeros(16, dtype=int))
+
+
+def _one_class(seed, *, m, ridge, p, K=4, D=3):
+    """K clients of one availability class, each with its own RFF covariance, no delays (exactly solvable)."""
+    R, _ = rff_client_covariances(D, K, np.random.default_rng(seed), ridge=ridge)
+    lam = max(float(np.linalg.eigvalsh(r).max()) for r in R)
+    return PAOFedInstance(K=K, D=D, l_max=0, m=m, selection="bernoulli", p=np.full(K, p), delta=0.0, alpha=np.ones(1),
+                          sigma2_eta=np.full(K, 0.01), R=R, w_star=np.ones(D) / D, mu=0.2 / lam)
+
+
+@pytest.mark.parametrize(("seed", "m", "ridge", "p", "sign"), [(2, 2, 1e-2, 0.5, +1), (1, 3, 1e-3, 0.2, -1)])
+def test_the_estimate_is_neither_a_lower_nor_an_upper_bound(seed, m, ridge, p, sign):
+    """Finding (docs/msd.md#per-client): the class-mean MSD is above the per-client MSD on some federations and below
+    on others, in both models (measured +0.038 / +0.045 dB and -0.0069 / -0.0005 dB, seed / exact), so it cannot
+    serve as either end of a bracket."""
+    from theory.msd.naive import msd_steady_state_naive
+
+    inst = _one_class(seed, m=m, ridge=ridge, p=p)
+    bar = class_mean_instance(inst)
+    for model in ("seed", "exact"):
+        diff = 10 * np.log10(msd_steady_state_naive(inst, model, solver="sparse")
+                             / msd_steady_state_naive(bar, model, solver="sparse"))
+        assert sign * diff > 1e-4, (model, diff)
+
+
+def _dense_F(inst, model):
+    from theory.msd.expectations import analysis_moments
+    from theory.msd.maps import apply_B, apply_F
+    from theory.msd.structured import noise_covariance
+
+    m = analysis_moments(inst)
+    n = m.N * m.N
+    F = np.empty((n, n))
+    E = np.zeros((m.N, m.N))
+    for i in range(n):
+        E.flat[i] = 1.0
+        F[:, i] = apply_F(m, E, model).ravel()
+        E.flat[i] = 0.0
+    return F, inst.mu ** 2 * apply_B(m, noise_covariance(m))
+
+
+@pytest.mark.parametrize("model", ["seed", "exact"])
+def test_why_the_class_mean_solution_does_not_certify(model):
+    """Finding (docs/msd.md#per-client), on four clients with different RFF covariances (D = 4, l_max = 1, N = 36):
+    the per-client residual r = F(S_bar) + Q - S_bar of the class-mean solution S_bar has weight where the noise Q
+    has none, so no scaled class-mean solution (1 + g) S_bar is a supersolution (g Q - (1 + g) r is indefinite for
+    every g tried); and the positivity bound |MSD - MSD_bar| <= <V, |r|>, even with the exact per-client dual V,
+    is ten times wider than 0.1 dB although the true difference is about 0.01 dB."""
+    inst = _federation(K=4, D=4, l_max=1)
+    F, Q = _dense_F(inst, model)
+    Fb, Qb = _dense_F(class_mean_instance(inst), model)
+    n, N, D = F.shape[0], Q.shape[0], inst.D
+    S = np.linalg.solve(np.eye(n) - F, Q.ravel()).reshape(N, N)
+    Sb = np.linalg.solve(np.eye(n) - Fb, Qb.ravel()).reshape(N, N)
+    W = np.zeros((N, N))
+    W[:D, :D] = np.eye(D)
+    V = np.linalg.solve((np.eye(n) - F).T, W.ravel()).reshape(N, N)
+    msd, msd_bar = np.trace(S[:D, :D]), np.trace(Sb[:D, :D])
+    r = (F @ Sb.ravel()).reshape(N, N) + Q - Sb
+    r = 0.5 * (r + r.T)
+    lam, U = np.linalg.eigh(r)
+    assert np.sum(V * r) == pytest.approx(msd - msd_bar, rel=1e-6)       # the error is <V, r>, exactly
+    width = 10 * np.log10(1 + np.sum(V * ((U * np.abs(lam)) @ U.T)) / msd)
+    assert abs(10 * np.log10(msd / msd_bar)) < 0.05 and width > 0.5
+    for g in (0.1, 1.0, 10.0, 100.0, 1e4):
+        assert np.linalg.eigvalsh(g * Q - (1 + g) * r).min() < -1e-6 * np.abs(r).max()

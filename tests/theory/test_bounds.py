@@ -69,3 +69,25 @@ def test_corollary_validates_and_multiplies():
         corollary_single_step_bound(1.5, 1.0)
     with pytest.raises(ValueError, match=r"eta must be a finite real in \[0, inf\)"):
         corollary_single_step_bound(0.5, -2.0)
+
+
+def _literal_loop(taus, eta):
+    """The printed sum, one B_m at a time with fresh arrays (the former implementation of intercluster_bound_sum)."""
+    tau = np.asarray(taus, dtype=np.float64)
+    one_minus = 1.0 - tau
+    out = np.empty_like(tau)
+    for m in range(1, tau.size + 1):
+        suffix = np.ones(m)
+        suffix[:-1] = np.cumprod(one_minus[1:m][::-1])[::-1]
+        out[m - 1] = np.sum(suffix * tau[:m] * eta)
+    return out
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 8, 9, 130, 700])
+def test_the_literal_sum_keeps_its_bits(n):
+    """intercluster_bound_sum works in one scratch row; every B_m keeps the bits of the textbook loop (the same
+    products in the same order, the same summation), with taus of 0 and 1 among them."""
+    rng = np.random.default_rng(n)
+    taus = np.where(rng.random(n) < 0.2, rng.choice([0.0, 1.0], n), rng.random(n))
+    eta = float(10.0 ** rng.uniform(-3, 3))
+    assert np.array_equal(intercluster_bound_sum(taus, eta), _literal_loop(taus, eta))

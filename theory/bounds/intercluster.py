@@ -128,13 +128,18 @@ def intercluster_bound_sum(taus, eta):
     """
     tau = real_vector("taus", taus, "[0, 1]")
     eta = real_scalar("eta", eta, "[0, inf)")
-    one_minus = 1.0 - tau
+    n = tau.size
+    reverse = np.ascontiguousarray((1.0 - tau)[::-1])   # 1 - tau_j for j = n..1
     bound = np.empty_like(tau)
-    for m in range(1, tau.size + 1):
-        # suffix[i] = prod_{j=i+1}^{m} (1 - tau_j) for i = 1..m (0-based i = 0..m-1)
-        suffix = np.ones(m)
-        suffix[:-1] = np.cumprod(one_minus[1:m][::-1])[::-1]
-        bound[m - 1] = np.sum(suffix * tau[:m] * eta)
+    terms = np.empty(n)
+    for m in range(1, n + 1):
+        # suffix[i] = prod_{j=i+1}^{m} (1 - tau_j) for i = 1..m (0-based i = 0..m-1), multiplied from j = m down
+        suffix = terms[:m]
+        np.cumprod(reverse[n - m:n - 1], out=suffix[-2::-1] if m > 1 else suffix[:0])
+        suffix[-1] = 1.0
+        np.multiply(suffix, tau[:m], out=suffix)
+        np.multiply(suffix, eta, out=suffix)
+        bound[m - 1] = np.add.reduce(suffix)
     bound.setflags(write=False)
     return bound
 

@@ -8,7 +8,7 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from pathlib import Path
 
 from verify.cache import ResultCache
@@ -93,16 +93,33 @@ def _run_unit(task: tuple) -> list[CheckResult]:
     return [run_claim(get_claim(claim_id), ctx) for claim_id in ids]
 
 
-def _run_units_in_workers(claims, units, ctx: CheckContext, results: list, cache, on_done) -> None:
+class _Store:
+    """The result cache as the runner uses it: the run's profile, seed and data bound once, no cache a no-op, writes
+    serialised (claims may finish on several threads)."""
+
+    def __init__(self, cache: ResultCache | None, ctx: CheckContext):
+        self.cache, self.ctx, self.lock = cache, ctx, threading.Lock()
+
+    def get(self, claim: Claim) -> CheckResult | None:
+        return None if self.cache is None else self.cache.get(claim, self.ctx.profile, self.ctx.seed, self.ctx.data)
+
+    def put(self, claim: Claim, result: CheckResult) -> None:
+        if self.cache is not None:
+            with self.lock:
+                self.cache.put(claim, self.ctx.profile, self.ctx.seed, result, self.ctx.data)
+
+
+def _run_units_in_workers(claims, units, ctx: CheckContext, results: list, store: _Store, on_done,
+                          parallel: int) -> None:
     """Each unit (a check module's claims, which share its caches) as one job of the executor's worker processes,
-    the longest first: a closed-form check then has a core of its own instead of sharing this process's GIL, and the
-    workers stay busy until the queue is empty (longest-processing-time-first list scheduling). Cached claims are
-    taken from the cache here and not sent."""
-    pending = {}
+    the longest first, at most ``parallel`` at a time: a closed-form check then has a core of its own instead of
+    sharing this process's GIL, and the workers stay busy until the queue is empty (longest-processing-time-first
+    list scheduling). Cached claims are taken from the cache here and not sent."""
+    queue = []
     for unit in units:
         todo = []
         for index in unit:
-            cached = cache.get(claims[index], ctx.profile, ctx.seed, ctx.data) if cache is not None else None
+            cached = store.get(claims[index])
             if cached is None:
                 todo.append(index)
             else:
@@ -110,22 +127,28 @@ def _run_units_in_workers(claims, units, ctx: CheckContext, results: list, cache
                 if on_done is not None:
                     on_done(cached)
         if todo:
+            queue.append(todo)
+    queue.reverse()  # pop() takes the longest unit first
+    pending = {}
+    while queue or pending:
+        while queue and len(pending) < parallel:
+            todo = queue.pop()
             task = (tuple(claims[i].id for i in todo), ctx.profile, ctx.seed, tuple(ctx.data.items()))
             pending[ctx.executor.submit(_run_unit, task)] = todo
-    for future in as_completed(pending):
-        todo = pending[future]
-        try:
-            done = future.result()
-        except Exception as exc:  # noqa: BLE001 - a lost worker (killed, out of memory) errs its unit's claims
-            done = [CheckResult(claim_id=claims[i].id, verdict=Verdict.ERROR, seed=ctx.seed,
-                                summary=f"the worker process running this claim failed: {type(exc).__name__}: {exc}",
-                                error=traceback.format_exc()) for i in todo]
-        for index, result in zip(todo, done, strict=True):
-            results[index] = result
-            if cache is not None:
-                cache.put(claims[index], ctx.profile, ctx.seed, result, ctx.data)
-            if on_done is not None:
-                on_done(result)
+        finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+        for future in finished:
+            todo = pending.pop(future)
+            try:
+                done = future.result()
+            except Exception as exc:  # noqa: BLE001 - a lost worker (killed, out of memory) errs its unit's claims
+                done = [CheckResult(claim_id=claims[i].id, verdict=Verdict.ERROR, seed=ctx.seed,
+                                    summary=f"the worker process running this claim failed: {type(exc).__name__}: "
+                                            f"{exc}", error=traceback.format_exc()) for i in todo]
+            for index, result in zip(todo, done, strict=True):
+                results[index] = result
+                store.put(claims[index], result)
+                if on_done is not None:
+                    on_done(result)
 
 
 def run_claims(
@@ -141,9 +164,9 @@ def run_claims(
     ``cache``: reuse a stored result whose claim, profile, seed and code digest match (:mod:`verify.cache`), and
     store new ones. ``parallel`` > 1 runs groups of claims at once, the longest groups first: with a
     :class:`~verify.executor.ProcessExecutor` and registered claims each group is one job of its worker processes
-    (each group on a serial executor there); otherwise ``parallel`` threads share ``ctx.executor``, so a check's own
-    parallel runs still go to the worker processes. The numbers do not depend on it, since every claim draws from its
-    own seed. ``on_done`` is called after each claim (progress bars
+    (each group on a serial executor there, at most ``parallel`` groups in flight); otherwise ``parallel`` threads
+    share ``ctx.executor``, so a check's own parallel runs still go to the worker processes. The numbers do not
+    depend on it, since every claim draws from its own seed. ``on_done`` is called after each claim (progress bars
     hook in here), from one thread at a time.
     """
     claims = list(claims)
@@ -151,15 +174,14 @@ def run_claims(
         raise ValueError(f"parallel must be an integer >= 1, got {parallel!r}")
     results: list[CheckResult | None] = [None] * len(claims)
     lock = threading.Lock()
+    store = _Store(cache, ctx)
 
     def one(index: int) -> None:
         claim = claims[index]
-        result = cache.get(claim, ctx.profile, ctx.seed, ctx.data) if cache is not None else None
+        result = store.get(claim)
         if result is None:
             result = run_claim(claim, ctx, alone=parallel == 1)
-            if cache is not None:
-                with lock:
-                    cache.put(claim, ctx.profile, ctx.seed, result, ctx.data)
+            store.put(claim, result)
         results[index] = result
         if on_done is not None:
             with lock:
@@ -170,7 +192,7 @@ def run_claims(
         for index in range(len(claims)):
             one(index)
     elif isinstance(ctx.executor, ProcessExecutor) and _registered(claims):
-        _run_units_in_workers(claims, units, ctx, results, cache, on_done)
+        _run_units_in_workers(claims, units, ctx, results, store, on_done, parallel)
     else:
         from threadpoolctl import threadpool_limits
 

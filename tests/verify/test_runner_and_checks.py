@@ -89,6 +89,27 @@ def test_registered_claims_run_as_whole_units_in_worker_processes_with_the_same_
     assert set(ResultCache(tmp_path).runtimes("ci")) == {c.id for c in claims}
 
 
+def test_units_in_worker_processes_respect_parallel():
+    """``parallel`` caps the units in flight even when the pool has more workers (three workers, parallel = 2: never
+    a third unit submitted while two run), and every claim still gets its result."""
+    from verify.registry import get_claim
+
+    claims = [get_claim(i) for i in ("dp.gaussian_zcdp", "dp.zcdp_conversion.ordering", "pgfl.theorem2_limit_identity")]
+    running_at_submit, futures = [], []
+    with ProcessExecutor(3, blas_threads=1) as executor:
+        submit = executor.submit
+
+        def counting(*args, **kwargs):
+            running_at_submit.append(sum(not f.done() for f in futures))
+            futures.append(submit(*args, **kwargs))
+            return futures[-1]
+
+        executor.submit = counting
+        results = run_claims(claims, CheckContext(seed=2, executor=executor), parallel=2)
+    assert len(futures) == 3 and max(running_at_submit) <= 1
+    assert [r.claim_id for r in results] == [c.id for c in claims] and all(r.cpu_s for r in results)
+
+
 def test_shipped_runtime_hints_name_registered_claims_and_order_units():
     """The shipped hints (a fresh clone has no cache) cover registered claims only, and the longest unit runs first."""
     ids = {claim.id for claim in all_claims()}

@@ -84,27 +84,28 @@ def _rss_gb() -> float:
 
 
 def run(D: int, models, method: str, rtol: float, maxiter: int, restart: int, progress: bool,
-        instance_options: dict) -> list[dict]:
+        instance_options: dict, coarse=(True,)) -> list[dict]:
     t0 = time.perf_counter()
     inst = paper_groups_instance(D, **instance_options)
     m = analysis_moments(inst)
     g = class_grouping(m)
     setup = time.perf_counter() - t0
     rows = []
-    for model in models:
+    for model, use_coarse in ((mo, co) for mo in models for co in coarse):
         cb = (lambda it, res, model=model: print(f"  D={D} {model}: iteration {it}, residual estimate {res:.2e}",
                                                  flush=True)
               ) if progress else None
         w, c = time.perf_counter(), time.process_time()
         try:
             sol = classes_msd_steady_state(m, model, grouping=g, method=method, rtol=rtol, maxiter=maxiter,
-                                           restart=restart, progress=cb)
+                                           restart=restart, progress=cb, coarse=use_coarse)
             res = {"msd_db": 10 * np.log10(sol.msd), "residual": sol.residual, "iterations": sol.iterations,
                    "solver": sol.method}
             del sol  # its state is a full reduced vector (800 MB at D = 200): not kept through the next model's solve
         except ValueError as exc:
             res = {"msd_db": None, "error": str(exc)}
-        rows.append({"D": D, "model": model, "covariance": instance_options.get("covariance", "toeplitz"),
+        rows.append({"D": D, "model": model, "coarse": use_coarse,
+                     "covariance": instance_options.get("covariance", "toeplitz"),
                      "lambda_max": float(inst.lambda_max), "mu": inst.mu,
                      "unknowns": class_unknowns(inst.l_max, g.C, D)[1],
                      "setup_s": setup, "wall_s": time.perf_counter() - w, "cpu_s": time.process_time() - c,
@@ -129,7 +130,11 @@ def main() -> None:
     ap.add_argument("--ridge", type=float, default=1e-2,
                     help="added to the RFF covariances (docs/papers/paofed.md#choice-msd-instances)")
     ap.add_argument("--mu", type=float, default=None, help="step size (default 0.8 / D, or 0.4 for rff)")
+    ap.add_argument("--coarse", default="on", choices=("on", "off", "both"),
+                    help="the preconditioner's consensus correction; 'both' runs each model without, then with it, "
+                         "and prints the ratios (same process)")
     args = ap.parse_args()
+    coarse = {"on": (True,), "off": (False,), "both": (False, True)}[args.coarse]
     models = tuple(args.models.split(","))
     options = {"covariance": args.covariance, "mu": args.mu}
     if args.covariance == "rff":
@@ -138,7 +143,7 @@ def main() -> None:
         print(f"{'D':>4} {'model':>6} {'unknowns':>11} {'iters':>6} {'wall s':>8} {'CPU s':>8} {'RSS GB':>7} "
               f"{'residual':>9} {'MSD dB':>9} {'load':>5}")
     for D in (int(s) for s in args.D.split(",")):
-        rows = run(D, models, args.method, args.rtol, args.maxiter, args.restart, args.progress, options)
+        rows = run(D, models, args.method, args.rtol, args.maxiter, args.restart, args.progress, options, coarse)
         for r in rows:
             if args.json:
                 print(json.dumps(r, allow_nan=False), flush=True)
@@ -146,7 +151,12 @@ def main() -> None:
                 msd = f"{r['msd_db']:9.4f}" if r["msd_db"] is not None else f"{'failed':>9}"
                 print(f"{r['D']:4d} {r['model']:>6} {r['unknowns']:11d} {r.get('iterations', 0):6d} "
                       f"{r['wall_s']:8.1f} {r['cpu_s']:8.1f} {r['peak_rss_gb']:7.2f} "
-                      f"{r.get('residual', float('nan')):9.2e} {msd} {r['load1']:5.1f}", flush=True)
+                      f"{r.get('residual', float('nan')):9.2e} {msd} {r['load1']:5.1f}"
+                      + ("" if len(coarse) == 1 else f"  coarse {'on' if r['coarse'] else 'off'}"), flush=True)
+        if len(coarse) == 2:
+            for off, on in zip(rows[::2], rows[1::2], strict=True):
+                print(f"D = {D} {on['model']}: without / with the consensus correction {off.get('iterations', 0)} / "
+                      f"{on.get('iterations', 0)} iterations, CPU ratio {off['cpu_s'] / on['cpu_s']:.2f}x", flush=True)
         if sum(r["wall_s"] for r in rows) > args.budget:
             break
 

@@ -121,7 +121,7 @@ class ClassSteadyState:
 
 
 def _unpacked_solve(lay: ClassLayout, model: str, mu: float, method: str, *, rtol: float, maxiter: int,
-                    restart: int, precondition: bool, progress):
+                    restart: int, precondition: bool, progress, coarse: bool = True):
     """Dense LU, or GMRES / BiCGSTAB of :func:`theory.msd.white.krylov_solve` on full reduced vectors (small n)."""
     q = np.empty(lay.n)
     noise_term_inplace(lay, *lay.split(q), mu)
@@ -140,7 +140,7 @@ def _unpacked_solve(lay: ClassLayout, model: str, mu: float, method: str, *, rto
         return lu_solve(lu_factor(A, check_finite=False), q, check_finite=False), 0, "dense LU", q
     pre = None
     if precondition:
-        solver = StiffPartSolver(lay, model, mu)
+        solver = StiffPartSolver(lay, model, mu, coarse=coarse)
 
         def pre(r):
             out = np.array(r, dtype=np.float64, copy=True)
@@ -154,14 +154,16 @@ def _unpacked_solve(lay: ClassLayout, model: str, mu: float, method: str, *, rto
 
 def classes_msd_steady_state(x, model: str = "seed", *, grouping: Grouping | None = None, mu: float | None = None,
                              rtol: float = 1e-12, maxiter: int = 5000, restart: int = 20, method: str = "auto",
-                             precondition: bool = True, progress=None) -> ClassSteadyState:
+                             precondition: bool = True, coarse: bool = True, progress=None) -> ClassSteadyState:
     r"""Steady-state MSD of either model for exchangeable classes with any :math:`R_k` (reduced (S2)).
 
     Dense LU of the explicit reduced operator up to :data:`DENSE_MAX` scalar unknowns (or ``method="dense"``),
     else capped BiCGSTAB (``"bicgstab"``, the default above :data:`DENSE_MAX`) on packed symmetric states
     (:func:`theory.msd.classes_solver.packed_bicgstab`: six half-size vectors and one full work state, peak
     RSS 3.6 GB at the paper's scale with D = 200), right-preconditioned (``precondition``) by an exact solve of the
-    stiff part of :math:`I - \mathcal F` (:class:`theory.msd.classes_preconditioner.StiffPartSolver`), with up
+    stiff part of :math:`I - \mathcal F` (:class:`theory.msd.classes_preconditioner.StiffPartSolver`) plus, with
+    ``coarse`` (default), a correction of the slow consensus states (at small steps on nearly singular :math:`R_c`
+    it cuts the iterations several fold), with up
     to three restarts from the recomputed residual; or GMRES(``restart``) (``"gmres"``) on full reduced vectors
     (:func:`theory.msd.white.krylov_solve`, small instances). The solve does not decide stability; a residual
     above ``10 rtol`` raises.
@@ -186,7 +188,7 @@ def classes_msd_steady_state(x, model: str = "seed", *, grouping: Grouping | Non
         if method == "gmres" or method == "dense" or (method == "auto" and lay.n <= DENSE_MAX):
             kind = "dense" if method == "auto" else method
             s, its, name, q = _unpacked_solve(lay, model, mu, kind, rtol=rtol, maxiter=maxiter, restart=restart,
-                                              precondition=precondition, progress=progress)
+                                              precondition=precondition, progress=progress, coarse=coarse)
             out = np.array(s, dtype=np.float64, copy=True)
             apply_F_inplace(lay, *lay.split(out), model, mu)
             np.subtract(s, out, out=out)
@@ -194,7 +196,7 @@ def classes_msd_steady_state(x, model: str = "seed", *, grouping: Grouping | Non
         else:
             s = np.empty(lay.n)
             work = lay.split(s)
-            pre = StiffPartSolver(lay, model, mu) if precondition else (lambda X, Z: None)
+            pre = StiffPartSolver(lay, model, mu, coarse=coarse) if precondition else (lambda X, Z: None)
             its, residual = packed_bicgstab(
                 PackedClasses(lay), work, lambda X, Z: apply_F_inplace(lay, X, Z, model, mu), pre,
                 lambda X, Z: noise_term_inplace(lay, X, Z, mu), rtol=rtol, maxiter=maxiter, progress=progress)

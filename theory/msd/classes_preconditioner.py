@@ -7,6 +7,22 @@ scalings of :math:`E[A_e]` (:math:`1 - c_c` on local rows), the :math:`I - \mu R
 self-to-server transfer. :math:`(I - \mathcal F_0)Y = r` is solved exactly: Stein equations on the undelayed
 blocks, diagonal in the eigenbases of the :math:`R_c` (Sherman-Morrison for the trace term), then forward
 substitution along the delay chain, level by level (the lower block triangle; the upper one by symmetry).
+
+That solve treats the consensus states (every block equal) as fast, but in :math:`\mathcal F` they are the slowest
+modes: the mixing of :math:`\mathcal A` and :math:`\mathcal B` leaves them fixed, so they decay only at the rate
+:math:`\mu(\lambda_i + \lambda_j)` of the covariances' eigenvalues, which is tiny for nearly singular :math:`R_c`
+at a small step (the paper's RFF covariances have numerical rank 5-7; with a ridge of 1e-2 and
+:math:`\mu = 0.004` the slowest decays at :math:`8 \times 10^{-5}` per iteration). A coarse correction adds them
+back (``coarse=True``): the residual's consensus part :math:`\rho = \ell(r)` is taken with the stationary weights
+:math:`\psi` of the mixing's first-moment chain on the blocks (:math:`\ell(X) = \sum_{ab}\psi_a\psi_bX_{ab}`,
+self blocks included), the slow dynamics are modelled by the Lyapunov operator
+:math:`\Sigma \mapsto \mu(\tilde R\Sigma + \Sigma\tilde R)` with :math:`\tilde R` the clients' average covariance,
+solved in :math:`\tilde R`'s eigenbasis, and its solution is added to every block. The preconditioner stays linear
+and symmetric-state preserving; it is no longer an exact inverse of anything, which a right preconditioner need not
+be: the answer is the Krylov solve's, checked by its residual. Measured (RFF covariances per group, ridge 1e-2,
+:math:`\mu = 0.004`, the paper's four groups of 64 clients, l_max = 10): BiCGSTAB iterations 558 -> 78 at D = 20,
+340 -> 75 at D = 40; Toeplitz covariances (no near-singular directions) 21 -> 21; the paper's step
+:math:`\mu = 0.4`: 14 -> 14.
 """
 
 from __future__ import annotations
@@ -18,15 +34,53 @@ from theory.msd.classes_operator import ClassLayout
 __all__ = ["StiffPartSolver"]
 
 
-class StiffPartSolver:
-    r"""``solver(X, Z)`` overwrites a symmetric reduced state :math:`r` with :math:`(I - \mathcal F_0)^{-1}r`.
+class _ConsensusCorrection:
+    r"""The coarse correction of :class:`StiffPartSolver` (module docstring): restriction of a residual to its
+    consensus part and the Lyapunov model of the consensus dynamics."""
 
-    Linear, exact (up to rounding) on symmetric states; every block is read before it is written, so the solve
-    needs no state-sized buffer.
+    def __init__(self, lay: ClassLayout, mu: float):
+        C, L1, nE = lay.C, lay.L1, lay.nE
+        # first-moment chain of the mixing on class-symmetric block values (F = B R A at mu = 0, mean weights)
+        chain_a, chain_b = np.eye(nE), np.zeros((nE, nE))
+        for c in range(C):
+            chain_a[1 + c, 1 + c], chain_a[1 + c, 0] = 1.0 - lay.c[c], lay.c[c]
+            chain_b[1 + c, 1 + c] = 1.0
+            for ell in range(1, L1):
+                chain_b[1 + ell * C + c, 1 + (ell - 1) * C + c] = 1.0
+        chain_b[0, 0], chain_b[0, 1:] = 1.0 - lay.s, lay.wr
+        vals, vecs = np.linalg.eig((chain_b @ chain_a).T)
+        psi = np.real(vecs[:, np.argmin(np.abs(vals - 1.0))])
+        self.psi = psi / psi.sum()
+        level = 1 + np.arange(L1)[:, None] * C + np.arange(C)[None, :]           # (L1, C) E indices
+        self.psi_self = np.einsum("lc,mc->clm", self.psi[level], self.psi[level]) / lay.sizes[:, None, None]
+        average = np.einsum("c,cij->ij", lay.sizes, lay.R) / lay.sizes.sum()
+        self.lam, self.Q = np.linalg.eigh(average)
+        pair = self.lam[:, None] + self.lam[None, :]
+        self.den = mu * pair
+        # directions no covariance excites (numerically singular average): left to the stiff-part solve
+        self.den[pair <= 1e-10 * max(float(pair.max()), 0.0)] = np.inf
+
+    def restrict(self, Y: np.ndarray, Yz: np.ndarray) -> np.ndarray:
+        return (np.einsum("a,b,abij->ij", self.psi, self.psi, Y, optimize=True)
+                + np.einsum("clm,clmij->ij", self.psi_self, Yz, optimize=True))
+
+    def solve(self, rho: np.ndarray) -> np.ndarray:
+        Q = self.Q
+        sym = 0.5 * (rho + rho.T)
+        return Q @ ((Q.T @ sym @ Q) / self.den) @ Q.T
+
+
+class StiffPartSolver:
+    r"""``solver(X, Z)`` overwrites a symmetric reduced state :math:`r` with :math:`M r`: with ``coarse=False``
+    :math:`(I - \mathcal F_0)^{-1}r` (exact up to rounding), by default that plus the consensus correction of the
+    module docstring.
+
+    Linear on symmetric states; every block is read before it is written, so the solve needs no state-sized buffer.
     """
 
-    def __init__(self, lay: ClassLayout, model: str, mu: float):
+    def __init__(self, lay: ClassLayout, model: str, mu: float, *, coarse: bool = True):
         self.lay, self.model, self.mu = lay, model, mu
+        self.coarse = _ConsensusCorrection(lay, mu) if coarse else None
         lam, V = np.linalg.eigh(lay.R)                            # (C, D), (C, D, D)
         self.lam, self.V = lam, V
         a = 1.0 - lay.c
@@ -82,6 +136,13 @@ class StiffPartSolver:
             Yz[c, 0, 0] = V[c] @ z @ V[c].T
 
     def __call__(self, Y: np.ndarray, Yz: np.ndarray) -> None:
+        rho = self.coarse.restrict(Y, Yz) if self.coarse is not None else None
+        self._stiff(Y, Yz)
+        if rho is not None:
+            Y += self.coarse.solve(rho)          # the same D x D matrix on every block: a consensus state
+            self.lay.canonical(Y, Yz)
+
+    def _stiff(self, Y: np.ndarray, Yz: np.ndarray) -> None:
         lay = self.lay
         C, L1, nE = lay.C, lay.L1, lay.nE
         self._undelayed(Y, Yz)

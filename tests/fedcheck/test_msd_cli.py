@@ -303,3 +303,31 @@ def test_classes_route_certifies_the_exact_models_stability_on_request(tmp_path,
     assert seed["stable"] is None and any("not completely positive" in n for n in seed["notes"])
     undecided = _run(capsys, path, "--method", "classes")["models"]["exact"]  # without the option: as before
     assert undecided["stable"] is None and "stability_certificate" not in undecided
+
+
+def test_class_mean_estimate_is_labelled_and_simulated_per_client(tmp_path, capsys):
+    """--method class-mean answers a federation with a different R_k per client by its class-mean federation, says so
+    (certified false, the classes, the spread, the note) in JSON and text, and --simulate simulates the per-client
+    federation, not the class means."""
+    from theory.msd.classes_rff import rff_client_covariances
+    from theory.msd.per_client import class_mean_msd_estimate
+
+    R, _ = rff_client_covariances(5, 4, np.random.default_rng(7), ridge=1e-2)
+    np.save(tmp_path / "R.npy", R)
+    text = (EXAMPLE.read_text().replace("toeplitz_rho = [0.1, 0.3, 0.5, 0.7]", 'R_npy = "R.npy"')
+            .replace("p = [0.9, 0.6, 0.4, 0.2]", "p = [0.6, 0.6, 0.3, 0.3]"))
+    path = tmp_path / "pc.toml"
+    path.write_text(text)
+    est = _run(capsys, path, "--method", "class-mean", "--simulate", "2")
+    assert est["route"].startswith("class-mean estimate") and est["method"] == "class-mean"
+    info = est["class_mean_estimate"]
+    assert info["certified"] is False and info["classes"] == 2 and info["spread"] > 0.01
+    assert "docs/msd.md#per-client" in info["note"]
+    from fedcheck.msd import load_instance
+
+    for model in ("seed", "exact"):
+        ref = class_mean_msd_estimate(load_instance(path), model)
+        assert est["models"][model]["msd"] == pytest.approx(ref.msd, rel=MSD_AGREEMENT_RTOL)
+    assert est["simulation"]["runs"] == 2
+    assert cli.main(["msd", str(path), "--method", "class-mean", "--model", "seed"]) == 0
+    assert "NOT CERTIFIED" in capsys.readouterr().out

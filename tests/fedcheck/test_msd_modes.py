@@ -105,6 +105,36 @@ def test_mean_radius_by_krylov_equals_the_dense_radius_and_repeats_bit_for_bit(c
     assert 0.99 < dense < 1.0
 
 
+def test_mean_radius_falls_back_to_its_stated_tolerance_when_a_cluster_blocks_the_first(config, monkeypatch):
+    """When Krylov-Schur cannot reach tol = 1e-13 within its cap (a tight cluster at the top: the paper's federation
+    with RFF covariances per class at mu = 0.004), rho(M_sym) is computed again to MEAN_FALLBACK_TOL, which still
+    matches the dense eigenvalues far beyond the digits a report prints; below the fallback, the failure stands."""
+    from fedcheck.msd import load_instance
+    from theory.msd import krylov
+
+    inst = load_instance(config)
+    real = classes.top_eigenpair
+    tols = []
+
+    def capped(*args, tol, **kwargs):
+        tols.append(tol)
+        if tol < classes.MEAN_FALLBACK_TOL:
+            raise ValueError("rho(M_sym) at mu = 0.1: Krylov-Schur did not converge to tol 1e-13 within 3 restarts")
+        return real(*args, tol=tol, **kwargs)
+
+    monkeypatch.setattr(classes, "top_eigenpair", capped)
+    fallback = classes.classes_mean_spectral_radius(inst)
+    assert tols == [1e-13, classes.MEAN_FALLBACK_TOL]
+    classes.MEAN_DENSE_MAX = 10**6  # monkeypatched by the fixture: restored after the test
+    assert fallback == pytest.approx(classes.classes_mean_spectral_radius(inst), rel=1e-9, abs=0)
+    classes.MEAN_DENSE_MAX = 100
+    monkeypatch.setattr(classes, "top_eigenpair", lambda *a, **k: (_ for _ in ()).throw(
+        ValueError("rho(M_sym): Krylov-Schur did not converge to tol 1e-9 within 3 restarts")))
+    with pytest.raises(ValueError, match="did not converge"):
+        classes.classes_mean_spectral_radius(inst)
+    assert krylov.top_eigenpair is real
+
+
 def test_every_arpack_call_gets_a_start_vector():
     """No Arnoldi solve of theory.msd calls SciPy's eigs directly (without a start vector it draws one from the
     operating system's entropy): they go through krylov.arpack_eigs or krylov.top_eigenpair."""

@@ -39,7 +39,7 @@ from theory.msd.naive import (
     r4_gaussian,
     spectral_radius_naive,
 )
-from theory.msd.per_client import ClassMeanEstimate, class_mean_instance, class_mean_msd_estimate
+from theory.msd.per_client import ClassMeanEstimate, class_mean_instance, class_mean_msd_estimate, class_mean_spread
 from theory.msd.stability import (
     ThresholdBracket,
     mean_square_threshold,
@@ -84,6 +84,7 @@ __all__ = [
     "bvec_inverse",
     "class_mean_instance",
     "class_mean_msd_estimate",
+    "class_mean_spread",
     "diagonal_msd_steady_state",
     "diagonal_msd_transient",
     "expected_A",

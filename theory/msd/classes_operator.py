@@ -101,6 +101,9 @@ class ClassLayout:
         self.c = self.p * m.p_m
         self.R = np.ascontiguousarray(m.R[first])
         self.sigma2 = m.sigma2_eta[first]
+        #: per-class noise matrices replacing sigma2_c R_c in (S2)'s right side (None: sigma2_c R_c); see
+        #: :func:`theory.msd.classes.classes_msd_steady_state`'s ``noise``
+        self.noise: np.ndarray | None = None
         self.Pi = np.asarray(m.Pi)
         self.bw = m.p_m * m.beta_bar[first].T                # B's server-row weights bw[l, c] (per client)
         self.wr = (self.bw * self.sizes[None, :]).ravel()    # the same summed over a class, in E order
@@ -237,10 +240,13 @@ def apply_F_inplace(lay: ClassLayout, X: np.ndarray, Z: np.ndarray, model: str, 
 
 def noise_term_inplace(lay: ClassLayout, X: np.ndarray, Z: np.ndarray, mu: float) -> None:
     r"""Overwrite ``(X, Z)`` with the right side :math:`q = \mathcal B(\mu^2\,\mathrm{diag}(\sigma^2_c R_c))` of
-    (S2)."""
+    (S2) (``lay.noise`` in place of :math:`\sigma^2_c R_c` when set)."""
     X[...] = 0.0
     Z[...] = 0.0
-    Z[:, 0, 0] = (mu * mu * lay.sigma2)[:, None, None] * lay.R
+    if lay.noise is None:
+        Z[:, 0, 0] = (mu * mu * lay.sigma2)[:, None, None] * lay.R
+    else:
+        Z[:, 0, 0] = (mu * mu) * lay.noise
     _apply_B(lay, X, Z)
     lay.canonical(X, Z)
 

@@ -25,7 +25,8 @@ import numpy as np
 
 from theory.msd.instance import PAOFedInstance
 
-__all__ = ["ClassMeanEstimate", "class_mean_instance", "class_mean_msd_estimate"]
+__all__ = ["ClassMeanEstimate", "class_mean_instance", "class_mean_msd_estimate", "class_mean_noise",
+           "class_mean_spread"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -89,12 +90,43 @@ def class_mean_instance(instance: PAOFedInstance, labels=None) -> PAOFedInstance
     return PAOFedInstance(**fields)
 
 
+def class_mean_spread(instance: PAOFedInstance, labels=None, *, mean: PAOFedInstance | None = None) -> float:
+    r""":math:`\max_k \lVert R_k - \bar R_{c(k)}\rVert_F / \lVert \bar R_{c(k)}\rVert_F` over the classes (0: the
+    class-mean federation is ``instance`` itself); ``mean`` is :func:`class_mean_instance` if already formed."""
+    lab = _labels(instance, labels)
+    mean = class_mean_instance(instance, labels) if mean is None else mean
+    spread = 0.0
+    for c in np.unique(lab):
+        idx = np.flatnonzero(lab == c)
+        ref = float(np.linalg.norm(mean.R[idx[0]]))
+        if ref > 0.0:
+            spread = max(spread, float(np.max(np.linalg.norm(instance.R[idx] - mean.R[idx[0]], axis=(1, 2)))) / ref)
+    return spread
+
+
+def class_mean_noise(instance: PAOFedInstance, labels=None) -> np.ndarray:
+    r"""Each class's mean of the clients' own noise matrices :math:`\sigma^2_{\eta,k}R_k`, ``(C, D, D)`` in the order
+    of the classes of :func:`class_mean_instance` (:func:`theory.msd.classes.class_grouping`)."""
+    from theory.msd.classes import class_grouping
+
+    g = class_grouping(class_mean_instance(instance, labels))   # classes with equal means are one class here
+    own = np.asarray(instance.sigma2_eta)[:, None, None] * np.asarray(instance.R)
+    return np.stack([own[g.labels == c].mean(axis=0) for c in range(g.C)])
+
+
 def class_mean_msd_estimate(instance: PAOFedInstance, model: str = "seed", *, labels=None, rtol: float = 1e-12,
-                            maxiter: int = 5000, progress=None) -> ClassMeanEstimate:
+                            maxiter: int = 5000, own_noise: bool = True, progress=None) -> ClassMeanEstimate:
     r"""Estimate :math:`\mathrm{MSD}_\infty` of a federation with per-client :math:`R_k` by the exact MSD of its
-    class-mean federation (:func:`class_mean_instance`), solved on the client classes
+    class-mean dynamics (:func:`class_mean_instance`), solved on the client classes
     (:func:`theory.msd.classes.classes_msd_steady_state`, 3.6 GB and a few CPU-minutes per model at K = 256 in four
     classes, D = 200, l_max = 10). Not certified (module docstring).
+
+    ``own_noise`` (default): the noise each client injects keeps its own :math:`\sigma^2_{\eta,k}R_k`
+    (:func:`class_mean_noise`). The MSD is :math:`\langle V, Q\rangle`, linear in the noise, and the class-mean
+    dynamics' dual :math:`\bar V` is the same for the clients of a class, so the noise enters exactly against
+    :math:`\bar V` and only the dynamics are averaged; with ``own_noise=False`` the noise is
+    :math:`\bar\sigma^2_c\bar R_c`, which also averages the covariance of :math:`\sigma^2_{\eta,k}` and
+    :math:`R_k` away (2-3x larger errors with the paper's noise variances, docs/msd.md#per-client).
 
     Raises
     ------
@@ -105,13 +137,9 @@ def class_mean_msd_estimate(instance: PAOFedInstance, model: str = "seed", *, la
 
     mean = class_mean_instance(instance, labels)
     lab = _labels(instance, labels)
-    spread = 0.0
-    for c in np.unique(lab):
-        idx = np.flatnonzero(lab == c)
-        ref = float(np.linalg.norm(mean.R[idx[0]]))
-        if ref > 0.0:
-            spread = max(spread, float(np.max(np.linalg.norm(instance.R[idx] - mean.R[idx[0]], axis=(1, 2)))) / ref)
-    sol = classes_msd_steady_state(mean, model, rtol=rtol, maxiter=maxiter, progress=progress)
+    spread = class_mean_spread(instance, labels, mean=mean)
+    sol = classes_msd_steady_state(mean, model, rtol=rtol, maxiter=maxiter, progress=progress,
+                                   noise=class_mean_noise(instance, labels) if own_noise else None)
     db = 10.0 * math.log10(sol.msd) if sol.msd > 0 else -math.inf
     return ClassMeanEstimate(model=model, msd=float(sol.msd), msd_db=db, classes=int(np.unique(lab).size),
                              spread=spread, residual=float(sol.residual), solver=f"classes {sol.method}")

@@ -134,8 +134,8 @@ def _check_fits(m, route: str, budget: float | None) -> str:
             C = class_grouping(m).C
             why = (f"; its K = {m.K} clients form {C} classes of equal (p, R, sigma2_eta)"
                    + (": per-client feature covariances do not reduce (S2), so group the clients that share R_k, lower "
-                      "K, D or l_max, or use theory.msd.per_client.class_mean_msd_estimate (an uncertified estimate: "
-                      "docs/msd.md#per-client)"
+                      "K, D or l_max, or ask for an uncertified estimate (fedcheck msd --method class-mean, "
+                      "theory.msd.per_client.class_mean_msd_estimate; docs/msd.md#per-client)"
                       if C > m.K // 2 else ""))
         except ValueError:
             why = ""
@@ -279,9 +279,10 @@ def _naive_rho(m, model: str, mu: float) -> float:
 
 def mean_square_analysis(x, model: str, *, route: str = "auto", threshold_rtol: float = 1e-7,
                          msd_rtol: float = 1e-12, progress: Callable[[str], None] | None = None,
-                         certify_stability: bool = False) -> MeanSquareAnalysis:
+                         certify_stability: bool = False, noise=None) -> MeanSquareAnalysis:
     r""":math:`\rho(\mathcal F)`, the certified mean-square threshold and :math:`\mathrm{MSD}_\infty` by one exact
-    route.
+    route (``noise``: per-class noise matrices of
+    :func:`theory.msd.classes.classes_msd_steady_state`, on the ``classes`` route only).
 
     Every iterative solve is capped (:data:`KRYLOV_MAXITER` Krylov steps, :data:`ARNOLDI_MAXITER` Arnoldi
     restarts). When the structured (S2) solve or Arnoldi does not converge (e.g. :math:`\rho(\mathcal F) \to 1`
@@ -297,17 +298,21 @@ def mean_square_analysis(x, model: str, *, route: str = "auto", threshold_rtol: 
     # slows down (measured 17x slower at N = 250 on the shared 2-core machine)
     with threadpool_limits(1):
         return _mean_square_analysis(x, model, route=route, threshold_rtol=threshold_rtol, msd_rtol=msd_rtol,
-                                     progress=progress, certify_stability=certify_stability)
+                                     progress=progress, certify_stability=certify_stability, noise=noise)
 
 
-def _mean_square_analysis(x, model, *, route, threshold_rtol, msd_rtol, progress, certify_stability=False):
+def _mean_square_analysis(x, model, *, route, threshold_rtol, msd_rtol, progress, certify_stability=False,
+                          noise=None):
     from theory.msd.naive import NAIVE_MAX_N
 
     m = _moments(x)
     _check_model(model)
     route = choose_route(m, route)
     if route == "classes":
-        return _classes_analysis(m, model, msd_rtol=msd_rtol, progress=progress, certify=certify_stability)
+        return _classes_analysis(m, model, msd_rtol=msd_rtol, progress=progress, certify=certify_stability,
+                                 noise=noise)
+    if noise is not None:
+        raise ValueError(f"noise: per-class noise matrices are taken on the classes route only, not {route}")
     say = progress or (lambda _msg: None)
     t0 = time.perf_counter()
     notes: list[str] = []
@@ -399,7 +404,8 @@ def _mean_square_analysis(x, model, *, route, threshold_rtol, msd_rtol, progress
     return out
 
 
-def _classes_analysis(m, model: str, *, msd_rtol: float, progress, certify: bool = False) -> MeanSquareAnalysis:
+def _classes_analysis(m, model: str, *, msd_rtol: float, progress, certify: bool = False,
+                      noise=None) -> MeanSquareAnalysis:
     """The ``classes`` route: MSD_inf with its residual; rho(F) and the thresholds NaN (said in ``notes``); with
     ``certify`` the exact model's stability certificate (:func:`_classes_certificate`)."""
     from theory.msd.classes import classes_msd_steady_state
@@ -408,7 +414,7 @@ def _classes_analysis(m, model: str, *, msd_rtol: float, progress, certify: bool
     t0 = time.perf_counter()
     say(f"{model}: steady state (S2) on the client classes")
     cb = (lambda it, res: say(f"{model}: (S2) iteration {it}, residual estimate {res:.2e}")) if progress else None
-    sol = classes_msd_steady_state(m, model, rtol=msd_rtol, maxiter=KRYLOV_MAXITER, progress=cb)
+    sol = classes_msd_steady_state(m, model, rtol=msd_rtol, maxiter=KRYLOV_MAXITER, progress=cb, noise=noise)
     nan = math.nan
     notes = ["classes route: rho(F) and the thresholds are not computed (the MSD alone, by (S2) on the client "
              "classes, certified by its residual); it assumes mu mean-square stable (--method structured decides "

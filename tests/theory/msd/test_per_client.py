@@ -110,3 +110,23 @@ def test_why_the_class_mean_solution_does_not_certify(model):
     assert abs(10 * np.log10(msd / msd_bar)) < 0.05 and width > 0.5
     for g in (0.1, 1.0, 10.0, 100.0, 1e4):
         assert np.linalg.eigvalsh(g * Q - (1 + g) * r).min() < -1e-6 * np.abs(r).max()
+
+
+@pytest.mark.parametrize("model", ["seed", "exact"])
+def test_own_noise_is_the_per_client_noise_against_the_class_mean_dual(model):
+    """With own_noise the estimate is <V_bar, Q>: the class-mean dynamics' dual against every client's own noise
+    sigma_k^2 R_k (computed here from the explicit F of the class means), and without it the noise is averaged too."""
+    from theory.msd.naive import _moments, _sigma_J, f_matrix, noise_vector_h
+
+    R, s2 = rff_client_covariances(3, 4, np.random.default_rng(11), ridge=1e-2)
+    inst = PAOFedInstance(K=4, D=3, l_max=1, m=2, selection="subset", p=np.array([0.6, 0.6, 0.3, 0.3]), delta=0.2,
+                          alpha=np.array([1.0, 0.5]), sigma2_eta=s2, R=R, w_star=np.ones(3) / 3, mu=0.1)
+    bar = class_mean_instance(inst)
+    F = f_matrix(bar, model)
+    dual = np.linalg.solve(np.eye(F.shape[0]) - F.T, _sigma_J(_moments(bar)))
+    against_dual = float(inst.mu ** 2 * noise_vector_h(inst) @ dual)
+    own = class_mean_msd_estimate(inst, model)
+    averaged = class_mean_msd_estimate(inst, model, own_noise=False)
+    assert own.msd == pytest.approx(against_dual, rel=1e-9)
+    assert averaged.msd == pytest.approx(msd_steady_state(bar, model).msd, rel=1e-9)
+    assert abs(own.msd - averaged.msd) > 1e-6 * own.msd

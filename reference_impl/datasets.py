@@ -228,6 +228,8 @@ def _images(name: str, images: np.ndarray, labels: np.ndarray) -> tuple[np.ndarr
     labels = _integers(f"{name} labels", labels.reshape(-1))
     flat = images.reshape(images.shape[0], -1).astype(np.float64)
     top = flat.max() if flat.size else 1.0
+    if not np.isfinite(top):  # NaN or infinite pixels: left unscaled, so that the file's check names the real value
+        return flat, labels
     return flat / (top if top > 0 else 1.0), labels
 
 

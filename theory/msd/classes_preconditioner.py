@@ -19,9 +19,10 @@ self blocks included), the slow dynamics are modelled by the Lyapunov operator
 :math:`\Sigma \mapsto \mu(\tilde R\Sigma + \Sigma\tilde R)` with :math:`\tilde R` the clients' average covariance,
 solved in :math:`\tilde R`'s eigenbasis, and its solution is added to every block. The preconditioner stays linear
 and symmetric-state preserving; it is no longer an exact inverse of anything, which a right preconditioner need not
-be: the answer is the Krylov solve's, checked by its residual. Measured (RFF covariances per group, ridge 1e-2,
-:math:`\mu = 0.004`, the paper's four groups of 64 clients, l_max = 10): BiCGSTAB iterations 558 -> 78 at D = 20,
-340 -> 75 at D = 40; Toeplitz covariances (no near-singular directions) 21 -> 21; the paper's step
+be: the answer is the Krylov solve's, checked by its residual. Measured (``benchmarks/bench_paofed_msd_groups.py
+--covariance rff --mu 0.004 --models exact --coarse both``: RFF covariances per group, ridge 1e-2, the paper's four
+groups of 64 clients, l_max = 10): BiCGSTAB iterations 558 -> 97 at D = 20, 176 -> 74 at D = 200 (456 -> 206
+CPU-s); Toeplitz covariances (no near-singular directions) 21 -> 21 at D = 40; the paper's step
 :math:`\mu = 0.4`: 14 -> 14.
 """
 

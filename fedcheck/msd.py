@@ -31,9 +31,10 @@ def add_msd_parser(sub) -> None:
                           "to N_b^2 problems; grouped also reduces classes of clients sharing (p, v, sigma2) to "
                           "per-class blocks; classes does so for any R_k (D x D blocks; the MSD only, no rho(F) or "
                           "thresholds) (default auto: the cheapest that applies, reported as 'route'); class-mean "
-                          "analyses the federation with each R_k and sigma2_k replaced by its mean over the clients "
-                          "of equal p_k: an uncertified ESTIMATE for per-client R_k, which no exact route answers at "
-                          "scale (docs/msd.md#per-client); --simulate then simulates the per-client federation")
+                          "analyses the dynamics with each R_k replaced by its mean over the clients of equal p_k "
+                          "(each client's noise kept): an uncertified ESTIMATE for per-client R_k, which no exact "
+                          "route answers at scale (docs/msd.md#per-client); --simulate then simulates the per-client "
+                          "federation")
     msd.add_argument("--certify-stability", action="store_true",
                      help="classes route: decide the exact model's mean-square stability by solving S - F(S) = I on "
                           "the "

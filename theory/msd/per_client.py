@@ -2,13 +2,14 @@ r"""Per-client feature covariances: the class-mean *estimate* of :math:`\mathrm{
 
 When every client has its own :math:`R_k` (the experiments' RFF data model draws a law per client), no exact route
 fits at the paper's scale (K = 256, D = 200, l_max = 10: 256 client classes, see
-:func:`theory.msd.routes.choose_route`). :func:`class_mean_msd_estimate` replaces each client's :math:`R_k` and
-:math:`\sigma^2_{\eta,k}` by their mean over a class of clients (default: the clients of equal :math:`p_k`, which
-share the staleness moments) and solves (S2) exactly on the classes (:mod:`theory.msd.classes`). The steady-state MSD
-of LMS-type recursions depends on :math:`R_k` only weakly, and with class means the first-order term of the seed
-model's change (linear in :math:`R`) cancels when the sensitivities are equal within a class; measured on per-client
-RFF federations small enough for the exact structured route (K = 16, D = 8, l_max = 2, two availability groups), the
-estimate is within 0.0024 dB (seed F) and 0.0003 dB (exact F) of the per-client value.
+:func:`theory.msd.routes.choose_route`). :func:`class_mean_msd_estimate` replaces each client's :math:`R_k` in the
+dynamics by its mean over a class of clients (default: the clients of equal :math:`p_k`, which share the staleness
+moments), keeps each client's own noise :math:`\sigma^2_{\eta,k}R_k` (exact against the class-mean dynamics, see
+there), and solves (S2) exactly on the classes (:mod:`theory.msd.classes`). The steady-state MSD of LMS-type
+recursions depends on :math:`R_k` only weakly, and with class means the first-order term of the seed model's change
+(linear in :math:`R`) cancels when the sensitivities are equal within a class; measured on per-client RFF federations
+small enough for the exact routes, the estimate was within 0.07 dB of the per-client value, either side
+(docs/msd.md#per-client).
 
 It is an estimate, not a bound: no certificate of its error is computed (``certified`` is always False). A
 certified bracket needs a bound on the per-client resolvent :math:`(I - \mathcal F)^{-1}` that does not grow like

@@ -38,7 +38,7 @@ class ClassMeanEstimate:
     ----------
     model : str
     msd, msd_db : float
-        The estimate (the exact MSD of the class-mean federation).
+        The estimate (the exact MSD of the class-mean dynamics with the noise of ``own_noise``).
     classes : int
         Number of client classes.
     spread : float

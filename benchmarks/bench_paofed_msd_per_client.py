@@ -1,8 +1,8 @@
 """PAO-Fed MSD with a different R_k for every client at the paper's scale: the refusal and the class-mean estimate.
 
 Run: .venv/bin/python benchmarks/bench_paofed_msd_per_client.py [--D 200] [--mu 0.004] [--ridge 1e-2] [--seed 2026]
-Writes a configuration like fedcheck/examples/paofed_paper_groups.toml (K = 256 in the paper's four availability
-groups of 64, l_max = 10, window selection) whose clients each have their own RFF covariance and noise variance
+Writes the instance of fedcheck/examples/paofed_paper_groups.toml (K = 256 in the paper's four availability groups of
+64, l_max = 10, window selection) with clients whose clients each have their own RFF covariance and noise variance
 (theory.msd.classes_rff.rff_client_covariances, docs/papers/paofed.md#choice-data, plus ``--ridge`` I) into a
 temporary directory, then times, as whole processes, ``fedcheck msd CONFIG --json`` (refused: no exact route fits)
 and ``fedcheck msd CONFIG --method class-mean --json`` (the uncertified estimate, docs/msd.md#per-client), and prints
@@ -21,36 +21,22 @@ import time
 from pathlib import Path
 
 import numpy as np
+from bench_paofed_msd_groups import GROUP_P  # benchmarks/ (scripts run from this folder's path)
 
 from theory.msd.classes_rff import rff_client_covariances
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "fedcheck" / "examples" / "paofed_paper_groups.toml"
-GROUP_P = (0.25, 0.1, 0.025, 0.005)
-
 
 def write_config(folder: Path, D: int, mu: float, ridge: float, seed: int) -> Path:
-    source = EXAMPLE.read_text()
-    head = source[:source.index("\n[[instance.group]]") + 1]       # [instance] up to the group tables
-    head = head.replace("D = 200", f"D = {D}").replace("mu = 0.004", f"mu = {mu!r}")
+    """The ``[instance]`` of fedcheck/examples/paofed_paper_groups.toml (m = max(1, D // 50), window selection, delta =
+    0.2, alpha_l = 0.2^l) with per-client lists: the groups' p, and each client's own RFF covariance and noise."""
     R, s2 = rff_client_covariances(D, 256, np.random.default_rng(seed), ridge=ridge)
     np.save(folder / "R.npy", R)
     w = np.random.default_rng(D).standard_normal(D)
-    lines = head.split("\n")
-    out = []
-    skip = False
-    for line in lines:  # the example's w_star has D = 200 entries: write one of length D
-        if line.startswith("w_star = ["):
-            skip = True
-            out.append(f"w_star = {(w / np.linalg.norm(w)).tolist()}")
-            continue
-        if skip:
-            skip = not line.startswith("]")
-            continue
-        out.append(line)
-    text = "\n".join(out) + (f"K = 256\np = {np.repeat(GROUP_P, 64).tolist()}\nsigma2_eta = {s2.tolist()}\n"
-                             f'R_npy = "R.npy"\n')
     path = folder / "per_client.toml"
-    path.write_text(text)
+    path.write_text(f"[instance]\nK = 256\nD = {D}\nl_max = 10\nm = {max(1, D // 50)}\nselection = \"window\"\n"
+                    f"delta = 0.2\nalpha = {(0.2 ** np.arange(11)).tolist()}\nmu = {mu!r}\n"
+                    f"w_star = {(w / np.linalg.norm(w)).tolist()}\np = {np.repeat(GROUP_P, 64).tolist()}\n"
+                    f"sigma2_eta = {s2.tolist()}\nR_npy = \"R.npy\"\n")
     return path
 
 

@@ -105,12 +105,13 @@ def test_mean_radius_by_krylov_equals_the_dense_radius_and_repeats_bit_for_bit(c
     assert 0.99 < dense < 1.0
 
 
-def test_mean_radius_falls_back_to_its_stated_tolerance_when_a_cluster_blocks_the_first(config, monkeypatch):
+def test_a_shown_mean_radius_may_stop_at_its_stated_fallback_a_threshold_search_never(config, monkeypatch):
     """When Krylov-Schur cannot reach tol = 1e-13 within its cap (a tight cluster at the top: the paper's federation
-    with RFF covariances per class at mu = 0.004), rho(M_sym) is computed again to MEAN_FALLBACK_TOL, which still
-    matches the dense eigenvalues far beyond the digits a report prints; below the fallback, the failure stands."""
+    with RFF covariances per class at mu = 0.004), rho(M_sym) fails by default (what threshold searches call); a caller
+    that only shows the value passes fallback_tol, gets it to that Ritz residual (still the dense eigenvalues far
+    beyond the printed digits) and is told so; below the fallback the failure stands."""
     from fedcheck.msd import load_instance
-    from theory.msd import krylov
+    from theory.msd import krylov, thresholds
 
     inst = load_instance(config)
     real = classes.top_eigenpair
@@ -123,16 +124,42 @@ def test_mean_radius_falls_back_to_its_stated_tolerance_when_a_cluster_blocks_th
         return real(*args, tol=tol, **kwargs)
 
     monkeypatch.setattr(classes, "top_eigenpair", capped)
-    fallback = classes.classes_mean_spectral_radius(inst)
-    assert tols == [1e-13, classes.MEAN_FALLBACK_TOL]
+    with pytest.raises(ValueError, match="did not converge"):
+        thresholds.mean_spectral_radius(inst)
+    state = {}
+    shown = thresholds.mean_spectral_radius(inst, state=state, fallback_tol=classes.MEAN_FALLBACK_TOL)
+    assert tols == [1e-13, 1e-13, classes.MEAN_FALLBACK_TOL] and state["ritz_tol"] == classes.MEAN_FALLBACK_TOL
     classes.MEAN_DENSE_MAX = 10**6  # monkeypatched by the fixture: restored after the test
-    assert fallback == pytest.approx(classes.classes_mean_spectral_radius(inst), rel=1e-9, abs=0)
+    assert shown == pytest.approx(classes.classes_mean_spectral_radius(inst), rel=1e-9, abs=0)
     classes.MEAN_DENSE_MAX = 100
     monkeypatch.setattr(classes, "top_eigenpair", lambda *a, **k: (_ for _ in ()).throw(
         ValueError("rho(M_sym): Krylov-Schur did not converge to tol 1e-9 within 3 restarts")))
     with pytest.raises(ValueError, match="did not converge"):
-        classes.classes_mean_spectral_radius(inst)
+        classes.classes_mean_spectral_radius(inst, fallback_tol=classes.MEAN_FALLBACK_TOL)
     assert krylov.top_eigenpair is real
+
+
+def test_the_report_says_when_its_mean_radius_stopped_at_the_fallback(config, monkeypatch, capsys):
+    """Only the report's rho(M) at the configuration's mu is capped here (the threshold search at other mu is not):
+    the JSON carries mean_spectral_radius_ritz_tol and the text says to what residual the value is known."""
+    import json
+
+    from fedcheck import cli
+    from fedcheck.msd import load_instance
+
+    mu = load_instance(config).mu
+    real = classes.top_eigenpair
+
+    def capped(*args, tol, what, **kwargs):
+        if what.startswith(f"rho(M_sym) at mu = {mu!r}") and tol < classes.MEAN_FALLBACK_TOL:
+            raise ValueError(f"{what}: Krylov-Schur did not converge to tol {tol:g} within 3 restarts")
+        return real(*args, tol=tol, what=what, **kwargs)
+
+    monkeypatch.setattr(classes, "top_eigenpair", capped)
+    assert cli.main(["msd", str(config), "--json", "--model", "seed", "--quiet"]) == 0
+    assert json.loads(capsys.readouterr().out)["mean_spectral_radius_ritz_tol"] == classes.MEAN_FALLBACK_TOL
+    assert cli.main(["msd", str(config), "--model", "seed", "--quiet"]) == 0
+    assert "(to a Ritz residual of 1e-09: a cluster of eigenvalues at the top)" in capsys.readouterr().out
 
 
 def test_every_arpack_call_gets_a_start_vector():

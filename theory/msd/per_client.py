@@ -105,12 +105,14 @@ def class_mean_spread(instance: PAOFedInstance, labels=None, *, mean: PAOFedInst
     return spread
 
 
-def class_mean_noise(instance: PAOFedInstance, labels=None) -> np.ndarray:
+def class_mean_noise(instance: PAOFedInstance, labels=None, *, mean: PAOFedInstance | None = None) -> np.ndarray:
     r"""Each class's mean of the clients' own noise matrices :math:`\sigma^2_{\eta,k}R_k`, ``(C, D, D)`` in the order
-    of the classes of :func:`class_mean_instance` (:func:`theory.msd.classes.class_grouping`)."""
+    of the classes of :func:`class_mean_instance` (:func:`theory.msd.classes.class_grouping`); ``mean`` is that
+    instance if already formed."""
     from theory.msd.classes import class_grouping
 
-    g = class_grouping(class_mean_instance(instance, labels))   # classes with equal means are one class here
+    mean = class_mean_instance(instance, labels) if mean is None else mean
+    g = class_grouping(mean)   # classes with equal means are one class here
     own = np.asarray(instance.sigma2_eta)[:, None, None] * np.asarray(instance.R)
     return np.stack([own[g.labels == c].mean(axis=0) for c in range(g.C)])
 
@@ -140,7 +142,7 @@ def class_mean_msd_estimate(instance: PAOFedInstance, model: str = "seed", *, la
     lab = _labels(instance, labels)
     spread = class_mean_spread(instance, labels, mean=mean)
     sol = classes_msd_steady_state(mean, model, rtol=rtol, maxiter=maxiter, progress=progress,
-                                   noise=class_mean_noise(instance, labels) if own_noise else None)
+                                   noise=class_mean_noise(instance, labels, mean=mean) if own_noise else None)
     db = 10.0 * math.log10(sol.msd) if sol.msd > 0 else -math.inf
     return ClassMeanEstimate(model=model, msd=float(sol.msd), msd_db=db, classes=int(np.unique(lab).size),
                              spread=spread, residual=float(sol.residual), solver=f"classes {sol.method}")

@@ -319,7 +319,8 @@ def mean_threshold_fast(x, *, rtol: float = 1e-7) -> ThresholdBracket:
                                       start=2.0 / m.lambda_max, rtol=rtol)
 
 
-def mean_spectral_radius(x, mu: float | None = None, state: dict | None = None) -> float:
+def mean_spectral_radius(x, mu: float | None = None, state: dict | None = None, *,
+                         fallback_tol: float | None = None) -> float:
     r""":math:`\rho(\mathcal M(\mu))`: the :math:`N_b \times N_b` problem for white R, dense for :math:`N \le 300`,
     the class decomposition (:func:`theory.msd.classes.classes_mean_spectral_radius`) when clients form fewer classes
     than there are clients, else Arnoldi on the sparse :math:`\mathcal M` warm-started from ``state["v"]`` (updated).
@@ -330,14 +331,18 @@ def mean_spectral_radius(x, mu: float | None = None, state: dict | None = None) 
 
     Every path runs on one BLAS thread, as inside :func:`mean_threshold_fast`: a caller's thread pool (the CLI's
     parent process, a test, a notebook) does not change the arithmetic, so the same instance gives the same number
-    whoever asks."""
+    whoever asks.
+
+    ``fallback_tol``: for a value that is only shown, the class decomposition's Krylov-Schur may stop at this Ritz
+    residual where its 1e-13 is out of reach (:func:`theory.msd.classes.classes_mean_spectral_radius`); then
+    ``state["ritz_tol"]`` holds it."""
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(1):
-        return _mean_spectral_radius(x, mu, state)
+        return _mean_spectral_radius(x, mu, state, fallback_tol)
 
 
-def _mean_spectral_radius(x, mu: float | None, state: dict | None) -> float:
+def _mean_spectral_radius(x, mu: float | None, state: dict | None, fallback_tol: float | None = None) -> float:
     from theory.msd.classes import class_grouping, classes_mean_spectral_radius
     from theory.msd.expectations import mean_operator
     from theory.msd.stability import spectral_radius_M
@@ -356,7 +361,7 @@ def _mean_spectral_radius(x, mu: float | None, state: dict | None) -> float:
             state["grouping"] = None
     grouping = state["grouping"]
     if grouping is not None and grouping.C < m.K:
-        return classes_mean_spectral_radius(m, mu, grouping=grouping)
+        return classes_mean_spectral_radius(m, mu, grouping=grouping, fallback_tol=fallback_tol, info=state)
     M = mean_operator(m, mu)
     v0 = state.get("v")
     r, v = _eigs_top(M.dot, M.shape[0], generic_start(M.shape[0]) if v0 is None else v0, tol=1e-13, ncv=20,

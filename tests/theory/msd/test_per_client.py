@@ -69,20 +69,12 @@ def test_the_estimate_is_neither_a_lower_nor_an_upper_bound(seed, m, ridge, p, s
         assert sign * diff > 1e-4, (model, diff)
 
 
-def _dense_F(inst, model):
-    from theory.msd.expectations import analysis_moments
-    from theory.msd.maps import apply_B, apply_F
-    from theory.msd.structured import noise_covariance
+def _dense(inst, model):
+    """The explicit F (theory.msd.naive.f_matrix, block-vectorised coordinates) and the noise term Q as a matrix."""
+    from theory.msd.block import bvec_inverse
+    from theory.msd.naive import f_matrix, noise_vector_h
 
-    m = analysis_moments(inst)
-    n = m.N * m.N
-    F = np.empty((n, n))
-    E = np.zeros((m.N, m.N))
-    for i in range(n):
-        E.flat[i] = 1.0
-        F[:, i] = apply_F(m, E, model).ravel()
-        E.flat[i] = 0.0
-    return F, inst.mu ** 2 * apply_B(m, noise_covariance(m))
+    return f_matrix(inst, model), bvec_inverse(inst.mu ** 2 * noise_vector_h(inst), inst.D)
 
 
 @pytest.mark.parametrize("model", ["seed", "exact"])
@@ -92,17 +84,19 @@ def test_why_the_class_mean_solution_does_not_certify(model):
     has none, so no scaled class-mean solution (1 + g) S_bar is a supersolution (g Q - (1 + g) r is indefinite for
     every g tried); and the positivity bound |MSD - MSD_bar| <= <V, |r|>, even with the exact per-client dual V,
     is ten times wider than 0.1 dB although the true difference is about 0.01 dB."""
+    from theory.msd.block import bvec, bvec_inverse
+
     inst = _federation(K=4, D=4, l_max=1)
-    F, Q = _dense_F(inst, model)
-    Fb, Qb = _dense_F(class_mean_instance(inst), model)
+    F, Q = _dense(inst, model)
+    Fb, Qb = _dense(class_mean_instance(inst), model)
     n, N, D = F.shape[0], Q.shape[0], inst.D
-    S = np.linalg.solve(np.eye(n) - F, Q.ravel()).reshape(N, N)
-    Sb = np.linalg.solve(np.eye(n) - Fb, Qb.ravel()).reshape(N, N)
+    S = bvec_inverse(np.linalg.solve(np.eye(n) - F, bvec(Q, D)), D)
+    Sb = bvec_inverse(np.linalg.solve(np.eye(n) - Fb, bvec(Qb, D)), D)
     W = np.zeros((N, N))
     W[:D, :D] = np.eye(D)
-    V = np.linalg.solve((np.eye(n) - F).T, W.ravel()).reshape(N, N)
+    V = bvec_inverse(np.linalg.solve((np.eye(n) - F).T, bvec(W, D)), D)
     msd, msd_bar = np.trace(S[:D, :D]), np.trace(Sb[:D, :D])
-    r = (F @ Sb.ravel()).reshape(N, N) + Q - Sb
+    r = bvec_inverse(F @ bvec(Sb, D), D) + Q - Sb
     r = 0.5 * (r + r.T)
     lam, U = np.linalg.eigh(r)
     assert np.sum(V * r) == pytest.approx(msd - msd_bar, rel=1e-6)       # the error is <V, r>, exactly

@@ -29,7 +29,14 @@ from reference_impl.paofed import (
 )
 from reference_impl.paofed.data import SyntheticRFFData
 from reference_impl.paofed.selection import Selector
-from reference_impl.paofed.simulation import draw_iteration, initial_state, run_paofed_arms, step
+from reference_impl.paofed.simulation import (
+    draw_algorithm,
+    draw_environment,
+    draw_iteration,
+    initial_state,
+    run_paofed_arms,
+    step,
+)
 
 
 def loop_step(env, config, alpha, state, draws, n):
@@ -146,8 +153,52 @@ def main() -> None:
     print(f"end to end (run_paofed): {1e3 * total / per:.2f} ms/iteration for {args.runs} runs "
           f"= {args.runs * per / total:.0f} run-iterations/s")
 
-    # 4. the experiments' lockstep of several algorithms on one replicate
+    # 4. where an end-to-end iteration goes once the state's pages are touched (steady state)
+    split(env, config, data, alpha, args.runs, args.iterations)
+
+    # 5. the experiments' lockstep of several algorithms on one replicate
     lockstep(args.iterations)
+
+
+def split(env, config, data, alpha, runs: int, iterations: int, warm: int = 30) -> None:
+    """CPU seconds per iteration of an end-to-end run's phases after ``warm`` iterations (every buffer slot and
+    scratch row touched once; before that, first-touch page faults inflate the step), and the bytes the step moves.
+
+    The phases are those of :func:`reference_impl.paofed.simulation.run_paofed`: the environment and data draw (the
+    RFF features of the clients with a sample are its ``np.cos``), the algorithm's own draws, the step, the MSE-test.
+    """
+    streams = tuple(np.random.default_rng(3).spawn(3))
+    selector = Selector(config, env, streams[2], runs)
+    data_state = data.start(streams[1], runs)
+    state = initial_state(env, runs)
+    counts = {k: np.zeros(runs, dtype=np.int64) for k in ("messages", "uplink_params", "downlink_params",
+                                                            "uplink_bits", "downlink_bits", "delivered", "discarded")}
+    phases = dict.fromkeys(("environment and data draw", "algorithm draws", "step", "MSE-test"), 0.0)
+    rows = 0
+    for n in range(warm + iterations):
+        t0 = time.thread_time()
+        shared = draw_environment(env, data, data_state, streams[0], streams[1], n, runs)
+        t1 = time.thread_time()
+        d = draw_algorithm(env, config, selector, shared, streams[2], n)
+        t2 = time.thread_time()
+        step(env, config, alpha, state, d, n, counts)
+        t3 = time.thread_time()
+        data.metric(data_state, state.w)
+        t4 = time.thread_time()
+        if n >= warm:
+            for key, dt in zip(phases, (t1 - t0, t2 - t1, t3 - t2, t4 - t3), strict=True):
+                phases[key] += dt
+            rows += int(d.has_data.sum())
+    total = sum(phases.values())
+    shares = ", ".join(f"{k} {1e3 * v / iterations:.2f} ms ({100 * v / total:.0f} %)" for k, v in phases.items())
+    print(f"steady state after {warm} iterations, {runs} runs, CPU per iteration: {shares}; total "
+          f"{1e3 * total / iterations:.2f} ms")
+    # The step's unavoidable traffic per client with a sample: read its local model and regressor, write the model
+    # back (3 rows of D doubles); the vectorised step makes about five passes (gather, dot, update, add, scatter).
+    per_row = 8 * env.D
+    moved = 3 * per_row * rows / iterations
+    print(f"step: {rows / iterations:.0f} clients with a sample per iteration; at least {moved / 1e6:.1f} MB moved per "
+          f"iteration (3 rows each), {moved / max(phases['step'] / iterations, 1e-12) / 1e9:.1f} GB/s at that floor")
 
 
 def lockstep(iterations: int) -> None:

@@ -53,17 +53,22 @@ def simulate(instance, report: dict, analyses: dict, runs: int, seed: int, *, qu
             np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
         return theory_vs_simulation(instance, runs, rng=np.random.default_rng(seed), iterations=iterations,
                                     models=models, method=report["route"], analyses=analyses,
-                                    confidence=SIMULATION_CONFIDENCE)
+                                    confidence=SIMULATION_CONFIDENCE,
+                                    mean_radius=report.get("mean_spectral_radius"))
 
 
 def simulation_json(tvs, seed: int) -> dict:
     """The ``"simulation"`` block of ``fedcheck msd --json`` (non-finite values become null in strict JSON)."""
+    st = tvs.settlement
     return {"simulator": tvs.simulator, "runs": tvs.runs, "iterations": tvs.iterations, "window": tvs.window,
             "confidence": tvs.confidence, "seed": seed, "msd": tvs.simulated_msd, "msd_db": tvs.simulated_db,
             "interval": [tvs.simulated_low, tvs.simulated_high],
             "interval_db": [tvs.simulated_low_db, tvs.simulated_high_db],
             "models": {c.model: {"msd_db": c.msd_db, "agrees": c.agrees, "gap_db": c.gap_db, "route": c.route,
                                  **({"note": c.note} if c.note else {})} for c in tvs.models},
+            "settled": st.settled, "settlement": {"start_needed": st.start_needed, "radius_source": st.radius_source,
+                                                  "drift": st.drift, "drift_interval": [st.drift_low, st.drift_high],
+                                                  "note": st.note},
             "curve_db": tvs.curve_db, "band_db": {"low": tvs.band_low_db, "high": tvs.band_high_db}}
 
 
@@ -88,9 +93,12 @@ def simulation_lines(tvs) -> list[str]:
             f"{db(tvs.simulated_db)} dB [{db(tvs.simulated_low_db)}, {db(tvs.simulated_high_db)}] "
             f"({100 * tvs.confidence:g} %)")
     lines = []
+    st = tvs.settlement
     for c in tvs.models:
         if c.msd_db is None:
             verdict = "no steady state (not mean-square stable at this mu)"
+        elif st.settled is False:
+            verdict = f"{db(c.msd_db)} dB, undecided: the simulation has not settled"
         elif c.agrees:
             verdict = f"{db(c.msd_db)} dB agrees"
         else:
@@ -99,6 +107,10 @@ def simulation_lines(tvs) -> list[str]:
             verdict += (" (the interval reaches 0, -inf dB: the runs differ too much to decide; more runs, or a mu "
                         "at which every model is stable)")
         lines.append(f"{head}; {c.model} F: {verdict}")
+    if st.settled is False:
+        lines.append(f"NOT SETTLED: {st.note}")
+    elif st.settled is None:
+        lines.append(f"settling not certain: {st.note}")
     return lines
 
 

@@ -15,6 +15,14 @@ I1-I5 (docs/papers/paofed.md#assumption-i1 to #assumption-i5), :func:`reference_
 algorithm violates I1-I5 by construction (the selection it sends is the one it received, a message is delivered exactly
 once), so a faithful simulation may disagree with both models by a fraction of a dB; the analysis simulation agrees with
 the exact model up to the Monte-Carlo interval. See ``docs/papers/paofed.md``.
+
+A comparison is only as good as the simulation's steady state, so the record says whether it has *settled*
+(:func:`settlement`): a priori, the averaged window must start after the transient has lost four decades
+(:math:`\ln 10^4 / (1 - \rho)` iterations, from :math:`\rho(\mathcal F)`, or from :math:`\rho(\mathcal M)^2 \le
+\rho(\mathcal F_{exact})` when the route computes no :math:`\rho(\mathcal F)`, which then gives only a necessary
+condition); a posteriori, the window's older half must not lie above or below its newer half by more than the
+steady-state interval's half width with the drift's own interval excluding 0 (paired over runs). A simulation that
+has not settled decides no agreement: each model's ``agrees`` and ``gap_db`` are None, with the reason.
 """
 
 from __future__ import annotations
@@ -28,8 +36,8 @@ from reference_impl.paofed.analysis import run_analysis_model, time_average
 from reference_impl.paofed.simulation import run_faithful
 from theory.msd.instance import PAOFedInstance
 
-__all__ = ["SIMULATORS", "TRANSIENT_MAX_N", "ModelComparison", "TheoryVsSimulation", "default_iterations",
-           "theory_vs_simulation"]
+__all__ = ["SIMULATORS", "TRANSIENT_MAX_N", "ModelComparison", "Settlement", "TheoryVsSimulation",
+           "default_iterations", "settlement", "theory_vs_simulation"]
 
 #: The simulations :func:`theory_vs_simulation` can run.
 SIMULATORS = ("faithful", "analysis")
@@ -69,6 +77,36 @@ class ModelComparison:
 
 
 @dataclass(frozen=True, kw_only=True)
+class Settlement:
+    r"""Whether a simulated learning curve has reached its steady state over the averaged window.
+
+    Attributes
+    ----------
+    settled : bool or None
+        False when either test below fails; True when the a-priori test passes on :math:`\rho(\mathcal F)` and no
+        drift is found; None when no drift is found but the a-priori test had only a necessary condition (or none).
+    start_needed : int or None
+        Iterations the transient needs to lose four decades, :math:`\lceil\ln 10^4 / (1 - \rho)\rceil`, with
+        :math:`\rho` the one named in ``radius_source`` (None without one).
+    radius_source : str
+        ``"rho(F)"``, ``"rho(M)^2"`` (a lower bound of :math:`\rho(\mathcal F_{exact})`: its ``start_needed`` is
+        necessary, not sufficient) or ``"none"``.
+    drift, drift_low, drift_high : float
+        Mean over runs of (older half - newer half of the window) relative to the window's mean, and its interval.
+    note : str
+        Why the simulation has not settled, or what is not known; "" when it has settled.
+    """
+
+    settled: bool | None
+    start_needed: int | None
+    radius_source: str
+    drift: float
+    drift_low: float
+    drift_high: float
+    note: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
 class TheoryVsSimulation:
     """Theory beside simulation for one instance (plain data: numbers and numpy arrays, for JSON and plotting).
 
@@ -92,6 +130,8 @@ class TheoryVsSimulation:
         Mean simulated MSD per iteration in dB and its pointwise confidence band (NaN where the lower end is <= 0).
     transient_db : dict
         Model -> theoretical MSD_n in dB, n = 0..iterations (models whose transient was computed).
+    settlement : Settlement
+        Whether the simulation reached its steady state over the window (if not, no model's agreement is decided).
     """
 
     simulator: str
@@ -112,6 +152,7 @@ class TheoryVsSimulation:
     band_low_db: np.ndarray
     band_high_db: np.ndarray
     transient_db: dict
+    settlement: Settlement | None = None
 
 
 def default_iterations(radius: float | None, *, lo: int = 500, hi: int = 20000) -> int:
@@ -123,6 +164,64 @@ def default_iterations(radius: float | None, *, lo: int = 500, hi: int = 20000) 
     if radius <= 0.0:
         return lo
     return int(min(hi, max(lo, math.ceil(2.0 * math.log(1e4) / -math.log(radius)))))
+
+
+def _four_decades(radius: float) -> int:
+    """Iterations for rho^n to fall by 10^-4."""
+    return int(math.ceil(math.log(1e4) / -math.log(radius)))
+
+
+def settlement(curve: np.ndarray, window: int, confidence: float, *, radius: float | None = None,
+               mean_radius: float | None = None) -> Settlement:
+    r"""Whether ``curve`` ((iterations + 1, runs), MSD per iteration and run) has settled over its last ``window``
+    iterations.
+
+    A priori: the window starts at iteration ``iterations + 1 - window``, which must be at least the four-decade time
+    of :math:`\rho(\mathcal F)` (``radius``) or, without it, of :math:`\rho(\mathcal M)^2` (``mean_radius``; since
+    :math:`\mathcal F_{exact}(X) \succeq \mathcal M X \mathcal M^T`, :math:`\rho(\mathcal F_{exact}) \ge
+    \rho(\mathcal M)^2`, so that time is a lower bound of the real one). A posteriori: per run, the mean of the
+    window's older half minus that of its newer half, relative to the window's mean; the simulation has drifted when
+    that difference's Student-t interval excludes 0 and its mean exceeds the steady-state interval's relative half width
+    (an effect that would move the verdict, not only a significant one).
+    """
+    curve = np.asarray(curve, dtype=np.float64)
+    iterations = curve.shape[0] - 1
+    start = iterations + 1 - int(window)
+    source, needed = "none", None
+    if radius is not None and math.isfinite(radius) and 0.0 < radius < 1.0:
+        source, needed = "rho(F)", _four_decades(radius)
+    elif mean_radius is not None and math.isfinite(mean_radius) and 0.0 < mean_radius < 1.0:
+        source, needed = "rho(M)^2", _four_decades(mean_radius ** 2)
+    half = int(window) // 2
+    older = curve[start:start + half].mean(axis=0)
+    newer = curve[iterations + 1 - half:].mean(axis=0)
+    level = float(np.mean(curve[start:]))
+    if half < 1 or not (math.isfinite(level) and level > 0.0):
+        return Settlement(settled=False, start_needed=needed, radius_source=source, drift=math.nan,
+                          drift_low=math.nan, drift_high=math.nan,
+                          note="the window is too short or its mean MSD not finite and positive")
+    drift, d_lo, d_hi = _interval((older - newer) / level, confidence)
+    _, lo, hi = _interval(curve[start:].mean(axis=0), confidence)
+    width = (hi - lo) / 2.0 / level
+    notes = []
+    settled: bool | None = True
+    if needed is not None and start < needed:
+        settled = False
+        why = "needs" if source == "rho(F)" else "needs at least"
+        notes.append(f"the averaged window starts at iteration {start}, but the transient {why} {needed} iterations "
+                     f"to lose four decades ({source} = {radius if source == 'rho(F)' else mean_radius ** 2:.6g})")
+    if (d_lo > 0.0 or d_hi < 0.0) and abs(drift) > width:
+        settled = False
+        notes.append(f"the window's older half lies {'above' if drift > 0 else 'below'} its newer half by "
+                     f"{100 * abs(drift):.3g} % of the MSD [{100 * d_lo:.3g}, {100 * d_hi:.3g}] %, more than the "
+                     f"interval's half width ({100 * width:.3g} %)")
+    if settled and source != "rho(F)":
+        settled = None
+        notes.append("no drift found, but without rho(F) there is no a-priori settling time "
+                     + ("(rho(M)^2 gives only a necessary one, which is met)" if source == "rho(M)^2" else
+                        "(the route computes neither rho(F) nor rho(M))"))
+    return Settlement(settled=settled, start_needed=needed, radius_source=source, drift=drift, drift_low=d_lo,
+                      drift_high=d_hi, note="; ".join(notes))
 
 
 def _interval(samples: np.ndarray, confidence: float) -> tuple[float, float, float]:
@@ -137,13 +236,16 @@ def _interval(samples: np.ndarray, confidence: float) -> tuple[float, float, flo
     return mean, mean - half, mean + half
 
 
-def _compare(model: str, analysis, lo: float, hi: float) -> ModelComparison:
+def _compare(model: str, analysis, lo: float, hi: float, settled: bool | None = True) -> ModelComparison:
     msd = analysis.msd
     if msd is None:
         note = "; ".join(analysis.notes) or "not mean-square stable at this mu: no steady state"
         return ModelComparison(model=model, msd=None, msd_db=None, agrees=None, gap_db=None, route=analysis.route,
                                note=note)
     value = float(msd)
+    if settled is False:
+        return ModelComparison(model=model, msd=value, msd_db=_db(value), agrees=None, gap_db=None,
+                               route=analysis.route, note="undecided: the simulation has not settled")
     if lo <= value <= hi:
         gap = 0.0
     elif value > hi:
@@ -157,7 +259,8 @@ def _compare(model: str, analysis, lo: float, hi: float) -> ModelComparison:
 def theory_vs_simulation(instance: PAOFedInstance, runs: int, *, rng: np.random.Generator | int,
                          iterations: int | None = None, window: int | None = None, models=("seed", "exact"),
                          simulator: str = "faithful", confidence: float = 0.95, method: str = "auto",
-                         transient: bool = True, analyses: dict | None = None) -> TheoryVsSimulation:
+                         transient: bool = True, analyses: dict | None = None,
+                         mean_radius: float | None = None) -> TheoryVsSimulation:
     r"""Simulate ``instance`` ``runs`` times and set the simulated steady-state MSD beside each model's theory.
 
     Parameters
@@ -182,6 +285,9 @@ def theory_vs_simulation(instance: PAOFedInstance, runs: int, *, rng: np.random.
         Also each model's theoretical MSD_n for the figure (for ``N <=`` :data:`TRANSIENT_MAX_N`).
     analyses : dict, optional
         Model -> an already computed :class:`theory.msd.routes.MeanSquareAnalysis` (the CLI has them).
+    mean_radius : float, optional
+        :math:`\rho(\mathcal M)` at mu (``fedcheck msd``'s report has it): the a-priori test of :func:`settlement`
+        when no model's :math:`\rho(\mathcal F)` is known.
 
     Returns
     -------
@@ -215,9 +321,9 @@ def theory_vs_simulation(instance: PAOFedInstance, runs: int, *, rng: np.random.
     for model in models:
         if model not in analyses:
             analyses[model] = mean_square_analysis(instance, model, route=method)
+    radii = [a.spectral_radius for a in analyses.values() if a.spectral_radius is not None
+             and math.isfinite(a.spectral_radius)]
     if iterations is None:
-        radii = [a.spectral_radius for a in analyses.values() if a.spectral_radius is not None
-                 and math.isfinite(a.spectral_radius)]
         iterations = default_iterations(max(radii) if radii else None)
     if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) or iterations < 2:
         raise ValueError(f"iterations must be an integer >= 2, got {iterations!r}")
@@ -231,7 +337,9 @@ def theory_vs_simulation(instance: PAOFedInstance, runs: int, *, rng: np.random.
         curve = run_analysis_model(instance, iterations, rng, runs=int(runs)).msd
     samples = time_average(curve, iterations + 1 - int(window))
     mean, lo, hi = _interval(samples, confidence)
-    comparisons = tuple(_compare(model, analyses[model], lo, hi) for model in models)
+    settled = settlement(curve, int(window), confidence, radius=max(radii) if radii else None,
+                         mean_radius=mean_radius)
+    comparisons = tuple(_compare(model, analyses[model], lo, hi, settled.settled) for model in models)
     # the figure: mean curve and pointwise band over runs
     from scipy import stats
 
@@ -252,4 +360,4 @@ def theory_vs_simulation(instance: PAOFedInstance, runs: int, *, rng: np.random.
         simulator=simulator, runs=int(runs), iterations=iterations, window=int(window), confidence=confidence,
         seed=seed, simulated_msd=mean, simulated_low=lo, simulated_high=hi, simulated_db=_db(mean),
         simulated_low_db=_db(lo), simulated_high_db=_db(hi), models=comparisons, n=np.arange(iterations + 1),
-        curve_db=curve_db, band_low_db=low, band_high_db=high, transient_db=trans)
+        curve_db=curve_db, band_low_db=low, band_high_db=high, transient_db=trans, settlement=settled)

@@ -47,18 +47,52 @@ def test_figure_data_are_plain_arrays_of_the_curve_length(instance, analyses):
 
 
 def test_a_model_outside_the_interval_reports_its_distance_in_db(instance, analyses):
-    """Theory 3 dB above the simulation's upper end: gap +3 dB; below the lower end: negative."""
-    base = theory_vs_simulation(instance, 10, rng=5, iterations=60, analyses=analyses)
+    """Theory 3 dB above the simulation's upper end: gap +3 dB; below the lower end: negative (on a settled
+    simulation: the default 500 iterations, four decades by iteration 197)."""
+    base = theory_vs_simulation(instance, 10, rng=5, analyses=analyses)
+    assert base.settlement.settled is True
     hi, lo = base.simulated_high, base.simulated_low
     fake = {"seed": dataclasses.replace(analyses["seed"], msd=hi * 10 ** 0.3),
             "exact": dataclasses.replace(analyses["exact"], msd=lo / 10 ** 0.5)}
-    out = theory_vs_simulation(instance, 10, rng=5, iterations=60, analyses=fake)
+    out = theory_vs_simulation(instance, 10, rng=5, analyses=fake)
     assert out.models[0].agrees is False and out.models[0].gap_db == pytest.approx(3.0, abs=1e-9)
     assert out.models[1].agrees is False and out.models[1].gap_db == pytest.approx(-5.0, abs=1e-9)
     unstable = {"seed": dataclasses.replace(analyses["seed"], msd=None), "exact": analyses["exact"]}
     out = theory_vs_simulation(instance, 10, rng=5, iterations=60, analyses=unstable)
     assert out.models[0].msd is None and out.models[0].agrees is None and out.models[0].note
     assert "seed" not in out.transient_db
+
+
+def test_a_simulation_that_has_not_settled_decides_no_agreement(instance, analyses):
+    """Found while checking issue 29's --simulate: 60 iterations at rho(F) = 0.954 (the reference instance at mu
+    lambda_max = 0.2) average iterations 31..60, while the transient needs 197 iterations to lose four decades; the
+    window's older half lies 69 % above its newer half. Such a run used to report 'agrees' or a gap; now neither."""
+    out = theory_vs_simulation(instance, 10, rng=3, iterations=60, analyses=analyses)
+    st = out.settlement
+    assert st.settled is False and st.start_needed == 197 and st.radius_source == "rho(F)"
+    assert st.drift_low > 0.3 and "needs 197 iterations" in st.note and "older half lies above" in st.note
+    assert all(c.agrees is None and c.gap_db is None and "not settled" in c.note for c in out.models)
+
+
+def test_settlement_without_rho_f_uses_rho_m_squared_as_a_necessary_time():
+    """Without rho(F) (the classes route computes none), rho(M)^2 <= rho(F_exact) gives a time the window must at
+    least wait for: failing it is decisive, meeting it is not (settled is None, not True). A curve still decaying is
+    caught by the drift between the window's halves alone; a stationary one is not flagged."""
+    from reference_impl.paofed.theory_vs_simulation import settlement
+
+    rng = np.random.default_rng(0)
+    n = np.arange(2001)[:, None]
+    flat = 1e-3 * (1 + 0.3 * rng.standard_normal((2001, 40)))
+    decaying = flat + 1e-2 * 0.999 ** n
+    st = settlement(flat, 1000, 0.95, mean_radius=0.999)       # rho(M)^2 = 0.998: 4,600 iterations needed
+    assert st.settled is False and st.radius_source == "rho(M)^2" and "at least 4" in st.note
+    st = settlement(flat, 1000, 0.95, mean_radius=0.9)
+    assert st.settled is None and "necessary" in st.note
+    st = settlement(flat, 1000, 0.95)
+    assert st.settled is None and st.radius_source == "none"
+    assert settlement(flat, 1000, 0.95, radius=0.99).settled is True
+    st = settlement(decaying, 1000, 0.95)
+    assert st.settled is False and st.drift_low > 0 and "older half lies above" in st.note
 
 
 def test_default_iterations_follow_the_spectral_radius():

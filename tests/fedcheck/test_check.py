@@ -57,6 +57,21 @@ def test_paofed_simulation_claim_runs_and_holds(capsys):
     assert sim["status"] == "holds" and sim["value"] <= sim["bound"] and sim["details"]["runs"] >= 16
 
 
+def test_paofed_simulation_still_in_its_transient_is_not_evaluated_instead_of_violated(tmp_path, capsys):
+    """Found while checking issue 29's --simulate: at mu lambda_max = 0.005 the reference instance's rho(F_exact) is
+    0.99877, so the configured 2,000 iterations average n = 1000..2000 while the transient needs 7,484 iterations to
+    lose four decades. The simulated MSD was still at -8.6 dB against the bound's -43.0 dB and `check` exited 1
+    ("violated"): a failure of the researcher's CI that the data do not show. Now not evaluated, with the iterations
+    that would decide it."""
+    slow = _edited(tmp_path, "paofed_reference.toml", "mu_times_lambda_max = 0.1 ", "mu_times_lambda_max = 0.005 ")
+    status, out, err = check(capsys, slow, "--json")
+    assert status == 0, err
+    sim = {o["claim_id"]: o for o in json.loads(out)["outcomes"]}["paofed.sim_faithful_gap"]
+    assert sim["status"] == "not_evaluable" and not sim["decides_exit"]
+    assert "has not settled" in sim["summary"] and "needs 7484 iterations" in sim["summary"]
+    assert "simulation.iterations to at least 14968" in sim["summary"] and sim["details"]["start_needed"] == 7484
+
+
 def test_zcdp_nfl_example_holds(capsys):
     status, out, err = check(capsys, EXAMPLES / "zcdp_nfl.toml", "--json")
     assert status == 0, err

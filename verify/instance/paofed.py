@@ -253,7 +253,19 @@ def sim_faithful_gap(user, options) -> Evaluation:
     env, config, data = user.parts["simulation"]
     rng = np.random.default_rng(np.random.SeedSequence([options.seed, *b"paofed.sim_faithful_gap"]))
     result = run_paofed(env, config, data, iterations, rng, runs=runs)
-    per_run = np.mean(np.asarray(result.curve, dtype=np.float64)[iterations // 2:], axis=0)  # (R,)
+    curve = np.asarray(result.curve, dtype=np.float64)
+    # A run still in its transient lies above its steady state: it would show a violation that is not there.
+    from reference_impl.paofed.theory_vs_simulation import settlement
+
+    st = settlement(curve, iterations + 1 - iterations // 2, 0.95, radius=a.spectral_radius)
+    if st.settled is False:
+        need = 2 * st.start_needed if st.start_needed is not None else 2 * iterations
+        return Evaluation(status="not_evaluable", summary=(
+            f"not evaluated: the simulation has not settled ({st.note}); set simulation.iterations to at least "
+            f"{need} (about {need / iterations:.3g} times the cost)"),
+            details={"runs": runs, "iterations": iterations, "start_needed": st.start_needed, "drift": st.drift,
+                     "drift_interval": [st.drift_low, st.drift_high], "seed": options.seed})
+    per_run = np.mean(curve[iterations // 2:], axis=0)  # (R,)
     steady = float(np.mean(per_run))
     sd = float(np.std(per_run, ddof=1))
     lower = steady - stats.t.ppf(1.0 - SIMULATION_ALPHA, per_run.size - 1) * sd / math.sqrt(per_run.size)

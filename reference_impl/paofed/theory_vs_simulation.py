@@ -309,6 +309,9 @@ def theory_vs_simulation(instance: PAOFedInstance, runs: int, *, rng: np.random.
         raise ValueError(f"simulator must be one of {', '.join(SIMULATORS)}, got {simulator!r}")
     if not (isinstance(confidence, float) and 0.0 < confidence < 1.0):
         raise ValueError(f"confidence must be a real in (0, 1), got {confidence!r}")
+    if mean_radius is not None and (isinstance(mean_radius, bool) or not isinstance(mean_radius, (int, float))
+                                    or not (math.isfinite(mean_radius) and mean_radius >= 0.0)):
+        raise ValueError(f"mean_radius must be None or a finite real >= 0 (rho(M) at mu), got {mean_radius!r}")
     models = tuple(models)
     if not models or any(m not in ("seed", "exact") for m in models):
         raise ValueError(f"models must be a non-empty tuple of 'seed' / 'exact', got {models!r}")
@@ -325,6 +328,7 @@ def theory_vs_simulation(instance: PAOFedInstance, runs: int, *, rng: np.random.
              and math.isfinite(a.spectral_radius)]
     if iterations is None:
         iterations = default_iterations(max(radii) if radii else None)
+    stable = [r for r in radii if r < 1.0]  # the settling time of the models with a steady state
     if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) or iterations < 2:
         raise ValueError(f"iterations must be an integer >= 2, got {iterations!r}")
     iterations = int(iterations)
@@ -337,7 +341,7 @@ def theory_vs_simulation(instance: PAOFedInstance, runs: int, *, rng: np.random.
         curve = run_analysis_model(instance, iterations, rng, runs=int(runs)).msd
     samples = time_average(curve, iterations + 1 - int(window))
     mean, lo, hi = _interval(samples, confidence)
-    settled = settlement(curve, int(window), confidence, radius=max(radii) if radii else None,
+    settled = settlement(curve, int(window), confidence, radius=max(stable) if stable else None,
                          mean_radius=mean_radius)
     comparisons = tuple(_compare(model, analyses[model], lo, hi, settled.settled) for model in models)
     # the figure: mean curve and pointwise band over runs

@@ -103,7 +103,8 @@ def test_default_iterations_follow_the_spectral_radius():
 @pytest.mark.parametrize("kwargs, field", [
     ({"runs": 1}, "runs"), ({"simulator": "sim-x"}, "simulator"), ({"confidence": 1.0}, "confidence"),
     ({"models": ("other",)}, "models"), ({"rng": -1}, "rng"), ({"iterations": 1}, "iterations"),
-    ({"iterations": 10, "window": 11}, "window"),
+    ({"iterations": 10, "window": 11}, "window"), ({"mean_radius": "0.9"}, "mean_radius"),
+    ({"mean_radius": float("nan")}, "mean_radius"), ({"mean_radius": -0.5}, "mean_radius"),
 ])
 def test_bad_arguments_name_the_field(instance, analyses, kwargs, field):
     args = {"runs": 4, "rng": 0, "analyses": analyses} | kwargs

@@ -431,12 +431,16 @@ def run_msd(args) -> int:
         return 1
     tvs = None
     if args.simulate is not None:
-        from fedcheck.msd_simulation import simulate, simulation_json
+        from fedcheck.msd_simulation import simulate, simulation_json, unsettleable
 
-        if progress is not None:
-            progress(f"simulating {args.simulate} runs (faithful)")
-        tvs = simulate(instance, report, analyses, args.simulate, args.seed, quiet=args.quiet)
-        report["simulation"] = simulation_json(tvs, args.seed)
+        skipped = unsettleable(report, analyses)
+        if skipped is not None:  # minutes of simulation that could decide nothing
+            report["simulation"] = skipped
+        else:
+            if progress is not None:
+                progress(f"simulating {args.simulate} runs (faithful)")
+            tvs = simulate(instance, report, analyses, args.simulate, args.seed, quiet=args.quiet)
+            report["simulation"] = simulation_json(tvs, args.seed)
     if args.csv is not None:
         _write_csv_atomically(args.csv, report, models, args.transient)
     if args.plot is not None:
@@ -502,3 +506,5 @@ def _print_text(report: dict, tvs) -> None:
 
         for line in simulation_lines(tvs):
             print(line)
+    elif report.get("simulation", {}).get("skipped"):
+        print(f"simulation NOT RUN: {report['simulation']['settlement']['note']}")

@@ -16,7 +16,7 @@ import math
 from fedcheck._errors import ConfigError
 from fedcheck.run._budget import Cost, check
 
-__all__ = ["SIMULATION_CONFIDENCE", "msd_figures", "simulate", "simulation_cost", "simulation_json",
+__all__ = ["SIMULATION_CONFIDENCE", "msd_figures", "simulate", "simulation_cost", "simulation_json", "unsettleable",
            "simulation_lines"]
 
 #: Two-sided level of the simulated steady-state interval and of the figure's band.
@@ -33,6 +33,25 @@ def simulation_cost(instance, runs: int, iterations: int) -> list[Cost]:
                  memory=float(runs) * (iterations + 1)),
             Cost(phase="the simulation iterations x runs x K x D^2", field="argument --simulate",
                  work=float(iterations) * runs * K * D * D, steps=float(iterations))]
+
+
+def unsettleable(report: dict, analyses: dict) -> dict | None:
+    """The ``"simulation"`` block of a simulation that is not run because it could not settle within its iterations
+    (a priori: the averaged second half would start before the transient's four-decade time), or None."""
+    from reference_impl.paofed.theory_vs_simulation import default_iterations, settling_note, settling_time
+
+    radii = [a.spectral_radius for a in analyses.values() if a.spectral_radius is not None
+             and math.isfinite(a.spectral_radius)]
+    iterations = default_iterations(max(radii) if radii else None)
+    stable = [r for r in radii if r < 1.0]
+    needed, source, rho = settling_time(max(stable) if stable else None, report.get("mean_spectral_radius"))
+    start = iterations + 1 - iterations // 2
+    if needed is None or start >= needed:
+        return None
+    note = (settling_note(start, needed, source, rho) + f"; the simulation runs at most {iterations} iterations, so "
+            "it was not run and no model is judged")
+    return {"skipped": True, "settled": False, "iterations": iterations,
+            "settlement": {"start_needed": needed, "radius_source": source, "note": note}}
 
 
 def simulate(instance, report: dict, analyses: dict, runs: int, seed: int, *, quiet: bool):

@@ -37,7 +37,7 @@ from reference_impl.paofed.simulation import run_faithful
 from theory.msd.instance import PAOFedInstance
 
 __all__ = ["SIMULATORS", "TRANSIENT_MAX_N", "ModelComparison", "Settlement", "TheoryVsSimulation",
-           "default_iterations", "settlement", "theory_vs_simulation"]
+           "default_iterations", "settlement", "settling_note", "settling_time", "theory_vs_simulation"]
 
 #: The simulations :func:`theory_vs_simulation` can run.
 SIMULATORS = ("faithful", "analysis")
@@ -171,6 +171,24 @@ def _four_decades(radius: float) -> int:
     return int(math.ceil(math.log(1e4) / -math.log(radius)))
 
 
+def settling_time(radius: float | None = None, mean_radius: float | None = None) -> tuple[int | None, str, float]:
+    r"""The a-priori test of :func:`settlement`: (iterations the transient needs to lose four decades, the radius's
+    source ``"rho(F)"`` / ``"rho(M)^2"`` / ``"none"``, that radius) from :math:`ho(\mathcal F)` if it is in (0, 1),
+    else from :math:`ho(\mathcal M)^2` (a lower bound of :math:`ho(\mathcal F_{exact})`: a necessary time)."""
+    if radius is not None and math.isfinite(radius) and 0.0 < radius < 1.0:
+        return _four_decades(radius), "rho(F)", float(radius)
+    if mean_radius is not None and math.isfinite(mean_radius) and 0.0 < mean_radius < 1.0:
+        return _four_decades(mean_radius ** 2), "rho(M)^2", float(mean_radius ** 2)
+    return None, "none", math.nan
+
+
+def settling_note(start: int, needed: int, source: str, rho: float) -> str:
+    """Why a window starting at ``start`` is too early for :func:`settling_time`'s ``needed``."""
+    why = "needs" if source == "rho(F)" else "needs at least"
+    return (f"the averaged window starts at iteration {start}, but the transient {why} {needed} iterations to lose "
+            f"four decades ({source} = {rho:.6g})")
+
+
 def settlement(curve: np.ndarray, window: int, confidence: float, *, radius: float | None = None,
                mean_radius: float | None = None) -> Settlement:
     r"""Whether ``curve`` ((iterations + 1, runs), MSD per iteration and run) has settled over its last ``window``
@@ -187,11 +205,7 @@ def settlement(curve: np.ndarray, window: int, confidence: float, *, radius: flo
     curve = np.asarray(curve, dtype=np.float64)
     iterations = curve.shape[0] - 1
     start = iterations + 1 - int(window)
-    source, needed = "none", None
-    if radius is not None and math.isfinite(radius) and 0.0 < radius < 1.0:
-        source, needed = "rho(F)", _four_decades(radius)
-    elif mean_radius is not None and math.isfinite(mean_radius) and 0.0 < mean_radius < 1.0:
-        source, needed = "rho(M)^2", _four_decades(mean_radius ** 2)
+    needed, source, rho = settling_time(radius, mean_radius)
     half = int(window) // 2
     older = curve[start:start + half].mean(axis=0)
     newer = curve[iterations + 1 - half:].mean(axis=0)
@@ -207,9 +221,7 @@ def settlement(curve: np.ndarray, window: int, confidence: float, *, radius: flo
     settled: bool | None = True
     if needed is not None and start < needed:
         settled = False
-        why = "needs" if source == "rho(F)" else "needs at least"
-        notes.append(f"the averaged window starts at iteration {start}, but the transient {why} {needed} iterations "
-                     f"to lose four decades ({source} = {radius if source == 'rho(F)' else mean_radius ** 2:.6g})")
+        notes.append(settling_note(start, needed, source, rho))
     if (d_lo > 0.0 or d_hi < 0.0) and abs(drift) > width:
         settled = False
         notes.append(f"the window's older half lies {'above' if drift > 0 else 'below'} its newer half by "

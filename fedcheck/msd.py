@@ -431,15 +431,16 @@ def run_msd(args) -> int:
         return 1
     tvs = None
     if args.simulate is not None:
-        from fedcheck.msd_simulation import simulate, simulation_json, unsettleable
+        from fedcheck.msd_simulation import simulate, simulation_json, simulation_plan
 
-        skipped = unsettleable(report, analyses)
+        iterations, skipped = simulation_plan(instance, report, analyses, args.simulate)
         if skipped is not None:  # minutes of simulation that could decide nothing
             report["simulation"] = skipped
         else:
             if progress is not None:
-                progress(f"simulating {args.simulate} runs (faithful)")
-            tvs = simulate(instance, report, analyses, args.simulate, args.seed, quiet=args.quiet)
+                progress(f"simulating {args.simulate} runs of {iterations} iterations (faithful)")
+            tvs = simulate(instance, report, analyses, args.simulate, args.seed, quiet=args.quiet,
+                           iterations=iterations)
             report["simulation"] = simulation_json(tvs, args.seed)
     if args.csv is not None:
         _write_csv_atomically(args.csv, report, models, args.transient)

@@ -16,7 +16,7 @@ import math
 from fedcheck._errors import ConfigError
 from fedcheck.run._budget import Cost, check
 
-__all__ = ["SIMULATION_CONFIDENCE", "msd_figures", "simulate", "simulation_cost", "simulation_json", "unsettleable",
+__all__ = ["SIMULATION_CONFIDENCE", "msd_figures", "simulate", "simulation_cost", "simulation_json", "simulation_plan",
            "simulation_lines"]
 
 #: Two-sided level of the simulated steady-state interval and of the figure's band.
@@ -35,38 +35,47 @@ def simulation_cost(instance, runs: int, iterations: int) -> list[Cost]:
                  work=float(iterations) * runs * K * D * D, steps=float(iterations))]
 
 
-def unsettleable(report: dict, analyses: dict) -> dict | None:
-    """The ``"simulation"`` block of a simulation that is not run because it could not settle within its iterations
-    (a priori: the averaged second half would start before the transient's four-decade time), or None."""
-    from reference_impl.paofed.theory_vs_simulation import default_iterations, settling_note, settling_time
+def simulation_plan(instance, report: dict, analyses: dict, runs: int) -> tuple[int, dict | None]:
+    """How many iterations to simulate, or why not to simulate: ``(iterations, None)`` or ``(iterations, block)``
+    with ``block`` the ``"simulation"`` JSON of a simulation that is not run.
+
+    The default is :func:`reference_impl.paofed.theory_vs_simulation.default_iterations` of the largest rho(F) (at most
+    20,000). When the a-priori settling time (:func:`~reference_impl.paofed.theory_vs_simulation.settling_time`, from
+    rho(F) or rho(M)^2) says the averaged second half would start too early, the run is lengthened to twice that time,
+    if its cost is within the limits of :func:`fedcheck.run._budget.check`; otherwise it is not run (it could decide
+    nothing) and the block says why."""
+    from fedcheck.run import _budget
+    from reference_impl.paofed.theory_vs_simulation import default_iterations, settling_need, settling_time
 
     radii = [a.spectral_radius for a in analyses.values() if a.spectral_radius is not None
              and math.isfinite(a.spectral_radius)]
     iterations = default_iterations(max(radii) if radii else None)
     stable = [r for r in radii if r < 1.0]
     needed, source, rho = settling_time(max(stable) if stable else None, report.get("mean_spectral_radius"))
-    start = iterations + 1 - iterations // 2
-    if needed is None or start >= needed:
-        return None
-    note = (settling_note(start, needed, source, rho) + f"; the simulation runs at most {iterations} iterations, so "
-            "it was not run and no model is judged")
-    return {"skipped": True, "settled": False, "iterations": iterations,
-            "settlement": {"start_needed": needed, "radius_source": source, "note": note}}
+    if needed is None or iterations + 1 - iterations // 2 >= needed:
+        return iterations, None
+    longer = 2 * needed
+    try:
+        _budget.check(simulation_cost(instance, runs, longer))
+    except ConfigError as exc:
+        note = (f"{settling_need(needed, source, rho)} before the averaged second half may start, so a simulation "
+                f"that can settle runs {longer} iterations, and {exc}; it was not run and no model is judged")
+        return longer, {"skipped": True, "settled": False, "iterations": longer,
+                        "settlement": {"start_needed": needed, "radius_source": source, "note": note}}
+    return longer, None
 
 
-def simulate(instance, report: dict, analyses: dict, runs: int, seed: int, *, quiet: bool):
-    """The :class:`reference_impl.paofed.TheoryVsSimulation` of ``instance`` (``runs`` faithful runs, randomness
-    ``numpy.random.default_rng(seed)``), beside the models of ``report`` with their ``analyses``."""
+def simulate(instance, report: dict, analyses: dict, runs: int, seed: int, *, quiet: bool, iterations: int):
+    """The :class:`reference_impl.paofed.TheoryVsSimulation` of ``instance`` (``runs`` faithful runs of ``iterations``
+    iterations (:func:`simulation_plan`), randomness ``numpy.random.default_rng(seed)``), beside the models of
+    ``report`` with their ``analyses``."""
     import numpy as np
 
     from fedcheck.run import _budget
     from fedcheck.run._output import Progress
-    from reference_impl.paofed.theory_vs_simulation import default_iterations, theory_vs_simulation
+    from reference_impl.paofed.theory_vs_simulation import theory_vs_simulation
 
     models = tuple(report["models"])
-    radii = [a.spectral_radius for a in analyses.values() if a.spectral_radius is not None
-             and math.isfinite(a.spectral_radius)]
-    iterations = default_iterations(max(radii) if radii else None)
     total = check(simulation_cost(instance, runs, iterations))
     with Progress("fedcheck msd --simulate", _budget.seconds(total), quiet=quiet), \
             np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):

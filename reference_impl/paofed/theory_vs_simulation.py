@@ -37,7 +37,8 @@ from reference_impl.paofed.simulation import run_faithful
 from theory.msd.instance import PAOFedInstance
 
 __all__ = ["SIMULATORS", "TRANSIENT_MAX_N", "ModelComparison", "Settlement", "TheoryVsSimulation",
-           "default_iterations", "settlement", "settling_note", "settling_time", "theory_vs_simulation"]
+           "default_iterations", "settlement", "settling_need", "settling_note", "settling_time",
+           "theory_vs_simulation"]
 
 #: The simulations :func:`theory_vs_simulation` can run.
 SIMULATORS = ("faithful", "analysis")
@@ -173,8 +174,11 @@ def _four_decades(radius: float) -> int:
 
 def settling_time(radius: float | None = None, mean_radius: float | None = None) -> tuple[int | None, str, float]:
     r"""The a-priori test of :func:`settlement`: (iterations the transient needs to lose four decades, the radius's
-    source ``"rho(F)"`` / ``"rho(M)^2"`` / ``"none"``, that radius) from :math:`ho(\mathcal F)` if it is in (0, 1),
-    else from :math:`ho(\mathcal M)^2` (a lower bound of :math:`ho(\mathcal F_{exact})`: a necessary time)."""
+    source ``"rho(F)"`` / ``"rho(M)^2"`` / ``"none"``, that radius) from :math:`
+ho(\mathcal F)` if it is in (0, 1),
+    else from :math:`
+ho(\mathcal M)^2` (a lower bound of :math:`
+ho(\mathcal F_{exact})`: a necessary time)."""
     if radius is not None and math.isfinite(radius) and 0.0 < radius < 1.0:
         return _four_decades(radius), "rho(F)", float(radius)
     if mean_radius is not None and math.isfinite(mean_radius) and 0.0 < mean_radius < 1.0:
@@ -182,11 +186,15 @@ def settling_time(radius: float | None = None, mean_radius: float | None = None)
     return None, "none", math.nan
 
 
+def settling_need(needed: int, source: str, rho: float) -> str:
+    """:func:`settling_time`'s answer in words ("at least" when it is only necessary)."""
+    why = "needs" if source == "rho(F)" else "needs at least"
+    return f"the transient {why} {needed} iterations to lose four decades ({source} = {rho:.6g})"
+
+
 def settling_note(start: int, needed: int, source: str, rho: float) -> str:
     """Why a window starting at ``start`` is too early for :func:`settling_time`'s ``needed``."""
-    why = "needs" if source == "rho(F)" else "needs at least"
-    return (f"the averaged window starts at iteration {start}, but the transient {why} {needed} iterations to lose "
-            f"four decades ({source} = {rho:.6g})")
+    return f"the averaged window starts at iteration {start}, but {settling_need(needed, source, rho)}"
 
 
 def settlement(curve: np.ndarray, window: int, confidence: float, *, radius: float | None = None,

@@ -175,22 +175,40 @@ toeplitz_rho = 0.9
 """
 
 
-def test_a_simulation_that_cannot_settle_is_not_run_and_judges_nothing(tmp_path, capsys):
+def test_a_simulation_that_cannot_settle_is_not_run_and_judges_nothing(tmp_path, capsys, monkeypatch):
     """Found while checking issue 29's --simulate: on the classes route (no rho(F)) the simulation ran a fixed 20,000
     iterations. With w* on the slowest mode of Toeplitz(0.9) at mu lambda_max = 0.01 the simulated curve was still near
     -17 dB against the models' -39.4 dB, and the output said "outside by -22 dB" for both: a false refutation.
     rho(M)^2 = 0.99972 (a lower bound of rho(F_exact)) shows the transient needs at least 33,020 iterations to lose four
-    decades, while the averaged half of 20,000 starts at 10,001: the simulation is not run (it would decide nothing),
-    and the output says why."""
+    decades. The run is lengthened to 66,040 iterations when that fits the work limit; here the limit is lowered so that
+    it does not: the simulation is not run (it would decide nothing) and the output says why."""
+    from fedcheck.run import _budget
+
+    monkeypatch.setattr(_budget, "MAX_WORK", 1e9)
     config = tmp_path / "slow.toml"
     config.write_text(SLOW_MODE)
     assert _main(config, "--method", "classes", "--simulate", 3, "--json", "--quiet") == 0
     sim = json.loads(capsys.readouterr().out)["simulation"]
-    assert sim["skipped"] is True and sim["settled"] is False and sim["iterations"] == 20000
+    assert sim["skipped"] is True and sim["settled"] is False and sim["iterations"] == 66040
     st = sim["settlement"]
     assert st["radius_source"] == "rho(M)^2" and st["start_needed"] == 33020
-    assert "starts at iteration 10001, but the transient needs at least 33020 iterations" in st["note"]
+    assert st["note"].startswith("the transient needs at least 33020 iterations to lose four decades (rho(M)^2 = ")
+    assert "runs 66040 iterations, and argument --simulate: " in st["note"] and "more than the limit" in st["note"]
     assert _main(config, "--method", "classes", "--simulate", 3, "--quiet") == 0
     out = capsys.readouterr().out
-    assert "\nsimulation NOT RUN: the averaged window starts at iteration 10001" in out and "agrees" not in out
+    assert "\nsimulation NOT RUN: the transient needs at least 33020" in out and "agrees" not in out
     assert "outside by" not in out
+
+
+def test_a_simulation_too_short_to_settle_is_lengthened(capsys, monkeypatch):
+    """When the default iterations (here forced to 300) would average iterations before the transient's four-decade
+    time (383 at rho(F) = 0.976 on the reference example), the run is lengthened to twice that time and judged."""
+    import importlib
+
+    tvs = importlib.import_module("reference_impl.paofed.theory_vs_simulation")  # the module, not the function
+    monkeypatch.setattr(tvs, "default_iterations", lambda radius: 300)
+    assert _main(EXAMPLE, "--simulate", 4, "--json", "--quiet") == 0
+    sim = json.loads(capsys.readouterr().out)["simulation"]
+    assert sim["iterations"] == 766 and sim["window"] == 383 and sim["settlement"]["start_needed"] == 383
+    assert sim["settled"] is True and "skipped" not in sim
+    assert all(m["agrees"] is not None for m in sim["models"].values())

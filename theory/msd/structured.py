@@ -174,6 +174,19 @@ def _s2_residual(m, C, Q, model, mu) -> float:
     return float(np.linalg.norm(r) / np.linalg.norm(Q))
 
 
+def _check_basis(N: int, vectors: int, size: int) -> None:
+    """Refuse a Krylov basis of ``vectors`` packed states that exceeds theory.msd.routes.MEMORY_BUDGET (a ValueError
+    naming ``restart``, instead of numpy's MemoryError or the machine's swap)."""
+    from theory.msd.routes import MEMORY_BUDGET
+
+    need = 8.0 * vectors * size
+    if need > MEMORY_BUDGET:
+        raise ValueError(f"restart: the Krylov basis of {vectors} packed states of N = {N} ({size} unknowns each) "
+                         f"would need {need / 1e9:.3g} GB, more than the {MEMORY_BUDGET / 1e9:g} GB budget; pass a "
+                         f"smaller restart (at most {int(MEMORY_BUDGET // (8.0 * size)) - 2}), or use "
+                         "theory.msd.routes.mean_square_analysis, which plans a route that fits")
+
+
 def msd_steady_state(x, model: str = "seed", *, mu: float | None = None, method: str = "gmres",
                      rtol: float = 1e-13, maxiter: int | None = None, refinements: int = 3,
                      restart: int = 200, progress: Callable[[int, float], None] | None = None) -> SteadyState:
@@ -254,6 +267,7 @@ def msd_steady_state(x, model: str = "seed", *, mu: float | None = None, method:
 
         sym = SymmetricPacking(N)
         m_dr = min(restart, sym.size - 1)
+        _check_basis(N, m_dr + 2, sym.size)
         sol = gmres_dr(f_matvec(m, model, mu, identity_minus=True, packing=sym), sym.pack(0.5 * (Q + Q.T)),
                        rtol=0.5 * rtol, m=m_dr, k=min(DEFLATED_VECTORS, m_dr - 2),
                        maxiter=KRYLOV_MAXITER if maxiter is None else int(maxiter), callback=progress)
@@ -268,6 +282,7 @@ def msd_steady_state(x, model: str = "seed", *, mu: float | None = None, method:
     elif method == "gmres":  # lean restarted GMRES (theory.msd.krylov) on packed symmetric matrices
         cap = KRYLOV_MAXITER if maxiter is None else int(maxiter)
         sym = SymmetricPacking(N)
+        _check_basis(N, min(sym.size, restart) + 1, sym.size)
         x, b = None, sym.pack(0.5 * (Q + Q.T))
         mv = f_matvec(m, model, mu, identity_minus=True, packing=sym)
         for _ in range(refinements + 1):

@@ -31,3 +31,18 @@ def test_the_paper_federation_in_four_classes_fits_the_default_budget():
     """Four classes at K = 256, D = 200, l_max = 10: 4.6 reduced states of 1.0036e8 scalars (3.7 GB)."""
     need = PEAK_STATES * 8.0 * class_unknowns(10, 4, 200)[1]
     assert 3.6e9 < need < 3.8e9 < MEMORY_BUDGET
+
+
+@pytest.mark.parametrize("method", ["gmres", "gmres-dr"])
+def test_the_structured_solve_refuses_a_basis_beyond_the_budget(monkeypatch, method):
+    """Called directly, msd_steady_state allocated its Krylov basis whatever its size: a per-client federation at the
+    paper's K = 256, l_max = 10 with D = 2 (N = 5,634) asked numpy for 23.8 GB and died with a MemoryError. Now a
+    ValueError names restart, the size and the largest restart that fits (here with the budget lowered)."""
+    import theory.msd.routes as routes
+    from theory.msd import reference_instance
+    from theory.msd.structured import msd_steady_state
+
+    monkeypatch.setattr(routes, "MEMORY_BUDGET", 1e6)
+    with pytest.raises(ValueError, match=r"^restart: the Krylov basis of \d+ packed states of N = \d+ .* more than "
+                                         r"the 0.001 GB budget; pass a smaller restart"):
+        msd_steady_state(reference_instance(0.2), "seed", method=method)

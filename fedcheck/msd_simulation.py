@@ -163,14 +163,16 @@ def msd_figures(report: dict, tvs=None) -> list:
         transients = {m: np.asarray(e["transient_db"]) for m, e in report["models"].items()
                       if e.get("transient_db") is not None}
         last = max((len(v) - 1 for v in transients.values()), default=1)
+    # a figure travels without the text: an uncertified estimate says so in its own legend
+    what_f = " (class-mean estimate, not certified)" if report.get("class_mean_estimate") else ""
     for model, entry in report["models"].items():
         if model in transients:
             values = transients[model]
-            curves.append(series(f"{model} F: transient MSD$_n$", np.arange(values.size), values,
+            curves.append(series(f"{model} F{what_f}: transient MSD$_n$", np.arange(values.size), values,
                                  style="dashed", group=model))
         value = entry.get("msd_db")
         if value is not None and math.isfinite(value):
-            curves.append(series(f"{model} F: MSD$_\\infty$ = {value:.2f} dB", [0, last], [value, value],
+            curves.append(series(f"{model} F{what_f}: MSD$_\\infty$ = {value:.2f} dB", [0, last], [value, value],
                                  style="dashed" if model in transients else "line", group=model))
     if not curves:
         raise ConfigError("argument --plot: nothing to draw (no model is mean-square stable at this mu and there is "

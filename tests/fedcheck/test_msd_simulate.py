@@ -212,3 +212,16 @@ def test_a_simulation_too_short_to_settle_is_lengthened(capsys, monkeypatch):
     assert sim["iterations"] == 766 and sim["window"] == 383 and sim["settlement"]["start_needed"] == 383
     assert sim["settled"] is True and "skipped" not in sim
     assert all(m["agrees"] is not None for m in sim["models"].values())
+
+
+def test_the_figure_of_a_class_mean_estimate_says_it_is_not_certified():
+    """The figure travels without the text: with --method class-mean its legend says the models' lines are the
+    uncertified class-mean estimate (seen on the paper-scale per-client figure, whose legend read like exact values)."""
+    from fedcheck.msd_simulation import msd_figures
+
+    report = {"N": 10, "mu": 0.1, "models": {"seed": {"msd_db": -20.0}, "exact": {"msd_db": -19.0}}}
+    plain = [s.label for s in msd_figures(report)[0].series]
+    assert plain == ["seed F: MSD$_\\infty$ = -20.00 dB", "exact F: MSD$_\\infty$ = -19.00 dB"]
+    labels = [s.label for s in msd_figures(report | {"class_mean_estimate": {"certified": False}})[0].series]
+    assert labels == ["seed F (class-mean estimate, not certified): MSD$_\\infty$ = -20.00 dB",
+                      "exact F (class-mean estimate, not certified): MSD$_\\infty$ = -19.00 dB"]

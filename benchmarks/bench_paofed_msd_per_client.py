@@ -1,8 +1,9 @@
 """PAO-Fed MSD with a different R_k for every client at the paper's scale: the refusal and the class-mean estimate.
 
 Run: .venv/bin/python benchmarks/bench_paofed_msd_per_client.py [--D 200] [--mu 0.004] [--ridge 1e-2] [--seed 2026]
+[--write DIR]
 Writes the instance of fedcheck/examples/paofed_paper_groups.toml (K = 256 in the paper's four availability groups of
-64, l_max = 10, window selection) with clients whose clients each have their own RFF covariance and noise variance
+64, l_max = 10, window selection) whose clients each have their own RFF covariance and noise variance
 (theory.msd.classes_rff.rff_client_covariances, docs/papers/paofed.md#choice-data, plus ``--ridge`` I) into a
 temporary directory, then times, as whole processes, ``fedcheck msd CONFIG --json`` (refused: no exact route fits)
 and ``fedcheck msd CONFIG --method class-mean --json`` (the uncertified estimate, docs/msd.md#per-client), and prints
@@ -56,7 +57,15 @@ def main() -> None:
     ap.add_argument("--mu", type=float, default=0.004)
     ap.add_argument("--ridge", type=float, default=1e-2)
     ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument("--write", type=Path, metavar="DIR", help="only write the configuration (per_client.toml, R.npy) "
+                    "into DIR, a new or empty folder, and print its path (e.g. for --simulate RUNS --plot FILE)")
     args = ap.parse_args()
+    if args.write is not None:
+        if args.write.exists() and any(args.write.iterdir()):
+            ap.error(f"argument --write: {args.write} is not empty (nothing is overwritten)")
+        args.write.mkdir(parents=True, exist_ok=True)
+        print(write_config(args.write, args.D, args.mu, args.ridge, args.seed))
+        return
     fedcheck = str(Path(sys.executable).with_name("fedcheck"))
     with tempfile.TemporaryDirectory() as tmp:
         config = write_config(Path(tmp), args.D, args.mu, args.ridge, args.seed)

@@ -45,13 +45,16 @@ def simulation_plan(instance, report: dict, analyses: dict, runs: int) -> tuple[
     if its cost is within the limits of :func:`fedcheck.run._budget.check`; otherwise it is not run (it could decide
     nothing) and the block says why."""
     from fedcheck.run import _budget
-    from reference_impl.paofed.theory_vs_simulation import default_iterations, settling_need, settling_time
+    from reference_impl.paofed.theory_vs_simulation import (
+        default_iterations,
+        model_radii,
+        settling_need,
+        settling_time,
+    )
 
-    radii = [a.spectral_radius for a in analyses.values() if a.spectral_radius is not None
-             and math.isfinite(a.spectral_radius)]
-    iterations = default_iterations(max(radii) if radii else None)
-    stable = [r for r in radii if r < 1.0]
-    needed, source, rho = settling_time(max(stable) if stable else None, report.get("mean_spectral_radius"))
+    largest, stable = model_radii(analyses)
+    iterations = default_iterations(largest)
+    needed, source, rho = settling_time(stable, report.get("mean_spectral_radius"))
     if needed is None or iterations + 1 - iterations // 2 >= needed:
         return iterations, None
     longer = 2 * needed

@@ -37,7 +37,7 @@ from reference_impl.paofed.simulation import run_faithful
 from theory.msd.instance import PAOFedInstance
 
 __all__ = ["SIMULATORS", "TRANSIENT_MAX_N", "ModelComparison", "Settlement", "TheoryVsSimulation",
-           "default_iterations", "settlement", "settling_need", "settling_note", "settling_time",
+           "default_iterations", "model_radii", "settlement", "settling_need", "settling_note", "settling_time",
            "theory_vs_simulation"]
 
 #: The simulations :func:`theory_vs_simulation` can run.
@@ -167,6 +167,15 @@ def default_iterations(radius: float | None, *, lo: int = 500, hi: int = 20000) 
     return int(min(hi, max(lo, math.ceil(2.0 * math.log(1e4) / -math.log(radius)))))
 
 
+def model_radii(analyses: dict) -> tuple[float | None, float | None]:
+    """(the largest finite rho(F) of the models' analyses, which sets :func:`default_iterations`; the largest below 1,
+    the settling time of the models that have a steady state); None where there is none."""
+    radii = [a.spectral_radius for a in analyses.values() if a.spectral_radius is not None
+             and math.isfinite(a.spectral_radius)]
+    stable = [r for r in radii if r < 1.0]
+    return (max(radii) if radii else None), (max(stable) if stable else None)
+
+
 def _four_decades(radius: float) -> int:
     """Iterations for rho^n to fall by 10^-4."""
     return int(math.ceil(math.log(1e4) / -math.log(radius)))
@@ -215,27 +224,32 @@ def settlement(curve: np.ndarray, window: int, confidence: float, *, radius: flo
     start = iterations + 1 - int(window)
     needed, source, rho = settling_time(radius, mean_radius)
     half = int(window) // 2
-    older = curve[start:start + half].mean(axis=0)
-    newer = curve[iterations + 1 - half:].mean(axis=0)
     level = float(np.mean(curve[start:]))
-    if half < 1 or not (math.isfinite(level) and level > 0.0):
+    if not (math.isfinite(level) and level > 0.0):
         return Settlement(settled=False, start_needed=needed, radius_source=source, drift=math.nan,
                           drift_low=math.nan, drift_high=math.nan,
-                          note="the window is too short or its mean MSD not finite and positive")
-    drift, d_lo, d_hi = _interval((older - newer) / level, confidence)
-    _, lo, hi = _interval(curve[start:].mean(axis=0), confidence)
-    width = (hi - lo) / 2.0 / level
+                          note="the window's mean MSD is not finite and positive: no steady state")
     notes = []
     settled: bool | None = True
+    drift = d_lo = d_hi = math.nan
+    if half < 1:
+        settled = None
+        notes.append("a window of one iteration has no halves to compare")
+    else:
+        older = curve[start:start + half].mean(axis=0)
+        newer = curve[iterations + 1 - half:].mean(axis=0)
+        drift, d_lo, d_hi = _interval((older - newer) / level, confidence)
+        _, lo, hi = _interval(curve[start:].mean(axis=0), confidence)
+        width = (hi - lo) / 2.0 / level
+        if (d_lo > 0.0 or d_hi < 0.0) and abs(drift) > width:
+            settled = False
+            notes.append(f"the window's older half lies {'above' if drift > 0 else 'below'} its newer half by "
+                         f"{100 * abs(drift):.3g} % of the MSD [{100 * d_lo:.3g}, {100 * d_hi:.3g}] %, more than the "
+                         f"interval's half width ({100 * width:.3g} %)")
     if needed is not None and start < needed:
         settled = False
-        notes.append(settling_note(start, needed, source, rho))
-    if (d_lo > 0.0 or d_hi < 0.0) and abs(drift) > width:
-        settled = False
-        notes.append(f"the window's older half lies {'above' if drift > 0 else 'below'} its newer half by "
-                     f"{100 * abs(drift):.3g} % of the MSD [{100 * d_lo:.3g}, {100 * d_hi:.3g}] %, more than the "
-                     f"interval's half width ({100 * width:.3g} %)")
-    if settled and source != "rho(F)":
+        notes.insert(0, settling_note(start, needed, source, rho))
+    if settled is True and source != "rho(F)":
         settled = None
         notes.append("no drift found, but without rho(F) there is no a-priori settling time "
                      + ("(rho(M)^2 gives only a necessary one, which is met)" if source == "rho(M)^2" else
@@ -344,11 +358,9 @@ def theory_vs_simulation(instance: PAOFedInstance, runs: int, *, rng: np.random.
     for model in models:
         if model not in analyses:
             analyses[model] = mean_square_analysis(instance, model, route=method)
-    radii = [a.spectral_radius for a in analyses.values() if a.spectral_radius is not None
-             and math.isfinite(a.spectral_radius)]
+    largest, stable = model_radii(analyses)
     if iterations is None:
-        iterations = default_iterations(max(radii) if radii else None)
-    stable = [r for r in radii if r < 1.0]  # the settling time of the models with a steady state
+        iterations = default_iterations(largest)
     if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) or iterations < 2:
         raise ValueError(f"iterations must be an integer >= 2, got {iterations!r}")
     iterations = int(iterations)
@@ -361,8 +373,7 @@ def theory_vs_simulation(instance: PAOFedInstance, runs: int, *, rng: np.random.
         curve = run_analysis_model(instance, iterations, rng, runs=int(runs)).msd
     samples = time_average(curve, iterations + 1 - int(window))
     mean, lo, hi = _interval(samples, confidence)
-    settled = settlement(curve, int(window), confidence, radius=max(stable) if stable else None,
-                         mean_radius=mean_radius)
+    settled = settlement(curve, int(window), confidence, radius=stable, mean_radius=mean_radius)
     comparisons = tuple(_compare(model, analyses[model], lo, hi, settled.settled) for model in models)
     # the figure: mean curve and pointwise band over runs
     from scipy import stats

@@ -111,3 +111,22 @@ def test_bad_arguments_name_the_field(instance, analyses, kwargs, field):
     runs = args.pop("runs")
     with pytest.raises(ValueError, match=field):
         theory_vs_simulation(instance, runs, **args)
+
+
+def test_settlement_of_a_one_iteration_window_or_a_diverged_run():
+    """A window of one iteration has no halves (no drift test: settled is None unless the a-priori time fails); a
+    window whose mean is not finite has no steady state (settled is False). No warning either way."""
+    import warnings
+
+    from reference_impl.paofed.theory_vs_simulation import settlement
+
+    flat = np.full((101, 4), 1e-3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        st = settlement(flat, 1, 0.95, radius=0.5)
+        assert st.settled is None and "no halves" in st.note and math.isnan(st.drift)
+        assert settlement(flat, 1, 0.95, radius=0.999).settled is False       # 9,206 iterations needed
+        diverged = flat.copy()
+        diverged[-1] = np.inf
+        st = settlement(diverged, 50, 0.95, radius=0.5)
+        assert st.settled is False and "no steady state" in st.note

@@ -55,6 +55,7 @@ from theory.msd.stability import ThresholdBracket
 from theory.msd.structured import (
     ARNOLDI_MAXITER,
     KRYLOV_MAXITER,
+    MEMORY_BUDGET,
     _check_model,
     f_matvec,
     msd_steady_state,
@@ -99,9 +100,9 @@ CLASSES_MIN_N = 2500
 
 
 
-#: Memory one model's analysis may plan for (bytes): the project machine has 24 GB, shared by the two models and the
-#: caller. :func:`choose_route` refuses a route whose estimated peak (:func:`route_peak_bytes`) exceeds it.
-MEMORY_BUDGET = 20e9
+#: :data:`theory.msd.structured.MEMORY_BUDGET` (defined there, below this module, so that a direct structured solve
+#: can refuse a basis beyond it too): :func:`choose_route` refuses a route whose estimated peak
+#: (:func:`route_peak_bytes`) exceeds it.
 
 
 def route_peak_bytes(x, route: str) -> float:

@@ -45,6 +45,7 @@ from theory.msd.maps import MODELS, _check_model, apply_A, apply_B, apply_F, app
 from theory.msd.packing import SymmetricPacking, f_matvec
 
 __all__ = [
+    "MEMORY_BUDGET",
     "MODELS",
     "SteadyState",
     "apply_A",
@@ -174,11 +175,15 @@ def _s2_residual(m, C, Q, model, mu) -> float:
     return float(np.linalg.norm(r) / np.linalg.norm(Q))
 
 
-def _check_basis(N: int, vectors: int, size: int) -> None:
-    """Refuse a Krylov basis of ``vectors`` packed states that exceeds theory.msd.routes.MEMORY_BUDGET (a ValueError
-    naming ``restart``, instead of numpy's MemoryError or the machine's swap)."""
-    from theory.msd.routes import MEMORY_BUDGET
+#: Memory one model's analysis may plan for (bytes): the project machine has 24 GB, shared by the two models and the
+#: caller. theory.msd.routes re-exports it (its route choice refuses a route whose estimated peak exceeds it);
+#: :func:`msd_steady_state` refuses a Krylov basis beyond it.
+MEMORY_BUDGET = 20e9
 
+
+def _check_basis(N: int, vectors: int, size: int) -> None:
+    """Refuse a Krylov basis of ``vectors`` packed states that exceeds :data:`MEMORY_BUDGET` (a ValueError naming
+    ``restart``, instead of numpy's MemoryError or the machine's swap)."""
     need = 8.0 * vectors * size
     if need > MEMORY_BUDGET:
         raise ValueError(f"restart: the Krylov basis of {vectors} packed states of N = {N} ({size} unknowns each) "

@@ -38,11 +38,12 @@ def test_the_structured_solve_refuses_a_basis_beyond_the_budget(monkeypatch, met
     """Called directly, msd_steady_state allocated its Krylov basis whatever its size: a per-client federation at the
     paper's K = 256, l_max = 10 with D = 2 (N = 5,634) asked numpy for 23.8 GB and died with a MemoryError. Now a
     ValueError names restart, the size and the largest restart that fits (here with the budget lowered)."""
-    import theory.msd.routes as routes
+    import theory.msd.structured as structured
     from theory.msd import reference_instance
     from theory.msd.structured import msd_steady_state
 
-    monkeypatch.setattr(routes, "MEMORY_BUDGET", 1e6)
+    assert structured.MEMORY_BUDGET == MEMORY_BUDGET  # one budget: theory.msd.routes re-exports it
+    monkeypatch.setattr(structured, "MEMORY_BUDGET", 1e6)
     with pytest.raises(ValueError, match=r"^restart: the Krylov basis of \d+ packed states of N = \d+ .* more than "
                                          r"the 0.001 GB budget; pass a smaller restart"):
         msd_steady_state(reference_instance(0.2), "seed", method=method)

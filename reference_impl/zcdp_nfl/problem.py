@@ -322,8 +322,13 @@ def synthetic_problem(rng: np.random.Generator, *, K: int = 10, P: int = 3, M: i
 
 
 def normalized_error(problem: NFLProblem, w, w_c) -> np.ndarray:
-    r"""The paper's metric :math:`NE = \sum_k\lVert w_k - w_c\rVert^2/\lVert w_c\rVert^2` of iterates (..., K, P)."""
+    r"""The paper's metric :math:`NE = \sum_k\lVert w_k - w_c\rVert^2/\lVert w_c\rVert^2` of iterates (..., K, P).
+
+    An iterate beyond about 1e154 (a diverging run, stopped at the round it crosses the divergence threshold) has
+    :math:`NE = \infty`, its value in floating point: the square's overflow is that value, not an error, and warns
+    nothing."""
     w_c = np.asarray(w_c, dtype=np.float64)
-    return np.sum((np.asarray(w) - w_c) ** 2, axis=(-2, -1)) / float(w_c @ w_c)
+    with np.errstate(over="ignore"):
+        return np.sum((np.asarray(w) - w_c) ** 2, axis=(-2, -1)) / float(w_c @ w_c)
 
 

@@ -275,6 +275,22 @@ def test_run_arm_is_one_replicate_error_curve():
     np.testing.assert_allclose(normalized_error(problem, run.w, truth.w_c), a[-1:], rtol=1e-15)
 
 
+def test_normalized_error_of_a_diverged_iterate_is_inf_without_a_warning():
+    """A run stops at the round its iterate crosses the divergence threshold (1e150): the NE of that round is
+    beyond the largest float, so inf is its value, and the square's overflow warns nothing (it used to print a
+    RuntimeWarning in every diverging run)."""
+    import warnings
+
+    problem = _problem("ridge")
+    w_c = np.ones(problem.P)
+    huge = np.full((2, problem.K, problem.P), 1e200)
+    huge[1] = 1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ne = normalized_error(problem, huge, w_c)
+    assert ne[0] == np.inf and ne[1] == 0.0
+
+
 def test_divergence_is_reported():
     problem = _problem("ridge", lam=30.0)
     run = run_zcdp_nfl(problem, NFLConfig(rho=1.0, step=StepSchedule(kind="constant", eta0=0.5)), 5000,

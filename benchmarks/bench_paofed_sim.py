@@ -14,6 +14,7 @@ checked bit-identical, timed in CPU seconds (less sensitive to a shared machine 
 from __future__ import annotations
 
 import argparse
+import math
 import time
 
 import numpy as np
@@ -153,14 +154,31 @@ def main() -> None:
     print(f"end to end (run_paofed): {1e3 * total / per:.2f} ms/iteration for {args.runs} runs "
           f"= {args.runs * per / total:.0f} run-iterations/s")
 
-    # 4. where an end-to-end iteration goes once the state's pages are touched (steady state)
-    split(env, config, data, alpha, args.runs, args.iterations)
+    # 4. where an end-to-end iteration goes once the state's pages are touched (steady state), and the ceiling of
+    # the ratio that the step's memory traffic sets
+    split(env, config, data, alpha, args.runs, args.iterations, loop_step_cpu=c_loop / per)
 
     # 5. the experiments' lockstep of several algorithms on one replicate
     lockstep(args.iterations)
 
 
-def split(env, config, data, alpha, runs: int, iterations: int, warm: int = 30) -> None:
+def bandwidth(size: int = 1 << 28, repeats: int = 5) -> float:
+    """Bytes per CPU second that one thread moves in a streaming copy (``np.copyto`` of ``size`` bytes: each byte
+    read once and written once, counted twice), the best of ``repeats``: what no numpy pass over large arrays
+    beats on this machine."""
+    a = np.ones(size // 8)
+    b = np.empty_like(a)
+    np.copyto(b, a)  # pages touched before timing
+    best = math.inf
+    for _ in range(repeats):
+        t = time.thread_time()
+        np.copyto(b, a)
+        best = min(best, time.thread_time() - t)
+    return 2.0 * size / best
+
+
+def split(env, config, data, alpha, runs: int, iterations: int, warm: int = 30, *,
+          loop_step_cpu: float | None = None) -> None:
     """CPU seconds per iteration of an end-to-end run's phases after ``warm`` iterations (every buffer slot and
     scratch row touched once; before that, first-touch page faults inflate the step), and the bytes the step moves.
 
@@ -199,6 +217,16 @@ def split(env, config, data, alpha, runs: int, iterations: int, warm: int = 30) 
     moved = 3 * per_row * rows / iterations
     print(f"step: {rows / iterations:.0f} clients with a sample per iteration; at least {moved / 1e6:.1f} MB moved per "
           f"iteration (3 rows each), {moved / max(phases['step'] / iterations, 1e-12) / 1e9:.1f} GB/s at that floor")
+    # The ceiling of loop / vectorised: no step moves its floor of bytes faster than a streaming copy, so no
+    # implementation's step takes less than floor / bandwidth, while the loop's step takes loop_step_cpu.
+    bw = bandwidth()
+    floor = moved / bw
+    line = (f"streaming copy {bw / 1e9:.1f} GB/s (one thread, read + write): the step's floor is {1e3 * floor:.2f} ms "
+            f"per iteration, the vectorised step takes {phases['step'] / iterations / floor:.1f}x that floor")
+    if loop_step_cpu is not None:
+        line += (f"; the loop's step ({1e3 * loop_step_cpu:.2f} ms) over the floor: loop / vectorised can be at most "
+                 f"{loop_step_cpu / floor:.1f}x at {runs} runs")
+    print(line)
 
 
 def lockstep(iterations: int) -> None:

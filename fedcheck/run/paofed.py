@@ -339,6 +339,14 @@ def run(s: Setup, rng) -> dict:
     return paofed_run_document(env, config, data, s.iterations, rng, runs=s.runs, label=label)
 
 
+def _drift_text(r) -> str:
+    w = r["window"]
+    if w["drift_interval"] is None:
+        return f"{100 * w['drift']:+.3g} %: {w['note']}"
+    low, high = w["drift_interval"]
+    return f"{100 * w['drift']:+.3g} % [{100 * low:+.3g}, {100 * high:+.3g}] (95 %, {r['runs']} runs): {w['note']}"
+
+
 SUMMARY_TITLE = "{r[algorithm]} ({r[_summary][label]}): K = {s.K}, D = {s.D}, {s.iterations} iterations, " \
                 "{s.runs} run(s), seed {s.seed}"
 SUMMARY = (
@@ -347,16 +355,20 @@ SUMMARY = (
     Row(label="status", text="diverging: {r[warning]}", when=lambda s, r: r["status"] == "diverging"),
     Row(label="{r[_summary][name]} after the last iteration (dB)", key="curve_db", show="last"),
     Row(label="mean over n = {r[_summary][half]}..{s.iterations} (dB)", key="_summary.steady_db"),
+    Row(label="drift in that window (older minus newer half, % of its mean)", key=lambda s, r: _drift_text(r),
+        when=lambda s, r: "window" in r),
     Row(label="communication", when=lambda s, r: bool(r["_summary"].get("messages")), text="{r[_summary][messages]} "
         "exchanges, {r[_summary][entries]} of D = {s.D} entries per message; savings uplink "
         "{r[_summary][uplink_pct]:.1f} %, downlink {r[_summary][downlink_pct]:.1f} %, load {r[_summary][load]:.0f} "
         "bits per exchanging client and iteration"),
     Row(label="learning curve", text="use --json for all values"),
 )
-#: ``--plot``: the learning curve (mean over the runs, dB) with the mean over the second half.
+#: ``--plot``: the learning curve (mean over the runs, dB) with the mean over the second half (marked when the window
+#: has not settled: :func:`reference_impl.paofed.run_report.window_drift`).
 FIGURES = (Plot(name="paofed_run", title="{r[algorithm]}: learning curve (K = {s.K}, D = {s.D})", xlabel="iteration n",
                 ylabel="{r[_summary][name]} (dB)", lines=(
     Line(label="{r[algorithm]}: {r[_summary][name]}, mean over {s.runs} run(s)", key="curve_db"),
-    Line(label="mean over n = {r[_summary][half]}..{s.iterations}: {r[_summary][steady_db]:.2f} dB",
+    Line(label="mean over n = {r[_summary][half]}..{s.iterations}: {r[_summary][steady_db]:.2f} dB"
+               "{r[_summary][window_tag]}",
          key=lambda s, r: [r["_summary"]["steady_db"]] * 2, x=lambda s, r: [r["_summary"]["half"], s.iterations],
          style="dashed", when=lambda s, r: r["_summary"].get("steady_db") is not None))),)

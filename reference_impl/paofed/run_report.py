@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 __all__ = ["DIVERGING_RISE_DB", "expand_groups", "linear_simulation", "paofed_algorithm", "paofed_instance",
-           "paofed_run_document", "rff_data", "rff_environment"]
+           "paofed_run_document", "rff_data", "rff_environment", "window_drift", "WINDOW_CONFIDENCE"]
 
 #: A learning curve that ends this many dB above where it started is reported as diverging (status and warning).
 DIVERGING_RISE_DB = 10.0
@@ -151,14 +151,57 @@ def paofed_algorithm(name: str, a: dict, D: int, instance=None):
     return config
 
 
+#: Confidence of the window's drift interval (over the runs).
+WINDOW_CONFIDENCE = 0.95
+
+
+def window_drift(curve, start: int) -> dict:
+    r"""Whether the mean of ``curve`` ((iterations + 1, runs), the metric per iteration and run) over iterations
+    ``start``..iterations is a steady state, by the a-posteriori test of
+    :func:`reference_impl.paofed.theory_vs_simulation.settlement`: per run, the mean of the window's older half minus
+    that of its newer half, relative to the window's mean, with its Student-t interval over the runs
+    (:data:`WINDOW_CONFIDENCE`).
+
+    Returns ``{"start", "drift", "drift_interval", "settled", "note"}``: ``settled`` is False when the older half lies
+    significantly above (below) the newer one by more than the window mean's own half width (the curve was still
+    falling (rising): the mean is not a steady state), else None (no drift found; a simulation alone cannot show a
+    steady state, its a-priori settling time needs :math:`\rho(\mathcal F)`, which ``fedcheck msd CONFIG --simulate
+    RUNS`` uses); ``drift_interval`` is None for one run (no interval: give ``--runs`` 2 or more).
+    """
+    import numpy as np
+
+    from reference_impl.paofed.theory_vs_simulation import settlement
+
+    curve = np.asarray(curve, dtype=np.float64)
+    iterations, runs = curve.shape[0] - 1, curve.shape[1]
+    s = settlement(curve, iterations + 1 - int(start), WINDOW_CONFIDENCE)
+    interval = [s.drift_low, s.drift_high] if runs >= 2 and math.isfinite(s.drift_low) else None
+    settled = False if s.settled is False else None
+    if settled is False:
+        note = (f"NOT SETTLED: {s.note}; the mean over n = {start}..{iterations} is not a steady state (more "
+                f"iterations: --iterations)")
+    elif not math.isfinite(s.drift):
+        note = s.note
+    elif interval is None:
+        note = ("one run: the drift has no interval, so it decides nothing (--runs 2 or more gives one); "
+                "`fedcheck msd CONFIG --simulate RUNS` compares a settled simulation with the theory")
+    else:
+        note = ("no drift shown (the interval contains 0, or the drift is within the window mean's own half width); "
+                "a simulation alone cannot show a steady state (`fedcheck msd CONFIG --simulate RUNS` sets the window "
+                "after the model's settling time)")
+    return {"start": int(start), "drift": s.drift, "drift_interval": interval, "settled": settled, "note": note}
+
+
 def paofed_run_document(env, config, data, iterations: int, rng, *, runs: int, label: str) -> dict:
     """Run :func:`reference_impl.paofed.run_paofed` and return ``{"algorithm", "iterations", "runs", "status",
     "curve_db", "metric"}`` (and ``"warning"``): ``curve_db[n]`` is the metric (the server MSD on linear data, MSE-test
     on RFF data) of the server model w_n, n = 0..iterations, in dB, mean over the runs; ``status`` "ok", "diverged"
     (values beyond the double range) or "diverging" (the curve rose by more than :data:`DIVERGING_RISE_DB`).
+    ``"window"`` (a finite curve of two iterations or more) says whether the mean over the second half is a steady
+    state: :func:`window_drift`.
     ``"_summary"`` holds what a summary shows besides: the ``label``, the metric's ``name``, the mean over the second
-    half ``steady_db`` from ``half``, and the communication (``entries``, ``messages``, ``savings`` and in per cent
-    ``uplink_pct``/``downlink_pct``, ``load``)."""
+    half ``steady_db`` from ``half`` (``window_tag`` marks it when it is not settled), and the communication
+    (``entries``, ``messages``, ``savings`` and in per cent ``uplink_pct``/``downlink_pct``, ``load``)."""
     import numpy as np
 
     from reference_impl.paofed.simulation import run_paofed
@@ -177,6 +220,10 @@ def paofed_run_document(env, config, data, iterations: int, rng, *, runs: int, l
     extra["uplink_pct"], extra["downlink_pct"] = (100 * x for x in extra["savings"]) if messages else (None, None)
     out = {"algorithm": config.name, "iterations": iterations, "runs": runs, "status": "ok" if finite else "diverged",
            "curve_db": [float(v) for v in curve_db], "metric": result.metric, "_summary": extra}
+    extra["window_tag"] = ""
+    if finite and iterations - half >= 1:
+        out["window"] = window_drift(result.curve, half)
+        extra["window_tag"] = " (NOT SETTLED)" if out["window"]["settled"] is False else ""
     rise = float(curve_db[-1] - curve_db[0]) if finite else 0.0
     if rise > DIVERGING_RISE_DB:
         out["status"] = "diverging"

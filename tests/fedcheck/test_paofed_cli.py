@@ -49,13 +49,47 @@ def test_example_config_is_the_reference_instance_sim_f():
 def test_example_config_json(capsys):
     assert _main(["run", "paofed", str(EXAMPLE), "--iterations", "300", "--runs", "20", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert set(out) == {"algorithm", "iterations", "runs", "status", "curve_db", "metric"}
+    assert set(out) == {"algorithm", "iterations", "runs", "status", "curve_db", "metric", "window"}
     assert out["status"] == "ok"
     assert out["algorithm"] == "paofed-u1" and out["iterations"] == 300 and out["runs"] == 20
     assert out["metric"] == "msd" and len(out["curve_db"]) == 301
     # 300 iterations + the start; MSD(0) = ||w_star||^2 = 1.5625 of the example; its steady state is -30.1
     # dB (docs/papers/paofed.md#instance-reference)
     assert np.isclose(out["curve_db"][0], 10 * np.log10(1.5625)) and out["curve_db"][-1] < -20.0
+    # ... which these 300 iterations have not reached: rho(F_exact) = 0.976 takes 383 iterations to lose four decades,
+    # and the mean over n = 150..300 is still falling (older half 118 % above the newer one, [95, 141] %)
+    window = out["window"]
+    assert window["start"] == 150 and window["settled"] is False and window["note"].startswith("NOT SETTLED")
+    low, high = window["drift_interval"]
+    assert 0.5 < low <= window["drift"] <= high
+
+
+def test_the_window_mean_says_whether_it_has_settled(capsys):
+    """The summary's "mean over n = N/2..N" is set beside `fedcheck msd`'s steady state: it says when the window was
+    still moving (the a-posteriori test of `fedcheck msd --simulate`, paired over the runs), decides nothing with one
+    run, and never calls a window settled (that needs rho(F), which `fedcheck msd --simulate` uses)."""
+    assert _main(["run", "paofed", str(EXAMPLE), "--iterations", "40", "--runs", "8"]) == 0
+    text = capsys.readouterr().out
+    assert "drift in that window" in text and "NOT SETTLED" in text
+    assert _main(["run", "paofed", str(EXAMPLE), "--iterations", "60", "--runs", "1", "--json"]) == 0
+    window = json.loads(capsys.readouterr().out)["window"]
+    assert window["drift_interval"] is None and window["settled"] is None and "one run" in window["note"]
+    assert _main(["run", "paofed", str(EXAMPLE), "--iterations", "1500", "--runs", "4", "--json"]) == 0
+    window = json.loads(capsys.readouterr().out)["window"]   # starts at 750, after the 383 iterations of rho(F)
+    assert window["settled"] is None and window["drift_interval"][0] < 0.0 < window["drift_interval"][1]
+
+
+def test_window_drift_on_synthetic_curves():
+    from reference_impl.paofed.run_report import window_drift
+
+    rng = np.random.default_rng(0)
+    flat = 1e-3 * rng.exponential(size=(401, 6))
+    falling = flat * np.exp(-np.arange(401) / 100.0)[:, None]
+    assert window_drift(flat, 200)["settled"] is None
+    fall = window_drift(falling, 200)
+    assert fall["settled"] is False and fall["drift"] > 0.5 and fall["drift_interval"][0] > 0.0
+    one = window_drift(falling[:, :1], 200)
+    assert one["drift_interval"] is None and one["settled"] is None and one["drift"] > 0.5
 
 
 def test_text_output_and_determinism(capsys):

@@ -341,6 +341,8 @@ def run(s: Setup, rng) -> dict:
 
 def _drift_text(r) -> str:
     w = r["window"]
+    if w["drift"] is None:
+        return w["note"]
     if w["drift_interval"] is None:
         return f"{100 * w['drift']:+.3g} %: {w['note']}"
     low, high = w["drift_interval"]

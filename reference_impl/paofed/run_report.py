@@ -162,7 +162,8 @@ def window_drift(curve, start: int) -> dict:
     that of its newer half, relative to the window's mean, with its Student-t interval over the runs
     (:data:`WINDOW_CONFIDENCE`).
 
-    Returns ``{"start", "drift", "drift_interval", "settled", "note"}``: ``settled`` is False when the older half lies
+    Returns ``{"start", "drift", "drift_interval", "settled", "note"}`` (``drift`` None when the window's mean is not
+    finite and positive): ``settled`` is False when the older half lies
     significantly above (below) the newer one by more than the window mean's own half width (the curve was still
     falling (rising): the mean is not a steady state), else None (no drift found; a simulation alone cannot show a
     steady state, its a-priori settling time needs :math:`\rho(\mathcal F)`, which ``fedcheck msd CONFIG --simulate
@@ -189,7 +190,8 @@ def window_drift(curve, start: int) -> dict:
         note = ("no drift shown (the interval contains 0, or the drift is within the window mean's own half width); "
                 "a simulation alone cannot show a steady state (`fedcheck msd CONFIG --simulate RUNS` sets the window "
                 "after the model's settling time)")
-    return {"start": int(start), "drift": s.drift, "drift_interval": interval, "settled": settled, "note": note}
+    drift = s.drift if math.isfinite(s.drift) else None   # strict JSON: no NaN
+    return {"start": int(start), "drift": drift, "drift_interval": interval, "settled": settled, "note": note}
 
 
 def paofed_run_document(env, config, data, iterations: int, rng, *, runs: int, label: str) -> dict:

@@ -244,8 +244,8 @@ def settlement(curve: np.ndarray, window: int, confidence: float, *, radius: flo
         if (d_lo > 0.0 or d_hi < 0.0) and abs(drift) > width:
             settled = False
             notes.append(f"the window's older half lies {'above' if drift > 0 else 'below'} its newer half by "
-                         f"{100 * abs(drift):.3g} % of the MSD [{100 * d_lo:.3g}, {100 * d_hi:.3g}] %, more than the "
-                         f"interval's half width ({100 * width:.3g} %)")
+                         f"{100 * abs(drift):.3g} % of the window's mean [{100 * d_lo:.3g}, {100 * d_hi:.3g}] %, "
+                         f"more than the interval's half width ({100 * width:.3g} %)")
     if needed is not None and start < needed:
         settled = False
         notes.insert(0, settling_note(start, needed, source, rho))

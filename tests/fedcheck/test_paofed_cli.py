@@ -90,6 +90,9 @@ def test_window_drift_on_synthetic_curves():
     assert fall["settled"] is False and fall["drift"] > 0.5 and fall["drift_interval"][0] > 0.0
     one = window_drift(falling[:, :1], 200)
     assert one["drift_interval"] is None and one["settled"] is None and one["drift"] > 0.5
+    zero = window_drift(np.zeros((11, 3)), 5)   # a noise-free run at w*: no level to be relative to
+    assert zero["drift"] is None and zero["settled"] is False
+    json.dumps(zero, allow_nan=False)
 
 
 def test_text_output_and_determinism(capsys):

@@ -43,18 +43,25 @@ def simulation_plan(instance, report: dict, analyses: dict, runs: int) -> tuple[
     20,000). When the a-priori settling time (:func:`~reference_impl.paofed.theory_vs_simulation.settling_time`, from
     rho(F) or rho(M)^2) says the averaged second half would start too early, the run is lengthened to twice that time,
     if its cost is within the limits of :func:`fedcheck.run._budget.check`; otherwise it is not run (it could decide
-    nothing) and the block says why."""
+    nothing) and the block says why. Nor is it run when the exact model is mean-square unstable (rho(F_exact) >= 1):
+    the simulation, whose second moments that model propagates, has no steady state to compare."""
     from fedcheck.run import _budget
     from reference_impl.paofed.theory_vs_simulation import (
         default_iterations,
         model_radii,
         settling_need,
         settling_time,
+        unstable_note,
     )
 
-    largest, stable = model_radii(analyses)
+    largest, exact_rho = model_radii(analyses)
     iterations = default_iterations(largest)
-    needed, source, rho = settling_time(stable, report.get("mean_spectral_radius"))
+    unstable = unstable_note(exact_rho)
+    if unstable is not None:
+        return iterations, {"skipped": True, "settled": False, "iterations": iterations,
+                            "settlement": {"start_needed": None, "radius_source": "rho(F)",
+                                           "note": f"{unstable}; it was not run and no model is judged"}}
+    needed, source, rho = settling_time(exact_rho, report.get("mean_spectral_radius"))
     if needed is None or iterations + 1 - iterations // 2 >= needed:
         return iterations, None
     longer = 2 * needed

@@ -357,7 +357,7 @@ SUMMARY = (
     Row(label="status", text="diverging: {r[warning]}", when=lambda s, r: r["status"] == "diverging"),
     Row(label="{r[_summary][name]} after the last iteration (dB)", key="curve_db", show="last"),
     Row(label="mean over n = {r[_summary][half]}..{s.iterations} (dB)", key="_summary.steady_db"),
-    Row(label="drift in that window (older minus newer half, % of its mean)", key=lambda s, r: _drift_text(r),
+    Row(label="drift in that window (older minus newer half, % of their mean)", key=lambda s, r: _drift_text(r),
         when=lambda s, r: "window" in r),
     Row(label="communication", when=lambda s, r: bool(r["_summary"].get("messages")), text="{r[_summary][messages]} "
         "exchanges, {r[_summary][entries]} of D = {s.D} entries per message; savings uplink "

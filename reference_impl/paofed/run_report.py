@@ -11,11 +11,17 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["DIVERGING_RISE_DB", "expand_groups", "linear_simulation", "paofed_algorithm", "paofed_instance",
-           "paofed_run_document", "rff_data", "rff_environment", "window_drift", "WINDOW_CONFIDENCE"]
+__all__ = ["DIVERGING_RISE_DB", "STILL_RISING_DB", "WINDOW_CONFIDENCE", "expand_groups", "linear_simulation",
+           "paofed_algorithm", "paofed_instance", "paofed_run_document", "rff_data", "rff_environment", "window_drift"]
 
-#: A learning curve that ends this many dB above where it started is reported as diverging (status and warning).
+#: A learning curve that ends this many dB above where it started, and is still rising (:data:`STILL_RISING_DB`), is
+#: reported as diverging (status and warning).
 DIVERGING_RISE_DB = 10.0
+
+#: ... still rising: the newer half of the curve's second half lies this many dB above its older half (run-averaged).
+#: A rise from the start alone is no divergence: with a small w* the MSD starts below the noise floor it settles at
+#: (the reference instance with w* / 1000 rises by 28 dB to its steady state, and was called diverging).
+STILL_RISING_DB = 3.0
 
 
 def expand_groups(groups: list) -> dict:
@@ -179,8 +185,10 @@ def window_drift(curve, start: int) -> dict:
     interval = [s.drift_low, s.drift_high] if runs >= 2 and math.isfinite(s.drift_low) else None
     settled = False if s.settled is False else None
     if settled is False:
-        note = (f"NOT SETTLED: {s.note}; the mean over n = {start}..{iterations} is not a steady state (more "
-                f"iterations: --iterations)")
+        advice = ("the curve was still falling: more iterations (--iterations)" if s.drift > 0 else
+                  "the curve was rising: mu may be beyond the stable range (`fedcheck msd CONFIG` gives it)")
+        note = (f"NOT SETTLED: {s.note}; the mean over n = {start}..{iterations} is not a steady state ({advice})"
+                if math.isfinite(s.drift) else f"NOT SETTLED: {s.note}")
     elif not math.isfinite(s.drift):
         note = s.note
     elif interval is None:
@@ -227,9 +235,28 @@ def paofed_run_document(env, config, data, iterations: int, rng, *, runs: int, l
         out["window"] = window_drift(result.curve, half)
         extra["window_tag"] = " (NOT SETTLED)" if out["window"]["settled"] is False else ""
     rise = float(curve_db[-1] - curve_db[0]) if finite else 0.0
-    if rise > DIVERGING_RISE_DB:
+    rising = _window_rise_db(result.curve, half) if finite else 0.0
+    if rise > DIVERGING_RISE_DB and rising > STILL_RISING_DB:
         out["status"] = "diverging"
-        out["warning"] = (f"the {result.metric.upper()} rose by {rise:.0f} dB over the run: mu = {config.mu:.4g} is "
-                          f"beyond the algorithm's mean-square stable range (`fedcheck msd CONFIG` gives the "
-                          f"thresholds of the instance; with Gaussian regressors the exact model's applies)")
+        out["warning"] = (f"the {result.metric.upper()} rose by {rise:.0f} dB over the run, {rising:.0f} dB within its "
+                          f"second half: mu = {config.mu:.4g} is beyond the algorithm's mean-square stable range "
+                          f"(`fedcheck msd CONFIG` gives the thresholds of the instance; with Gaussian regressors the "
+                          f"exact model's applies)")
+        if "window" in out and out["window"]["settled"] is not False:
+            out["window"].update(settled=False, note=f"NOT SETTLED: the curve diverges ({out['warning']})")
+            extra["window_tag"] = " (NOT SETTLED)"
     return out
+
+
+def _window_rise_db(curve, start: int) -> float:
+    """dB by which the run-averaged ``curve``'s newer half of n = ``start``..N lies above its older half."""
+    import numpy as np
+
+    mean = np.mean(np.asarray(curve, dtype=np.float64), axis=1)[start:]
+    half = mean.size // 2
+    if half < 1:
+        return 0.0
+    older, newer = float(np.mean(mean[:half])), float(np.mean(mean[-half:]))
+    if not older > 0.0:
+        return 0.0 if not newer > 0.0 else math.inf
+    return 10.0 * math.log10(newer / older) if newer > 0.0 else -math.inf

@@ -36,9 +36,9 @@ from reference_impl.paofed.analysis import run_analysis_model, time_average
 from reference_impl.paofed.simulation import run_faithful
 from theory.msd.instance import PAOFedInstance
 
-__all__ = ["SIMULATORS", "TRANSIENT_MAX_N", "ModelComparison", "Settlement", "TheoryVsSimulation",
+__all__ = ["DRIFT_DECISIVE", "SIMULATORS", "TRANSIENT_MAX_N", "ModelComparison", "Settlement", "TheoryVsSimulation",
            "default_iterations", "model_radii", "settlement", "settling_need", "settling_note", "settling_time",
-           "theory_vs_simulation"]
+           "theory_vs_simulation", "unstable_note"]
 
 #: The simulations :func:`theory_vs_simulation` can run.
 SIMULATORS = ("faithful", "analysis")
@@ -168,12 +168,26 @@ def default_iterations(radius: float | None, *, lo: int = 500, hi: int = 20000) 
 
 
 def model_radii(analyses: dict) -> tuple[float | None, float | None]:
-    """(the largest finite rho(F) of the models' analyses, which sets :func:`default_iterations`; the largest below 1,
-    the settling time of the models that have a steady state); None where there is none."""
+    """(the largest finite rho(F) of the models' analyses, which sets :func:`default_iterations`; rho(F_exact), the
+    radius of the simulation's own second-moment dynamics, which sets its settling time); None where there is none.
+
+    The simulators draw Gaussian regressors, whose second moments the exact F propagates; the seed's truncated F is
+    an approximation of them, so its radius says nothing about when a simulation settles (it used to be taken when
+    the exact model was unstable, and a diverging simulation was called settled). A rho(F_exact) >= 1 is returned as
+    it is: the simulation has no steady state (:func:`unstable_note`)."""
     radii = [a.spectral_radius for a in analyses.values() if a.spectral_radius is not None
              and math.isfinite(a.spectral_radius)]
-    stable = [r for r in radii if r < 1.0]
-    return (max(radii) if radii else None), (max(stable) if stable else None)
+    exact = analyses.get("exact")
+    rho = exact.spectral_radius if exact is not None else None
+    return (max(radii) if radii else None), (float(rho) if rho is not None and math.isfinite(rho) else None)
+
+
+def unstable_note(radius: float | None) -> str | None:
+    """Why a simulation has no steady state when rho(F_exact) = ``radius`` >= 1 (None otherwise)."""
+    if radius is None or radius < 1.0:
+        return None
+    return (f"the exact model, the simulation's own second-moment dynamics, is mean-square unstable at this mu "
+            f"(rho(F_exact) = {radius:.6g} >= 1): the simulated MSD has no steady state")
 
 
 def _four_decades(radius: float) -> int:
@@ -206,6 +220,11 @@ def settling_note(start: int, needed: int, source: str, rho: float) -> str:
     return f"the averaged window starts at iteration {start}, but {settling_need(needed, source, rho)}"
 
 
+#: A significant drift between the window's halves larger than this fraction of their mean is a trend whatever the
+#: steady-state interval's width (a diverging simulation's interval is so wide that it contains any model).
+DRIFT_DECISIVE = 0.5
+
+
 def settlement(curve: np.ndarray, window: int, confidence: float, *, radius: float | None = None,
                mean_radius: float | None = None) -> Settlement:
     r"""Whether ``curve`` ((iterations + 1, runs), MSD per iteration and run) has settled over its last ``window``
@@ -214,21 +233,25 @@ def settlement(curve: np.ndarray, window: int, confidence: float, *, radius: flo
     A priori: the window starts at iteration ``iterations + 1 - window``, which must be at least the four-decade time
     of :math:`\rho(\mathcal F)` (``radius``) or, without it, of :math:`\rho(\mathcal M)^2` (``mean_radius``; since
     :math:`\mathcal F_{exact}(X) \succeq \mathcal M X \mathcal M^T`, :math:`\rho(\mathcal F_{exact}) \ge
-    \rho(\mathcal M)^2`, so that time is a lower bound of the real one). A posteriori: per run, the mean of the
-    window's older half minus that of its newer half, relative to the window's mean; the simulation has drifted when
-    that difference's Student-t interval excludes 0 and its mean exceeds the steady-state interval's relative half width
-    (an effect that would move the verdict, not only a significant one).
+    \rho(\mathcal M)^2`, so that time is a lower bound of the real one); a ``radius`` >= 1 (rho(F_exact), see
+    :func:`model_radii`) means no steady state at all. A posteriori: per run, the mean of the window's older half minus
+    that of its newer half, relative to the two halves' mean (in [-2, 2], so that no run outweighs the others, and of
+    mean exactly 0 when the halves are exchangeable, as in a steady state); the simulation has drifted when that
+    difference's Student-t interval excludes 0 and its mean exceeds the steady-state interval's relative half width
+    (an effect that would move the verdict, not only a significant one) or :data:`DRIFT_DECISIVE` (a trend: a
+    diverging simulation's interval is wide enough to contain any model).
     """
     curve = np.asarray(curve, dtype=np.float64)
     iterations = curve.shape[0] - 1
     start = iterations + 1 - int(window)
+    unstable = unstable_note(radius)
     needed, source, rho = settling_time(radius, mean_radius)
     half = int(window) // 2
     level = float(np.mean(curve[start:]))
     if not (math.isfinite(level) and level > 0.0):
         return Settlement(settled=False, start_needed=needed, radius_source=source, drift=math.nan,
                           drift_low=math.nan, drift_high=math.nan,
-                          note="the window's mean MSD is not finite and positive: no steady state")
+                          note=unstable or "the window's mean MSD is not finite and positive: no steady state")
     notes = []
     settled: bool | None = True
     drift = d_lo = d_hi = math.nan
@@ -238,14 +261,21 @@ def settlement(curve: np.ndarray, window: int, confidence: float, *, radius: flo
     else:
         older = curve[start:start + half].mean(axis=0)
         newer = curve[iterations + 1 - half:].mean(axis=0)
-        drift, d_lo, d_hi = _interval((older - newer) / level, confidence)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            per_run = (older - newer) / ((older + newer) / 2.0)   # in [-2, 2]; mean 0 when the halves are exchangeable
+        per_run = np.where(np.isfinite(per_run), per_run, 0.0)    # a run at 0 in both halves has not moved
+        drift, d_lo, d_hi = _interval(per_run, confidence)
         _, lo, hi = _interval(curve[start:].mean(axis=0), confidence)
         width = (hi - lo) / 2.0 / level
-        if (d_lo > 0.0 or d_hi < 0.0) and abs(drift) > width:
+        if (d_lo > 0.0 or d_hi < 0.0) and abs(drift) > min(width, DRIFT_DECISIVE):
             settled = False
             notes.append(f"the window's older half lies {'above' if drift > 0 else 'below'} its newer half by "
-                         f"{100 * abs(drift):.3g} % of the window's mean [{100 * d_lo:.3g}, {100 * d_hi:.3g}] %, "
-                         f"more than the interval's half width ({100 * width:.3g} %)")
+                         f"{100 * abs(drift):.3g} % of their mean [{100 * d_lo:.3g}, {100 * d_hi:.3g}] %, more than "
+                         + (f"the interval's half width ({100 * width:.3g} %)" if width <= DRIFT_DECISIVE else
+                            f"{100 * DRIFT_DECISIVE:g} % (a trend, whatever the interval's width)"))
+    if unstable is not None:
+        settled = False
+        notes.insert(0, unstable)
     if needed is not None and start < needed:
         settled = False
         notes.insert(0, settling_note(start, needed, source, rho))
@@ -280,6 +310,10 @@ def _compare(model: str, analysis, lo: float, hi: float, settled: bool | None = 
     if settled is False:
         return ModelComparison(model=model, msd=value, msd_db=_db(value), agrees=None, gap_db=None,
                                route=analysis.route, note="undecided: the simulation has not settled")
+    if not lo > 0.0:
+        return ModelComparison(model=model, msd=value, msd_db=_db(value), agrees=None, gap_db=None,
+                               route=analysis.route, note="undecided: the simulated interval reaches 0 (too few runs "
+                                                          "for the runs' spread: more runs)")
     if lo <= value <= hi:
         gap = 0.0
     elif value > hi:
@@ -358,7 +392,7 @@ def theory_vs_simulation(instance: PAOFedInstance, runs: int, *, rng: np.random.
     for model in models:
         if model not in analyses:
             analyses[model] = mean_square_analysis(instance, model, route=method)
-    largest, stable = model_radii(analyses)
+    largest, exact_rho = model_radii(analyses)
     if iterations is None:
         iterations = default_iterations(largest)
     if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) or iterations < 2:
@@ -373,7 +407,7 @@ def theory_vs_simulation(instance: PAOFedInstance, runs: int, *, rng: np.random.
         curve = run_analysis_model(instance, iterations, rng, runs=int(runs)).msd
     samples = time_average(curve, iterations + 1 - int(window))
     mean, lo, hi = _interval(samples, confidence)
-    settled = settlement(curve, int(window), confidence, radius=stable, mean_radius=mean_radius)
+    settled = settlement(curve, int(window), confidence, radius=exact_rho, mean_radius=mean_radius)
     comparisons = tuple(_compare(model, analyses[model], lo, hi, settled.settled) for model in models)
     # the figure: mean curve and pointwise band over runs
     from scipy import stats

@@ -225,3 +225,18 @@ def test_the_figure_of_a_class_mean_estimate_says_it_is_not_certified():
     labels = [s.label for s in msd_figures(report | {"class_mean_estimate": {"certified": False}})[0].series]
     assert labels == ["seed F (class-mean estimate, not certified): MSD$_\\infty$ = -20.00 dB",
                       "exact F (class-mean estimate, not certified): MSD$_\\infty$ = -19.00 dB"]
+
+
+def test_no_simulation_when_the_exact_model_is_unstable(tmp_path, capsys):
+    """At mu lambda_max = 1.0 on the reference example only the seed's truncated F is stable; the simulation (Gaussian
+    regressors: the exact F's dynamics) has no steady state. It used to run, be called settled from the seed's radius,
+    and the seed 'agreed' with a diverging +43 dB simulation; now it is not run and no model is judged."""
+    config = tmp_path / "mu1.toml"
+    config.write_text(EXAMPLE.read_text().replace("mu_times_lambda_max = 0.1 ", "mu_times_lambda_max = 1.0 "))
+    assert _main(config, "--simulate", 2, "--json", "--quiet") == 0
+    sim = json.loads(capsys.readouterr().out)["simulation"]
+    assert sim["skipped"] is True and sim["settled"] is False and "models" not in sim
+    assert "mean-square unstable" in sim["settlement"]["note"] and "rho(F_exact) = 1.866" in sim["settlement"]["note"]
+    assert _main(config, "--simulate", 2, "--quiet") == 0
+    out = capsys.readouterr().out
+    assert "simulation NOT RUN: the exact model" in out and "agrees" not in out

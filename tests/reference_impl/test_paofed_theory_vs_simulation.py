@@ -130,3 +130,46 @@ def test_settlement_of_a_one_iteration_window_or_a_diverged_run():
         diverged[-1] = np.inf
         st = settlement(diverged, 50, 0.95, radius=0.5)
         assert st.settled is False and "no steady state" in st.note
+
+
+def test_an_unstable_exact_model_means_no_steady_state_even_when_the_seed_is_stable(analyses, instance):
+    """Found by an adversarial audit: at mu lambda_max = 1.0 the seed's truncated F is stable (-21 dB) and the exact F
+    is not (rho = 1.87); the settling time was taken from the seed's radius, the diverging simulation (+43 dB, linear
+    interval [-2.5e5, 2.9e5]) was called settled, and the seed 'agreed' with it. The simulators draw Gaussian
+    regressors, whose second moments the exact F propagates: its radius is the one that says whether and when a
+    simulation settles."""
+    from reference_impl.paofed.theory_vs_simulation import model_radii, unstable_note
+
+    big = reference_instance(1.0)
+    an = {m: mean_square_analysis(big, m) for m in ("seed", "exact")}
+    assert an["seed"].spectral_radius < 1.0 < an["exact"].spectral_radius
+    assert model_radii(an)[1] == an["exact"].spectral_radius
+    assert model_radii({"seed": an["seed"]}) == (an["seed"].spectral_radius, None)  # the seed's says nothing
+    assert "mean-square unstable" in unstable_note(an["exact"].spectral_radius) and unstable_note(0.9) is None
+    out = theory_vs_simulation(big, 3, rng=0, iterations=200, analyses=an)
+    assert out.settlement.settled is False and "mean-square unstable" in out.settlement.note
+    assert all(c.agrees is None and c.gap_db is None for c in out.models)
+
+
+def test_a_diverging_curve_is_a_trend_whatever_the_interval_width():
+    """A curve growing in every run puts its window's newer half far above the older one (per-run drift -2, each run
+    relative to its own halves, so that no run outweighs the others); its steady-state interval is wider than the
+    level, so the half-width rule alone let it pass. A drift beyond 50 % of the halves' mean is a trend."""
+    from reference_impl.paofed.theory_vs_simulation import DRIFT_DECISIVE, settlement
+
+    rng = np.random.default_rng(2)
+    n = np.arange(301)[:, None]
+    growing = np.exp(n * rng.uniform(0.02, 0.2, size=(1, 5)))        # runs that diverge at very different rates
+    st = settlement(growing, 150, 0.95)
+    assert st.settled is False and st.drift < -1.5 and "a trend" in st.note and DRIFT_DECISIVE == 0.5
+
+
+def test_an_interval_reaching_zero_decides_no_agreement(instance, analyses):
+    """Two runs of very different level give a Student-t interval (1 degree of freedom) that reaches below 0: any
+    model below the mean would sit inside it. Such an interval decides nothing: agreement is undecided."""
+    from reference_impl.paofed.theory_vs_simulation import _compare
+
+    c = _compare("seed", analyses["seed"], -1e-3, 5e-3, True)
+    assert c.agrees is None and c.gap_db is None and "reaches 0" in c.note
+    c = _compare("seed", analyses["seed"], 1e-9, 1.0, True)
+    assert c.agrees is True and c.gap_db == 0.0

@@ -167,6 +167,15 @@ def add_privacy_parser(sub) -> None:
 
 
 # -- formatting ---------------------------------------------------------------------------------------------------
+def _failure(exc: BaseException) -> str:
+    """An exception in words for one line: its type and message, without an errno tuple (``OverflowError(34,
+    'Numerical result out of range')`` prints as ``(34, 'Numerical result out of range')``), at most 120 characters."""
+    args = exc.args
+    message = args[1] if len(args) == 2 and isinstance(args[0], int) and isinstance(args[1], str) else str(exc)
+    text = " ".join(f"{type(exc).__name__}: {message}".split())
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
 def _up(x: float | None, digits: int = 4) -> str:
     """``x`` for people, rounded up to ``digits`` significant digits (a privacy loss is never shown smaller)."""
     if x is None:
@@ -175,9 +184,14 @@ def _up(x: float | None, digits: int = 4) -> str:
         return "infinite" if x > 0 else "not finite"
     if x == 0.0:
         return "0"
-    exponent = math.floor(math.log10(abs(x))) - digits + 1
-    value = math.ceil(x / 10.0**exponent - 1e-9) * 10.0**exponent
-    return f"{value:.{digits}g}"
+    from decimal import ROUND_CEILING, Decimal
+
+    # in decimal: 10**exponent underflows to 0 for x below about 1e-320 (a tiny zCDP budget is a valid input), and
+    # the shortest repr does not round 0.1 up to 0.1001 as its binary value would
+    d = Decimal(repr(float(x)))
+    exponent = d.adjusted() - digits + 1
+    value = d.scaleb(-exponent).to_integral_value(rounding=ROUND_CEILING).scaleb(exponent)
+    return f"{float(value):.{digits}g}"
 
 
 def _table(rows) -> str:
@@ -318,7 +332,7 @@ def _account_zcdp(args, parser) -> int:
     try:
         account = account_rounds(rhos, args.delta, accountants=False)
     except (ValueError, OverflowError, ArithmeticError) as exc:
-        parser.error(f"argument {option}: the schedule cannot be accounted ({exc})")
+        parser.error(f"argument {option}: the schedule cannot be accounted ({_failure(exc)})")
     distinct = distinct_rounds(rhos) if "rdp" in names else 0
     z = _noise_multiplier_of(args)
     oracles = {
@@ -344,7 +358,7 @@ def _account_zcdp(args, parser) -> int:
             try:
                 epsilon[key] = oracles[name]()
             except Exception as exc:  # noqa: BLE001 - dp-accounting's own limits: reported, not fatal
-                epsilon[key], status[key] = None, f"accountant failed: {' '.join(str(exc).split())[:120]}"
+                epsilon[key], status[key] = None, f"accountant failed: {_failure(exc)}"
     for key, value in epsilon.items():
         if value is not None and not math.isfinite(value):
             status[key] = "infinite epsilon" if value > 0 else f"non-finite epsilon ({value!r})"
@@ -395,7 +409,7 @@ def _account_subsampled(args, parser) -> int:
                 try:
                     epsilon[key] = float(SUBSAMPLED_ACCOUNTANTS[key](z, q, args.rounds, args.delta))
                 except Exception as exc:  # noqa: BLE001 - dp-accounting's own limits: reported, not fatal
-                    epsilon[key], status[key] = None, f"accountant failed: {' '.join(str(exc).split())[:120]}"
+                    epsilon[key], status[key] = None, f"accountant failed: {_failure(exc)}"
         for key, value in epsilon.items():
             if value is not None and not math.isfinite(value):
                 status[key] = "infinite epsilon" if value > 0 else f"non-finite epsilon ({value!r})"
@@ -441,9 +455,12 @@ def _calibrate_zcdp(args, parser) -> int:
         rho_star = CONVERSIONS[method][1](args.epsilon, args.delta)
         if not (math.isfinite(rho_star) and rho_star > 0):
             raise ArithmeticError(f"rho* = {rho_star!r}")
-    except (ValueError, OverflowError, ArithmeticError, ZeroDivisionError) as exc:
+    except OverflowError as exc:
+        parser.error(f"argument --epsilon: epsilon = {args.epsilon:g} is beyond the double range of the {method} "
+                     f"conversion (its zCDP budget grows like epsilon^2: {_failure(exc)}); allowed (0, 1e154]")
+    except (ValueError, ArithmeticError, ZeroDivisionError) as exc:
         parser.error(f"argument --epsilon: no finite zCDP budget meets epsilon = {args.epsilon:g} at delta = "
-                     f"{args.delta:g} with the {method} conversion ({' '.join(str(exc).split())})")
+                     f"{args.delta:g} with the {method} conversion ({_failure(exc)})")
     try:
         variance, achieved = calibrate_variance_first(args.epsilon, args.delta, args.rounds, args.sensitivity, z,
                                                       method)
@@ -451,7 +468,7 @@ def _calibrate_zcdp(args, parser) -> int:
             raise OverflowError(f"variance = {variance!r}")
     except (ValueError, OverflowError, ArithmeticError, ZeroDivisionError) as exc:
         parser.error(f"argument --sensitivity: the calibrated variance overflows the double range "
-                     f"(sensitivity = {args.sensitivity:g}; {' '.join(str(exc).split())})")
+                     f"(sensitivity = {args.sensitivity:g}; {_failure(exc)})")
     document = {"mode": "zcdp_schedule", "rounds": args.rounds, "delta": args.delta, "epsilon_target": args.epsilon,
                 "sensitivity": args.sensitivity, "variance_decay": z, "method": method, "variance_first": variance,
                 "sigma_first": math.sqrt(variance), "epsilon_achieved": achieved}
@@ -509,11 +526,16 @@ def _calibrate_subsampled(args, parser) -> int:
     except ValueError as exc:
         option = "--epsilon" if args.noise_multiplier is None else "--noise-multiplier"
         parser.error(f"argument {option}: {' '.join(str(exc).split())}")
+    capped = solved == "steps" and steps == MAX_ROUNDS   # the cap meets the target: more rounds may too
     document = {"mode": "subsampled_gaussian", "rounds": steps, "delta": args.delta, "epsilon_target": args.epsilon,
                 "sampling_rate": q, "method": method, "solved_for": solved, "noise_multiplier": z,
                 "epsilon_achieved": achieved}
-    rows = [("mode", "subsampled_gaussian"), ("rounds", str(steps) + (" (solved: the most that meet the target)"
-                                                                       if solved == "steps" else "")),
+    if solved == "steps":
+        document["rounds_capped"] = capped
+    said = (f" (the cap of {MAX_ROUNDS} rounds meets the target: the most that meet it are at least that many)"
+            if capped else " (solved: the most that meet the target)" if solved == "steps" else "")
+    rows = [("mode", "subsampled_gaussian"), ("rounds", str(steps) + said),
+            *([("rounds_capped", "yes" if capped else "no")] if solved == "steps" else []),
             ("delta", f"{args.delta:g}"), ("epsilon_target", f"{args.epsilon:g}"), ("sampling_rate", f"{q:.6g}"),
             ("method", method), ("solved_for", solved),
             ("noise_multiplier", _up(z, 6) + (" (rounded up)" if solved == "noise_multiplier" else "")),
@@ -525,7 +547,7 @@ def _calibrate_subsampled(args, parser) -> int:
             try:
                 epsilon[k] = float(SUBSAMPLED_ACCOUNTANTS[k](z, q, steps, args.delta))
             except Exception as exc:  # noqa: BLE001 - dp-accounting's own limits: reported, not fatal
-                epsilon[k], status[k] = None, f"accountant failed: {' '.join(str(exc).split())[:120]}"
+                epsilon[k], status[k] = None, f"accountant failed: {_failure(exc)}"
         document["epsilon"] = epsilon
         if status:
             document["epsilon_status"] = status

@@ -234,3 +234,45 @@ def test_subsampled_usage_errors_exit_2_with_one_line(capsys, args, option, says
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and option in err and says in err and "Traceback" not in err
+
+
+def test_a_tiny_zcdp_budget_is_accounted_not_a_traceback(capsys):
+    """Found by an adversarial audit: rho = 1e-320 per round (or sigma = 1e160) is a valid schedule, but rounding the
+    total up for people divided by 10^-324, which is 0 in double precision: a ZeroDivisionError traceback (exit 1).
+    Accountants that fail at such inputs say why in words, not with an errno tuple."""
+    assert cli.main(["privacy", "account", "--rounds", "10", "--rho-first", "1e-320", "--delta", "1e-5"]) == 0
+    out = capsys.readouterr().out
+    assert "rho_total" in out and "Traceback" not in out and "(34, " not in out
+    doc = run_json(capsys, "account", "--rounds", "10", "--delta", "1e-5", "--sensitivity", "1", "--sigma", "1e160",
+                   "--accountants", "bun-steinke,cks,exact")
+    assert 0.0 < doc["rho_total"] < 1e-300
+
+
+def test_formatting_rounds_up_without_underflow():
+    from fedcheck.privacy import _failure, _up
+
+    assert _up(0.1) == "0.1" and _up(0.12345) == "0.1235" and _up(0.30000000000000004) == "0.3001"
+    assert _up(5e-324) == "4.941e-324" and _up(1e300) == "1e+300" and _up(123456.0) == "1.235e+05"
+    assert _failure(OverflowError(34, "Numerical result out of range")) == \
+        "OverflowError: Numerical result out of range"
+
+
+def test_steps_at_the_cap_are_said_to_be_the_cap(capsys):
+    """A target so large that the cap of 10^7 steps still meets it: the answer is 'at least the cap', not 'the most
+    that meet the target' (a silent clamp)."""
+    args = ["calibrate", "--epsilon", "1e300", "--delta", "1e-5", "--sampling-rate", "0.01", "--noise-multiplier", "1"]
+    doc = run_json(capsys, *args)
+    assert doc["rounds"] == 10**7 and doc["rounds_capped"] is True
+    assert run_json(capsys, "calibrate", "--epsilon", "2", "--delta", "1e-5", "--sampling-rate", "0.01",
+                    "--noise-multiplier", "1")["rounds_capped"] is False
+    assert cli.main(["privacy", *args]) == 0
+    assert "the cap of 10000000 rounds meets the target" in capsys.readouterr().out
+
+
+def test_an_epsilon_beyond_the_conversions_range_names_the_range(capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["privacy", "calibrate", "--epsilon", "1e300", "--delta", "1e-5", "--rounds", "10",
+                  "--sensitivity", "1"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "argument --epsilon" in err[0] and "allowed (0, 1e154]" in err[0] and "(34" not in err[0]

@@ -220,6 +220,13 @@ def instance_spec(v) -> InstanceSpec:
         if v.given("instance.K") and K != sum(g["count"] for g in groups):
             raise ConfigError(f"instance.K = {K} differs from the clients of [[instance.group]] (sum of counts "
                               f"{sum(g['count'] for g in groups)}); omit K or make them agree")
+        # the groups' counts make K: its sizes are checked before the per-client lists are formed (a count of 1e12
+        # used to allocate until the machine ran out of memory)
+        from fedcheck.run import _budget
+
+        big = max(range(len(groups)), key=lambda i: groups[i]["count"])
+        _budget.check([replace(c, field=f"instance.group[{big}].count")
+                       for c in _instance_sizes(K, D, sec["l_max"])])
         with SCHEMA.blame("instance"):
             sec.update(expand_groups(groups))
     given = [f for f in _COVARIANCES if sec.get(f) is not None]
@@ -243,7 +250,10 @@ def instance_spec(v) -> InstanceSpec:
 
 def instance_costs(spec: InstanceSpec) -> list[Cost]:
     """The covariances K D^2 and the extended state (1 + K (l_max + 1)) D of an instance."""
-    K, D, L = spec.K, spec.D, spec.l_max
+    return _instance_sizes(spec.K, spec.D, spec.l_max)
+
+
+def _instance_sizes(K: int, D: int, L: int) -> list[Cost]:
     return [Cost(phase="the covariances K D^2", field="instance.D", memory=float(K) * D * D, work=float(K) * D ** 3),
             Cost(phase="the extended state (1 + K (l_max + 1)) D", field="instance.l_max",
                  memory=(1.0 + K * (L + 1)) * D)]

@@ -180,3 +180,19 @@ def test_group_shorthand_runs(tmp_path, capsys):
     assert setup.data.R[4, 0, 1] == 0.6 and setup.data.R[0, 0, 2] == pytest.approx(0.04)  # rho^|i-j|, 1e-16 rounding
     assert _main(["run", "paofed", str(path), "--iterations", "5", "--json"]) == 0  # 5 iterations: the run completes
     assert len(json.loads(capsys.readouterr().out)["curve_db"]) == 6  # n = 0..5
+
+
+@pytest.mark.parametrize("command", ["run", "msd"])
+def test_a_huge_group_count_is_refused_before_anything_is_allocated(tmp_path, capsys, command):
+    """Found by an adversarial audit: a [[instance.group]] count of 1e12 expanded the per-client lists before the
+    sizes were checked, and the process allocated until it ran out of memory (msd: still running after 60 s)."""
+    from fedcheck import cli
+
+    path = tmp_path / "huge.toml"
+    path.write_text("[[instance.group]]\ncount = 1000000000000\np = 0.5\nwhite_variance = 1.0\n")
+    argv = ["run", "paofed", str(path)] if command == "run" else ["msd", str(path)]
+    with pytest.raises(SystemExit) as exc:
+        cli.main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "instance.group[0].count" in err[0] and "TB" in err[0]

@@ -40,6 +40,8 @@ __all__ = [
     "read_config_text",
     "real_array",
     "regular_file",
+    "same_file",
+    "write_new_or_replace",
 ]
 
 #: Largest TOML configuration read (bytes): configs are small; this stops ``/dev/zero``-like inputs.
@@ -176,3 +178,51 @@ def check_budget(what: str, estimate: int | float, cap: int | float, hint: str) 
     """Refuse work whose size ``estimate`` exceeds ``cap`` (before allocating); ``hint`` names the options."""
     if estimate > cap:
         raise ConfigError(f"{hint}: {what} would be {estimate:.3g}, more than the limit of {cap:.3g}")
+
+
+def write_new_or_replace(path: Path, write, *, may_replace, option: str, binary: bool = True) -> None:
+    """Write a command's output file atomically without replacing a file fedcheck may not replace.
+
+    ``write(fh)`` fills a temporary file next to ``path`` (mode of a new file under the user's umask). The finished
+    file then takes a free name with ``os.link``, which fails when the name exists: unlike a check of the path before
+    the work and a rename after it, a file that someone created meanwhile is never replaced. An existing file is
+    replaced (``os.replace``, atomic) only when ``may_replace(path)`` says so at that moment (a file fedcheck wrote, or
+    ``--force``); else ConfigError naming ``option``, and nothing is written there.
+    """
+    import os
+    import tempfile
+
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"newline": "", "encoding": "utf-8"})) as fh:
+            write(fh)
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)  # the mode the user's umask gives a new file, not mkstemp's 0600
+        try:
+            os.link(tmp, path)    # atomic, and never replaces
+            return
+        except FileExistsError:
+            pass
+        except OSError:           # a file system without hard links: the narrow check-then-rename is what remains
+            if not (path.exists() or path.is_symlink()):
+                os.replace(tmp, path)
+                return
+        if not may_replace(path):
+            raise ConfigError(f"argument {option}: {str(path)!r} appeared during the run and fedcheck did not write "
+                              f"it; it was left as it is and nothing was written (add --force to replace it)")
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def same_file(a: Path, b: Path) -> bool:
+    """Whether ``a`` and ``b`` name one file (an output must never be a command's own input, even with --force)."""
+    import os
+
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return Path(a).resolve() == Path(b).resolve()

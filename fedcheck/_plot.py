@@ -13,9 +13,7 @@ checked before any work (:func:`check_plot_path`), so a refused path costs nothi
 from __future__ import annotations
 
 import io
-import os
 import re
-import tempfile
 from pathlib import Path
 
 from fedcheck._errors import ConfigError
@@ -128,22 +126,17 @@ def _svg(figures) -> bytes:
     return (head + "\n".join(inner) + "</svg>\n").encode("utf-8")
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)  # the mode the user's umask gives a new file, not mkstemp's 0600
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+def _write_atomically(path: Path, data: bytes, *, force: bool = False, option: str = "--plot") -> None:
+    from fedcheck._files import write_new_or_replace
+
+    write_new_or_replace(path, lambda fh: fh.write(data), option=option,
+                         may_replace=lambda p: force or written_by_fedcheck(p))
 
 
-def write_plot(path: Path, specs) -> None:
-    """Draw ``specs`` (FigureSpec, top to bottom) with the report's renderer and write them to ``path`` atomically."""
+def write_plot(path: Path, specs, *, force: bool = False) -> None:
+    """Draw ``specs`` (FigureSpec, top to bottom) with the report's renderer and write them to ``path`` atomically;
+    a file at ``path`` is replaced only when fedcheck wrote it or ``force`` (checked again at the write: a file that
+    appeared during the run is not replaced; :func:`fedcheck._files.write_new_or_replace`)."""
     from reports.figures import draw_figure
 
     path = Path(path)
@@ -152,4 +145,4 @@ def write_plot(path: Path, specs) -> None:
         raise ValueError("write_plot needs at least one figure")
     figures = [draw_figure(spec) for spec in specs]
     data = _svg(figures) if PLOT_FORMATS[path.suffix.lower()] == "svg" else _png(figures)
-    _write_atomically(path, data)
+    _write_atomically(path, data, force=force)

@@ -46,7 +46,7 @@ def add_msd_parser(sub) -> None:
     msd.add_argument("--simulate", type=_runs, default=None, metavar="RUNS",
                      help="also simulate the algorithm RUNS >= 2 times (faithful, steps P1-P9) and set its "
                           "steady-state MSD and 95 %% interval beside each model")
-    msd.add_argument("--seed", type=_seed, default=0, metavar="S", help="seed of the simulation (default 0)")
+    msd.add_argument("--seed", type=_seed, default=None, metavar="S", help="seed of the simulation (default 0)")
     msd.add_argument("--plot", type=Path, default=None, metavar="FILE",
                      help="draw the transient (--transient) or the simulation beside the theory (--simulate) to FILE "
                           "(.png or .svg)")
@@ -89,25 +89,19 @@ MSD_MIN_MU_LAMBDA = 1e-8
 MSD_MAX_MU_LAMBDA = 1e100
 
 
-def _write_csv_atomically(path: Path, report: dict, models, transient: int) -> None:
-    """The transient curve as CSV, written to a temporary file next to ``path`` and renamed into place."""
-    import os
-    import tempfile
+def _write_csv_atomically(path: Path, report: dict, models, transient: int, *, force: bool) -> None:
+    """The transient curve as CSV, written to a temporary file next to ``path`` and moved into place; an existing file
+    only with ``force`` (a CSV carries no mark of fedcheck), checked again at the write
+    (:func:`fedcheck._files.write_new_or_replace`)."""
+    from fedcheck._files import write_new_or_replace
 
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", newline="", encoding="utf-8") as fh:
-            writer = csv.writer(fh)
-            writer.writerow(["n"] + [f"msd_db_{m}" for m in models])
-            for n in range(transient + 1):
-                writer.writerow([n] + [report["models"][m]["transient_db"][n] for m in models])
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)  # the mode the user's umask gives a new file, not mkstemp's 0600
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    def write(fh) -> None:
+        writer = csv.writer(fh)
+        writer.writerow(["n"] + [f"msd_db_{m}" for m in models])
+        for n in range(transient + 1):
+            writer.writerow([n] + [report["models"][m]["transient_db"][n] for m in models])
+
+    write_new_or_replace(path, write, may_replace=lambda _p: force, option="--csv", binary=False)
 
 
 def _db(x: float) -> float:
@@ -373,8 +367,16 @@ def _check_outputs(args, parser) -> None:
         parser.error("argument --plot: needs --transient N or --simulate RUNS (the curves it draws)")
     if args.force and args.csv is None and args.plot is None:
         parser.error("argument --force: only allowed with --csv or --plot")
-    if args.seed != 0 and args.simulate is None:
+    if args.seed is not None and args.simulate is None:
         parser.error("argument --seed: only allowed with --simulate")
+    from fedcheck._files import same_file
+
+    for option, out in (("--csv", args.csv), ("--plot", args.plot)):
+        if out is not None and same_file(out, args.config):
+            parser.error(f"argument {option}: {str(out)!r} is the configuration itself (an output never replaces an "
+                         f"input, even with --force)")
+    if args.csv is not None and args.plot is not None and same_file(args.csv, args.plot):
+        parser.error(f"argument --plot: the same file as --csv ({str(args.csv)!r}); give two files")
     if args.csv is not None:
         if args.csv.is_dir():
             parser.error(f"argument --csv: {str(args.csv)!r} is a directory")
@@ -439,16 +441,17 @@ def run_msd(args) -> int:
         else:
             if progress is not None:
                 progress(f"simulating {args.simulate} runs of {iterations} iterations (faithful)")
-            tvs = simulate(instance, report, analyses, args.simulate, args.seed, quiet=args.quiet,
+            seed = 0 if args.seed is None else args.seed
+            tvs = simulate(instance, report, analyses, args.simulate, seed, quiet=args.quiet,
                            iterations=iterations)
-            report["simulation"] = simulation_json(tvs, args.seed)
+            report["simulation"] = simulation_json(tvs, seed)
     if args.csv is not None:
-        _write_csv_atomically(args.csv, report, models, args.transient)
+        _write_csv_atomically(args.csv, report, models, args.transient, force=args.force)
     if args.plot is not None:
         from fedcheck._plot import write_plot
         from fedcheck.msd_simulation import msd_figures
 
-        write_plot(args.plot, msd_figures(report, tvs))
+        write_plot(args.plot, msd_figures(report, tvs), force=args.force)
     if args.json:
         from fedcheck._config import strict_json
 

@@ -143,6 +143,11 @@ def run_command(args) -> int:
     if args.force and args.plot is None:
         raise ConfigError("argument --force: only allowed with --plot")
     check_plot_path(args.plot, force=args.force)  # before the work: a refused path costs nothing
+    from fedcheck._files import same_file
+
+    if args.plot is not None and same_file(args.plot, args.config):
+        raise ConfigError(f"argument --plot: {str(args.plot)!r} is the configuration itself (an output never replaces "
+                          f"an input, even with --force)")
     options = {k[len("opt_"):]: v for k, v in vars(args).items() if k.startswith("opt_")}
     mod, _values, setup = load(args.algorithm, args.config, **options)
     if args.plot is not None:
@@ -170,7 +175,7 @@ def run_command(args) -> int:
         specs = figures_of(mod, setup, result)
         if not specs:
             raise ConfigError(f"argument --plot: the run recorded no curve to draw (status {result.get('status')})")
-        write_plot(args.plot, specs)
+        write_plot(args.plot, specs, force=args.force)
     if args.json:
         print_json({k: v for k, v in result.items() if not k.startswith("_")})
     else:

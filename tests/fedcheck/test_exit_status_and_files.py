@@ -127,3 +127,66 @@ def test_json_of_run_is_strict_and_progress_stays_off_stderr_when_not_a_terminal
     assert cli.main(["run", "gtv", str(EXAMPLES / "gtv.toml"), "--iterations", "3", "--json"]) == 0
     out, err = capsys.readouterr()
     assert err == "" and json.loads(out)["iterations"] == 3
+
+
+# -- outputs never replace a file fedcheck may not replace (found by an adversarial audit) ------------------------
+def test_a_file_that_appears_during_the_run_is_not_replaced(tmp_path, capsys):
+    """--plot's path was checked before the run and renamed over after it: a file created in between (here by the
+    run's own progress hook) was silently replaced. The finished figure now takes the name with a hard link, which
+    fails when the name exists; the user's file stays and the command says so (exit 2)."""
+    import fedcheck.run as run_pkg
+
+    target = tmp_path / "race.png"
+    real = run_pkg.load
+
+    def load_then_someone_writes(*args, **kwargs):
+        out = real(*args, **kwargs)
+        target.write_text("user's precious file")
+        return out
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(run_pkg, "load", load_then_someone_writes)
+        with pytest.raises(SystemExit) as exc:
+            cli.main(["run", "paofed", str(EXAMPLES / "paofed_reference.toml"), "--iterations", "20",
+                      "--plot", str(target)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert exc.value.code == 2 and len(err) == 1 and "argument --plot" in err[0] and "appeared during the run" in err[0]
+    assert target.read_text() == "user's precious file"
+    assert [p.name for p in tmp_path.iterdir()] == ["race.png"]      # no temporary left behind
+
+
+def test_write_new_or_replace(tmp_path):
+    from fedcheck._errors import ConfigError
+    from fedcheck._files import write_new_or_replace
+
+    path = tmp_path / "out.bin"
+    write_new_or_replace(path, lambda fh: fh.write(b"one"), may_replace=lambda p: False, option="--x")
+    assert path.read_bytes() == b"one"
+    with pytest.raises(ConfigError, match="--x"):
+        write_new_or_replace(path, lambda fh: fh.write(b"two"), may_replace=lambda p: False, option="--x")
+    assert path.read_bytes() == b"one"
+    write_new_or_replace(path, lambda fh: fh.write(b"three"), may_replace=lambda p: True, option="--x")
+    assert path.read_bytes() == b"three" and [p.name for p in tmp_path.iterdir()] == ["out.bin"]
+
+
+def test_an_output_is_never_the_configuration_nor_two_outputs_one_file(tmp_path, capsys):
+    config = tmp_path / "c.svg"   # a configuration may have any name, even one that --plot accepts
+    config.write_text((EXAMPLES / "paofed_reference.toml").read_text())
+    before = config.read_text()
+    for argv in (["msd", str(config), "--transient", "3", "--csv", str(config), "--force"],
+                 ["msd", str(config), "--transient", "3", "--plot", str(config), "--force"],
+                 ["msd", str(config), "--transient", "3", "--csv", str(tmp_path / "a.svg"), "--plot",
+                  str(tmp_path / "a.svg")],
+                 ["run", "paofed", str(config), "--iterations", "5", "--plot", str(tmp_path / "c.svg"), "--force"]):
+        with pytest.raises(SystemExit) as exc:
+            cli.main(argv)
+        assert exc.value.code == 2, argv
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and ("configuration itself" in err[0] or "same file as --csv" in err[0]), err
+    assert config.read_text() == before and sorted(p.name for p in tmp_path.iterdir()) == ["c.svg"]
+
+
+def test_msd_seed_without_simulate_is_refused_whatever_its_value(capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["msd", str(EXAMPLES / "paofed_reference.toml"), "--seed", "0"])
+    assert exc.value.code == 2 and "--seed" in capsys.readouterr().err

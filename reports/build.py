@@ -196,8 +196,24 @@ def build_report(
         written = sorted({final.relative_to(out_dir).as_posix() for _, final in renames})
         # The manifest first lists old and new files, so an interruption during the renames loses no ownership.
         _write_manifest(out_dir, sorted(previous | set(written)), temporaries)
-        # results.json, the figures, then index.html: index.html never points at a missing figure.
-        for tmp, final in renames:
+        # A name fedcheck did not own when it began is taken first, with a hard link, which fails if a file appeared
+        # there meanwhile (prepare_out_dir checked before the figures were drawn): a user's file is never replaced,
+        # and on such a failure the names just taken are given back, so the previous report stays as it was. Then
+        # the owned files are replaced in order, results.json, the figures, index.html: index.html never points at a
+        # missing figure.
+        owned = [(tmp, final) for tmp, final in renames if final.relative_to(out_dir).as_posix() in previous]
+        taken: list[Path] = []
+        try:
+            for tmp, final in renames:
+                if (tmp, final) not in owned:
+                    _take_name(tmp, final)
+                    taken.append(final)
+        except OutputError:
+            for final in taken:
+                final.unlink()
+            _write_manifest(out_dir, sorted(previous), temporaries)   # the user's file is not fedcheck's
+            raise
+        for tmp, final in owned:
             os.replace(tmp, final)
     finally:
         for tmp in temporaries:
@@ -211,6 +227,21 @@ def build_report(
             path.unlink()
     _write_manifest(out_dir, written, [])
     return document
+
+
+def _take_name(tmp: Path, final: Path) -> None:
+    """Give ``tmp``'s file the new name ``final`` without ever replacing a file there (OutputError if one is)."""
+    try:
+        os.link(tmp, final)
+        return
+    except FileExistsError:
+        pass
+    except OSError:  # a file system without hard links: the narrow check-then-rename is what remains
+        if not (final.exists() or final.is_symlink()):
+            os.replace(tmp, final)
+            return
+    raise OutputError(f"{str(final)!r} appeared while the report was written and fedcheck did not write it; it was "
+                      f"left as it is and the previous report too (move it or choose another directory)")
 
 
 def _draw(spec: FigureSpec, rel: str, out_dir: Path, temporaries: list[Path], renames: list[tuple[Path, Path]],

@@ -127,3 +127,27 @@ def test_ctrl_c_during_the_checks_exits_130_and_keeps_the_old_report(tmp_path, m
     assert cli.main(["report", "--quiet", "--out", str(tmp_path)]) == 130  # 128 + SIGINT
     assert capsys.readouterr().err == "fedcheck: interrupted\n"
     assert _snapshot(tmp_path) == before
+
+
+def test_a_users_file_that_appears_while_the_report_is_written_is_not_replaced(tmp_path, monkeypatch):
+    """The directory is checked before the figures are drawn and the files are renamed after: a file a user created
+    in between was replaced. A name fedcheck did not own is now taken with a hard link, which fails if it exists."""
+    import reports.build as build
+
+    out = tmp_path / "report"
+    real = build.render_figure
+    user = out / "figures" / "toy.ok__curve.png"
+
+    def render_and_someone_writes(spec, path):
+        rendered = real(spec, path)
+        user.write_bytes(b"user figure")
+        return rendered
+
+    build_report(*_records(("zoom",)), out, META)       # a previous report, which must stay as it was
+    before = _snapshot(out)
+    monkeypatch.setattr(build, "render_figure", render_and_someone_writes)
+    with pytest.raises(OutputError, match="appeared while the report was written"):
+        build_report(*_records(("curve", "zoom")), out, META)
+    assert user.read_bytes() == b"user figure"
+    assert {k: v for k, v in _snapshot(out).items() if k != "figures/toy.ok__curve.png"} == before
+    assert not [p for p in out.rglob("*") if ".tmp" in p.name]

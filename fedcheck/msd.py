@@ -326,9 +326,11 @@ def _class_mean(instance):
 def load_instance(path, *, min_mu_lambda: float = 0.0, max_mu_lambda: float = math.inf):
     """The analysis instance of the ``[instance]`` section of the PAO-Fed configuration at ``path``.
 
-    The other sections are not read (a config for ``fedcheck run paofed`` is accepted as it is), but a config without
-    ``[instance]`` or with ``data.source = "synthetic-rff"`` is refused. The covariances K D^2 and the extended state
-    are checked against the limits before they are formed. ConfigError names the field.
+    The other sections are not used, but the whole file is checked as ``fedcheck run paofed`` checks it (a config for
+    it is accepted as it is; a misspelt key or section, a bad value or another paper's ``paper`` line anywhere in it
+    is refused, not ignored); a config without ``[instance]`` or with ``data.source = "synthetic-rff"`` is refused.
+    The covariances K D^2 and the extended state are checked against the limits before they are formed. ConfigError
+    names the field.
     """
     from fedcheck.run import Schema, read_table
     from fedcheck.run import paofed as plugin
@@ -344,6 +346,10 @@ def load_instance(path, *, min_mu_lambda: float = 0.0, max_mu_lambda: float = ma
     if "instance" not in table:
         raise ConfigError("instance: CONFIG has no [instance] section; fedcheck msd needs one (write an empty "
                           "[instance] for the reference instance)")
+    if set(table) - {"instance"}:   # the other sections: checked as `fedcheck run paofed` does, never ignored
+        from fedcheck.run import load as load_run
+
+        load_run("paofed", path)
     values = Schema(sections=(plugin.INSTANCE,)).parse({"instance": table["instance"]})
     values.base_dir = path.parent
     spec = plugin.instance_spec(values)

@@ -339,3 +339,19 @@ def test_class_mean_estimate_is_labelled_and_simulated_per_client(tmp_path, caps
     assert sim["runs"] == 2 and sim["iterations"] == 2 * sim["settlement"]["start_needed"] > 2000
     assert cli.main(["msd", str(path), "--method", "class-mean", "--model", "seed"]) == 0
     assert "NOT CERTIFIED" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("extra, field", [
+    ("foo = 1\n", "foo"), ("[simulation]\niterationz = 5\n", "simulation.iterationz"),
+    ("[data]\nsourcee = 'linear'\n", "data.sourcee"), ("paper = 'gtv'\n", "paper"),
+])
+def test_keys_outside_instance_are_checked_not_ignored(tmp_path, capsys, extra, field):
+    """Found by an adversarial audit: msd used only [instance] and ignored everything else, so a misspelt key or
+    another paper's declaration passed silently; the whole file is now checked as `fedcheck run paofed` checks it."""
+    path = tmp_path / "c.toml"
+    path.write_text(extra + "[instance]\n" if not extra.startswith("[") else "[instance]\n" + extra)
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["msd", str(path)])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and field in err[0]

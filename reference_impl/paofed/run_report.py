@@ -53,7 +53,8 @@ def paofed_instance(f: dict, R_npy=None, *, min_mu_lambda: float = 0.0, max_mu_l
 
     ``min_mu_lambda``, ``max_mu_lambda``: the accepted range of mu lambda_max (the mean-square analysis needs rho(F)
     = 1 - O(mu) resolvable, and rho(F) ~ (mu lambda_max)^2 within the double range); ValueError names ``mu`` or
-    ``mu_times_lambda_max`` outside it, and the covariance setting when every R_k is zero.
+    ``mu_times_lambda_max`` outside it, the covariance setting when every R_k is zero or (with ``min_mu_lambda`` > 0)
+    when a client's own mu lambda_max(R_k) is below ``min_mu_lambda``, and ``w_star`` when ||w*||^2 overflows.
     """
     import numpy as np
 
@@ -72,6 +73,10 @@ def paofed_instance(f: dict, R_npy=None, *, min_mu_lambda: float = 0.0, max_mu_l
                           w_star=np.asarray(f["w_star"], dtype=np.float64), p=np.asarray(f["p"], dtype=np.float64),
                           delta=f["delta"], alpha=np.asarray(f["alpha"], dtype=np.float64),
                           sigma2_eta=np.asarray(f["sigma2_eta"], dtype=np.float64), mu=1.0)
+    w2 = float(np.dot(inst.w_star, inst.w_star))
+    if not math.isfinite(w2):
+        raise ValueError(f"w_star: ||w*||^2 (the initial MSD) overflows the double range; its entries must be below "
+                         f"about {math.sqrt(np.finfo(np.float64).max / D):.3g} in magnitude")
     lam_max = inst.lambda_max
     if not lam_max > 0:
         raise ValueError(f"{source}: every covariance R_k is zero (lambda_max = 0); the regressors must have some "
@@ -86,6 +91,17 @@ def paofed_instance(f: dict, R_npy=None, *, min_mu_lambda: float = 0.0, max_mu_l
     if mu * lam_max < min_mu_lambda:
         raise ValueError(f"{field}: mu lambda_max = {mu * lam_max:.3g} is below {min_mu_lambda:g}, where rho(F) = "
                          f"1 - O(mu) is not resolvable in double precision")
+    if min_mu_lambda > 0.0:   # every client's own step, not only the largest: a client 300 decades below would not move
+        from theory.msd.instance import covariance_eigenvalues
+
+        lam = covariance_eigenvalues(inst.R)[:, -1]
+        slow = np.flatnonzero((lam > 0) & (mu * lam < min_mu_lambda))
+        if slow.size:
+            k = int(slow[0])
+            raise ValueError(f"{source}: client {k}'s mu lambda_max(R_{k}) = {mu * lam[k]:.3g} is below "
+                             f"{min_mu_lambda:g} (mu lambda_max = {mu * lam_max:.3g} over all clients): its covariance "
+                             f"lies {math.log10(lam_max / lam[k]):.0f} decades below the largest, beyond what the "
+                             f"analysis resolves in double precision")
     if not mu * lam_max <= max_mu_lambda:
         raise ValueError(f"{field}: mu lambda_max = {mu * lam_max:.3g} is above {max_mu_lambda:g}, where rho(F) ~ "
                          f"(mu lambda_max)^2 leaves the double range (every mu above 2/lambda_max = "

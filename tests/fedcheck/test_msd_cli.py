@@ -3,6 +3,7 @@ transient, bad fields."""
 
 import csv
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -355,3 +356,24 @@ def test_keys_outside_instance_are_checked_not_ignored(tmp_path, capsys, extra, 
     assert exc.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and field in err[0]
+
+
+def test_inputs_whose_scales_overflow_or_vanish_are_refused(tmp_path, capsys):
+    """Found by an adversarial audit: a client whose covariance lies 300 decades below another's was accepted (its
+    mu lambda_k = 1e-301, and the MSD came out as 0), and w* with an entry of 1e308 made the initial MSD overflow (run
+    paofed: a 'diverged' run of nulls at a stable step)."""
+    path = tmp_path / "c.toml"
+    path.write_text("[instance]\nK = 2\nD = 2\nl_max = 0\nm = 1\np = [0.5, 0.5]\nalpha = [1.0]\n"
+                    "sigma2_eta = [0.01, 0.01]\nw_star = [1.0, 0.0]\n"
+                    "R = [[[1e300, 0.0], [0.0, 1e300]], [[1.0, 0.0], [0.0, 1.0]]]\n")
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["msd", str(path)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert exc.value.code == 2 and len(err) == 1 and "instance.R: client 1" in err[0] and "300 decades" in err[0]
+    text = EXAMPLE.read_text()
+    path.write_text(re.sub(r"^w_star = .*$", "w_star = [1.0, -0.5, 1e308, 0.0, 0.5]", text, flags=re.M))
+    for argv in (["msd", str(path)], ["run", "paofed", str(path), "--iterations", "5"]):
+        with pytest.raises(SystemExit) as exc:
+            cli.main(argv)
+        err = capsys.readouterr().err.strip().splitlines()
+        assert exc.value.code == 2 and len(err) == 1 and "instance.w_star" in err[0] and "overflows" in err[0]

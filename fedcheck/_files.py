@@ -98,8 +98,8 @@ def read_config_text(path, field: str = "CONFIG") -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise FileError(f"{_label(Path(path), field)} is not UTF-8 text (byte {exc.start}: "
-                        f"{data[exc.start:exc.start + 1]!r})") from None
+        raise FileError(f"{_label(Path(path), field)} is not UTF-8 text (byte {exc.start} is 0x{data[exc.start]:02x})"
+                        ) from None
 
 
 def _check_dtype(dtype: np.dtype, name: str) -> None:

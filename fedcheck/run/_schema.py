@@ -81,8 +81,33 @@ def blame_file(key: str, path: object):
 
 
 def _short(value: Any, limit: int = 80) -> str:
-    text = clean_message(repr(value))
+    text = clean_message(_toml_text(value))
     return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _toml_text(value: Any) -> str:
+    """``value`` as the TOML the user wrote (``true``, ``[1.0, 2.0]``, ``{a = 1}``, a date-time in ISO form), not as
+    a Python repr (``True``, ``datetime.datetime(...)``, ``{'a': 1}``, a numpy array's spacing)."""
+    import datetime as _dt
+
+    import numpy as np
+
+    if isinstance(value, (bool, np.bool_)):
+        return "true" if value else "false"
+    if isinstance(value, (_dt.datetime, _dt.date, _dt.time)):
+        kind = ("date-time" if isinstance(value, _dt.datetime) else "date" if isinstance(value, _dt.date) else "time")
+        return f"the {kind} {value.isoformat()}"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k} = {_toml_text(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_text(v) for v in value) + "]"
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, (np.integer, np.floating)):
+        value = value.item()
+    return repr(value)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -85,7 +85,7 @@ INSTANCE = Section(name="instance", doc="The analysis instance (linear data; the
           doc="participation probabilities p_k", **_K, **_PER_CLIENT),
     Field(name="delta", kind="real", lo=0.0, hi=1.0, hi_open=True, default=_REF["delta"],
           doc="message delays: P(delay >= l) = delta^l, truncated at l_max"),
-    Field(name="alpha", kind="reals", lo=-ALPHA_MAX, hi=ALPHA_MAX, default=_ref_if("alpha", "l_max"),
+    Field(name="alpha", kind="reals", lo=0.0, hi=ALPHA_MAX, default=_ref_if("alpha", "l_max"),
           required=_needs("l_max"), length=lambda v: v["instance.l_max"] + 1, length_text="l_max + 1",
           doc="staleness weights alpha_0..alpha_{l_max} (alpha_0 = 1)"),
     Field(name="sigma2_eta", kind="reals", lo=0.0, default=_ref_if("sigma2_eta", "K"), required=_needs("K"),

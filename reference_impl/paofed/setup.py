@@ -217,7 +217,7 @@ class AlgorithmConfig:
             alpha = tuple(float(a) for a in np.atleast_1d(np.asarray(self.alpha, dtype=np.float64)))
             if not alpha or alpha[0] != 1.0 or any(not (math.isfinite(a) and a >= 0) for a in alpha):
                 raise ValueError(f"alpha must be a non-empty sequence with alpha[0] = 1 and finite entries >= 0, "
-                                 f"got {self.alpha!r}")
+                                 f"got {list(alpha)}")
             object.__setattr__(self, "alpha", alpha)
         if not (_is_real(self.staleness_decay) and 0.0 <= self.staleness_decay <= 1.0):
             raise ValueError(f"staleness_decay must be a real in [0, 1], got {self.staleness_decay!r}")

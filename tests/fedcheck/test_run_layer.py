@@ -36,7 +36,9 @@ def test_defaults_and_given_fields():
 
 @pytest.mark.parametrize(("table", "message"), [
     ({"a": {"n": 0}}, "a.n must be an integer >= 1, got 0"),
-    ({"a": {"n": True}}, "a.n must be an integer >= 1, got True"),
+    ({"a": {"n": True}}, "a.n must be an integer >= 1, got true"),      # as written in TOML, not Python's repr
+    ({"a": {"n": {"x": 1}}}, "a.n must be an integer >= 1, got {x = 1}"),
+    ({"a": {"n": __import__("datetime").date(1979, 5, 27)}}, "a.n must be an integer >= 1, got the date 1979-05-27"),
     ({"a": {"n": 2, "m": 3}}, "a.m must be an integer in [1, a.n = 2], got 3"),
     ({"a": {"only_y": 1.0}}, "a.only_y does not apply here (it applies only when a.kind = 'y')"),
     ({"b": {"rate": 0.1}}, "b: the [b] section does not apply here (it applies only when a.kind = 'y')"),

@@ -137,13 +137,13 @@ class PAOFedInstance:
             raise ValueError(f"selection must be one of {', '.join(SELECTION_LAWS)}, got {self.selection!r}")
         p = np.asarray(self.p, dtype=np.float64)
         if p.shape != (self.K,) or not np.all((p > 0) & (p <= 1)):
-            raise ValueError(f"p must have shape (K,) = ({self.K},) with entries in (0, 1], got {self.p!r}")
+            raise ValueError(f"p must have shape (K,) = ({self.K},) with entries in (0, 1], got {p.tolist()}")
         if not (isinstance(self.delta, (int, float)) and 0.0 <= self.delta < 1.0):
             raise ValueError(f"delta must be a real in [0, 1), got {self.delta!r}")
         alpha = np.asarray(self.alpha, dtype=np.float64)
         if alpha.shape != (self.l_max + 1,) or alpha[0] != 1.0 or np.any(alpha < 0) or not np.all(np.isfinite(alpha)):
             raise ValueError(f"alpha must have shape (l_max + 1,) = ({self.l_max + 1},), alpha[0] = 1 and "
-                             f"finite entries >= 0, got {self.alpha!r}")
+                             f"finite entries >= 0, got {alpha.tolist()}")
         s2 = np.asarray(self.sigma2_eta, dtype=np.float64)
         if s2.shape != (self.K,) or np.any(s2 < 0) or not np.all(np.isfinite(s2)):
             raise ValueError(f"sigma2_eta must have shape (K,) = ({self.K},) with finite entries >= 0")

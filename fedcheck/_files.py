@@ -192,6 +192,8 @@ def write_new_or_replace(path: Path, write, *, may_replace, option: str, binary:
     import os
     import tempfile
 
+    from reports.build import take_new_name
+
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -200,15 +202,8 @@ def write_new_or_replace(path: Path, write, *, may_replace, option: str, binary:
         mask = os.umask(0)
         os.umask(mask)
         os.chmod(tmp, 0o666 & ~mask)  # the mode the user's umask gives a new file, not mkstemp's 0600
-        try:
-            os.link(tmp, path)    # atomic, and never replaces
+        if take_new_name(tmp, path):
             return
-        except FileExistsError:
-            pass
-        except OSError:           # a file system without hard links: the narrow check-then-rename is what remains
-            if not (path.exists() or path.is_symlink()):
-                os.replace(tmp, path)
-                return
         if not may_replace(path):
             raise ConfigError(f"argument {option}: {str(path)!r} appeared during the run and fedcheck did not write "
                               f"it; it was left as it is and nothing was written (add --force to replace it)")

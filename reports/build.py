@@ -24,7 +24,7 @@ from reports.html import render_html
 from verify.records import CheckResult, Claim, FigureSpec
 
 __all__ = ["DEFAULT_OUT_DIR", "MANIFEST", "SCHEMA", "OutputError", "build_report", "prepare_out_dir",
-           "results_document"]
+           "results_document", "take_new_name"]
 
 DEFAULT_OUT_DIR = Path("reports") / "out"
 #: Identifier of the results.json layout documented in README.md.
@@ -229,17 +229,27 @@ def build_report(
     return document
 
 
-def _take_name(tmp: Path, final: Path) -> None:
-    """Give ``tmp``'s file the new name ``final`` without ever replacing a file there (OutputError if one is)."""
+def take_new_name(tmp, final) -> bool:
+    """Give the finished file ``tmp`` the name ``final`` unless a file is there: True when it took the name, False
+    when the name was taken (nothing changed). ``os.link`` is atomic and never replaces, so a file created after any
+    earlier check of ``final`` is never replaced (a check before the work and a rename after it would replace it);
+    ``tmp`` keeps its own name, which the caller removes."""
     try:
         os.link(tmp, final)
-        return
+        return True
     except FileExistsError:
-        pass
+        return False
     except OSError:  # a file system without hard links: the narrow check-then-rename is what remains
-        if not (final.exists() or final.is_symlink()):
-            os.replace(tmp, final)
-            return
+        if Path(final).exists() or Path(final).is_symlink():
+            return False
+        os.replace(tmp, final)
+        return True
+
+
+def _take_name(tmp: Path, final: Path) -> None:
+    """Give ``tmp``'s file the new name ``final`` without ever replacing a file there (OutputError if one is)."""
+    if take_new_name(tmp, final):
+        return
     raise OutputError(f"{str(final)!r} appeared while the report was written and fedcheck did not write it; it was "
                       f"left as it is and the previous report too (move it or choose another directory)")
 

@@ -237,7 +237,8 @@ def run(s: Setup, rng) -> dict:
     from reference_impl.fedpdm.run_report import fedpdm_run_document
 
     problem = build_problem(s)
-    with SCHEMA.blame("algorithm"):
+    renames = {"mu": "arm.mu"} if s.baseline is not None else {}   # FedProx's weight: the algorithm has no mu
+    with SCHEMA.blame("algorithm", **renames):
         return fedpdm_run_document(problem, s.config, s.baseline, rng, runs=s.runs, seed=s.seed,
                                    source=s.v["problem.source"])
 

@@ -14,6 +14,7 @@ References
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -63,7 +64,14 @@ class BaselineConfig:
 def _baseline_sensitivity(baseline: BaselineConfig, eta: float, E: int, G: float) -> float:
     if baseline.name == "fedprox":
         a = abs(1.0 - eta * baseline.mu)
-        geometric = float(E) if a == 1.0 else (1.0 - a**E) / (1.0 - a)
+        try:
+            geometric = float(E) if a == 1.0 else (1.0 - a**E) / (1.0 - a)
+        except OverflowError:
+            geometric = math.inf
+        if not math.isfinite(2.0 * eta * G * geometric):
+            raise ValueError(f"mu: FedProx's local steps scale a record's effect by |1 - eta mu| = {a:.3g} per step "
+                             f"(eta = {eta:.3g}); over E = {E} steps its sensitivity overflows the double range (keep "
+                             f"eta mu below 2, where the proximal step contracts)")
         return 2.0 * eta * G * geometric
     return 2.0 * eta * G * E  # FedAvg and SCAFFOLD's model delta
 

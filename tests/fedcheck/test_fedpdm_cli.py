@@ -187,3 +187,31 @@ def test_history_factor_is_reported_and_history_model_runs(tmp_path, capsys):
     # kappa-calibrated noise makes each upload DP given the history, but the subsampled totals still fail
     assert "given the released history" in status and "do not hold" in status
     assert "fedpdm.theorem2_history_subsampled" in status and "hold given the released history" not in status
+
+
+def _variant(tmp_path, changes):
+    import re
+
+    text = EXAMPLE.read_text()
+    for pattern, replacement in changes:
+        text, n = re.subn(pattern, replacement, text, flags=re.M)
+        assert n == 1, pattern
+    path = tmp_path / "c.toml"
+    path.write_text(text)
+    return path
+
+
+def test_a_tiny_epsilon_total_and_a_huge_fedprox_weight_are_no_tracebacks(tmp_path, capsys):
+    """Found by an adversarial audit: epsilon_total = 1e-300 raised ArithmeticError in the exact Gaussian inverse, and
+    FedProx's mu = 1e300 an OverflowError in its sensitivity (both tracebacks, exit 1). The first is a valid target
+    (it now runs: the noise is huge and the note says so); the second is refused naming arm.mu."""
+    path = _variant(tmp_path, [(r'^dp_calibration = "per_round_eps"', 'dp_calibration = "target_total_eps_bound"'),
+                               (r"^epsilon = 1\.0 ", "epsilon_total = 1e-300 ")])
+    assert _main(["run", "fedpdm", str(path), "--rounds", "3", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["noise"]["z"] > 1e4   # 9.2e4: all but no signal
+    path = _variant(tmp_path, [(r'^privacy_model = "history_gaussian".*$', ""),
+                               (r'^name = "fedpdm" .*$', 'name = "fedprox"\nmu = 1e300')])
+    with pytest.raises(SystemExit) as exc:
+        _main(["run", "fedpdm", str(path), "--rounds", "3"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert exc.value.code == 2 and len(err) == 1 and "arm.mu" in err[0] and "overflows" in err[0]

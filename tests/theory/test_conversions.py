@@ -397,3 +397,17 @@ def test_dp_accounting_analytic_gaussian_agrees(rho, delta):
     assert abs(dpa_gaussian.get_epsilon_gaussian(1 / mu, delta) - eps) <= 2e-12 + 1e-13 * eps
     sigma = gaussian_sigma_analytic(1.0, eps, delta)
     assert abs(dpa_gaussian.get_sigma_gaussian(eps, delta) - sigma) <= 2e-12 + 1e-12 * sigma
+
+
+def test_exact_gaussian_inverse_at_a_tiny_epsilon():
+    """Found by an adversarial audit: at epsilon = 1e-300 the Bun-Steinke start of the bracket underflowed to 0 and
+    the inverse raised ArithmeticError ('no upper bracket found from 0.0'; a traceback in `fedcheck run fedpdm`).
+    It now starts from epsilon = 0's closed form, admissible at every epsilon > 0, and stays conservative."""
+    import math
+
+    from theory.privacy.conversions import approx_dp_to_zcdp_exact_gaussian, gaussian_delta_exact
+
+    at_zero = approx_dp_to_zcdp_exact_gaussian(0.0, 1e-5)
+    for eps in (1e-300, 1e-200, 1e-20):
+        rho = approx_dp_to_zcdp_exact_gaussian(eps, 1e-5)
+        assert rho == pytest.approx(at_zero, rel=1e-12) and gaussian_delta_exact(eps, math.sqrt(2 * rho)) <= 1e-5

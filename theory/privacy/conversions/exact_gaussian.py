@@ -268,6 +268,10 @@ def _mu_exact(epsilon: float, delta: float) -> float:
         # delta_G(0; mu) = erf(mu / (2 sqrt 2)): closed form, then nudged to the admissible side.
         return _step_until_valid(2.0 * math.sqrt(2.0) * float(special.erfinv(delta)), valid, toward=-1)
     start = math.sqrt(2.0 * approx_dp_to_zcdp_bun_steinke(epsilon, delta))
+    if not start > 0.0:
+        # Bun-Steinke's rho underflows to 0 at a tiny epsilon (1e-300): start from epsilon = 0's closed form instead,
+        # which is admissible at every epsilon > 0 (delta_G decreases in epsilon); the bracket used to stay at 0
+        start = 2.0 * math.sqrt(2.0) * float(special.erfinv(delta))
     lo, hi = _increasing_bracket(valid, start)
     if lo == 0.0:
         return 0.0

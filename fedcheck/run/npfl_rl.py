@@ -149,6 +149,7 @@ SUMMARY_TITLE = ("{r[label]}: K = {s.instance[K]}, d = {s.instance[d]}, {s.itera
                  "replicate seeds {r[_summary][seeds]}; status {r[status]}")
 _CONTROLLED = dict(when=lambda s, r: s.config.policy != "fixed")
 SUMMARY = (
+    Row(label="status", text="diverging: {r[warning]}", when=lambda s, r: r["status"] == "diverging"),
     Row(label="Test MSE (6.15) after the last iteration, dB", key=lambda s, r: f"{fmt_real(r['test_mse_db'][-1])} "
         f"(printed ||w_q|| denominator), {fmt_real(r['nmsd_db'][-1])} (||w_q||^2)"),
     Row(label="tau at the end: min, median, max", key="_summary.tau_ends", **_CONTROLLED),

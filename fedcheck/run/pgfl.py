@@ -178,6 +178,7 @@ def run(s: Setup, rng) -> dict:
 SUMMARY_TITLE = "PGFL {s.algorithm[algorithm]}: {s.iterations} iterations, {s.runs} run(s), seed {s.seed}"
 SUMMARY = (
     Row(label="status", key=lambda s, r: r["status"] if r["status"] == "ok" else
+        f"diverging: {r['warning']}" if r["status"] == "diverging" else
         "diverged (some models are not finite: try a smaller step, i.e. a larger rho)"),
     Row(label="NMSD after the last iteration (dB)", key="nmsd_db", show="last", optional=True),
     Row(label="server models (mean over runs)", key=lambda s, r: f"{len(r['server_models'])} servers x "

@@ -329,6 +329,7 @@ SUMMARY = (
     Row(label="{r[ground_truth][certificate]}", key="ground_truth.residual"),
     Row(label="status", text="diverged (an iterate exceeded 1e150); NE after divergence is not defined",
         when=lambda s, r: r["status"] == "diverged"),
+    Row(label="status", text="diverging: {r[warning]}", when=lambda s, r: r["status"] == "diverging"),
     Row(label="NE(0)", key="ne_curve", show="first", **_CONVERGED),
     Row(label="NE({s.iterations}), mean over runs", key="ne_final", **_CONVERGED),
     Row(label="total zCDP", key="privacy.total_zcdp", **_NOISY_RUN),

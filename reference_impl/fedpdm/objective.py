@@ -144,8 +144,8 @@ def _labelled_scores(problem: FedPDMProblem, a: np.ndarray, x0: np.ndarray, lab:
 
 def accuracy(problem: FedPDMProblem, x0: np.ndarray, *, one_gemm: bool = False) -> np.ndarray:
     """Test accuracy of ``x0`` (``(R, d)``): argmax of the class scores (26) vs the label; ``n_classes = 1``:
-    margin > 0 (labels folded into the features). NaN without test data. ``one_gemm``: as in
-    :func:`global_objective` (one GEMM for all models instead of one product per model)."""
+    margin > 0 (labels folded into the features). NaN without test data and for a model that is not finite.
+    ``one_gemm``: as in :func:`global_objective` (one GEMM for all models instead of one product per model)."""
     if problem.test_features is None:
         return np.full(np.shape(x0)[0], np.nan)
     x0 = np.asarray(x0, dtype=np.float64)
@@ -154,8 +154,13 @@ def accuracy(problem: FedPDMProblem, x0: np.ndarray, *, one_gemm: bool = False) 
     else:
         scores = problem.test_features @ np.swapaxes(as_matrix(problem, x0), -1, -2)  # (R, n_test, m)
     if problem.n_classes == 1:
-        return (scores[..., 0] > 0).mean(axis=-1)
-    return (np.argmax(scores, axis=-1) == problem.test_labels).mean(axis=-1)
+        acc = (scores[..., 0] > 0).mean(axis=-1)
+    else:
+        acc = (np.argmax(scores, axis=-1) == problem.test_labels).mean(axis=-1)
+    # a model that is not finite predicts nothing (argmax of NaN scores is class 0: a number that looked like an
+    # accuracy, 9.9 % on the digits, was printed for diverged models)
+    finite = np.all(np.isfinite(x0.reshape(x0.shape[0], -1)), axis=-1) if x0.ndim > 1 else np.all(np.isfinite(x0))
+    return np.where(finite, acc, np.nan)
 
 
 def lagrangian(problem: FedPDMProblem, x, x0, lam, rho: float) -> np.ndarray:

@@ -215,6 +215,12 @@ def fedpdm_run_document(problem, config, baseline, rng, *, runs: int, seed: int,
         curves[name] = [float(x) for x in np.mean(values, axis=1)]
         if not all(math.isfinite(x) for x in curves[name]):
             status.append(f"curves.{name}: non-finite values (divergence, e.g. eta rho > 2) are null")
+    from reference_impl.divergence import diverging
+
+    loss = curves.get("loss")
+    why = diverging(loss, db=False, name="the training loss") if loss and all(map(math.isfinite, loss)) else None
+    if why is not None:
+        status.append(f"diverging: {why}")
     sigma_max = [float(x) for x in result.sigma.max(axis=(0, 2))]
     if not all(math.isfinite(x) for x in sigma_max):
         status.append("noise.sigma_max_per_round: overflow of (19) (eta rho > 2) is null")

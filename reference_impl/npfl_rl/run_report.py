@@ -132,9 +132,10 @@ def npfl_run_document(problems: list, config, iterations: int, rng, *, seed: int
     "tau_final": [R][K], "ill_posed_evaluations": [R], "config": {...}}``: the Test MSE (6.15) as printed
     (denominator ||w_q||) and with ||w_q||^2, averaged over the runs in the linear domain then in dB; the tau
     trajectories of the clients with the largest, median and smallest D_k; ``status`` "ok", "ill_posed" (some
-    evaluation of P(a) was not positive definite: unprojected mode) or "diverged". ``"_summary"`` holds what a
-    summary shows besides: the replicate ``seeds``, the ``ill_posed`` evaluations and the final tau's ``tau_ends``
-    (min, median, max)."""
+    evaluation of P(a) was not positive definite: unprojected mode), "diverged" or "diverging" (finite, but the Test
+    MSE keeps rising: :func:`reference_impl.divergence.diverging`, with ``"warning"`` saying so). ``"_summary"``
+    holds what a summary shows besides: the replicate ``seeds``, the ``ill_posed`` evaluations and the final tau's
+    ``tau_ends`` (min, median, max)."""
     from dataclasses import asdict
 
     import numpy as np
@@ -149,10 +150,16 @@ def npfl_run_document(problems: list, config, iterations: int, rng, *, seed: int
     tracked = [np.argsort(p.D, kind="stable")[[-1, p.K // 2, 0]] for p in problems]  # largest, median, smallest D_k
     finite = bool(result.finite.all()) and bool(np.all(np.isfinite(mse_db)))
     status = "diverged" if not finite else ("ill_posed" if int(result.ill_posed.sum()) else "ok")
+    from reference_impl.divergence import diverging
+
+    why = diverging(mse_db, db=True, name="the Test MSE") if finite else None
+    if why is not None:
+        status = "diverging"
     final = np.asarray(result.tau[:, -1], dtype=np.float64)
     summary = {"seeds": f"{seed}..{seed + len(problems) - 1}", "ill_posed": int(np.sum(result.ill_posed)),
                "tau_ends": [float(np.min(final)), float(np.median(final)), float(np.max(final))]}
     return {"label": config.label, "iterations": iterations, "runs": len(problems), "seed": seed, "status": status,
+            **({"warning": why} if why is not None else {}),
             "test_mse_db": mse_db, "nmsd_db": nmsd_db, "test_mse_db_runs": runs_db,
             "tau": {"clients": [t.tolist() for t in tracked],
                     "D_k": [p.D[t].tolist() for p, t in zip(problems, tracked, strict=True)],

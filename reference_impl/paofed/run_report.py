@@ -11,18 +11,12 @@ from __future__ import annotations
 
 import math
 
+# the rule of a diverging run, shared by every run document (re-exported: the reference instance with w* / 1000 rises
+# by 28 dB to its steady state, and a rise from the start alone used to call it diverging)
+from reference_impl.divergence import DIVERGING_RISE_DB, STILL_RISING_DB
+
 __all__ = ["DIVERGING_RISE_DB", "STILL_RISING_DB", "WINDOW_CONFIDENCE", "expand_groups", "linear_simulation",
            "paofed_algorithm", "paofed_instance", "paofed_run_document", "rff_data", "rff_environment", "window_drift"]
-
-#: A learning curve that ends this many dB above where it started, and is still rising (:data:`STILL_RISING_DB`), is
-#: reported as diverging (status and warning).
-DIVERGING_RISE_DB = 10.0
-
-#: ... still rising: the newer half of the curve's second half lies this many dB above its older half (run-averaged).
-#: A rise from the start alone is no divergence: with a small w* the MSD starts below the noise floor it settles at
-#: (the reference instance with w* / 1000 rises by 28 dB to its steady state, and was called diverging).
-STILL_RISING_DB = 3.0
-
 
 def expand_groups(groups: list) -> dict:
     """Per-client ``p``, ``sigma2_eta`` and ``white_variances`` or ``toeplitz_rho`` of client groups (each a mapping
@@ -250,8 +244,9 @@ def paofed_run_document(env, config, data, iterations: int, rng, *, runs: int, l
     if finite and iterations - half >= 1:
         out["window"] = window_drift(result.curve, half)
         extra["window_tag"] = " (NOT SETTLED)" if out["window"]["settled"] is False else ""
-    rise = float(curve_db[-1] - curve_db[0]) if finite else 0.0
-    rising = _window_rise_db(result.curve, half) if finite else 0.0
+    from reference_impl.divergence import rise_db
+
+    rise, rising = rise_db(np.mean(result.curve, axis=1), db=False) if finite else (0.0, 0.0)
     if rise > DIVERGING_RISE_DB and rising > STILL_RISING_DB:
         out["status"] = "diverging"
         out["warning"] = (f"the {result.metric.upper()} rose by {rise:.0f} dB over the run, {rising:.0f} dB within its "
@@ -264,15 +259,3 @@ def paofed_run_document(env, config, data, iterations: int, rng, *, runs: int, l
     return out
 
 
-def _window_rise_db(curve, start: int) -> float:
-    """dB by which the run-averaged ``curve``'s newer half of n = ``start``..N lies above its older half."""
-    import numpy as np
-
-    mean = np.mean(np.asarray(curve, dtype=np.float64), axis=1)[start:]
-    half = mean.size // 2
-    if half < 1:
-        return 0.0
-    older, newer = float(np.mean(mean[:half])), float(np.mean(mean[-half:]))
-    if not older > 0.0:
-        return 0.0 if not newer > 0.0 else math.inf
-    return 10.0 * math.log10(newer / older) if newer > 0.0 else -math.inf

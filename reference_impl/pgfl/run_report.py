@@ -103,9 +103,11 @@ def pgfl_run_config(problem, algorithm: dict, iterations: int, *, tau0: tuple[fl
 def pgfl_run_document(problem, config, iterations: int, rng, *, runs: int) -> dict:
     """Run PGFL and return ``{"iterations", "runs", "status", "server_models": [S][Q][d], "client_models": [K][d],
     "nmsd_db": [...]}``: models averaged over the runs, ``nmsd_db`` (the NMSD learning curve in dB) only when the true
-    cluster models are known, ``status`` "ok" or "diverged" (some values are not finite)."""
+    cluster models are known, ``status`` "ok", "diverged" (some values are not finite) or "diverging" (the NMSD keeps
+    rising: :func:`reference_impl.divergence.diverging`, with ``"warning"`` saying so)."""
     import numpy as np
 
+    from reference_impl.divergence import diverging
     from reference_impl.pgfl.algorithm import run_pgfl
     from reference_impl.pgfl.observers import nmsd_observer
 
@@ -119,4 +121,7 @@ def pgfl_run_document(problem, config, iterations: int, rng, *, runs: int) -> di
            "server_models": servers.tolist(), "client_models": clients.tolist()}
     if nmsd_db is not None:
         out["nmsd_db"] = nmsd_db.tolist()
+        why = diverging(nmsd_db, db=True, name="the NMSD") if finite else None
+        if why is not None:
+            out["status"], out["warning"] = "diverging", why
     return out

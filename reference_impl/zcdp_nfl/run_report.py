@@ -240,11 +240,15 @@ def zcdp_run_document(problem, config, truth, method: str, iterations: int, rng,
     name = {"zcdp_nfl": "zCDP-NFL", "eps_delta_dp_nfl": "(eps,delta)DP-NFL"}.get(method, f"{method} (reconstruction)")
     rules = {"basic": "basic composition", "advanced": "advanced composition", "moments": "moments accountant"}
     summary = {"name": name, "rule": rules[composition] if method == "eps_delta_dp_nfl" else "Bun-Steinke"}
+    from reference_impl.divergence import diverging
+
+    why = None if run_.diverged else diverging(curve, db=False, name="the normalized error NE")
+    status = "diverged" if run_.diverged else ("diverging" if why is not None else "ok")
     return {"algorithm": "zcdp-nfl" if method == "zcdp_nfl" else method, **extra, "objective": problem.objective,
             "graph": label, "K": problem.K, "P": problem.P, "M": problem.M, "edges": problem.n_edges,
             "iterations": iterations, "runs": runs, "seed": seed, "rho": config.rho,
             "step": {"kind": config.step.kind, "eta0": config.step.eta0},
-            "status": "diverged" if run_.diverged else "ok", "ne_curve": [float(x) for x in curve],
+            "status": status, **({"warning": why} if why is not None else {}), "ne_curve": [float(x) for x in curve],
             "ne_final": float(curve[-1]), "privacy": privacy,
             "ground_truth": {"F_star": truth.F_star, "certificate": truth.certificate, "residual": truth.residual},
             "_summary": summary}

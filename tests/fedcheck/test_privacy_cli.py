@@ -276,3 +276,12 @@ def test_an_epsilon_beyond_the_conversions_range_names_the_range(capsys):
     assert exc.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "argument --epsilon" in err[0] and "allowed (0, 1e154]" in err[0] and "(34" not in err[0]
+
+
+def test_a_tiny_epsilon_is_a_target_that_is_met(capsys):
+    """calibrate --epsilon 1e-300 used to be refused ('no finite zCDP budget meets epsilon'): the exact Gaussian
+    inverse failed to bracket there (a bug, fixed in theory.privacy.conversions). A budget does meet it: the epsilon = 0
+    budget, rho = 4 erfinv(delta)^2 in all."""
+    doc = run_json(capsys, "calibrate", "--delta", "1e-5", "--rounds", "10", "--epsilon", "1e-300",
+                   "--sensitivity", "1")
+    assert doc["epsilon_achieved"] <= 1e-300 and doc["variance_first"] > 1e9

@@ -68,10 +68,27 @@ def pgfl_run_problem(*, loss: str, lam: float, arrays: dict | None = None, synth
     from reference_impl.pgfl.data import pgfl_problem_from_arrays, synthetic_regression
 
     if arrays is not None:
-        return pgfl_problem_from_arrays(arrays, loss=loss, lam=lam)
+        return _squares_finite(pgfl_problem_from_arrays(arrays, loss=loss, lam=lam), "the arrays")
     opts = dict(synthetic)
     seed, samples = opts.pop("seed"), (opts.pop("samples_min"), opts.pop("samples_max"))
-    return synthetic_regression(np.random.default_rng(seed), lam=lam, samples=samples, **opts)
+    return _squares_finite(synthetic_regression(np.random.default_rng(seed), lam=lam, samples=samples, **opts),
+                           "gamma (or noise_variance)")
+
+
+def _squares_finite(problem, fields: str):
+    """``problem``, if the squares of its data and true models stay in the double range (the objectives square them);
+    else ValueError naming ``fields`` (an adversarial audit: gamma = 1e300 gave NaN limits, a 'diverged' run blamed on
+    the step and a claim 'violated' on NaN)."""
+    import numpy as np
+
+    with np.errstate(over="ignore", invalid="ignore"):
+        sums = [float(np.sum(np.square(a))) for a in (*problem.X, *problem.y)]
+        if problem.true_models is not None:
+            sums.append(float(np.sum(np.square(problem.true_models))))
+    if not all(np.isfinite(sums)):
+        raise ValueError(f"{fields}: the data's squares leave the double range (the objectives square them); "
+                         f"scale the data down")
+    return problem
 
 
 def pgfl_run_config(problem, algorithm: dict, iterations: int, *, tau0: tuple[float, float] | None = None,

@@ -58,3 +58,28 @@ def test_pgfl_private_ridge_reports_totals_and_fails_lemma1s_gradient_bound(tmp_
     assert total["status"] == "holds" and "1.93911" in total["summary"]   # phi0 (zeta^-300 - 1)/(1 - zeta)
     assert by_id["pgfl.theorem3"]["status"] == "hypotheses_not_met"
     assert "unbounded (ridge loss)" in by_id["pgfl.theorem3"]["summary"]
+
+
+def test_data_whose_squares_overflow_are_refused_and_no_claim_is_decided_on_nan(tmp_path, capsys):
+    """Found by an adversarial audit: data.gamma = 1e300 (inside the field's range) made the true models' squares
+    overflow; `run` blamed the step for the NaN and `check` said 'violated: the limit (Pc) is nan'. The data are now
+    refused, and a claim whose quantity is not finite is not_evaluable whatever the evaluator says."""
+    import re
+
+    import pytest
+
+    from verify.instance import _no_verdict_on_nan
+    from verify.instance.records import Evaluation
+
+    example = pathlib.Path(__file__).resolve().parents[2] / "fedcheck" / "examples" / "pgfl_regression.toml"
+    path = tmp_path / "c.toml"
+    path.write_text(re.sub(r"^gamma = 0\.15", "gamma = 1e300", example.read_text(), flags=re.M))
+    for argv in (["run", "pgfl", str(path)], ["check", str(path), "--no-simulate"]):
+        with pytest.raises(SystemExit) as exc:
+            cli.main(argv)
+        err = capsys.readouterr().err.strip().splitlines()
+        assert exc.value.code == 2 and len(err) == 1 and "data.gamma" in err[0]
+    nan = _no_verdict_on_nan(Evaluation(status="violated", summary="the limit is nan", value=float("nan")))
+    assert nan.status == "not_evaluable" and "not finite" in nan.summary
+    ok = Evaluation(status="holds", summary="fine", value=1.0, bound=2.0)
+    assert _no_verdict_on_nan(ok) is ok

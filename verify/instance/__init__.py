@@ -70,6 +70,24 @@ def evaluators(paper: str) -> dict[str, Evaluator]:
     return found
 
 
+def _no_verdict_on_nan(evaluation: Evaluation) -> Evaluation:
+    """A claim decided on a quantity or bound that is not finite decides nothing: ``not_evaluable`` (an adversarial
+    audit found 'violated: the limit (Pc) is nan' on data whose squares overflow; a NaN compares false either way)."""
+    import math
+
+    if evaluation.status not in ("holds", "violated"):
+        return evaluation
+    bad = [(name, x) for name, x in (("value", evaluation.value), ("bound", evaluation.bound))
+           if x is not None and not math.isfinite(x)]
+    if not bad:
+        return evaluation
+    what = ", ".join(f"{n} = {x!r}" for n, x in bad)
+    return Evaluation(status="not_evaluable", quantity=evaluation.quantity,
+                      summary=f"not evaluated: the quantity is not finite ({what}); the instance's numbers leave the "
+                              f"double range, so nothing is decided (was: {evaluation.summary})",
+                      hypotheses=evaluation.hypotheses, details=evaluation.details)
+
+
 def check_instance(instance: UserInstance, options: CheckOptions | None = None) -> InstanceCheck:
     """Every claim of ``instance.paper`` on ``instance``: evaluated where it can be, with the reason where not.
 
@@ -97,6 +115,7 @@ def check_instance(instance: UserInstance, options: CheckOptions | None = None) 
                 evaluation = fn(instance, options)
             except NotConvergedOnInstance as exc:
                 evaluation = Evaluation(status="not_converged", summary=f"a solver did not converge: {exc}")
+            evaluation = _no_verdict_on_nan(evaluation)
         outcomes.append(ClaimOutcome(claim_id=claim.id, title=claim.title,
                                      citation="; ".join(str(c) for c in claim.citations),
                                      expected=claim.expected.value, evaluation=evaluation,

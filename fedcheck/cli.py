@@ -40,6 +40,11 @@ def _one_line(message) -> str:
     return text if len(text) <= 600 else text[:597] + "..."
 
 
+#: Local worker processes per CPU that ``report --workers`` accepts (each runs whole checks; beyond a few per CPU they
+#: only contend for it and for memory).
+MAX_WORKERS_PER_CPU = 4
+
+
 def _int_at_least(lower: int):
     def parse(text: str) -> int:
         try:
@@ -142,6 +147,10 @@ def _cmd_report(args, parser: _Parser) -> int:
         parser.error("argument --cache-dir: cannot be combined with --no-cache")
     if args.workers > 1 and args.dask_scheduler:
         parser.error("argument --workers: cannot be combined with --dask-scheduler")
+    most = MAX_WORKERS_PER_CPU * (os.cpu_count() or 1)
+    if args.workers > most:   # 100000 processes were accepted on a 2-core machine
+        parser.error(f"argument --workers: must be an integer in [1, {most}] ({MAX_WORKERS_PER_CPU} per CPU here; "
+                     f"more processes only contend), got {args.workers}")
     if args.dask_scheduler is None and args.dask_timeout is not None:
         parser.error("argument --dask-timeout: only allowed with --dask-scheduler")
     try:

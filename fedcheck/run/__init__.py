@@ -114,7 +114,8 @@ def load(name: str, config, **options) -> tuple[ModuleType, Values, Any]:
     if "paper" in table:  # the declaration `fedcheck check` reads: it must name this plug-in's paper
         slug = PLUGINS[name].rpartition(".")[2]
         declared = table.pop("paper")
-        if declared != slug:
+        # the slug or the command's own spelling ("zcdp-nfl"), as `fedcheck check` reads it
+        if not (isinstance(declared, str) and declared.strip().lower().replace("-", "_") == slug):
             raise ConfigError(f"paper: the file declares paper = {declared!r}, but `fedcheck run {name}` runs "
                               f"{slug!r} (remove the line or use the matching run command)")
     overrides, plain = {}, {}

@@ -190,3 +190,22 @@ def test_msd_seed_without_simulate_is_refused_whatever_its_value(capsys):
     with pytest.raises(SystemExit) as exc:
         cli.main(["msd", str(EXAMPLES / "paofed_reference.toml"), "--seed", "0"])
     assert exc.value.code == 2 and "--seed" in capsys.readouterr().err
+
+
+def test_report_workers_beyond_a_few_per_cpu_are_refused(tmp_path, capsys):
+    """Found by an adversarial audit: --workers 100000 was accepted on a 2-core machine."""
+    from fedcheck.cli import MAX_WORKERS_PER_CPU
+
+    most = MAX_WORKERS_PER_CPU * (os.cpu_count() or 1)
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["report", "--only", "dp.", "--workers", str(most + 1), "--out", str(tmp_path / "r")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert exc.value.code == 2 and len(err) == 1 and f"[1, {most}]" in err[0] and not (tmp_path / "r").exists()
+
+
+def test_run_accepts_its_own_paper_under_the_commands_spelling(tmp_path, capsys):
+    """`paper = "zcdp-nfl"` (the command's spelling, which `fedcheck check` accepts) was refused by `run zcdp-nfl`."""
+    path = tmp_path / "c.toml"
+    path.write_text('paper = "zcdp-nfl"\n' + (EXAMPLES / "zcdp_nfl.toml").read_text())
+    assert cli.main(["run", "zcdp-nfl", str(path), "--iterations", "2", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["iterations"] == 2

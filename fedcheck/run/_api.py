@@ -95,12 +95,17 @@ def _resolve(values: Values, key: str) -> Path:
 
 
 def read_npz(values: Values, key: str, *, bool_keys: tuple[str, ...] = (), require: tuple[str, ...] = (),
-             require_text: str = "") -> tuple[Path, dict]:
+             require_text: str = "", allowed: tuple[str, ...] | None = None,
+             integer_keys: tuple[str, ...] = ()) -> tuple[Path, dict]:
     """The arrays of the ``.npz`` named by field ``key`` (relative to the config; headers checked first).
 
     ``require``: the arrays it must hold (ConfigError naming the field, the file and the missing ones;
-    ``require_text`` describes them, default their names).
+    ``require_text`` describes them, default their names). ``allowed``: the arrays it may hold (default: any); another
+    array is refused, not ignored. ``integer_keys``: arrays of indices, which must hold integers (a float index such
+    as 0.5 used to be truncated silently).
     """
+    import numpy as np
+
     from fedcheck._files import load_npz
 
     path = _resolve(values, key)
@@ -109,6 +114,16 @@ def read_npz(values: Values, key: str, *, bool_keys: tuple[str, ...] = (), requi
     if missing:
         raise ConfigError(f"{key} {str(path)!r} must hold arrays {require_text or ', '.join(require)}; missing "
                           f"{', '.join(missing)}")
+    extra = sorted(set(arrays) - set(allowed)) if allowed is not None else []
+    if extra:
+        raise ConfigError(f"{key} {str(path)!r}: array {extra[0]!r} is not part of the layout (allowed: "
+                          f"{', '.join(allowed)})")
+    for name in integer_keys:
+        a = arrays.get(name)
+        if a is not None and not np.issubdtype(a.dtype, np.integer) and not (
+                np.issubdtype(a.dtype, np.floating) and np.all(np.isfinite(a)) and np.all(a == np.round(a))):
+            raise ConfigError(f"{key} {str(path)!r}: array {name!r} must hold integer indices, got non-integral "
+                              f"values")
     return path, arrays
 
 

@@ -110,7 +110,8 @@ class Setup(RunSetup):
 def load(v) -> Setup:
     arrays = None
     if v["data.source"] == "npz":
-        path, arrays = read_npz(v, "data.path", require=NPZ_KEYS)
+        path, arrays = read_npz(v, "data.path", require=NPZ_KEYS, allowed=(*NPZ_KEYS, "clusters"),
+                                integer_keys=("edges", "m", "clusters"))
         X = arrays["X"]
         if X.ndim != 3:
             raise ConfigError(f"data.path {str(path)!r}: X must have shape (n, m_max, d), got {X.shape}")

@@ -156,7 +156,8 @@ def load(v) -> Setup:
     if v["data.source"] == "npz":
         from fedcheck._files import real_array
 
-        path, arrays = read_npz(v, "data.path", require=("X", "y"), require_text="X (K, M, P) and y (K, M)")
+        path, arrays = read_npz(v, "data.path", require=("X", "y"), require_text="X (K, M, P) and y (K, M)",
+                                allowed=("X", "y"))
 
         X = real_array(arrays["X"], f"data.path {str(path)!r} array 'X'")
         y = real_array(arrays["y"], f"data.path {str(path)!r} array 'y'")

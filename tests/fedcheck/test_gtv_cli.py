@@ -102,3 +102,27 @@ def test_bad_field_exits_2_naming_it(tmp_path, capsys, text, field):
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert field in err and err.count("\n") == 1
+
+
+def test_npz_indices_must_be_integers_and_no_array_is_ignored(tmp_path, capsys):
+    """Found by an adversarial audit: float edge indices (0.5, 1.5) were truncated silently, and an extra array in the
+    .npz was ignored; both are refused naming the array (PGFL's loader already refused extras)."""
+    import numpy as np
+
+    from fedcheck import cli
+
+    rng = np.random.default_rng(0)
+    base = {"X": rng.normal(size=(6, 4, 3)), "y": rng.normal(size=(6, 4)), "m": np.full(6, 4),
+            "edges": np.array([[0, 1], [1, 2], [2, 3], [3, 4], [4, 5]]), "A": np.ones(5)}
+    config = tmp_path / "c.toml"
+    config.write_text('[data]\nsource = "npz"\npath = "d.npz"\n')
+    np.savez(tmp_path / "d.npz", **base)
+    assert cli.main(["run", "gtv", str(config), "--iterations", "3", "--json"]) == 0
+    capsys.readouterr()
+    for change, says in (({"edges": base["edges"] + 0.5}, "array 'edges' must hold integer indices"),
+                         ({"foo": np.ones(2)}, "array 'foo' is not part of the layout")):
+        np.savez(tmp_path / "d.npz", **(base | change))
+        with pytest.raises(SystemExit) as exc:
+            cli.main(["run", "gtv", str(config), "--iterations", "3"])
+        err = capsys.readouterr().err.strip().splitlines()
+        assert exc.value.code == 2 and len(err) == 1 and says in err[0] and "data.path" in err[0]

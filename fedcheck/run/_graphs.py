@@ -71,13 +71,18 @@ def check_params(name: str, params: dict, key: str = "graph.params") -> dict:
                 continue
             raise ConfigError(f"{key}.{pname} must be given for {name} (parameters: {', '.join(spec)})")
         value = params[pname]
+        probability = kind == "real" and pname == "p"   # every generator's p is a probability
         ok = {"int": lambda x: isinstance(x, int) and not isinstance(x, bool) and x >= 0,
               "real": lambda x: isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and x >= 0,
               "ints": lambda x: isinstance(x, list) and bool(x) and all(
                   isinstance(u, int) and not isinstance(u, bool) and u >= 0 for u in x)}[kind](value)
+        ok = ok and not (probability and value > 1)
         if not ok:
-            allowed = {"int": "an integer >= 0", "real": "a finite real >= 0", "ints": "a list of integers >= 0"}[kind]
-            raise ConfigError(f"{key}.{pname} must be {allowed} for {name}, got {value!r}"[:200])
+            allowed = {"int": "an integer >= 0", "real": "a real in [0, 1] (a probability)" if probability else
+                       "a finite real >= 0", "ints": "a list of integers >= 0"}[kind]
+            from fedcheck.run._schema import _toml_text
+
+            raise ConfigError(f"{key}.{pname} must be {allowed} for {name}, got {_toml_text(value)}"[:200])
     return dict(params)
 
 

@@ -308,6 +308,12 @@ class Field:
                                                                 and x >= 0 for x in e) and e[0] != e[1]
                     for e in value)):
                 raise bad()
+            seen: dict[frozenset, int] = {}
+            for i, e in enumerate(value):   # an undirected edge given twice was merged silently
+                first = seen.setdefault(frozenset(e), i)
+                if first != i:
+                    raise ConfigError(f"{key}[{i}] = {_toml_text(e)} repeats {key}[{first}] = "
+                                      f"{_toml_text(value[first])} (the pairs are undirected edges: give each once)")
             return [tuple(e) for e in value]
         if kind == "table":
             if not isinstance(value, dict):

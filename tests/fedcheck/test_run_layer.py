@@ -108,3 +108,19 @@ class _Terminal(io.StringIO):
 def test_progress_only_on_a_terminal_for_long_runs_and_never_with_quiet(monkeypatch, expected, quiet, tty, shown):
     monkeypatch.setattr("sys.stderr", _Terminal() if tty else io.StringIO())
     assert Progress("fedcheck run x", expected, quiet=quiet).enabled is shown
+
+
+def test_repeated_undirected_pairs_and_a_probability_above_one_are_refused():
+    """Found by an adversarial audit: graph.edges [[0, 1], [1, 0], [1, 2]] was merged silently into two edges, and a
+    watts_strogatz_graph p = 1.5 accepted."""
+    from fedcheck.run._graphs import check_params
+    from fedcheck.run._schema import Field, Schema, Section
+
+    schema = Schema(sections=(Section(name="g", doc="a graph", fields=(
+        Field(name="edges", kind="pairs", doc="node pairs"),)),))
+    with pytest.raises(ConfigError, match=r"g\.edges\[1\] = \[1, 0\] repeats g\.edges\[0\] = \[0, 1\]"):
+        schema.parse({"g": {"edges": [[0, 1], [1, 0], [1, 2]]}})
+    assert schema.parse({"g": {"edges": [[0, 1], [1, 2]]}})["g.edges"] == [(0, 1), (1, 2)]
+    with pytest.raises(ConfigError, match=r"graph\.params\.p must be a real in \[0, 1\]"):
+        check_params("watts_strogatz_graph", {"n": 20, "k": 4, "p": 1.5})
+    assert check_params("watts_strogatz_graph", {"n": 20, "k": 4, "p": 1.0})["p"] == 1.0

@@ -36,7 +36,7 @@ def _phase(costs, words):
 ZCDP = [
     ("[graph]\nK = 50\n", 200, 1),
     ("[graph]\nK = 400\nmean_degree = 8.0\n[data]\nP = 3\nM = 20\n", 30, 4),
-    ("[graph]\nsource = 'edges'\nedges = [[0, 1], [1, 2], [2, 0], [1, 0]]\n[model]\nobjective = 'ridge'\nclip = 1.0\n",
+    ("[graph]\nsource = 'edges'\nedges = [[0, 1], [1, 2], [2, 0], [2, 3]]\n[model]\nobjective = 'ridge'\nclip = 1.0\n",
      10, 2),
 ]
 

@@ -41,10 +41,15 @@ def rise_db(curve, *, db: bool) -> tuple[float, float]:
     half = second.size // 2
     if half < 1:
         return float(c[-1] - c[0]), math.nan
-    lin = 10.0 ** (second / 10.0)
-    older, newer = float(np.mean(lin[:half])), float(np.mean(lin[-half:]))
-    within = 10.0 * math.log10(newer / older) if older > 0 and newer > 0 and math.isfinite(older + newer) else math.nan
-    return float(c[-1] - c[0]), within
+    if not np.all(np.isfinite(second)):
+        return float(c[-1] - c[0]), math.nan
+    return float(c[-1] - c[0]), _mean_db(second[-half:]) - _mean_db(second[:half])
+
+
+def _mean_db(values_db: np.ndarray) -> float:
+    """10 log10 of the mean of 10^(x/10), without overflow (a diverging curve reaches thousands of dB)."""
+    top = float(np.max(values_db))
+    return top + 10.0 * math.log10(float(np.mean(10.0 ** ((values_db - top) / 10.0))))
 
 
 def diverging(curve, *, db: bool, name: str) -> str | None:

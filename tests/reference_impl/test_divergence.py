@@ -18,6 +18,7 @@ def test_the_rule_on_synthetic_curves():
     assert diverging(1e-3 * (1 - 0.9 * np.exp(-n / 10.0)), db=False, name="x") is None   # rises to a floor: settles
     assert diverging(10 * np.log10(1e-3 * (1 + np.exp(-n / 10))), db=True, name="x") is None   # falls
     assert diverging([np.nan, 1.0], db=False, name="x") is None and diverging([1.0], db=False, name="x") is None
+    assert diverging(np.linspace(0.0, 6000.0, 100), db=True, name="x") is not None   # no overflow at 6000 dB
     total, within = rise_db([1.0, 10.0, 100.0, 1000.0], db=False)
     assert total == pytest.approx(30.0) and within == pytest.approx(10.0)
 

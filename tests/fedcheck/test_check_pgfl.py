@@ -63,7 +63,7 @@ def test_pgfl_private_ridge_reports_totals_and_fails_lemma1s_gradient_bound(tmp_
 def test_data_whose_squares_overflow_are_refused_and_no_claim_is_decided_on_nan(tmp_path, capsys):
     """Found by an adversarial audit: data.gamma = 1e300 (inside the field's range) made the true models' squares
     overflow; `run` blamed the step for the NaN and `check` said 'violated: the limit (Pc) is nan'. The data are now
-    refused, and a claim whose quantity is not finite is not_evaluable whatever the evaluator says."""
+    refused, and a claim whose quantity is NaN is not_evaluable whatever the evaluator says."""
     import re
 
     import pytest
@@ -80,6 +80,6 @@ def test_data_whose_squares_overflow_are_refused_and_no_claim_is_decided_on_nan(
         err = capsys.readouterr().err.strip().splitlines()
         assert exc.value.code == 2 and len(err) == 1 and "data.gamma" in err[0]
     nan = _no_verdict_on_nan(Evaluation(status="violated", summary="the limit is nan", value=float("nan")))
-    assert nan.status == "not_evaluable" and "not finite" in nan.summary
+    assert nan.status == "not_evaluable" and "value is NaN" in nan.summary
     ok = Evaluation(status="holds", summary="fine", value=1.0, bound=2.0)
     assert _no_verdict_on_nan(ok) is ok

@@ -71,20 +71,19 @@ def evaluators(paper: str) -> dict[str, Evaluator]:
 
 
 def _no_verdict_on_nan(evaluation: Evaluation) -> Evaluation:
-    """A claim decided on a quantity or bound that is not finite decides nothing: ``not_evaluable`` (an adversarial
-    audit found 'violated: the limit (Pc) is nan' on data whose squares overflow; a NaN compares false either way)."""
+    """A claim decided on a quantity or bound that is NaN decides nothing: ``not_evaluable`` (an adversarial audit
+    found 'violated: the limit (Pc) is nan' on data whose squares overflow; a NaN compares false either way)."""
     import math
 
     if evaluation.status not in ("holds", "violated"):
         return evaluation
-    bad = [(name, x) for name, x in (("value", evaluation.value), ("bound", evaluation.bound))
-           if x is not None and not math.isfinite(x)]
+    bad = [name for name, x in (("value", evaluation.value), ("bound", evaluation.bound))
+           if x is not None and math.isnan(x)]   # an infinite value or bound is ordered; NaN is not
     if not bad:
         return evaluation
-    what = ", ".join(f"{n} = {x!r}" for n, x in bad)
     return Evaluation(status="not_evaluable", quantity=evaluation.quantity,
-                      summary=f"not evaluated: the quantity is not finite ({what}); the instance's numbers leave the "
-                              f"double range, so nothing is decided (was: {evaluation.summary})",
+                      summary=f"not evaluated: the {' and '.join(bad)} is NaN; the instance's numbers leave the double "
+                              f"range, so nothing is decided (was: {evaluation.summary})",
                       hypotheses=evaluation.hypotheses, details=evaluation.details)
 
 

@@ -45,11 +45,15 @@ def npz_sizes(arrays: dict) -> dict:
     X = [arrays.get(f"X_{k}") for k in range(K)]
     d = 1 if any(x is None or x.ndim != 2 for x in X) or not X else X[0].shape[1]
 
-    def count(key: str) -> int:
+    def count(key: str, most: int) -> int:
+        # an index beyond the layout (2^63 in client_server) is the file's error, which pgfl_run_problem names: the
+        # sizes stay within the layout, so the estimate does not blame --runs for it
         a = arrays.get(key)
-        return max(int(a.max()) + 1 if a is not None and a.size else 1, 1)
+        return min(max(int(a.max()) + 1 if a is not None and a.size else 1, 1), max(most, 1))
 
-    return dict(K=K, S=count("client_server"), Q=count("client_cluster"), d=d,
+    adjacency = arrays.get("adjacency")
+    servers = adjacency.shape[0] if adjacency is not None and adjacency.ndim == 2 else K
+    return dict(K=K, S=count("client_server", servers), Q=count("client_cluster", K), d=d,
                 data=sum(x.size for x in X if x is not None))
 
 

@@ -43,3 +43,4 @@ def test_a_finite_run_that_keeps_growing_is_diverging_not_ok(tmp_path, capsys, c
     assert out["status"] == "diverging" and "diverges" in out["warning"]
     assert cli.main(["run", command, str(EXAMPLES / example), *extra, "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["status"] != "diverging"   # the shipped example does not
+

@@ -284,3 +284,14 @@ def test_lockstep_arms_validation_names_the_argument(problem, kwargs, match):
     with pytest.raises(ValueError, match=match):
         run_pgfl_arms(problem, args["configs"], args["iterations"], np.random.default_rng(0),
                       observe=nmsd_observer(problem))
+
+
+def test_pgfl_npz_sizes_stay_within_the_layout():
+    """Found by an adversarial audit: a client_server entry of 2^63 made the estimated state 5.5e19 values and the
+    message blamed --runs; the sizes now stay within the layout and the loader names client_server."""
+    from reference_impl.pgfl.run_report import npz_sizes
+
+    arrays = {"X_0": np.zeros((3, 2)), "X_1": np.zeros((3, 2)), "adjacency": np.ones((2, 2), dtype=bool),
+              "client_server": np.array([2**63, 0], dtype=np.uint64), "client_cluster": np.array([0, 10**12])}
+    sizes = npz_sizes(arrays)
+    assert sizes["S"] == 2 and sizes["Q"] == 2 and sizes["K"] == 2 and sizes["d"] == 2

@@ -237,3 +237,16 @@ def test_chain_formula_is_sufficient_not_necessary():
         inst, k, lhs = _noisy_chain(seed)
         if lhs < 1:
             assert well_connected(inst, 0, k.demands(inst.lam)).certified
+
+
+def test_an_asymmetric_q_names_the_entries():
+    """'got shape (2, 2)' for a (2, 2) matrix that is not symmetric said nothing (an adversarial audit)."""
+    import numpy as np
+    import pytest
+
+    from theory.gtv.instance import GTVInstance
+
+    X = np.ones((2, 1, 2))
+    with pytest.raises(ValueError, match=r"got Q\[0\]\[1\] = 0 and Q\[1\]\[0\] = 1"):
+        GTVInstance(n=2, edges=[[0, 1]], A=[1.0], X=X, y=np.ones((2, 1)), m=[1, 1], lam=0.1, penalty="quad",
+                    Q=[[1.0, 0.0], [1.0, 1.0]])

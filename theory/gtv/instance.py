@@ -138,8 +138,12 @@ class GTVInstance:
         if self.Q is not None:
             Q = np.array(self.Q, dtype=np.float64)
             d = X.shape[2]
-            if Q.shape != (d, d) or not np.allclose(Q, Q.T, rtol=0, atol=1e-12 * max(1.0, np.abs(Q).max())):
+            if Q.shape != (d, d):
                 raise ValueError(f"Q must be a symmetric ({d}, {d}) matrix, got shape {Q.shape}")
+            if not np.allclose(Q, Q.T, rtol=0, atol=1e-12 * max(1.0, np.abs(Q).max())):
+                i, j = np.unravel_index(int(np.argmax(np.abs(Q - Q.T))), Q.shape)
+                raise ValueError(f"Q must be a symmetric ({d}, {d}) matrix, got Q[{i}][{j}] = {Q[i, j]:g} and "
+                                 f"Q[{j}][{i}] = {Q[j, i]:g}")
             Q = 0.5 * (Q + Q.T)
             ev = np.linalg.eigvalsh(Q)
             if ev[0] < -1e-12 * max(1.0, ev[-1]):

@@ -225,6 +225,8 @@ def _images(name: str, images: np.ndarray, labels: np.ndarray) -> tuple[np.ndarr
     if images.ndim < 2 or labels.size != images.shape[0] or labels.ndim > 2 or (labels.ndim == 2
                                                                                  and labels.shape[1] != 1):
         raise ValueError(f"{name}: images must be (n, ...) with one label each, got {images.shape} and {labels.shape}")
+    if images.shape[0] == 0:   # numpy's "cannot reshape array of size 0" said nothing of the file
+        raise ValueError(f"{name}: the file holds no {name} images (n = 0); at least one is needed")
     labels = _integers(f"{name} labels", labels.reshape(-1))
     flat = images.reshape(images.shape[0], -1).astype(np.float64)
     top = flat.max() if flat.size else 1.0

@@ -70,3 +70,12 @@ def test_user_npz_problem(tmp_path):
     np.savez(path, **arrays)
     with pytest.raises(ValueError, match="missing y_3"):
         load_pgfl_npz(path)
+
+
+def test_a_file_with_no_images_says_so(tmp_path):
+    """An MNIST file with 0 training images said numpy's 'cannot reshape array of size 0' (an adversarial audit)."""
+    path = tmp_path / "m.npz"
+    np.savez(path, x_train=np.zeros((0, 28, 28)), y_train=np.zeros(0, dtype=np.int64),
+             x_test=np.zeros((5, 28, 28)), y_test=np.zeros(5, dtype=np.int64))
+    with pytest.raises(ValueError, match="holds no train images"):
+        load_mnist_npz(path)

@@ -91,3 +91,16 @@ def test_gtv_single_well_connected_cluster_is_learnt_as_the_pooled_minimiser(tmp
     cor = {o["claim_id"]: o for o in json.loads(out)["outcomes"]}["gtv.corollary38"]
     assert cor["status"] == "holds" and cor["bound"] == 0.0 and cor["value"] < 1e-8
     assert all(h["met"] for h in cor["hypotheses"])
+
+
+def test_a_run_that_overflows_is_not_told_to_run_longer(tmp_path):
+    """Found by an adversarial audit: theta = 1e300 meets the step condition, but the run's values overflow; the claim
+    said 'raise algorithm.iterations', which would not help. It now says the values left the double range."""
+    import re
+
+    path = tmp_path / "c.toml"
+    path.write_text(re.sub(r"^theta = 10\.0", "theta = 1e300", (EXAMPLES / "gtv.toml").read_text(), flags=re.M))
+    result = check_instance(load_instance(path), CheckOptions(simulate=True))
+    outcome = next(o for o in result.outcomes if o.claim_id == "gtv.algorithm1_convergence")
+    assert outcome.evaluation.status == "not_evaluable"
+    assert "left the double range" in outcome.evaluation.summary and "raise algorithm" not in outcome.evaluation.summary

@@ -25,6 +25,8 @@ not as a failure of the configuration.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from verify.instance._common import conclude, default_reason, memo, not_applicable
@@ -131,6 +133,11 @@ def algorithm1_convergence(user, options) -> Evaluation:
     node, edge = run.kkt(user.parts["instance"])
     kkt = max(float(node), float(edge))
     allowed = _kkt_bound(user.parts["instance"], run)
+    if not math.isfinite(kkt):
+        return Evaluation(status="not_evaluable", hypotheses=(hyp,), summary=(
+            f"not decided: the run's values left the double range (KKT residual {kkt:.3g}) although the step "
+            f"condition holds: the instance's scales (e.g. algorithm.theta, the data) overflow in floating point, and "
+            f"more iterations would not help"))
     if not run.converged:
         return Evaluation(status="not_evaluable", hypotheses=(hyp,), summary=(
             f"not decided: the check's run stopped at its cap of {run.iterations} iterations before the residual test "

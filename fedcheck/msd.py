@@ -332,8 +332,9 @@ def load_instance(path, *, min_mu_lambda: float = 0.0, max_mu_lambda: float = ma
     The covariances K D^2 and the extended state are checked against the limits before they are formed. ConfigError
     names the field.
     """
-    from fedcheck.run import Schema, read_table
+    from fedcheck.run import load as load_run
     from fedcheck.run import paofed as plugin
+    from fedcheck.run import read_table
     from fedcheck.run._budget import check
 
     path = Path(path)
@@ -346,13 +347,9 @@ def load_instance(path, *, min_mu_lambda: float = 0.0, max_mu_lambda: float = ma
     if "instance" not in table:
         raise ConfigError("instance: CONFIG has no [instance] section; fedcheck msd needs one (write an empty "
                           "[instance] for the reference instance)")
-    if set(table) - {"instance"}:   # the other sections: checked as `fedcheck run paofed` does, never ignored
-        from fedcheck.run import load as load_run
-
-        load_run("paofed", path)
-    values = Schema(sections=(plugin.INSTANCE,)).parse({"instance": table["instance"]})
-    values.base_dir = path.parent
-    spec = plugin.instance_spec(values)
+    # the whole file as `fedcheck run paofed` checks it (other sections never ignored); its setup holds the checked
+    # [instance] fields, so they are parsed (and an R_npy read) once
+    spec = load_run("paofed", path)[2].spec
     check(plugin.instance_costs(spec))
     return plugin.build_instance(spec, min_mu_lambda=min_mu_lambda, max_mu_lambda=max_mu_lambda)
 
